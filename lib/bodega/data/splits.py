@@ -28,15 +28,15 @@ def split_attack_dev(pool: list[Example], seed: int = 0) -> tuple[list[Example],
     """Every ``len(pool)//400``-th row goes to attack (BODEGA); pools under 800 rows use a seeded sample.
 
     BODEGA's stride rule would put a pool of under 800 rows entirely into the attack set,
-    leaving no dev set, so for such pools 400 rows (or half the pool if smaller) are drawn
-    with a fixed seed, keeping pool order, and the rest form dev.
+    leaving no dev set, so for such pools 400 rows (never more than two thirds of the pool)
+    are drawn with a fixed seed, keeping pool order, and the rest form dev.
     """
     if len(pool) >= SMALL_POOL:
         div = len(pool) // ATTACK_TARGET
         attack = [row for i, row in enumerate(pool) if i % div == 0]
         dev = [row for i, row in enumerate(pool) if i % div != 0]
         return attack, dev, f"attack = every {div}-th row of the {len(pool)}-row test pool (BODEGA's rule)"
-    n_attack = min(ATTACK_TARGET, len(pool) // 2)
+    n_attack = min(ATTACK_TARGET, len(pool) - len(pool) // 3)
     chosen = set(np.random.default_rng(seed).permutation(len(pool))[:n_attack].tolist())
     attack = [row for i, row in enumerate(pool) if i in chosen]
     dev = [row for i, row in enumerate(pool) if i not in chosen]
