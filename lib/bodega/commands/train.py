@@ -1,0 +1,38 @@
+"""``bodega train``: train a victim classifier on a task's prepared data (resumable)."""
+from __future__ import annotations
+
+import argparse
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("train", help="train a victim classifier (BiLSTM, BERT, GEMMA2B, GEMMA7B)")
+    parser.add_argument("--task", required=True, help="HN, PR2, FC or RD")
+    parser.add_argument("--victim", required=True, help="BiLSTM, BERT, GEMMA2B or GEMMA7B")
+    parser.add_argument("--data", required=True, help="folder with train.tsv, attack.tsv and dev.tsv")
+    parser.add_argument("--out", required=True, help="model folder (re-running resumes an interrupted run)")
+    parser.add_argument("--profile", default="cpu", help="paper, cpu or smoke (default: cpu)")
+    parser.add_argument("--max-train", type=int, default=0, help="train on N random rows (0: every row)")
+    parser.add_argument("--epochs", type=int, default=None, help="default: the profile's value")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--select", choices=("dev", "last"), default="dev",
+                        help="keep the epoch with the best dev F1, or the last epoch")
+    parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+    parser.set_defaults(func=_train)
+
+
+def _train(args: argparse.Namespace) -> int:
+    import json
+
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    from bodega.victims import train_victim
+
+    out = train_victim(args.task, args.victim, args.data, args.out, profile=args.profile,
+                       max_train=args.max_train, epochs=args.epochs, seed=args.seed, select=args.select)
+    metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
+    print(f"{out}: epoch {metrics['selected_epoch']} ({metrics['selection']}); "
+          f"attack F1 {metrics['attack']['f1']:.4f} acc {metrics['attack']['accuracy']:.4f}; "
+          f"dev F1 {metrics['dev']['f1']:.4f} acc {metrics['dev']['accuracy']:.4f}")
+    return 0

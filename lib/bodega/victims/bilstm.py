@@ -1,0 +1,104 @@
+"""BODEGA's BiLSTM victim, trained from scratch on the bert-base-uncased WordPiece vocabulary.
+
+Embedding 32, one bidirectional LSTM of 128 units per direction, the two final states
+concatenated (256) and a linear layer to 2 classes; Adam with lr 1e-3. Unlike BODEGA,
+sequences are packed, so padding never reaches the LSTM and a text's prediction does
+not depend on the other texts in its batch.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import torch
+from torch import nn
+from torch.nn.utils.rnn import pack_padded_sequence
+
+from bodega.io import atomic_write_bytes, atomic_write_json
+from bodega.victims.torch_victim import TorchVictim
+
+EMBEDDING_DIM = 32
+HIDDEN_DIM = 128
+LEARNING_RATE = 1e-3
+BATCH_SIZE = 32
+TOKENIZER_DIR = "tokenizer"
+
+
+class BiLSTMClassifier(nn.Module):
+    def __init__(self, vocab_size: int, embedding_dim: int = EMBEDDING_DIM, hidden_dim: int = HIDDEN_DIM,
+                 pad_id: int = 0):
+        super().__init__()
+        self.config = dict(vocab_size=vocab_size, embedding_dim=embedding_dim, hidden_dim=hidden_dim,
+                           pad_id=pad_id)
+        self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=pad_id)
+        self.lstm = nn.LSTM(embedding_dim, hidden_dim, batch_first=True, bidirectional=True)
+        self.linear = nn.Linear(2 * hidden_dim, 2)
+
+    def forward(self, input_ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        packed = pack_padded_sequence(self.embedding(input_ids), lengths.cpu(), batch_first=True,
+                                      enforce_sorted=False)
+        _, (final, _) = self.lstm(packed)
+        return self.linear(torch.cat([final[-2], final[-1]], dim=1))
+
+
+def wordpiece_tokenizer(vocab_file: Path):
+    from transformers import BertTokenizerFast
+
+    return BertTokenizerFast(vocab_file=str(vocab_file), do_lower_case=True)
+
+
+class BiLSTMVictim(TorchVictim):
+    kind = "BiLSTM"
+    train_batch_size = BATCH_SIZE
+
+    def encode(self, texts: list[str]) -> dict[str, torch.Tensor]:
+        encoded = self.tokenize(texts)
+        return {"input_ids": encoded["input_ids"], "lengths": encoded["attention_mask"].sum(dim=1)}
+
+    def logits(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
+        return self.model(batch["input_ids"], batch["lengths"])
+
+    def make_optimizer(self, total_steps: int):
+        return torch.optim.Adam(self.parameters_to_train(), lr=LEARNING_RATE), None
+
+    @classmethod
+    def create(cls, task: str, profile: str, seed: int, base_model: str | Path | None = None,
+               quantize: bool | None = None) -> "BiLSTMVictim":
+        from bodega.resources import resolve
+
+        vocab = Path(base_model) if base_model else resolve("wordpiece-vocab").path / "vocab.txt"
+        tokenizer = wordpiece_tokenizer(vocab)
+        torch.manual_seed(seed)
+        model = BiLSTMClassifier(len(tokenizer), pad_id=tokenizer.pad_token_id)
+        victim = cls(model, tokenizer, task, name=f"{task}-BiLSTM")
+        victim.vocab_source = str(vocab)
+        return victim
+
+    @staticmethod
+    def files_for_hash(path: Path, info: dict) -> tuple[list[Path], str]:
+        return [path / "config.json", path / "model.safetensors", path / TOKENIZER_DIR / "vocab.txt"], ""
+
+    @classmethod
+    def load(cls, path: Path, info: dict, profile: str, weights_hash: str) -> "BiLSTMVictim":
+        from safetensors.torch import load_file
+
+        config = json.loads((path / "config.json").read_text(encoding="utf-8"))
+        tokenizer = wordpiece_tokenizer(path / TOKENIZER_DIR / "vocab.txt")
+        model = BiLSTMClassifier(**config)
+        model.load_state_dict(load_file(path / "model.safetensors"))
+        model.eval()
+        return cls(model, tokenizer, info["task"], name=info["name"], weights_hash=weights_hash)
+
+    def save(self, out_dir: Path) -> tuple[list[Path], str]:
+        from safetensors.torch import save
+
+        atomic_write_json(out_dir / "config.json", self.model.config)
+        atomic_write_bytes(out_dir / "model.safetensors", save(self.trainable_state()))
+        vocab = out_dir / TOKENIZER_DIR / "vocab.txt"
+        atomic_write_bytes(vocab, Path(self.vocab_source).read_bytes())
+        return self.files_for_hash(out_dir, {})
+
+    def describe(self) -> dict:
+        return {"base_model": "none (trained from scratch)",
+                "tokenizer": "bert-base-uncased WordPiece vocabulary (resource wordpiece-vocab)",
+                "n_params": self.n_params}

@@ -1,0 +1,25 @@
+"""Victim kind -> implementing class, imported only when asked for (keeps torch out of imports)."""
+from __future__ import annotations
+
+import importlib
+
+from bodega.victims.base import KINDS
+
+_CLASSES = {
+    "BiLSTM": ("bodega.victims.bilstm", "BiLSTMVictim"),
+    "BERT": ("bodega.victims.bert", "BertVictim"),
+    "GEMMA2B": ("bodega.victims.gemma", "GemmaVictim"),
+    "GEMMA7B": ("bodega.victims.gemma", "GemmaVictim"),
+}
+
+
+def normalise_kind(kind: str) -> str:
+    for known in KINDS:
+        if kind.strip().lower() == known.lower():
+            return known
+    raise ValueError(f"unknown victim kind {kind!r}; choose one of {', '.join(KINDS)}")
+
+
+def victim_class(kind: str):
+    module, name = _CLASSES[normalise_kind(kind)]
+    return getattr(importlib.import_module(module), name)

@@ -1,0 +1,160 @@
+"""Train a victim on a task's ``train.tsv``, resumable at epoch boundaries.
+
+Every epoch ends with an evaluation on ``attack.tsv`` and ``dev.tsv`` and an atomic
+checkpoint; restarting the same command continues after the last complete epoch and
+gives the same result as an uninterrupted run (shuffling and dropout are seeded per
+epoch). The kept epoch is the last one, or with ``select="dev"`` the epoch with the best
+dev F1: attack-set numbers are recorded but never used to choose.
+"""
+from __future__ import annotations
+
+import hashlib
+import logging
+import math
+import shutil
+import time
+from pathlib import Path
+
+import numpy as np
+
+from bodega.data import read_tsv
+from bodega.io import atomic_write_json
+from bodega.profiles import get_profile
+from bodega.tasks import get_task
+from bodega.victims.base import hash_files
+from bodega.victims.metrics import f1_accuracy
+from bodega.victims.modeldir import METRICS_JSON, VICTIM_JSON
+
+log = logging.getLogger(__name__)
+CHECKPOINTS = "checkpoints"
+SELECTIONS = ("dev", "last")
+
+
+def _subset(rows: list, max_train: int, seed: int) -> list:
+    if not max_train or max_train >= len(rows):
+        return rows
+    chosen = np.sort(np.random.default_rng(seed).choice(len(rows), size=max_train, replace=False))
+    return [rows[i] for i in chosen]
+
+
+def _file_sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _evaluate(victim, rows) -> dict[str, float]:
+    predictions = victim.predict([row.text for row in rows])
+    return f1_accuracy([row.label for row in rows], predictions)
+
+
+def _choose(history: list[dict], select: str) -> int:
+    if select == "last":
+        return history[-1]["epoch"]
+    return max(history, key=lambda h: (h["dev"]["f1"], -h["epoch"]))["epoch"]
+
+
+def train_victim(task: str, victim_kind: str, data_dir: str | Path, out_dir: str | Path, profile: str = "cpu",
+                 max_train: int = 0, epochs: int | None = None, seed: int = 0, *,
+                 base_model: str | Path | None = None, select: str = "dev", batch_size: int | None = None,
+                 quantize: bool | None = None, progress: bool = True) -> Path:
+    """Train (or resume, or skip when already complete) and return ``out_dir``.
+
+    ``max_train`` 0 means every training row (the smoke profile caps it); ``epochs`` None
+    takes the profile's value; ``base_model`` overrides the resolved base model or
+    vocabulary (tests use tiny local models); ``quantize`` None means 4-bit where the
+    profile is ``paper`` (QLoRA), for Gemma only.
+    """
+    import torch
+    from tqdm.auto import tqdm
+
+    from bodega.victims.checkpoint import latest_checkpoint, load_weights, prune, restore, save_checkpoint
+    from bodega.victims.families import normalise_kind, victim_class
+
+    task_name = get_task(task).name
+    kind = normalise_kind(victim_kind)
+    prof = get_profile(profile)
+    if select not in SELECTIONS:
+        raise ValueError(f"select must be one of {SELECTIONS}, got {select!r}")
+    epochs = int(epochs or prof.epochs[kind])
+    data_dir, out_dir = Path(data_dir), Path(out_dir)
+    train_path = data_dir / "train.tsv"
+    train_rows = _subset(read_tsv(train_path), max_train or prof.max_train, seed)
+    attack_rows, dev_rows = read_tsv(data_dir / "attack.tsv"), read_tsv(data_dir / "dev.tsv")
+    cls = victim_class(kind)
+    batch_size = int(batch_size or cls.train_batch_size)
+    fingerprint = dict(task=task_name, kind=kind, profile=prof.name, epochs=epochs, seed=seed,
+                       max_train=max_train or prof.max_train, train_sha256=_file_sha(train_path),
+                       base_model=str(base_model) if base_model else None, select=select,
+                       batch_size=batch_size, quantize=quantize)
+
+    info_path = out_dir / VICTIM_JSON
+    if info_path.exists():
+        from bodega.victims.modeldir import read_victim_info
+
+        if read_victim_info(out_dir).get("training") == fingerprint:
+            log.info("%s is already trained with these settings; nothing to do", out_dir)
+            return out_dir
+    ckpt_dir = out_dir / CHECKPOINTS
+    record = latest_checkpoint(ckpt_dir) if ckpt_dir.exists() else None
+    if record is not None and record.get("fingerprint") != fingerprint:
+        log.warning("%s holds checkpoints of other settings; starting afresh", ckpt_dir)
+        shutil.rmtree(ckpt_dir)
+        record = None
+    # An old model in this folder stops being loadable before any new weights are written.
+    info_path.unlink(missing_ok=True)
+    (out_dir / METRICS_JSON).unlink(missing_ok=True)
+
+    victim = cls.create(task_name, prof.name, seed, base_model=base_model, quantize=quantize)
+    steps_per_epoch = math.ceil(len(train_rows) / batch_size)
+    optimizer, scheduler = victim.make_optimizer(epochs * steps_per_epoch)
+    history: list[dict] = []
+    if record is not None:
+        victim.load_trainable_state(restore(ckpt_dir, record, optimizer, scheduler))
+        history = record["history"]
+        log.info("resuming %s after epoch %d", out_dir, record["epoch"])
+
+    labels = torch.tensor([row.label for row in train_rows], dtype=torch.long)
+    texts = [row.text for row in train_rows]
+    for epoch in range(len(history) + 1, epochs + 1):
+        torch.manual_seed(seed * 1000 + epoch)
+        order = np.random.default_rng([seed, epoch]).permutation(len(texts))
+        victim.model.train()
+        started, total_loss = time.perf_counter(), 0.0
+        bar = tqdm(range(steps_per_epoch), desc=f"{task_name}-{kind} epoch {epoch}/{epochs}",
+                   disable=not progress, mininterval=5)
+        for step in bar:
+            index = order[step * batch_size:(step + 1) * batch_size]
+            batch = victim.to_device(victim.encode([texts[i] for i in index]))
+            loss = torch.nn.functional.cross_entropy(victim.logits(batch).float(),
+                                                     labels[index].to(victim.device))
+            optimizer.zero_grad()
+            loss.backward()
+            if victim.max_grad_norm:
+                torch.nn.utils.clip_grad_norm_(victim.parameters_to_train(), victim.max_grad_norm)
+            optimizer.step()
+            if scheduler is not None:
+                scheduler.step()
+            total_loss += loss.item()
+            bar.set_postfix(loss=f"{total_loss / (step + 1):.4f}", refresh=False)
+        history.append({"epoch": epoch, "loss": total_loss / max(steps_per_epoch, 1),
+                        "train_seconds": round(time.perf_counter() - started, 1),
+                        "attack": _evaluate(victim, attack_rows), "dev": _evaluate(victim, dev_rows)})
+        log.info("epoch %d: loss %.4f, dev F1 %.4f, attack F1 %.4f", epoch, history[-1]["loss"],
+                 history[-1]["dev"]["f1"], history[-1]["attack"]["f1"])
+        save_checkpoint(ckpt_dir, epoch, victim.trainable_state(), optimizer, scheduler,
+                        {"history": history, "fingerprint": fingerprint})
+        prune(ckpt_dir, {epoch, _choose(history, select)})
+
+    chosen = _choose(history, select)
+    victim.load_trainable_state(load_weights(ckpt_dir, chosen))
+    files, extra = victim.save(out_dir)
+    weights_hash = hash_files(files, extra)
+    selected = history[chosen - 1]
+    atomic_write_json(out_dir / METRICS_JSON, {
+        "attack": selected["attack"], "dev": selected["dev"], "selected_epoch": chosen,
+        "selection": "best dev F1" if select == "dev" else "last epoch", "history": history})
+    atomic_write_json(info_path, dict(
+        victim.describe(), name=f"{task_name}-{kind}", task=task_name, kind=kind, profile=prof.name,
+        train_rows=len(train_rows), train_data=str(train_path.resolve()), epochs=epochs, selected_epoch=chosen,
+        seed=seed, batch_size=batch_size, weights_hash=weights_hash, training=fingerprint))
+    shutil.rmtree(ckpt_dir, ignore_errors=True)
+    return out_dir
