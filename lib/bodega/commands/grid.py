@@ -1,0 +1,82 @@
+"""``bodega grid``: run an experiment grid, show its plan, or export the profiles reference."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    grid = subparsers.add_parser("grid", help="run an experiment grid from parameters/*.yaml")
+    actions = grid.add_subparsers(dest="action", required=True)
+
+    run = actions.add_parser("run", help="train missing victims and run every attack cell not yet done")
+    _common(run)
+    run.add_argument("--engine", choices=("local", "dask"), default="local",
+                     help="local worker threads, or Dask distributed (a LocalCluster unless --scheduler)")
+    run.add_argument("--workers", type=int, default=None, help="cells at a time (default: the grid's workers)")
+    run.add_argument("--scheduler", default=None, help="address of a running Dask scheduler (with --engine dask)")
+    run.add_argument("--no-progress", action="store_true", help="no progress bar (logs only)")
+    run.set_defaults(func=_run)
+
+    status = actions.add_parser("status", help="list the cells of a grid and whether each is done")
+    _common(status)
+    status.set_defaults(func=_status)
+
+    profiles = actions.add_parser("profiles", help="write the profiles reference parameters/profiles.yaml")
+    profiles.add_argument("--out", default="parameters/profiles.yaml")
+    profiles.set_defaults(func=_profiles)
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("grid", help="grid file, e.g. parameters/grid_cpu.yaml")
+    parser.add_argument("--results", default=None, help="results folder (default: the grid's results)")
+    parser.add_argument("--data", default=None, help="prepared data folder (default: the grid's data_root)")
+    parser.add_argument("--generated", default=None, help="folder for executed notebooks")
+
+
+def _spec(args: argparse.Namespace):
+    from bodega.experiments import load_grid
+
+    return load_grid(args.grid).with_overrides(results=args.results, data_root=args.data,
+                                               generated=args.generated)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from bodega.experiments.runner import run_grid
+
+    report = run_grid(_spec(args), engine=args.engine, workers=args.workers, scheduler=args.scheduler,
+                      show_progress=not args.no_progress)
+    print(report.summary_line())
+    for outcome in report.failed:
+        print(f"  {outcome.status}: {outcome.name}: {outcome.error.splitlines()[0] if outcome.error else ''}")
+    return 1 if report.failed else 0
+
+
+def _status(args: argparse.Namespace) -> int:
+    from bodega.experiments.cells import attack_cells, victim_cells
+    from bodega.experiments.execute import is_done
+    from bodega.experiments.hashing import HashCache
+
+    spec, hashes = _spec(args), HashCache()
+    todo = 0
+    for victim in victim_cells(spec, hashes):
+        done = is_done(victim)
+        todo += not done
+        print(f"{'done' if done else 'todo'}  {victim.name}")
+        if not done:
+            continue
+        for cell in attack_cells(spec, victim, hashes):
+            done = is_done(cell)
+            todo += not done
+            print(f"{'done' if done else 'todo'}  {cell.name}")
+    print(f"{todo} cells to run (attack cells of untrained victims not listed)")
+    return 0
+
+
+def _profiles(args: argparse.Namespace) -> int:
+    from bodega.experiments.profiles_reference import profiles_yaml
+    from bodega.io import atomic_write_text
+
+    atomic_write_text(Path(args.out), profiles_yaml())
+    print(f"wrote {args.out}")
+    return 0

@@ -1,0 +1,108 @@
+"""Grid cells: one papermill execution of a stage notebook, with its parameters, output and key.
+
+The results layout (see the book's "How to reproduce" page):
+
+- ``<results>/models/<TASK>-<VICTIM>/``: a trained victim (weights, config, ``metrics.json``, ``victim.json``);
+- ``<results>/runs/<TASK>-<VICTIM>-<ATTACKER>-<T|U>[-s<seed>]/``: ``records.jsonl`` and ``summary.json``;
+- ``<generated>/{victims,runs}/<cell name>.ipynb``: the executed stage notebooks.
+
+Seed 0 gets no suffix so that the directory names match the agreed interface.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bodega.experiments.hashing import HashCache, key_of, tree_sha256
+from bodega.experiments.spec import GridSpec
+
+VICTIM_OUTPUTS = ("metrics.json",)
+ATTACK_OUTPUTS = ("summary.json", "records.jsonl")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """Everything a worker needs to execute one cell; plain data so any engine can ship it."""
+
+    kind: str  # "victim" | "attack"
+    name: str
+    notebook: str
+    output_notebook: str
+    out_dir: str
+    parameters: dict[str, Any]
+    inputs: dict[str, Any]
+    key: str
+    expected: tuple[str, ...]
+    cwd: str
+    threads: int = 1
+    depends_on: str | None = None  # the victim cell an attack cell needs
+    env: dict[str, str] = field(default_factory=dict)
+
+
+def victim_dir(results: Path, task: str, victim: str) -> Path:
+    return results / "models" / f"{task}-{victim}"
+
+
+def run_name(task: str, victim: str, attacker: str, scenario: str, seed: int = 0) -> str:
+    name = f"{task}-{victim}-{attacker}-{'T' if scenario == 'targeted' else 'U'}"
+    return name if seed == 0 else f"{name}-s{seed}"
+
+
+def _abs(path: str | Path) -> str:
+    return str(Path(path).resolve())
+
+
+def victim_cells(spec: GridSpec, hashes: HashCache) -> list[Cell]:
+    """One training cell per (task, victim), keyed by the data files, the notebook and the settings."""
+    results, data_root = Path(spec.results), Path(spec.data_root)
+    notebook_sha = hashes.notebook(spec.notebooks.victim)
+    cells = []
+    for task in spec.tasks:
+        data_dir = data_root / task
+        data = {split: hashes.file(data_dir / f"{split}.tsv") for split in ("train", "dev", "attack")}
+        for victim in spec.victims:
+            out = victim_dir(results, task, victim)
+            epochs = spec.training.epochs.get(victim)
+            parameters = {"task": task, "victim": victim, "data_dir": _abs(data_dir), "out_dir": _abs(out),
+                          "profile": spec.profile, "max_train": spec.training.max_train, "epochs": epochs,
+                          "seed": spec.training.seed}
+            inputs = {"stage": "victim", "notebook": notebook_sha, "data": data,
+                      **{k: v for k, v in parameters.items() if k not in ("data_dir", "out_dir")}}
+            name = f"{task}-{victim}"
+            cells.append(Cell(
+                kind="victim", name=name, notebook=_abs(spec.notebooks.victim),
+                output_notebook=_abs(Path(spec.generated) / "victims" / f"{name}.ipynb"),
+                out_dir=_abs(out), parameters=parameters, inputs=inputs, key=key_of(inputs),
+                expected=VICTIM_OUTPUTS, cwd=_abs("."), threads=spec.threads_per_cell))
+    return cells
+
+
+def attack_cells(spec: GridSpec, victim: Cell, hashes: HashCache) -> list[Cell]:
+    """The attack cells of one trained victim, keyed by its weights (a directory hash) among the rest."""
+    task, kind = victim.parameters["task"], victim.parameters["victim"]
+    victim_sha = tree_sha256(victim.out_dir)
+    data_dir = Path(spec.data_root) / task
+    attack_sha = hashes.file(data_dir / "attack.tsv")
+    notebook_sha = hashes.notebook(spec.notebooks.attack)
+    cells = []
+    for attacker in spec.attackers:
+        for scenario in spec.scenarios:
+            for seed in spec.seeds:
+                name = run_name(task, kind, attacker, scenario, seed)
+                out = Path(spec.results) / "runs" / name
+                parameters = {"task": task, "victim_dir": victim.out_dir, "data_dir": _abs(data_dir),
+                              "attacker": attacker, "out_dir": _abs(out),
+                              "targeted": scenario == "targeted", "n_examples": spec.examples,
+                              "query_budget": spec.query_budget, "seed": seed, "profile": spec.profile,
+                              "backend": spec.backend}
+                inputs = {"stage": "attack", "notebook": notebook_sha, "victim": victim_sha,
+                          "attack_data": attack_sha, "victim_kind": kind,
+                          **{k: v for k, v in parameters.items() if k not in ("victim_dir", "data_dir", "out_dir")}}
+                cells.append(Cell(
+                    kind="attack", name=name, notebook=_abs(spec.notebooks.attack),
+                    output_notebook=_abs(Path(spec.generated) / "runs" / f"{name}.ipynb"),
+                    out_dir=_abs(out), parameters=parameters, inputs=inputs, key=key_of(inputs),
+                    expected=ATTACK_OUTPUTS, cwd=_abs("."), threads=spec.threads_per_cell,
+                    depends_on=victim.name))
+    return cells

@@ -1,0 +1,118 @@
+"""Execute one cell: papermill in a child process, a marker file that makes finished work skippable.
+
+The child process isolates every failure (an exception, an out-of-memory kill, a segfault) to its
+cell. The marker ``cell.json`` records the key with status ``running`` before the notebook starts
+and ``done`` after its outputs exist, so a killed grid resumes partial work only when the inputs
+are unchanged and never trusts output written for other inputs.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import yaml
+
+from bodega.experiments.cells import Cell
+from bodega.experiments.hashing import MARKER
+from bodega.io import atomic_write_json, atomic_write_text
+
+LOG_NAME = ".grid.log"
+PARAMS_NAME = ".papermill-params.yaml"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What happened to a cell: ``done``, ``skipped``, ``failed`` or ``blocked`` (its victim failed)."""
+
+    name: str
+    kind: str
+    status: str
+    seconds: float = 0.0
+    error: str = ""
+    log: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def read_marker(out_dir: str | Path) -> dict | None:
+    path = Path(out_dir) / MARKER
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (FileNotFoundError, json.JSONDecodeError):
+        return None
+
+
+def is_done(cell: Cell) -> bool:
+    """Finished with the same inputs: the marker says done for this key and the outputs are there."""
+    marker = read_marker(cell.out_dir)
+    return (marker is not None and marker.get("status") == "done" and marker.get("key") == cell.key
+            and all((Path(cell.out_dir) / name).exists() for name in cell.expected))
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _prepare_dir(cell: Cell) -> None:
+    """Keep partial output of the same inputs (the stage resumes it); wipe output of other inputs."""
+    out = Path(cell.out_dir)
+    marker = read_marker(out)
+    if out.exists() and any(out.iterdir()) and (marker is None or marker.get("key") != cell.key):
+        shutil.rmtree(out)
+    out.mkdir(parents=True, exist_ok=True)
+
+
+def _tail(path: Path, lines: int = 25) -> str:
+    try:
+        return "\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
+    except FileNotFoundError:
+        return ""
+
+
+def run_cell(cell: Cell) -> Outcome:
+    """Execute ``cell`` with papermill in a child process; never raises for a failing notebook."""
+    start = time.monotonic()
+    out = Path(cell.out_dir)
+    _prepare_dir(cell)
+    atomic_write_json(out / MARKER, {"status": "running", "key": cell.key, "name": cell.name,
+                                     "inputs": cell.inputs, "started": _now()})
+    params = out / PARAMS_NAME
+    atomic_write_text(params, yaml.safe_dump(cell.parameters, sort_keys=True))
+    Path(cell.output_notebook).parent.mkdir(parents=True, exist_ok=True)
+    log = out / LOG_NAME
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+           "OMP_NUM_THREADS": str(cell.threads), "MKL_NUM_THREADS": str(cell.threads),
+           "TOKENIZERS_PARALLELISM": "false", **cell.env}
+    command = [sys.executable, "-m", "papermill", cell.notebook, cell.output_notebook,
+               "-f", str(params), "--cwd", cell.cwd, "--log-output", "--no-progress-bar"]
+    with open(log, "w", encoding="utf-8") as handle:
+        child = subprocess.Popen(command, stdout=handle, stderr=subprocess.STDOUT, env=env,
+                                 start_new_session=True)
+        try:
+            code = child.wait()
+        except BaseException:
+            # The runner is being stopped: take the notebook's kernel down with it.
+            os.killpg(child.pid, signal.SIGTERM)
+            child.wait()
+            raise
+    seconds = time.monotonic() - start
+    missing = [name for name in cell.expected if not (out / name).exists()]
+    if code != 0 or missing:
+        reason = f"papermill exited with {code}" if code != 0 else f"missing outputs {', '.join(missing)}"
+        error = f"{cell.name}: {reason}; executed notebook {cell.output_notebook}; log {log}\n{_tail(log)}"
+        atomic_write_json(out / MARKER, {"status": "failed", "key": cell.key, "name": cell.name,
+                                         "inputs": cell.inputs, "finished": _now(), "error": reason})
+        return Outcome(cell.name, cell.kind, "failed", seconds, error, str(log))
+    atomic_write_json(out / MARKER, {"status": "done", "key": cell.key, "name": cell.name,
+                                     "inputs": cell.inputs, "finished": _now(), "seconds": round(seconds, 2),
+                                     "notebook": cell.output_notebook})
+    return Outcome(cell.name, cell.kind, "done", seconds, "", str(log))

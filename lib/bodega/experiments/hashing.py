@@ -1,0 +1,72 @@
+"""Content hashes that decide whether a grid cell must run again.
+
+A cell's key is the sha256 of a canonical JSON of its inputs: hashes of the data files, of the
+victim directory (weights + config), of the stage notebook's source (code and markdown, not
+outputs, so re-committing executed outputs does not invalidate results) and the cell's parameters.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+MARKER = "cell.json"
+"""The file a finished (or running) cell leaves in its output directory; excluded from tree hashes."""
+
+_CHUNK = 1 << 20
+
+
+def file_sha256(path: str | Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(_CHUNK), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def tree_sha256(root: str | Path, exclude: tuple[str, ...] = (MARKER,)) -> str:
+    """Hash every file under ``root`` (relative path + content), skipping markers and hidden files."""
+    root = Path(root)
+    if not root.is_dir():
+        raise FileNotFoundError(f"cannot hash {root}: not a directory")
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        relative = path.relative_to(root)
+        if relative.name in exclude or any(part.startswith(".") for part in relative.parts):
+            continue
+        digest.update(str(relative.as_posix()).encode() + b"\0" + file_sha256(path).encode() + b"\n")
+    return digest.hexdigest()
+
+
+def notebook_source_sha256(path: str | Path) -> str:
+    """Hash the cell types and sources of a notebook, ignoring outputs and metadata."""
+    notebook = nbformat.read(str(path), as_version=4)
+    canonical = [[cell.cell_type, cell.source] for cell in notebook.cells]
+    return hashlib.sha256(json.dumps(canonical, ensure_ascii=False).encode()).hexdigest()
+
+
+def key_of(inputs: dict[str, Any]) -> str:
+    """The cell key: sha256 of the inputs as canonical JSON."""
+    text = json.dumps(inputs, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class HashCache:
+    """Memoises file hashes within one grid run (data files are shared by many cells)."""
+
+    def __init__(self) -> None:
+        self._files: dict[tuple[str, float, int], str] = {}
+
+    def file(self, path: str | Path) -> str:
+        path = Path(path).resolve()
+        stat = path.stat()
+        key = (str(path), stat.st_mtime, stat.st_size)
+        if key not in self._files:
+            self._files[key] = file_sha256(path)
+        return self._files[key]
+
+    def notebook(self, path: str | Path) -> str:
+        return notebook_source_sha256(path)

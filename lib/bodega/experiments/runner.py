@@ -1,0 +1,167 @@
+"""Run a grid: prepare missing data, train missing victims, run every attack cell, skip what is done.
+
+Attack cells are submitted as soon as their victim is ready (its directory hash is part of
+their key), so training and attacks overlap across workers. A failed cell is logged and
+recorded in ``<results>/grid-<name>.json``; the cells that need a failed victim are ``blocked``;
+everything else goes on.
+"""
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import yaml
+
+from bodega.experiments.cells import Cell, attack_cells, victim_cells
+from bodega.experiments.engines import Engine, make_engine
+from bodega.experiments.execute import Outcome, is_done, run_cell
+from bodega.experiments.hashing import HashCache
+from bodega.experiments.progress import Progress, format_seconds
+from bodega.experiments.spec import GridSpec
+from bodega.io import atomic_write_json, atomic_write_text
+
+log = logging.getLogger("bodega.grid")
+
+SPLIT_FILES = ("train.tsv", "attack.tsv", "dev.tsv")
+
+
+@dataclass
+class GridReport:
+    """The outcome of every cell of one grid run."""
+
+    grid: str
+    outcomes: list[Outcome] = field(default_factory=list)
+
+    def count(self, status: str) -> int:
+        return sum(o.status == status for o in self.outcomes)
+
+    @property
+    def failed(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.status in ("failed", "blocked")]
+
+    def summary_line(self) -> str:
+        return (f"grid {self.grid}: {self.count('done')} run, {self.count('skipped')} skipped (unchanged), "
+                f"{self.count('failed')} failed, {self.count('blocked')} blocked")
+
+
+def notebook_parameters(path: str | Path) -> set[str]:
+    from papermill import inspect_notebook
+
+    return set(inspect_notebook(str(path)))
+
+
+def check_notebook(path: str | Path, needed: set[str]) -> None:
+    """Fail before any work when a stage notebook lacks a parameter the grid passes."""
+    if not Path(path).exists():
+        raise FileNotFoundError(f"stage notebook {path} does not exist; set notebooks: in the grid file")
+    missing = sorted(needed - notebook_parameters(path))
+    if missing:
+        raise ValueError(f"{path}: its `parameters` cell lacks {', '.join(missing)}, which the grid passes")
+
+
+def ensure_data(spec: GridSpec) -> None:
+    """Run the data notebook for tasks whose TSV files are missing under ``data_root``."""
+    missing = [t for t in spec.tasks if not all((Path(spec.data_root) / t / f).exists() for f in SPLIT_FILES)]
+    if not missing:
+        return
+    notebook = Path(spec.notebooks.data)
+    declared = notebook_parameters(notebook) if notebook.exists() else set()
+    if not {"raw_root", "out_root"} <= declared:
+        raise FileNotFoundError(
+            f"no prepared data for {', '.join(missing)} under {spec.data_root} and no data notebook with "
+            f"raw_root/out_root parameters at {notebook}; run `bodega data prepare` for each task")
+    params = {"raw_root": str(Path(spec.raw_root).resolve()), "out_root": str(Path(spec.data_root).resolve())}
+    if "tasks" in declared:
+        params["tasks"] = missing
+    out = Path(spec.generated) / "prepare_data.ipynb"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    params_file = Path(spec.data_root) / ".prepare-params.yaml"
+    atomic_write_text(params_file, yaml.safe_dump(params))
+    log.info("preparing data for %s with %s", ", ".join(missing), notebook)
+    result = subprocess.run([sys.executable, "-m", "papermill", str(notebook), str(out), "-f", str(params_file),
+                             "--no-progress-bar"], capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"data notebook {notebook} failed (executed copy {out}):\n{result.stderr[-3000:]}")
+    still = [t for t in missing if not all((Path(spec.data_root) / t / f).exists() for f in SPLIT_FILES)]
+    if still:
+        raise RuntimeError(f"data notebook {notebook} ran but left no TSV files for {', '.join(still)}")
+
+
+class _Status:
+    """``<results>/grid-<name>.json``: the state of every cell, rewritten atomically on each change."""
+
+    def __init__(self, spec: GridSpec) -> None:
+        self.path = Path(spec.results) / f"grid-{spec.name}.json"
+        self.spec = spec
+        self.cells: dict[str, dict] = {}
+
+    def record(self, outcome: Outcome) -> None:
+        self.cells[outcome.name] = outcome.to_dict()
+        atomic_write_json(self.path, {"grid": self.spec.name, "source": self.spec.source,
+                                      "profile": self.spec.profile,
+                                      "updated": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                                      "cells": self.cells})
+
+
+def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, scheduler: str | None = None,
+             processes: bool = True, show_progress: bool = True) -> GridReport:
+    """Execute every cell of ``spec`` that is not already done with the same inputs."""
+    workers = workers or spec.workers
+    ensure_data(spec)
+    check_notebook(spec.notebooks.victim, {"task", "victim", "data_dir", "out_dir", "profile", "max_train",
+                                           "epochs", "seed"})
+    check_notebook(spec.notebooks.attack, {"task", "victim_dir", "data_dir", "attacker", "out_dir", "targeted",
+                                           "n_examples", "query_budget", "seed", "profile", "backend"})
+    hashes = HashCache()
+    victims = victim_cells(spec, hashes)
+    per_victim = len(spec.attackers) * len(spec.scenarios) * len(spec.seeds)
+    report, status = GridReport(spec.name), _Status(spec)
+    progress = Progress({"victim": len(victims), "attack": len(victims) * per_victim}, workers, show_progress)
+    log.info("grid %s (%s): %d victims, %d attack cells, %d workers (%s)", spec.name, spec.source,
+             len(victims), len(victims) * per_victim, workers, engine)
+    runner: Engine = make_engine(engine, workers, scheduler, processes)
+    pending: dict = {}
+
+    def settle(cell: Cell, outcome: Outcome) -> None:
+        report.outcomes.append(outcome)
+        status.record(outcome)
+        progress.finished(cell.kind, outcome.status, outcome.seconds, cell.name)
+        if outcome.status == "failed":
+            log.error("cell failed: %s", outcome.error)
+        if cell.kind == "victim":
+            if outcome.status in ("done", "skipped"):
+                for attack in attack_cells(spec, cell, hashes):
+                    schedule(attack)
+            else:
+                for _ in range(per_victim):
+                    progress.finished("attack", "blocked", 0.0, f"(needs {cell.name})")
+                report.outcomes.append(Outcome(f"{cell.name}-*", "attack", "blocked", 0.0,
+                                               f"victim {cell.name} failed", outcome.log))
+
+    def schedule(cell: Cell) -> None:
+        if is_done(cell):
+            settle(cell, Outcome(cell.name, cell.kind, "skipped"))
+        else:
+            pending[runner.submit(run_cell, cell, cell.name)] = cell
+
+    try:
+        for cell in victims:
+            schedule(cell)
+        while pending:
+            for future in runner.wait_first(pending):
+                cell = pending.pop(future)
+                try:
+                    outcome = runner.result(future)
+                except Exception as error:  # a worker died: the cell failed, the grid goes on
+                    outcome = Outcome(cell.name, cell.kind, "failed", 0.0, f"{cell.name}: worker error: {error!r}")
+                settle(cell, outcome)
+    finally:
+        runner.close()
+        progress.close()
+    log.info("%s (elapsed work %s)", report.summary_line(),
+             format_seconds(sum(o.seconds for o in report.outcomes)))
+    return report

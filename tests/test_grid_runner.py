@@ -1,0 +1,166 @@
+"""The grid runner's mechanics on tiny stage notebooks written by the tests.
+
+The fixture notebooks have the real stage notebooks' parameters and write the agreed outputs,
+and append a line to ``executions.log`` each time they run, so the tests can count recomputation.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from bodega.experiments import parse_grid
+from bodega.experiments.cells import victim_cells
+from bodega.experiments.execute import read_marker, run_cell
+from bodega.experiments.hashing import HashCache
+from bodega.experiments.runner import run_grid
+
+VICTIM_PARAMS = """task = "PR2"
+victim = "BiLSTM"
+data_dir = ""
+out_dir = ""
+profile = "smoke"
+max_train = 0
+epochs = None
+seed = 0"""
+
+VICTIM_BODY = """import json, pathlib
+out = pathlib.Path(out_dir); out.mkdir(parents=True, exist_ok=True)
+with open(pathlib.Path(out_dir).parents[1] / "executions.log", "a") as f: f.write(f"victim {task}-{victim}\\n")
+(out / "weights.bin").write_text(open(pathlib.Path(data_dir) / "train.tsv").read())
+(out / "metrics.json").write_text(json.dumps({"attack": {"f1": 0.5, "accuracy": 0.6}, "dev": {"f1": 0.5, "accuracy": 0.6}}))"""
+
+ATTACK_PARAMS = """task = "PR2"
+victim_dir = ""
+data_dir = ""
+attacker = "DeepWordBug"
+out_dir = ""
+targeted = False
+n_examples = None
+query_budget = None
+seed = 0
+profile = "smoke"
+backend = "native"
+"""
+
+ATTACK_BODY = """import json, pathlib
+out = pathlib.Path(out_dir)
+with open(out.parents[1] / "executions.log", "a") as f: f.write(f"attack {out.name}\\n")
+if attacker == "PWWS":
+    raise RuntimeError("this attacker is broken on purpose")
+(out / "records.jsonl").write_text(json.dumps({"id": "a", "success": True}) + "\\n")
+(out / "summary.json").write_text(json.dumps({"attacker": attacker, "targeted": targeted, "n": n_examples}))"""
+
+
+def _notebook(path: Path, params: str, body: str) -> str:
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell(params)
+    cell.metadata["tags"] = ["parameters"]
+    nb.cells = [cell, nbformat.v4.new_code_cell(body)]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, str(path))
+    return str(path)
+
+
+@pytest.fixture
+def grid(tmp_path: Path):
+    data = tmp_path / "data" / "PR2"
+    data.mkdir(parents=True)
+    for split in ("train", "attack", "dev"):
+        (data / f"{split}.tsv").write_text(f"1\tid-{split}\tsome {split} text\n")
+    notebooks = {"victim": _notebook(tmp_path / "victim.ipynb", VICTIM_PARAMS, VICTIM_BODY),
+                 "attack": _notebook(tmp_path / "attack.ipynb", ATTACK_PARAMS, ATTACK_BODY),
+                 "data": str(tmp_path / "absent.ipynb")}
+
+    def make(**changes):
+        raw = {"name": "t", "profile": "smoke", "tasks": ["PR2"], "victims": ["BiLSTM"],
+               "attackers": ["DeepWordBug"], "scenarios": ["untargeted", "targeted"], "examples": 3,
+               "results": str(tmp_path / "results"), "data_root": str(tmp_path / "data"),
+               "generated": str(tmp_path / "generated"), "notebooks": notebooks, **changes}
+        return parse_grid(raw, "test-grid")
+
+    return make, tmp_path
+
+
+def _executions(root: Path) -> list[str]:
+    log = root / "results" / "executions.log"
+    return log.read_text().splitlines() if log.exists() else []
+
+
+def test_runs_then_skips_unchanged_and_reruns_what_changed(grid):
+    make, root = grid
+    report = run_grid(make(), workers=2, show_progress=False)
+    assert (report.count("done"), report.count("failed")) == (3, 0)
+    assert sorted(_executions(root)) == ["attack PR2-BiLSTM-DeepWordBug-T", "attack PR2-BiLSTM-DeepWordBug-U",
+                                         "victim PR2-BiLSTM"]
+    run = root / "results" / "runs" / "PR2-BiLSTM-DeepWordBug-T"
+    assert json.loads((run / "summary.json").read_text()) == {"attacker": "DeepWordBug", "targeted": True, "n": 3}
+    assert (root / "generated" / "runs" / "PR2-BiLSTM-DeepWordBug-T.ipynb").exists()
+
+    again = run_grid(make(), workers=2, show_progress=False)
+    assert again.count("skipped") == 3 and len(_executions(root)) == 3
+
+    # A changed attack parameter reruns the attack cells only.
+    one = ["untargeted"]
+    third = run_grid(make(examples=5, scenarios=one), show_progress=False)
+    assert (third.count("skipped"), third.count("done")) == (1, 1)
+
+    # Changed training data retrains the victim, which changes its hash and reruns its attacks.
+    (root / "data" / "PR2" / "train.tsv").write_text("0\tid-x\tother text\n")
+    fourth = run_grid(make(examples=5, scenarios=one), show_progress=False)
+    assert fourth.count("done") == 2 and len(_executions(root)) == 3 + 1 + 2
+
+
+def test_failures_are_isolated_reported_and_block_only_what_needs_them(grid, tmp_path):
+    make, root = grid
+    broken = _notebook(tmp_path / "broken.ipynb", VICTIM_PARAMS, "assert victim != 'BERT', 'no BERT today'\n"
+                       + VICTIM_BODY)
+    spec = make(victims=["BiLSTM", "BERT"], attackers=["PWWS", "DeepWordBug"], scenarios=["untargeted"],
+                notebooks={"victim": broken, "attack": str(tmp_path / "attack.ipynb"), "data": "absent"})
+    report = run_grid(spec, workers=2, show_progress=False)
+    failed = {o.name: o for o in report.failed}
+    assert {(name, o.status) for name, o in failed.items()} == {
+        ("PR2-BERT", "failed"), ("PR2-BERT-*", "blocked"), ("PR2-BiLSTM-PWWS-U", "failed")}
+    assert "broken on purpose" in failed["PR2-BiLSTM-PWWS-U"].error
+    assert "no BERT today" in failed["PR2-BERT"].error
+    assert report.count("done") == 2  # the BiLSTM victim and its DeepWordBug attack
+    status = json.loads((root / "results" / "grid-t.json").read_text())
+    assert status["cells"]["PR2-BiLSTM-PWWS-U"]["status"] == "failed"
+    assert status["cells"]["PR2-BiLSTM-DeepWordBug-U"]["status"] == "done"
+    assert read_marker(root / "results" / "runs" / "PR2-BiLSTM-PWWS-U")["status"] == "failed"
+
+
+def test_a_killed_cell_resumes_its_own_partial_output_but_not_stale_output(grid):
+    make, root = grid
+    cell = victim_cells(make(), HashCache())[0]
+    out = Path(cell.out_dir)
+    out.mkdir(parents=True)
+    (out / "checkpoint.txt").write_text("partial")
+    (out / "cell.json").write_text(json.dumps({"status": "running", "key": cell.key}))
+    assert run_cell(cell).status == "done"
+    assert (out / "checkpoint.txt").exists()  # same inputs: partial work kept for the stage to resume
+
+    (out / "cell.json").write_text(json.dumps({"status": "running", "key": "other inputs"}))
+    assert run_cell(cell).status == "done"
+    assert not (out / "checkpoint.txt").exists()  # other inputs: wiped before running
+
+
+def test_dask_engine_runs_the_grid(grid):
+    make, root = grid
+    report = run_grid(make(scenarios=["untargeted"]), engine="dask", workers=1, processes=False,
+                      show_progress=False)
+    assert (report.count("done"), report.count("failed")) == (2, 0)
+    again = run_grid(make(scenarios=["untargeted"]), engine="dask", workers=1, processes=False,
+                     show_progress=False)
+    assert again.count("skipped") == 2
+
+
+def test_missing_notebook_parameter_fails_before_any_work(grid, tmp_path):
+    make, root = grid
+    lacking = _notebook(tmp_path / "lacking.ipynb", ATTACK_PARAMS.replace('backend = "native"', ""), ATTACK_BODY)
+    spec = make(notebooks={"victim": str(tmp_path / "victim.ipynb"), "attack": lacking, "data": "absent"})
+    with pytest.raises(ValueError, match="lacks backend"):
+        run_grid(spec, show_progress=False)
+    assert _executions(root) == []

@@ -1,0 +1,91 @@
+"""Grid files: the shipped grids are valid and every malformed key is reported by name."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bodega.experiments import GridError, load_grid, parse_grid
+from bodega.experiments.cells import run_name
+from bodega.experiments.hashing import key_of, notebook_source_sha256, tree_sha256
+from bodega.experiments.profiles_reference import profiles_yaml
+from bodega.experiments.progress import Progress, format_seconds
+
+PARAMETERS = Path(__file__).resolve().parents[1] / "parameters"
+BASE = {"name": "x", "profile": "cpu", "tasks": ["PR"], "victims": ["BiLSTM"], "attackers": ["bertattack"],
+        "scenarios": ["untargeted"]}
+
+
+def test_paper_grid_is_bodegas_256_experiments_on_full_attack_sets():
+    spec = load_grid(PARAMETERS / "grid_paper.yaml")
+    assert spec.n_attack_cells == 256 == 4 * 8 * 4 * 2
+    assert spec.examples is None and spec.query_budget is None and spec.profile == "paper"
+    assert set(spec.attackers) == {"BAE", "BERT-ATTACK", "DeepWordBug", "Genetic", "SememePSO", "PWWS", "SCPN",
+                                   "TextFooler"}
+
+
+@pytest.mark.parametrize("name", ["smoke", "demo", "cpu"])
+def test_shipped_grids_load(name):
+    spec = load_grid(PARAMETERS / f"grid_{name}.yaml")
+    assert spec.name == name and spec.n_attack_cells > 0
+
+
+def test_names_are_normalised():
+    spec = parse_grid(BASE)
+    assert spec.tasks == ("PR2",) and spec.attackers == ("BERT-ATTACK",)
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"attackrs": ["PWWS"]}, "unknown key.*attackrs"),
+    ({"attackers": ["PWWZ"]}, "attackers: unknown attacker 'PWWZ'"),
+    ({"victims": ["BiLSTM", "BiLSTM"]}, "listed twice"),
+    ({"examples": 0}, "examples: expected an integer >= 1"),
+    ({"profile": "gpu"}, "profile: unknown 'gpu'"),
+    ({"training": {"epoch": 3}}, "training: unknown key"),
+    ({"training": {"epochs": {"BERT": 0}}}, "training.epochs.BERT"),
+    ({"scenarios": []}, "scenarios: expected a non-empty list"),
+])
+def test_malformed_grids_name_the_file_and_key(change, message):
+    with pytest.raises(GridError, match=message) as error:
+        parse_grid({**BASE, **change}, "my-grid.yaml")
+    assert str(error.value).startswith("my-grid.yaml")
+
+
+def test_profiles_reference_is_current():
+    assert (PARAMETERS / "profiles.yaml").read_text() == profiles_yaml(), "run `bodega grid profiles`"
+
+
+def test_run_names_follow_the_results_layout():
+    assert run_name("FC", "BERT", "PWWS", "targeted") == "FC-BERT-PWWS-T"
+    assert run_name("FC", "BERT", "PWWS", "untargeted", seed=2) == "FC-BERT-PWWS-U-s2"
+
+
+def test_hashes_ignore_markers_outputs_and_key_order(tmp_path):
+    (tmp_path / "w.safetensors").write_bytes(b"abc")
+    before = tree_sha256(tmp_path)
+    (tmp_path / "cell.json").write_text("{}")
+    (tmp_path / ".grid.log").write_text("log")
+    assert tree_sha256(tmp_path) == before
+    (tmp_path / "w.safetensors").write_bytes(b"abd")
+    assert tree_sha256(tmp_path) != before
+    assert key_of({"a": 1, "b": 2}) == key_of({"b": 2, "a": 1}) != key_of({"a": 1, "b": 3})
+
+    import nbformat
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")])
+    nbformat.write(nb, str(tmp_path / "a.ipynb"))
+    plain = notebook_source_sha256(tmp_path / "a.ipynb")
+    nb.cells[0].outputs = [nbformat.v4.new_output("stream", text="1")]
+    nb.cells[0].execution_count = 3
+    nbformat.write(nb, str(tmp_path / "a.ipynb"))
+    assert notebook_source_sha256(tmp_path / "a.ipynb") == plain
+
+
+def test_eta_uses_executed_cells_per_kind_not_skipped_ones():
+    progress = Progress({"victim": 2, "attack": 10}, workers=2, show=False)
+    progress.finished("victim", "skipped", 0.0, "a")
+    assert progress.eta() is None
+    progress.finished("victim", "done", 100.0, "b")
+    assert progress.eta() == pytest.approx(10 * 100.0 / 2)  # attack time unknown: the slowest kind known
+    progress.finished("attack", "done", 10.0, "c")
+    assert progress.eta() == pytest.approx(9 * 10.0 / 2)
+    assert format_seconds(3725) == "1h02m" and format_seconds(65) == "1m05s"
