@@ -1,0 +1,87 @@
+"""The attacker interface and the registry that maps the paper's names to factories."""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol
+
+import numpy as np
+
+from bodega.attacks.evaluation import Evaluator
+from bodega.attacks.goal import Goal
+from bodega.attacks.pos import PosTagger
+from bodega.attacks.result import AttackResult
+from bodega.attacks.search import SearchState
+from bodega.attacks.text import tokenize
+
+
+class Attacker(Protocol):
+    name: str
+
+    def attack(self, victim: Any, text: str, goal: Goal, rng: np.random.Generator) -> AttackResult: ...
+
+
+@dataclass
+class WordLevelAttacker:
+    """An attack assembled from parts: a search function over a tokenised text.
+
+    ``search(state)`` returns the adversarial text or None; ``tagger`` is set when the
+    search needs part-of-speech tags (WordNet candidates do).
+    """
+
+    name: str
+    search: Callable[[SearchState], str | None]
+    tagger: PosTagger | None = None
+    options: dict = field(default_factory=dict)
+
+    def attack(self, victim: Any, text: str, goal: Goal, rng: np.random.Generator) -> AttackResult:
+        tokenized = tokenize(text)
+        pos = self.tagger.tags(tokenized) if self.tagger is not None else ["other"] * len(tokenized)
+        state = SearchState(tokenized, pos, Evaluator(victim, goal), rng)
+        adversarial = self.search(state)
+        return AttackResult(adversarial, adversarial is not None)
+
+
+AttackerFactory = Callable[..., Attacker]
+_REGISTRY: dict[str, AttackerFactory] = {}
+_ALIASES: dict[str, str] = {}
+PAPER_NAMES = ("BAE", "BERT-ATTACK", "DeepWordBug", "Genetic", "PSO", "PWWS", "SCPN", "TextFooler")
+
+
+def register_attacker(name: str, factory: AttackerFactory, aliases: tuple[str, ...] = ()) -> None:
+    """Make ``get_attacker(name)`` call ``factory(profile=..., **options)``; names are case-insensitive."""
+    _REGISTRY[name] = factory
+    for alias in (name, *aliases):
+        _ALIASES[alias.lower()] = name
+
+
+def _load_recipes() -> None:
+    import bodega.attacks.recipes as recipes
+
+    for module in pkgutil.iter_modules(recipes.__path__):
+        importlib.import_module(f"{recipes.__name__}.{module.name}")
+
+
+def canonical_name(name: str) -> str:
+    _load_recipes()
+    key = name.lower()
+    if key not in _ALIASES:
+        raise KeyError(f"unknown attacker {name!r}; registered: {', '.join(sorted(_REGISTRY))}")
+    return _ALIASES[key]
+
+
+def registered_attackers() -> list[str]:
+    _load_recipes()
+    return sorted(_REGISTRY)
+
+
+def get_attacker(name: str, profile: str = "cpu", backend: str = "native", **options: Any) -> Attacker:
+    """Build an attacker by its paper name (or BODEGA's spelling) for a profile and backend."""
+    if backend == "openattack":
+        from bodega.attacks.openattack_backend import build_openattack_attacker
+
+        return build_openattack_attacker(canonical_name(name), profile=profile, **options)
+    if backend != "native":
+        raise ValueError(f"unknown backend {backend!r}; choose 'native' or 'openattack'")
+    return _REGISTRY[canonical_name(name)](profile=profile, **options)

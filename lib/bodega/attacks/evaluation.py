@@ -1,0 +1,44 @@
+"""Ask the victim about candidate texts: one batched call per step, never the same text twice.
+
+OpenAttack re-sends texts it has already scored (Genetic about three times over)
+and sends DeepWordBug and PSO candidates one text per call. An :class:`Evaluator`
+remembers every probability it has seen during one attack and sends only new texts,
+all of a step's candidates in a single ``predict_proba`` call.
+"""
+from __future__ import annotations
+
+from typing import Protocol, Sequence
+
+import numpy as np
+
+from bodega.attacks.goal import Goal
+
+
+class ProbabilityModel(Protocol):
+    def predict_proba(self, texts: list[str]) -> np.ndarray: ...
+
+
+class Evaluator:
+    """Memoised, batched access to a victim for one attack."""
+
+    def __init__(self, victim: ProbabilityModel, goal: Goal):
+        self.victim = victim
+        self.goal = goal
+        self._seen: dict[str, np.ndarray] = {}
+
+    def probs(self, texts: Sequence[str]) -> np.ndarray:
+        missing = list(dict.fromkeys(t for t in texts if t not in self._seen))
+        if missing:
+            answers = np.asarray(self.victim.predict_proba(missing), dtype=float)
+            if answers.shape != (len(missing), 2):
+                raise ValueError(f"victim returned shape {answers.shape} for {len(missing)} texts; expected (n, 2)")
+            self._seen.update(zip(missing, answers))
+        if not texts:
+            return np.zeros((0, 2))
+        return np.stack([self._seen[t] for t in texts])
+
+    def gain(self, texts: Sequence[str]) -> np.ndarray:
+        return self.goal.gain(self.probs(texts))
+
+    def reached(self, texts: Sequence[str]) -> np.ndarray:
+        return self.goal.reached(self.probs(texts))

@@ -1,0 +1,191 @@
+"""Attack every example of a task, one JSON line per example as soon as it is done, then score.
+
+The records file is the run's state: a run killed at any moment and started again
+reads it back (a torn last line from the kill is dropped and the file rewritten),
+skips the examples already recorded and continues, so no example is lost or repeated.
+An exception in one example is recorded as that example's error and the run goes on;
+an exhausted query budget is a plain failure, flagged ``budget_exhausted``.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bodega.attacks.base import Attacker, canonical_name, get_attacker
+from bodega.attacks.goal import Goal
+from bodega.io import append_jsonl, atomic_write_json, read_jsonl, write_jsonl
+
+log = logging.getLogger(__name__)
+
+RECORDS = "records.jsonl"
+SUMMARY = "summary.json"
+RUN_CONFIG = "run.json"
+
+
+@dataclass(frozen=True)
+class Target:
+    """One example to attack: its row number in attack.tsv, id, text and gold label."""
+
+    index: int
+    id: str
+    text: str
+    label: int
+
+
+def select_examples(rows, victim, targeted: bool, n_examples: int | None, batch_size: int = 64) -> list[Target]:
+    """BODEGA's scenarios: untargeted = every row; targeted = rows with label 1 the victim calls 1."""
+    targets = [Target(i, row.id, row.text, int(row.label)) for i, row in enumerate(rows)]
+    if targeted:
+        positives = [t for t in targets if t.label == 1]
+        decisions = []
+        for start in range(0, len(positives), batch_size):
+            batch = [t.text for t in positives[start:start + batch_size]]
+            decisions.extend(np.argmax(np.asarray(victim.predict_proba(batch)), axis=1).tolist())
+        targets = [t for t, d in zip(positives, decisions) if d == 1]
+    return targets[:n_examples] if n_examples else targets
+
+
+def load_records(path: Path) -> list[dict]:
+    """Records already written; a torn last line is dropped from the file itself, duplicates refused."""
+    if not path.exists():
+        return []
+    records = list(read_jsonl(path))
+    raw = path.read_text(encoding="utf-8")
+    if raw and (not raw.endswith("\n") or raw.count("\n") != len(records)):
+        log.warning("%s: rewriting without its torn last line", path)
+        write_jsonl(path, records)
+    seen: set[int] = set()
+    for number, record in enumerate(records, start=1):
+        if record["index"] in seen:
+            raise ValueError(f"{path}:{number}: example index {record['index']} recorded twice; "
+                             "remove the duplicate line or start a new output folder")
+        seen.add(record["index"])
+    return records
+
+
+def attack_one(attacker: Attacker, accountant, target: Target, targeted: bool, seed: int) -> dict:
+    """Attack one example; the record carries counts, time, and an error instead of raising."""
+    from bodega.victims.accounting import QueryBudgetExceeded
+
+    accountant.start_example()
+    rng = np.random.default_rng([seed, target.index])
+    started = time.perf_counter()
+    adversarial, success, error, exhausted = None, False, None, False
+    try:
+        original = accountant.predict_proba([target.text])
+        goal = Goal.towards(0) if targeted else Goal.untargeted(int(np.argmax(original[0])))
+        result = attacker.attack(accountant, target.text, goal, rng)
+        error = result.error
+        if result.adversarial is not None and error is None:
+            # Check the claim with the victim itself (counted, as OpenAttack does).
+            success = bool(goal.reached(accountant.predict_proba([result.adversarial]))[0])
+            adversarial = result.adversarial if success else None
+    except QueryBudgetExceeded:
+        exhausted = True
+    except Exception as exc:  # noqa: BLE001 - one example's failure must not stop the run
+        error = f"{type(exc).__name__}: {exc}"
+        log.warning("example %d (%s): %s", target.index, target.id, error)
+    seconds = time.perf_counter() - started
+    return dict(index=target.index, id=target.id, original=target.text, adversarial=adversarial,
+                success=success, **accountant.counts(), seconds=round(seconds, 6), error=error,
+                budget_exhausted=exhausted)
+
+
+def _check_config(out: Path, config: dict) -> None:
+    path = out / RUN_CONFIG
+    if path.exists():
+        import json
+
+        previous = json.loads(path.read_text(encoding="utf-8"))
+        different = {k for k in config if previous.get(k) != config[k]}
+        if different:
+            raise ValueError(f"{out} holds a run with different settings ({', '.join(sorted(different))}); "
+                             "use another output folder or delete this one")
+    else:
+        atomic_write_json(path, config)
+
+
+def run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str, out_dir: str | Path,
+               targeted: bool = False, n_examples: int | None = None, query_budget: int | None = None,
+               seed: int = 0, profile: str = "cpu", backend: str = "native", attacker_options: dict | None = None,
+               semantic=None, progress: bool = True) -> dict:
+    """Attack ``n_examples`` of ``<data_dir>/attack.tsv`` and return the scored summary.
+
+    ``victim_path`` is a trained model folder (or a loaded victim object). ``semantic``
+    overrides the profile's semantic model for scoring (tests pass a small one).
+    """
+    from tqdm.auto import tqdm
+
+    from bodega.data import read_tsv
+    from bodega.tasks import get_task
+    from bodega.victims.accounting import QueryAccountant
+
+    task_name = get_task(task).name
+    name = canonical_name(attacker)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    if isinstance(victim_path, (str, Path)):
+        from bodega.victims import load_victim
+
+        victim, victim_label = load_victim(victim_path, profile=profile), str(victim_path)
+    else:
+        victim, victim_label = victim_path, getattr(victim_path, "name", type(victim_path).__name__)
+    config = dict(task=task_name, victim=victim_label, victim_weights=victim.weights_hash, attacker=name,
+                  scenario="targeted" if targeted else "untargeted", profile=profile, n_examples=n_examples,
+                  budget=query_budget, seed=seed, backend=backend, attacker_options=attacker_options or {})
+    _check_config(out, config)
+
+    rows = read_tsv(Path(data_dir) / "attack.tsv")
+    targets = select_examples(rows, victim, targeted, n_examples)
+    records_path = out / RECORDS
+    records = load_records(records_path)
+    done = {r["index"] for r in records}
+    todo = [t for t in targets if t.index not in done]
+    accountant = QueryAccountant(victim, budget=query_budget)
+    engine = get_attacker(name, profile=profile, backend=backend, **(attacker_options or {})) if todo else None
+    successes = sum(r["success"] for r in records)
+    queries = sum(r["queries"] for r in records)
+    bar = tqdm(total=len(targets), initial=len(targets) - len(todo), desc=f"{name} {task_name}",
+               disable=not progress, unit="ex")
+    for target in todo:
+        record = attack_one(engine, accountant, target, targeted, seed)
+        append_jsonl(records_path, record)
+        records.append(record)
+        successes += record["success"]
+        queries += record["queries"]
+        bar.update(1)
+        bar.set_postfix(success=f"{successes}/{len(records)}", queries=queries,
+                        errors=sum(r["error"] is not None for r in records))
+    bar.close()
+
+    wanted = {t.index for t in targets}
+    records = sorted((r for r in records if r["index"] in wanted), key=lambda r: r["index"])
+    summary = score_run(task_name, records, profile, semantic)
+    summary.update(config)
+    summary["n_examples"] = len(records)
+    summary["n_examples_requested"] = n_examples
+    atomic_write_json(out / SUMMARY, summary)
+    return summary
+
+
+def score_run(task: str, records: list[dict], profile: str, semantic=None) -> dict:
+    """BODEGA scores of the records (errors score 0 and are counted apart)."""
+    from bodega.scoring import load_semantic_model, score_examples, summarise
+
+    started = time.perf_counter()
+    semantic = semantic if semantic is not None else load_semantic_model(profile)
+    scores = score_examples(task, [r["original"] for r in records], [r["adversarial"] for r in records],
+                            [bool(r["success"]) for r in records], semantic)
+    scoring_seconds = time.perf_counter() - started
+    summary = summarise(scores, [r["queries"] for r in records], sum(r["seconds"] for r in records),
+                        scoring_seconds).to_dict()
+    summary.update(errors=sum(r["error"] is not None for r in records),
+                   budget_exhausted=sum(bool(r.get("budget_exhausted")) for r in records),
+                   unique_queries_per_example=float(np.mean([r["unique_queries"] for r in records])) if records else 0.0,
+                   forwards_per_example=float(np.mean([r["forwards"] for r in records])) if records else 0.0)
+    return summary

@@ -1,0 +1,330 @@
+"""Search methods: how an attack walks through the candidates a transformation offers.
+
+Each search follows OpenAttack 2.1.1's algorithm as BODEGA ran it, with its defaults,
+except where that code has a bug or wastes queries (every such place is named in the
+docstring). All candidates of one step go to the victim in one batched call through an
+:class:`~bodega.attacks.evaluation.Evaluator`, and every random draw comes from the
+attack's own ``numpy.random.Generator``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+from bodega.attacks.constraints import PosAgreement, SentenceSimilarity, Stopwords
+from bodega.attacks.evaluation import Evaluator
+from bodega.attacks.text import TokenizedText
+from bodega.attacks.transformations import WordTransformation
+
+UNK = "<UNK>"
+"""What a word is replaced by to measure its importance (OpenAttack's default ``token_unk``)."""
+
+
+@dataclass
+class SearchState:
+    """Everything a search needs about one attack."""
+
+    text: TokenizedText
+    pos: list[str]
+    evaluator: Evaluator
+    rng: np.random.Generator
+
+
+def leave_one_out_gain(state: SearchState, positions: Sequence[int], unk: str = UNK) -> tuple[float, np.ndarray]:
+    """Goal gain of the original and of the text with each position replaced by ``unk`` (one call)."""
+    texts = [state.text.replace({i: unk}) for i in positions] + [state.text.text]
+    gains = state.evaluator.gain(texts)
+    return float(gains[-1]), gains[:-1]
+
+
+def substitute_lists(state: SearchState, transformation: WordTransformation,
+                     stopwords: Stopwords | None) -> list[list[str]]:
+    """Candidates for every word (empty for stopwords), without the word itself."""
+    out = []
+    for i, word in enumerate(state.text.words):
+        if stopwords is not None and not stopwords.allows(word.text):
+            out.append([])
+            continue
+        original = word.text.lower()
+        out.append([c for c in transformation(state.text, i, state.pos[i]) if c.lower() != original])
+    return out
+
+
+# --- DeepWordBug ---------------------------------------------------------------------------------
+
+def char_edit_search(state: SearchState, edit: Callable[[str, np.random.Generator], str], power: int = 5,
+                     unk: str = UNK) -> str | None:
+    """Rank words by the gain of replacing each with ``unk`` ("replaceone"), edit the top ``power``.
+
+    As OpenAttack: one edit in each of the ``power`` most important words, then a
+    single check. Differences: the leave-one-out texts go in one batch (OpenAttack
+    sends one text per call); only words are ranked (OpenAttack also ranks
+    punctuation tokens, on which an edit is a no-op that uses up one of the ``power``
+    slots); ties keep text order.
+    """
+    n = len(state.text)
+    if n == 0:
+        return None
+    _, gains = leave_one_out_gain(state, range(n), unk)
+    order = np.argsort(-gains, kind="stable")[:power]
+    changes = {int(i): edit(state.text.words[i].text, state.rng) for i in sorted(order)}
+    candidate = state.text.replace(changes)
+    return candidate if state.evaluator.reached([candidate])[0] else None
+
+
+# --- PWWS ----------------------------------------------------------------------------------------
+
+def pwws_search(state: SearchState, transformation: WordTransformation, stopwords: Stopwords | None,
+                unk: str = UNK) -> str | None:
+    """Probability-weighted word saliency: order words by softmax(saliency) x best gain, apply greedily.
+
+    As OpenAttack, except: stopwords are neither scored nor offered candidates
+    (OpenAttack queries them and then skips them; the softmax denominator is shared,
+    so the order of the other words is the same); words without candidates are not
+    re-sent; all candidates of all words are scored in one batch.
+    """
+    candidates = substitute_lists(state, transformation, stopwords)
+    positions = [i for i, cands in enumerate(candidates) if cands]
+    if not positions:
+        return None
+    base, unk_gains = leave_one_out_gain(state, positions, unk)
+    saliency = unk_gains - base
+    weights = np.exp(saliency - saliency.max())
+    weights /= weights.sum()
+    texts = [state.text.replace({i: c}) for i in positions for c in candidates[i]]
+    gains = state.evaluator.gain(texts)
+    best: list[tuple[int, str, float]] = []
+    cursor = 0
+    for k, i in enumerate(positions):
+        block = gains[cursor:cursor + len(candidates[i])]
+        cursor += len(candidates[i])
+        j = int(np.argmax(block))
+        best.append((i, candidates[i][j], float(weights[k] * (block[j] - base))))
+    best.sort(key=lambda item: -item[2])
+    changes: dict[int, str] = {}
+    for i, word, _ in best:
+        changes[i] = word
+        candidate = state.text.replace(changes)
+        if state.evaluator.reached([candidate])[0]:
+            return candidate
+    return None
+
+
+# --- TextFooler ----------------------------------------------------------------------------------
+
+def textfooler_search(state: SearchState, transformation: WordTransformation, stopwords: Stopwords | None,
+                      similarity: SentenceSimilarity, pos_agreement: PosAgreement | None,
+                      importance_threshold: float = -1.0, unk: str = UNK) -> str | None:
+    """Importance by deletion (``unk``), then per word the most similar successful substitute.
+
+    As OpenAttack's TextFooler (its default WordNet candidates, its importance score,
+    window and thresholds), except: the sentence encoder is the profile's (MiniLM in
+    place of the Universal Sentence Encoder); the short-text threshold applies to that
+    text only (OpenAttack overwrites the attacker's threshold for every later text);
+    part-of-speech agreement uses spaCy tags of a window around the word; the text
+    keeps its case and spacing.
+    """
+    n = len(state.text)
+    allowed = [i for i, w in enumerate(state.text.words) if stopwords is None or stopwords.allows(w.text)]
+    if not allowed:
+        return None
+    texts = [state.text.replace({i: unk}) for i in allowed] + [state.text.text]
+    probs = state.evaluator.probs(texts)
+    original, leave = probs[-1], probs[:-1]
+    label = int(np.argmax(original))
+    top = original[label]
+    moved = np.argmax(leave, axis=1)
+    importance = top - leave[:, label] + (moved != label) * (leave.max(axis=1) - original[moved])
+    order = sorted(range(len(allowed)), key=lambda k: -importance[k])
+    threshold = similarity.threshold_for(n)
+    changes: dict[int, str] = {}
+    for k in order:
+        if importance[k] <= importance_threshold:
+            continue
+        i = allowed[k]
+        synonyms = [c for c in transformation(state.text, i, state.pos[i])
+                    if c.lower() != state.text.words[i].text.lower()]
+        if not synonyms:
+            continue
+        trials = [{**changes, i: s} for s in synonyms]
+        new_probs = state.evaluator.probs([state.text.replace(t) for t in trials])
+        low, high = similarity.window_bounds(i, n)
+        reference, _ = state.text.window(changes, low, high)
+        sims = similarity.scores(reference, [state.text.window(t, low, high)[0] for t in trials])
+        if pos_agreement is not None:
+            lo, hi = max(i - 4, 0), min(i + 5, n)
+            windows = [state.text.window(t, lo, hi, mark=i) for t in trials]
+            pos_ok = pos_agreement.mask(state.pos[i], [w for w, _ in windows], windows[0][1])
+        else:
+            pos_ok = np.ones(len(trials), dtype=bool)
+        success = state.evaluator.goal.reached(new_probs) & (sims >= threshold) & pos_ok
+        if success.any():
+            changes = trials[int(np.argmax(success * sims))]
+            return state.text.replace(changes)
+        penalised = new_probs[:, label] + (sims < threshold) + (~pos_ok)
+        j = int(np.argmin(penalised))
+        if penalised[j] < top:
+            changes = trials[j]
+    return None
+
+
+# --- Genetic (Alzantot et al.) -------------------------------------------------------------------
+
+def _chooser(candidates: list[list[str]], cap: int | None = None) -> np.ndarray | None:
+    counts = np.array([min(len(c), cap) if cap else len(c) for c in candidates], dtype=float)
+    return counts / counts.sum() if counts.sum() > 0 else None
+
+
+def _pick_position(rng: np.random.Generator, current: Sequence[str], original: Sequence[str],
+                   select: np.ndarray) -> int:
+    """A position by ``select``; an unmodified one while some modifiable position is still unmodified."""
+    modified = sum(a != b for a, b in zip(current, original))
+    position = int(rng.choice(len(select), p=select))
+    if modified < np.count_nonzero(select):
+        while current[position] != original[position]:
+            position = int(rng.choice(len(select), p=select))
+    return position
+
+
+def genetic_search(state: SearchState, transformation: WordTransformation, stopwords: Stopwords | None,
+                   population: int = 20, generations: int = 20) -> str | None:
+    """Alzantot et al.'s genetic search with OpenAttack's defaults (20 x 20, WordNet candidates).
+
+    As OpenAttack, except: the perturbations of a whole generation are scored in one
+    batch, and no text is sent twice (OpenAttack re-sends each parent and each member
+    of the population, about three times the unique texts).
+    """
+    original = tuple(state.text.tokens)
+    candidates = substitute_lists(state, transformation, stopwords)
+    select = _chooser(candidates)
+    if select is None:
+        return None
+    rng, evaluator = state.rng, state.evaluator
+
+    def text_of(words: Sequence[str]) -> str:
+        return state.text.with_words(list(words))
+
+    def perturb(members: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+        trials: list[list[tuple[str, ...]]] = []
+        for member in members:
+            position = _pick_position(rng, member, original, select)
+            options = [member[:position] + (w,) + member[position + 1:] for w in candidates[position]]
+            trials.append(options)
+        flat = [text_of(t) for options in trials for t in options] + [text_of(m) for m in members]
+        gains = evaluator.gain(flat)
+        out, cursor = [], 0
+        current_gains = gains[len(flat) - len(members):]
+        for member, options, current in zip(members, trials, current_gains):
+            block = gains[cursor:cursor + len(options)]
+            cursor += len(options)
+            if len(block) and block.max() - current > 0:
+                out.append(options[int(np.argmax(block))])
+            else:
+                out.append(member)
+        return out
+
+    pop = perturb([original] * population)
+    for _ in range(generations):
+        texts = [text_of(m) for m in pop]
+        probs = evaluator.probs(texts)
+        gains = evaluator.goal.gain(probs)
+        top = int(np.argmax(gains))
+        if evaluator.goal.reached(probs[top:top + 1])[0]:
+            return texts[top]
+        if gains.sum() == 0:
+            return None
+        weights = gains / gains.sum()
+        first = rng.choice(population, size=population - 1, p=weights)
+        second = rng.choice(population, size=population - 1, p=weights)
+        children = []
+        for a, b in zip(first, second):
+            coins = rng.uniform(size=len(original))
+            children.append(tuple(x if c < 0.5 else y for x, y, c in zip(pop[a], pop[b], coins)))
+        pop = [pop[top]] + perturb(children)
+    return None
+
+
+# --- Particle swarm (Zang et al., SememePSO) -----------------------------------------------------
+
+def pso_search(state: SearchState, transformation: WordTransformation, stopwords: Stopwords | None,
+               population: int = 20, iterations: int = 20) -> str | None:
+    """Discrete particle swarm over word substitutions with OpenAttack's defaults (20 x 20).
+
+    As OpenAttack's PSOAttacker (WordNet candidates by default, at most 10 counted per
+    word for position sampling, inertia 0.8 -> 0.2, C1 0.8 -> 0.2, C2 0.2 -> 0.8),
+    fixing two bugs: OpenAttack starts the best score of an untargeted attack at -1
+    while minimising a probability, so the global and personal bests never update,
+    and its personal bests alias the population list, so they are overwritten by
+    every move. Here bests start at -infinity of the goal gain and are copies. Each
+    swarm state is scored in one batch; no text is sent twice.
+    """
+    original = tuple(state.text.tokens)
+    n = len(original)
+    candidates = substitute_lists(state, transformation, stopwords)
+    select = _chooser(candidates, cap=10)
+    if select is None:
+        return None
+    rng, evaluator, goal = state.rng, state.evaluator, state.evaluator.goal
+
+    def text_of(words: Sequence[str]) -> str:
+        return state.text.with_words(list(words))
+
+    pop: list[tuple[str, ...]] = []
+    for _ in range(population):
+        position = int(rng.choice(n, p=select))
+        word = candidates[position][int(rng.integers(len(candidates[position])))]
+        pop.append(original[:position] + (word,) + original[position + 1:])
+    personal = list(pop)
+    personal_gain = np.full(population, -np.inf)
+    best, best_gain = pop[0], -np.inf
+    velocity = np.repeat(rng.uniform(-3, 3, size=population)[:, None], n, axis=1)
+
+    def assess() -> str | None:
+        nonlocal best, best_gain
+        texts = [text_of(m) for m in pop]
+        probs = evaluator.probs(texts)
+        gains = goal.gain(probs)
+        top = int(np.argmax(gains))
+        if gains[top] > best_gain:
+            best, best_gain = pop[top], float(gains[top])
+        for k in range(population):
+            if gains[k] > personal_gain[k]:
+                personal[k], personal_gain[k] = pop[k], gains[k]
+        return texts[top] if goal.reached(probs[top:top + 1])[0] else None
+
+    def turn(source: tuple[str, ...], target: tuple[str, ...], prob: np.ndarray) -> tuple[str, ...]:
+        coins = rng.uniform(size=n)
+        return tuple(s if c < p else t for s, t, c, p in zip(source, target, coins, prob))
+
+    for step in range(iterations):
+        found = assess()
+        if found is not None:
+            return found
+        omega = (0.8 - 0.2) * (iterations - step) / iterations + 0.2
+        c1 = 0.8 - step / iterations * (0.8 - 0.2)
+        c2 = 0.2 + step / iterations * (0.8 - 0.2)
+        for k in range(population):
+            differs_personal = np.array([a != b for a, b in zip(pop[k], personal[k])])
+            differs_best = np.array([a != b for a, b in zip(pop[k], best)])
+            velocity[k] = omega * velocity[k] + (1 - omega) * (
+                np.where(differs_personal, 3.0, -3.0) + np.where(differs_best, 3.0, -3.0))
+            prob = 1.0 / (1.0 + np.exp(-velocity[k]))
+            if rng.uniform() < c1:
+                pop[k] = turn(personal[k], pop[k], prob)
+            if rng.uniform() < c2:
+                pop[k] = turn(best, pop[k], prob)
+        found = assess()
+        if found is not None:
+            return found
+        for k in range(population):
+            changed = sum(a != b for a, b in zip(pop[k], original)) / n
+            if rng.uniform() < 1 - 2 * changed:
+                position = int(rng.choice(n, p=select))
+                while pop[k][position] != original[position] and \
+                        sum(a != b for a, b in zip(pop[k], original)) < np.count_nonzero(select):
+                    position = int(rng.choice(n, p=select))
+                word = candidates[position][int(rng.integers(len(candidates[position])))]
+                pop[k] = pop[k][:position] + (word,) + pop[k][position + 1:]
+    return None
