@@ -101,6 +101,7 @@ def _parse(path: Path, keep: Callable[[str], bool], texts: bool) -> _Handler:
     handler = _Handler(path, keep, texts)
     parser = xml.sax.make_parser()
     parser.setContentHandler(handler)
+    handler.setDocumentLocator(parser)  # expat's reader is its own locator; feed() does not set one
     size = path.stat().st_size
     try:
         with open(path, "rb") as handle, tqdm(total=size, unit="B", unit_scale=True, desc=path.name,
