@@ -30,6 +30,7 @@ VICTIM_BODY = """import json, pathlib
 out = pathlib.Path(out_dir); out.mkdir(parents=True, exist_ok=True)
 with open(pathlib.Path(out_dir).parents[1] / "executions.log", "a") as f: f.write(f"victim {task}-{victim}\\n")
 (out / "weights.bin").write_text(open(pathlib.Path(data_dir) / "train.tsv").read())
+(out / "victim.json").write_text(json.dumps({"task": task, "kind": victim}))
 (out / "metrics.json").write_text(json.dumps({"attack": {"f1": 0.5, "accuracy": 0.6}, "dev": {"f1": 0.5, "accuracy": 0.6}}))"""
 
 ATTACK_PARAMS = """task = "PR2"

@@ -10,6 +10,7 @@ Seed 0 gets no suffix so that the directory names match the agreed interface.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 from bodega.experiments.hashing import HashCache, key_of, tree_sha256
 from bodega.experiments.spec import GridSpec
 
-VICTIM_OUTPUTS = ("metrics.json",)
+VICTIM_OUTPUTS = ("victim.json", "metrics.json")  # victim.json is written last by training
 ATTACK_OUTPUTS = ("summary.json", "records.jsonl")
 
 
@@ -78,10 +79,19 @@ def victim_cells(spec: GridSpec, hashes: HashCache) -> list[Cell]:
     return cells
 
 
+def victim_identity(out_dir: str | Path) -> str:
+    """The weights hash training recorded in ``victim.json`` (the victim's own identity), else a directory hash."""
+    try:
+        recorded = json.loads((Path(out_dir) / "victim.json").read_text(encoding="utf-8")).get("weights_hash")
+    except (FileNotFoundError, json.JSONDecodeError):
+        recorded = None
+    return f"weights:{recorded}" if recorded else f"tree:{tree_sha256(out_dir)}"
+
+
 def attack_cells(spec: GridSpec, victim: Cell, hashes: HashCache) -> list[Cell]:
     """The attack cells of one trained victim, keyed by its weights (a directory hash) among the rest."""
     task, kind = victim.parameters["task"], victim.parameters["victim"]
-    victim_sha = tree_sha256(victim.out_dir)
+    victim_sha = victim_identity(victim.out_dir)
     data_dir = Path(spec.data_root) / task
     attack_sha = hashes.file(data_dir / "attack.tsv")
     notebook_sha = hashes.notebook(spec.notebooks.attack)

@@ -1,0 +1,105 @@
+"""Read a results folder (the grid's layout) into tidy tables; nothing here computes or trains.
+
+- ``models/<TASK>-<VICTIM>/victim.json`` + ``metrics.json`` -> one row per victim;
+- ``runs/<name>/summary.json`` -> one row per attack run; ``records.jsonl`` read on demand.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from bodega.io import read_jsonl
+
+# Column of ours -> keys a summary may carry it under (the scorer's Summary.to_dict() names first).
+SUMMARY_COLUMNS: dict[str, tuple[str, ...]] = {
+    "bodega": ("bodega_score", "bodega"),
+    "confusion": ("success_score", "confusion_score", "confusion", "success"),
+    "semantic": ("semantic_score", "semantic"),
+    "character": ("character_score", "character"),
+    "queries": ("queries_per_example", "queries"),
+    "attack_seconds": ("attack_time", "attack_seconds", "total_attack_time"),
+}
+RUN_KEYS = ("task", "attacker", "scenario", "n_examples", "budget", "seed", "profile", "backend", "errors")
+VICTIM_ORDER = ("BiLSTM", "BERT", "GEMMA2B", "GEMMA7B")
+TASK_ORDER = ("HN", "PR2", "FC", "RD")
+
+
+@dataclass
+class Results:
+    root: Path
+    victims: pd.DataFrame
+    runs: pd.DataFrame
+
+    def records(self, name: str) -> list[dict]:
+        return list(read_jsonl(self.root / "runs" / name / "records.jsonl"))
+
+
+def _pick(summary: dict, keys: tuple[str, ...], where: Path):
+    for key in keys:
+        if key in summary:
+            return summary[key]
+    raise KeyError(f"{where}: none of {', '.join(keys)} in the summary; was it written by run_attack?")
+
+
+def _load_json(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path}: invalid JSON ({error}); rerun the cell that wrote it") from None
+
+
+def load_victims(root: Path) -> pd.DataFrame:
+    rows = []
+    for folder in sorted((root / "models").glob("*-*")):
+        if not (folder / "victim.json").exists() or not (folder / "metrics.json").exists():
+            continue  # not finished
+        info, metrics = _load_json(folder / "victim.json"), _load_json(folder / "metrics.json")
+        task, kind = folder.name.split("-", 1)
+        rows.append({"task": info.get("task", task), "victim": info.get("kind", kind),
+                     "f1": metrics["attack"]["f1"], "accuracy": metrics["attack"]["accuracy"],
+                     "dev_f1": metrics["dev"]["f1"], "dev_accuracy": metrics["dev"]["accuracy"],
+                     "n_params": info.get("n_params"), "base_model": info.get("base_model"),
+                     "train_rows": info.get("train_rows"), "epochs": info.get("epochs"),
+                     "profile": info.get("profile")})
+    columns = ["task", "victim", "f1", "accuracy", "dev_f1", "dev_accuracy", "n_params", "base_model",
+               "train_rows", "epochs", "profile"]
+    return _ordered(pd.DataFrame(rows, columns=columns))
+
+
+def load_runs(root: Path) -> pd.DataFrame:
+    rows = []
+    for folder in sorted((root / "runs").glob("*")):
+        path = folder / "summary.json"
+        if not path.exists():
+            continue
+        summary = _load_json(path)
+        parts = folder.name.split("-")
+        victim = parts[1] if len(parts) > 1 else None
+        row = {"name": folder.name, "victim": victim}
+        row.update({key: summary.get(key) for key in RUN_KEYS})
+        row.update({column: _pick(summary, keys, path) for column, keys in SUMMARY_COLUMNS.items()})
+        rows.append(row)
+    columns = ["name", "victim", *RUN_KEYS, *SUMMARY_COLUMNS]
+    return _ordered(pd.DataFrame(rows, columns=columns))
+
+
+def _ordered(frame: pd.DataFrame) -> pd.DataFrame:
+    """Paper order: tasks HN, PR2, FC, RD; victims by size."""
+    if frame.empty:
+        return frame
+    frame = frame.copy()
+    frame["_t"] = frame["task"].map({t: i for i, t in enumerate(TASK_ORDER)})
+    frame["_v"] = frame["victim"].map({v: i for i, v in enumerate(VICTIM_ORDER)})
+    keys = ["_t", "_v"] + (["attacker", "scenario"] if "attacker" in frame else [])
+    return frame.sort_values(keys).drop(columns=["_t", "_v"]).reset_index(drop=True)
+
+
+def load_results(root: str | Path) -> Results:
+    """Everything finished under ``root``; unfinished cells are simply absent."""
+    root = Path(root)
+    if not root.is_dir():
+        raise FileNotFoundError(f"results folder {root} does not exist; run `bodega grid run <grid>` first")
+    return Results(root, load_victims(root), load_runs(root))

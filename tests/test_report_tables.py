@@ -1,0 +1,105 @@
+"""Report tables and figures from a small results folder written by the test in the grid's layout."""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from bodega.report import load_results
+from bodega.report.tables import appendix, table1, table3, table4, table5
+
+
+def _victim(root: Path, task: str, kind: str, f1: float, n_params: int) -> None:
+    folder = root / "models" / f"{task}-{kind}"
+    folder.mkdir(parents=True)
+    (folder / "victim.json").write_text(json.dumps({"task": task, "kind": kind, "n_params": n_params}))
+    (folder / "metrics.json").write_text(json.dumps({"attack": {"f1": f1, "accuracy": 0.8},
+                                                     "dev": {"f1": f1 - 0.1, "accuracy": 0.7}}))
+
+
+def _run(root: Path, task: str, victim: str, attacker: str, scenario: str, bodega: float, queries: float,
+         records: list[dict] | None = None) -> None:
+    folder = root / "runs" / f"{task}-{victim}-{attacker}-{scenario[0].upper()}"
+    folder.mkdir(parents=True)
+    summary = {"task": task, "attacker": attacker, "scenario": scenario, "n_examples": 10, "budget": None,
+               "seed": 0, "profile": "smoke", "backend": "native", "errors": 0, "bodega_score": bodega,
+               "success_score": min(1.0, 2 * bodega), "semantic_score": 0.8, "character_score": 0.9,
+               "queries_per_example": queries, "attack_time": 1.0}
+    (folder / "summary.json").write_text(json.dumps(summary))
+    (folder / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records or []))
+
+
+@pytest.fixture
+def results(tmp_path: Path):
+    _victim(tmp_path, "PR2", "BiLSTM", 0.5, 1_000_000)
+    _victim(tmp_path, "PR2", "BERT", 0.6, 22_000_000)
+    _victim(tmp_path, "FC", "BERT", 0.9, 22_000_000)
+    _run(tmp_path, "PR2", "BiLSTM", "PWWS", "untargeted", 0.4, 100)
+    _run(tmp_path, "PR2", "BERT", "PWWS", "untargeted", 0.2, 300)
+    _run(tmp_path, "PR2", "BiLSTM", "DeepWordBug", "untargeted", 0.3, 50)
+    _run(tmp_path, "PR2", "BiLSTM", "PWWS", "targeted", 0.1, 80)
+    _run(tmp_path, "FC", "BERT", "DeepWordBug", "untargeted", 0.25, 40)
+    (tmp_path / "runs" / "PR2-BERT-PWWS-T").mkdir()  # unfinished: no summary yet
+    return load_results(tmp_path)
+
+
+def test_loads_finished_cells_only_in_paper_order(results):
+    assert list(results.victims.task + "-" + results.victims.victim) == ["PR2-BiLSTM", "PR2-BERT", "FC-BERT"]
+    assert len(results.runs) == 5 and "PR2-BERT-PWWS-T" not in set(results.runs.name)
+
+
+def test_table3_puts_the_published_f1_beside_ours(results):
+    frame = table3(results)
+    assert frame.loc["PR2", ("BiLSTM", "ours")] == 0.5
+    assert frame.loc["PR2", ("BiLSTM", "paper")] == 0.4857
+    assert frame.loc["FC", ("BERT", "paper")] == 0.936
+    assert math.isnan(frame.loc["FC", ("BiLSTM", "ours")])
+
+
+def test_table4_averages_untargeted_runs_over_victims(results):
+    frame = table4(results)
+    assert frame.loc[("PR2", "PWWS"), "BODEGA"] == pytest.approx(0.3)
+    assert frame.loc[("PR2", "PWWS"), "Queries"] == pytest.approx(200)
+    assert frame.loc[("PR2", "PWWS"), "victims"] == 2
+    assert frame.loc[("PR2", "DeepWordBug"), "victims"] == 1
+    assert list(frame.index.get_level_values(0)) == ["PR2", "PR2", "FC"]
+
+
+def test_table5_picks_the_best_attacker_per_scenario(results):
+    frame = table5(results)
+    row = frame.loc[("PR2", "BiLSTM")]
+    assert (row[("untargeted", "BODEGA")], row[("untargeted", "attacker")]) == (0.4, "PWWS")
+    assert (row[("targeted", "BODEGA")], row[("targeted", "queries")]) == (0.1, 80)
+    assert math.isnan(frame.loc[("PR2", "BERT")][("targeted", "BODEGA")])
+
+
+def test_appendix_lists_every_run_of_a_task(results):
+    frame = appendix(results, "PR2")
+    assert len(frame) == 4 and frame.loc[("BiLSTM", "PWWS", "targeted"), "BODEGA"] == 0.1
+
+
+def test_table1_counts_rows_and_shows_paper_sizes(tmp_path):
+    folder = tmp_path / "PR2"
+    folder.mkdir()
+    for split, n in (("train", 3), ("attack", 2), ("dev", 1)):
+        (folder / f"{split}.tsv").write_text("".join(f"{i % 2}\tid{i}\ttext {i}\n" for i in range(n)))
+    frame = table1(tmp_path, ["PR2"])
+    assert frame.loc["PR2", ("train", "ours")] == 3 and frame.loc["PR2", ("train", "paper")] == 12_675
+    assert frame.loc["PR2", ("positive", "ours")] == pytest.approx(2 / 6, abs=1e-4)
+
+
+def test_figures_render(results):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from bodega.report.figures import figure2, figure3
+
+    assert len(figure2(results).axes) == 2
+    assert len(figure3(results).axes[0].collections) > 0
+
+
+def test_missing_results_folder_says_what_to_run(tmp_path):
+    with pytest.raises(FileNotFoundError, match="bodega grid run"):
+        load_results(tmp_path / "absent")
