@@ -8,8 +8,8 @@ from bodega.victims.base import KINDS
 _CLASSES = {
     "BiLSTM": ("bodega.victims.bilstm", "BiLSTMVictim"),
     "BERT": ("bodega.victims.bert", "BertVictim"),
-    "GEMMA2B": ("bodega.victims.gemma", "GemmaVictim"),
-    "GEMMA7B": ("bodega.victims.gemma", "GemmaVictim"),
+    "GEMMA2B": ("bodega.victims.gemma", "Gemma2BVictim"),
+    "GEMMA7B": ("bodega.victims.gemma", "Gemma7BVictim"),
 }
 
 

@@ -1,0 +1,84 @@
+"""BERT-family victim: a Hugging Face encoder fine-tuned as a sequence classifier.
+
+``paper``: bert-base-uncased (5 epochs, AdamW lr 5e-5 with linear decay, batch 16, 512
+tokens), as BODEGA; ``cpu``: the packaged all-MiniLM-L6-v2 encoder with a new
+classification head, same recipe. Attention masks keep predictions batch-independent.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+
+from bodega.victims.torch_victim import TorchVictim
+
+LEARNING_RATE = 5e-5
+TOKENIZER_DIR = "tokenizer"
+
+
+def base_location(kind: str, profile: str, base_model: str | Path | None) -> tuple[str, str]:
+    """(resource role, location) of a family's base model in a profile; an explicit path wins."""
+    from bodega.profiles import get_profile
+    from bodega.resources import resolve
+
+    prof = get_profile(profile)
+    role = prof.models[kind]
+    if role is None:
+        raise ValueError(f"profile {profile!r} has no base model for {kind}")
+    if base_model is not None:
+        return role, str(resolve(role, path=base_model).location)
+    return role, resolve(role, allow_hub=prof.allow_hub).location
+
+
+class BertVictim(TorchVictim):
+    kind = "BERT"
+    train_batch_size = 16
+    max_grad_norm = 1.0
+
+    def encode(self, texts: list[str]) -> dict[str, torch.Tensor]:
+        return dict(self.tokenize(texts))
+
+    def logits(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
+        return self.model(**batch).logits
+
+    def make_optimizer(self, total_steps: int):
+        from transformers import get_linear_schedule_with_warmup
+
+        optimizer = torch.optim.AdamW(self.parameters_to_train(), lr=LEARNING_RATE)
+        return optimizer, get_linear_schedule_with_warmup(optimizer, 0, total_steps)
+
+    @classmethod
+    def create(cls, task: str, profile: str, seed: int, base_model: str | Path | None = None,
+               quantize: bool | None = None) -> "BertVictim":
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        role, location = base_location(cls.kind, profile, base_model)
+        tokenizer = AutoTokenizer.from_pretrained(location)
+        torch.manual_seed(seed)
+        model = AutoModelForSequenceClassification.from_pretrained(location, num_labels=2)
+        victim = cls(model, tokenizer, task, name=f"{task}-{cls.kind}")
+        victim.base = {"base_model": location, "base_role": role}
+        return victim
+
+    @staticmethod
+    def files_for_hash(path: Path, info: dict) -> tuple[list[Path], str]:
+        tokenizer_files = sorted(p for p in (path / TOKENIZER_DIR).iterdir() if p.is_file())
+        return [path / "config.json", path / "model.safetensors", *tokenizer_files], ""
+
+    @classmethod
+    def load(cls, path: Path, info: dict, profile: str, weights_hash: str) -> "BertVictim":
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        model = AutoModelForSequenceClassification.from_pretrained(path)
+        model.eval()
+        tokenizer = AutoTokenizer.from_pretrained(path / TOKENIZER_DIR)
+        return cls(model, tokenizer, info["task"], name=info["name"], weights_hash=weights_hash)
+
+    def save(self, out_dir: Path) -> tuple[list[Path], str]:
+        self.model.save_pretrained(out_dir, safe_serialization=True)
+        self.tokenizer.save_pretrained(out_dir / TOKENIZER_DIR)
+        return self.files_for_hash(out_dir, {})
+
+    def describe(self) -> dict:
+        return dict(self.base, tokenizer=f"{self.base['base_model']} tokenizer (copied into {TOKENIZER_DIR}/)",
+                    n_params=self.n_params)

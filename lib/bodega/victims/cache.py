@@ -1,0 +1,75 @@
+"""A persistent probability cache keyed by (victim weights hash, text hash).
+
+SQLite in WAL mode: several processes may read and write at once, and a process killed
+at any moment (``kill -9``) leaves every committed row intact and nothing half-written.
+Keys include the weights hash, so retraining a model (new weights, new hash) can never
+be answered with an old model's probabilities.
+"""
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS probabilities (
+    weights_hash TEXT NOT NULL,
+    text_hash BLOB NOT NULL,
+    p0 REAL NOT NULL,
+    p1 REAL NOT NULL,
+    PRIMARY KEY (weights_hash, text_hash)
+) WITHOUT ROWID
+"""
+_LOOKUP_CHUNK = 500  # below SQLite's limit on bound variables
+
+
+def text_key(text: str) -> bytes:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+
+
+class ProbabilityCache:
+    """``get(weights_hash, texts)`` -> {index: probabilities}; ``put(weights_hash, texts, probs)``."""
+
+    def __init__(self, path: str | Path, timeout: float = 60.0):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._connection = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
+        self._connection.execute("PRAGMA journal_mode=WAL")
+        self._connection.execute("PRAGMA synchronous=NORMAL")
+        self._connection.execute(_SCHEMA)
+
+    def get(self, weights_hash: str, texts: list[str]) -> dict[int, np.ndarray]:
+        keys = [text_key(t) for t in texts]
+        found: dict[bytes, np.ndarray] = {}
+        unique = list(dict.fromkeys(keys))
+        for start in range(0, len(unique), _LOOKUP_CHUNK):
+            part = unique[start:start + _LOOKUP_CHUNK]
+            rows = self._connection.execute(
+                f"SELECT text_hash, p0, p1 FROM probabilities WHERE weights_hash = ? "
+                f"AND text_hash IN ({','.join('?' * len(part))})", [weights_hash, *part]).fetchall()
+            found.update({bytes(k): np.array([p0, p1], dtype=np.float64) for k, p0, p1 in rows})
+        return {i: found[k] for i, k in enumerate(keys) if k in found}
+
+    def put(self, weights_hash: str, texts: list[str], probabilities: np.ndarray) -> None:
+        """Store rows in one transaction: after a crash either all of them are there or none."""
+        rows = [(weights_hash, text_key(t), float(p[0]), float(p[1])) for t, p in zip(texts, probabilities)]
+        if not rows:
+            return
+        with self._connection:
+            self._connection.execute("BEGIN IMMEDIATE")
+            self._connection.executemany(
+                "INSERT OR REPLACE INTO probabilities VALUES (?, ?, ?, ?)", rows)
+
+    def __len__(self) -> int:
+        return self._connection.execute("SELECT COUNT(*) FROM probabilities").fetchone()[0]
+
+    def close(self) -> None:
+        self._connection.close()
+
+    def __enter__(self) -> "ProbabilityCache":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,164 @@
+"""Gemma victims: a decoder LM with a classification head, fine-tuned with (Q)LoRA.
+
+``paper``: google/gemma-2b or gemma-7b with QLoRA as BODEGA (4-bit NF4 weights, bf16
+compute, LoRA r=8 on the q/k/v/o/gate/up/down projections, batch 4) on CUDA; ``cpu``:
+plain LoRA on the packaged Gemma-3-270M. The head reads the last non-padding token;
+padding is on the right under a causal mask, so real tokens never see padding and a
+prediction is independent of its batch. The model folder holds only the adapter (and
+the trained head) plus a reference to the base model with its hash; loading refuses a
+base whose hash differs.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+
+from bodega.victims.base import hash_files
+from bodega.victims.bert import base_location
+from bodega.victims.torch_victim import TorchVictim
+
+LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+LORA_RANK = 8
+LORA_ALPHA = 16
+LORA_DROPOUT = 0.05
+LEARNING_RATE = 1e-4
+
+
+def local_model_dir(location: str) -> Path:
+    """A local folder for a path or a hub id (the hub is used only where the profile allows it)."""
+    if Path(location).exists():
+        return Path(location)
+    from huggingface_hub import snapshot_download
+
+    return Path(snapshot_download(location, allow_patterns=["*.json", "*.safetensors", "tokenizer*"]))
+
+
+def base_hash(location: str) -> str:
+    folder = local_model_dir(location)
+    files = sorted(folder.glob("*.safetensors")) + [folder / "config.json"]
+    return hash_files(files)
+
+
+def _load_base(location: str, quantize: bool, pad_token_id: int):
+    from transformers import AutoModelForSequenceClassification
+
+    kwargs: dict = dict(num_labels=2, pad_token_id=pad_token_id)
+    if quantize:
+        from transformers import BitsAndBytesConfig
+
+        kwargs["quantization_config"] = BitsAndBytesConfig(
+            load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_use_double_quant=True,
+            bnb_4bit_compute_dtype=torch.bfloat16)
+        kwargs["dtype"] = torch.bfloat16
+        if torch.cuda.is_available():
+            kwargs["device_map"] = {"": 0}
+    else:
+        kwargs["dtype"] = torch.float32
+    model = AutoModelForSequenceClassification.from_pretrained(local_model_dir(location), **kwargs)
+    model.config.pad_token_id = pad_token_id
+    return model
+
+
+def _tokenizer(location: str):
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(local_model_dir(location))
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return tokenizer
+
+
+class GemmaVictim(TorchVictim):
+    kind = "GEMMA"
+    train_batch_size = 4
+    inference_batch_size = 8
+    max_grad_norm = 1.0
+
+    def encode(self, texts: list[str]) -> dict[str, torch.Tensor]:
+        encoded = self.tokenize(texts, padding_side="right")
+        return {"input_ids": encoded["input_ids"], "attention_mask": encoded["attention_mask"]}
+
+    def logits(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
+        return self.model(**batch).logits
+
+    def make_optimizer(self, total_steps: int):
+        from transformers import get_linear_schedule_with_warmup
+
+        optimizer = torch.optim.AdamW(self.parameters_to_train(), lr=LEARNING_RATE)
+        return optimizer, get_linear_schedule_with_warmup(optimizer, 0, total_steps)
+
+    def trainable_state(self) -> dict[str, torch.Tensor]:
+        return {name: p.detach().cpu().contiguous() for name, p in self.model.named_parameters()
+                if p.requires_grad}
+
+    def load_trainable_state(self, state: dict[str, torch.Tensor]) -> None:
+        parameters = dict(self.model.named_parameters())
+        with torch.no_grad():
+            for name, value in state.items():
+                parameters[name].copy_(value.to(parameters[name].device))
+
+    @classmethod
+    def create(cls, task: str, profile: str, seed: int, base_model: str | Path | None = None,
+               quantize: bool | None = None) -> "GemmaVictim":
+        from peft import LoraConfig, get_peft_model, prepare_model_for_kbit_training
+
+        role, location = base_location(cls.kind, profile, base_model)
+        quantize = profile == "paper" if quantize is None else quantize
+        tokenizer = _tokenizer(location)
+        torch.manual_seed(seed)
+        model = _load_base(location, quantize, tokenizer.pad_token_id)
+        if quantize:
+            model = prepare_model_for_kbit_training(model, use_gradient_checkpointing=False)
+        config = LoraConfig(r=LORA_RANK, lora_alpha=LORA_ALPHA, lora_dropout=LORA_DROPOUT,
+                            target_modules=list(LORA_TARGETS), task_type="SEQ_CLS")
+        victim = cls(get_peft_model(model, config), tokenizer, task, name=f"{task}-{cls.kind}")
+        victim.base = {"base_model": location, "base_role": role, "base_sha256": base_hash(location),
+                       "quantized_4bit": quantize}
+        return victim
+
+    @staticmethod
+    def files_for_hash(path: Path, info: dict) -> tuple[list[Path], str]:
+        extra = f"base={info['base_sha256']};4bit={info['quantized_4bit']}"
+        return [path / "adapter_config.json", path / "adapter_model.safetensors"], extra
+
+    @classmethod
+    def load(cls, path: Path, info: dict, profile: str, weights_hash: str) -> "GemmaVictim":
+        from peft import PeftModel
+
+        from bodega.profiles import get_profile
+        from bodega.resources import resolve
+
+        location = info["base_model"]
+        if not Path(location).exists():
+            location = resolve(info["base_role"], allow_hub=get_profile(profile).allow_hub).location
+        actual = base_hash(location)
+        if actual != info["base_sha256"]:
+            raise ValueError(f"{path}: base model {location} has hash {actual[:12]}, but the adapter was "
+                             f"trained on {info['base_sha256'][:12]}; point it at the original base model")
+        tokenizer = _tokenizer(location)
+        model = PeftModel.from_pretrained(_load_base(location, info["quantized_4bit"], tokenizer.pad_token_id),
+                                          path)
+        model.eval()
+        victim = cls(model, tokenizer, info["task"], name=info["name"], weights_hash=weights_hash)
+        victim.base = {k: info[k] for k in ("base_model", "base_role", "base_sha256", "quantized_4bit")}
+        return victim
+
+    def save(self, out_dir: Path) -> tuple[list[Path], str]:
+        self.model.save_pretrained(out_dir, safe_serialization=True)
+        return self.files_for_hash(out_dir, self.base)
+
+    def describe(self) -> dict:
+        trainable = sum(p.numel() for p in self.model.parameters() if p.requires_grad)
+        return dict(self.base, tokenizer=f"{self.base['base_model']} tokenizer (reference)",
+                    n_params=self.n_params, n_trainable_params=trainable,
+                    lora={"r": LORA_RANK, "alpha": LORA_ALPHA, "dropout": LORA_DROPOUT,
+                          "targets": list(LORA_TARGETS)})
+
+
+class Gemma2BVictim(GemmaVictim):
+    kind = "GEMMA2B"
+
+
+class Gemma7BVictim(GemmaVictim):
+    kind = "GEMMA7B"
