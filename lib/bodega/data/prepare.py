@@ -27,3 +27,28 @@ def prepare(task: str, raw: str | Path, out: str | Path, source: str | None = No
                                             "counts": counts, "notes": splits.notes})
     log.info("%s from %s: %s", spec.name, source, counts)
     return splits
+
+
+def prepare_tasks(tasks: list[str], raw_root: str | Path, out_root: str | Path,
+                  sources: dict[str, str] | None = None, missing_ok: bool = False) -> dict[str, str]:
+    """Prepare several tasks from a raw root laid out like ../shared/data/raw.
+
+    Returns one line per task saying what was done. A task whose raw folder is absent
+    raises, or with ``missing_ok`` is reported as missing in the returned lines (the
+    notebook shows them), never skipped silently.
+    """
+    from bodega.data.converters import raw_folder
+
+    sources = sources or {}
+    done = {}
+    for name in tasks:
+        spec = get_task(name)
+        source = sources.get(spec.name, spec.default_source)
+        raw = raw_folder(raw_root, spec.name, source)
+        if missing_ok and not raw.exists():
+            done[spec.name] = f"NOT PREPARED: raw folder {raw} is missing"
+            log.warning(done[spec.name])
+            continue
+        splits = prepare(spec.name, raw, Path(out_root) / spec.name, source)
+        done[spec.name] = f"{source}: " + ", ".join(f"{split} {len(rows)}" for split, rows in splits.items())
+    return done
