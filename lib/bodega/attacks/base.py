@@ -35,6 +35,14 @@ class WordLevelAttacker:
     tagger: PosTagger | None = None
     options: dict = field(default_factory=dict)
 
+    def warm_up(self) -> None:
+        """Load lexicons and models now, so the first example's time is the attack's alone."""
+        if self.tagger is not None:
+            self.tagger.nlp
+        for part in getattr(self.search, "keywords", {}).values():
+            if hasattr(part, "warm_up"):
+                part.warm_up()
+
     def attack(self, victim: Any, text: str, goal: Goal, rng: np.random.Generator) -> AttackResult:
         tokenized = tokenize(text)
         pos = self.tagger.tags(tokenized) if self.tagger is not None else ["other"] * len(tokenized)

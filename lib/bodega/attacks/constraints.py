@@ -44,6 +44,9 @@ class PosAgreement:
 
     tagger: PosTagger = field(default_factory=PosTagger)
 
+    def warm_up(self) -> None:
+        self.tagger.nlp
+
     def mask(self, original_pos: str, candidate_texts: Sequence[str], start: int) -> np.ndarray:
         tags = self.tagger.tags_at(list(candidate_texts), start)
         interchangeable = {"noun", "verb"}
@@ -68,6 +71,10 @@ class SentenceEncoder:
         tokenizer = AutoTokenizer.from_pretrained(path)
         model = AutoModel.from_pretrained(path).eval()
         self._model = (torch, tokenizer, model)
+
+    def warm_up(self) -> None:
+        if self._model is None:
+            self._load()
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         if self._model is None:
@@ -99,6 +106,9 @@ class SentenceSimilarity:
     threshold: float = 0.5
     window: int = 15
     short_text_threshold: float = 0.1
+
+    def warm_up(self) -> None:
+        self.encoder.warm_up()
 
     def threshold_for(self, n_words: int) -> float:
         return self.short_text_threshold if n_words < self.window else self.threshold

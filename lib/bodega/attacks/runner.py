@@ -148,6 +148,8 @@ def run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str,
     todo = [t for t in targets if t.index not in done]
     accountant = QueryAccountant(victim, budget=query_budget)
     engine = get_attacker(name, profile=profile, backend=backend, **(attacker_options or {})) if todo else None
+    if engine is not None and hasattr(engine, "warm_up"):
+        engine.warm_up()
     successes = sum(r["success"] for r in records)
     queries = sum(r["queries"] for r in records)
     bar = tqdm(total=len(targets), initial=len(targets) - len(todo), desc=f"{name} {task_name}",

@@ -49,6 +49,9 @@ class WordNetSynonyms:
             self._wordnet = wordnet
         return self._wordnet
 
+    def warm_up(self) -> None:
+        self.wordnet
+
     def synonyms(self, word: str, pos: str) -> tuple[str, ...]:
         key = (word.lower(), pos)
         if key not in self._cache:
