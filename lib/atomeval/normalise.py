@@ -33,8 +33,14 @@ _ORDINAL_DIGITS = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
 
 
 def tokens(text: str) -> list[str]:
-    """Lower-cased word tokens, PTB brackets and punctuation removed."""
-    text = re.sub(r"-[lr][rsc]b-", " ", text.lower())
+    """Lower-cased word tokens, PTB brackets and punctuation removed, look-alike letters folded.
+
+    Homoglyphs (Cyrillic ``е``, mathematical ``𝑛``) are folded to the ASCII letter a reader sees,
+    so a character-level attack that only swaps look-alikes leaves the atoms unchanged.
+    """
+    from bodega.scoring.confusables import fold_confusables
+
+    text = re.sub(r"-[lr][rsc]b-", " ", fold_confusables(text).lower())
     return [t for t in _TOKEN.findall(text) if t not in PTB_TOKENS]
 
 

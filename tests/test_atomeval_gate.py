@@ -1,0 +1,83 @@
+"""The one-way gate and its diagnostics on hand-made cases."""
+from __future__ import annotations
+
+import pytest
+
+from atomeval.gate import Gate
+from atomeval.matching import Matcher, MatcherConfig, SlotStatus
+
+EVIDENCE = ("Telemundo is an American Spanish-language terrestrial television network owned by Comcast "
+            "through the NBCUniversal division .")
+CLAIM = "Telemundo is a English-language television network ."
+
+
+@pytest.fixture(scope="module")
+def gate():
+    from atomeval.extract_spacy import SpacyExtractor
+
+    return Gate(SpacyExtractor())
+
+
+def test_changed_year_fails_and_drifts_to_the_evidence(gate):
+    evidence = "His debut solo studio album Everyday Robots was released on 28 April 2014 ."
+    verdict = gate.judge("Damon Albarn 's debut album was released in 2011 .",
+                         "Damon Albarn 's debut album was released in 2014 .", evidence)
+    assert not verdict.valid
+    (drift,) = [d for d in verdict.diagnostics if d.kind == "EvDrift"]
+    assert "2014" in drift.detail and drift.original is verdict.original_atoms[0]
+    other_year = gate.judge("Damon Albarn 's debut album was released in 2011 .",
+                            "Damon Albarn 's debut album was released in 1999 .", evidence)
+    assert not other_year.valid and not other_year.has("EvDrift")
+
+
+def test_generalised_noun_is_scope_loss(gate):
+    verdict = gate.judge("Savages is a German documentary .", "Savages is a German film .")
+    assert not verdict.valid
+    (loss,) = [d for d in verdict.diagnostics if d.kind == "ScopeLoss"]
+    assert "documentary -> film" in loss.detail
+    dropped = gate.judge("Savages is a German film .", "Savages is a film .")
+    assert not dropped.valid and dropped.has("ScopeLoss")
+    # the other way round is a more specific claim: it still asserts the original
+    assert gate.judge("Savages is a film .", "Savages is a German film .").valid
+
+
+def test_added_evidence_fact_passes_and_is_event(gate):
+    verdict = gate.judge(CLAIM, "Telemundo , owned by Comcast , is a English-language television network .",
+                         EVIDENCE)
+    assert verdict.valid
+    assert verdict.has("EvEnt") and not verdict.has("UnverAdd")
+
+
+def test_added_unsupported_fact_passes_and_is_unveradd(gate):
+    verdict = gate.judge(CLAIM, "Telemundo , founded by aliens , is a English-language television network .",
+                         EVIDENCE)
+    assert verdict.valid
+    (add,) = [d for d in verdict.diagnostics if d.kind == "UnverAdd"]
+    assert "aliens" in add.detail
+
+
+def test_negation_fails_the_gate(gate):
+    verdict = gate.judge("Magic Johnson played for the Lakers .", "Magic Johnson did not play for the Lakers .")
+    assert not verdict.valid
+    assert "polarity" in verdict.judgements[0].best.problems[0]
+    assert not gate.judge("Telemundo is a website .", "Telemundo is never a website .").valid
+
+
+def test_paraphrase_synonym_homoglyph_and_reordering_pass(gate):
+    assert gate.judge(CLAIM, "Telemundo is a English-language TV network .").valid
+    assert gate.judge(CLAIM, "Telemundo is a Εnglish-language televisiоn network .").valid  # homoglyphs
+    assert gate.judge(CLAIM, "An English-language television network is Telemundo .").valid
+
+
+def test_hedge_is_scope_loss(gate):
+    verdict = gate.judge(CLAIM, "Telemundo may be a English-language television network .")
+    assert not verdict.valid and verdict.has("ScopeLoss")
+
+
+def test_matcher_without_wordnet_and_typos():
+    plain = Matcher(MatcherConfig(use_wordnet=False, typo_max_edits=0))
+    assert plain.compare_text("television network", "TV network").status is SlotStatus.CHANGED
+    assert plain.compare_text("championship", "championsihp").status is SlotStatus.CHANGED
+    tolerant = Matcher(MatcherConfig(use_wordnet=False, typo_max_edits=2))
+    assert tolerant.compare_text("championship", "championsihp").status is SlotStatus.SAME
+    assert tolerant.compare_text("in 2011", "in 2012").status is SlotStatus.CHANGED
