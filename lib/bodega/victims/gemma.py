@@ -74,6 +74,7 @@ class GemmaVictim(TorchVictim):
     train_batch_size = 4
     inference_batch_size = 8
     max_grad_norm = 1.0
+    bucket_batches = True
 
     def encode(self, texts: list[str]) -> dict[str, torch.Tensor]:
         encoded = self.tokenize(texts, padding_side="right")

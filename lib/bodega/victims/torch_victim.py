@@ -21,6 +21,7 @@ class TorchVictim:
     inference_batch_size: int = 32
     train_batch_size: int = 32
     max_grad_norm: float | None = None
+    bucket_batches: bool = False  # group training texts of similar length (less padding)
 
     def __init__(self, model: torch.nn.Module, tokenizer, task: str, name: str, weights_hash: str = ""):
         self.model = model
@@ -57,13 +58,17 @@ class TorchVictim:
             return np.zeros((0, 2), dtype=np.float64)
         was_training = self.model.training
         self.model.eval()
+        # Similar lengths share a batch (less padding); exact because rows are batch-independent.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         out = []
         with torch.inference_mode():
-            for part in chunks(texts, self.inference_batch_size):
-                logits = self.logits(self.to_device(self.encode(list(part))))
+            for part in chunks(order, self.inference_batch_size):
+                logits = self.logits(self.to_device(self.encode([texts[i] for i in part])))
                 out.append(torch.softmax(logits.float(), dim=-1).cpu().numpy())
         self.model.train(was_training)
-        return np.concatenate(out).astype(np.float64)
+        result = np.empty((len(texts), 2), dtype=np.float64)
+        result[order] = np.concatenate(out)
+        return result
 
     def predict(self, texts: list[str]) -> np.ndarray:
         return argmax_predictions(self.predict_proba(texts))

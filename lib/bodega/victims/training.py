@@ -46,6 +46,21 @@ def _evaluate(victim, rows) -> dict[str, float]:
     return f1_accuracy([row.label for row in rows], predictions)
 
 
+def _batches(rng: np.random.Generator, lengths: np.ndarray, bucket: bool, batch_size: int,
+             pool: int = 50) -> list[np.ndarray]:
+    """Random batches; with ``bucket``, texts are sorted by length inside random pools of
+    ``pool`` batches and the batches shuffled, which cuts padding for the transformers."""
+    order = rng.permutation(len(lengths))
+    if bucket:
+        span = pool * batch_size
+        order = np.concatenate([part[np.argsort(lengths[part], kind="stable")]
+                                for part in np.split(order, range(span, len(order), span))])
+    batches = [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
+    if bucket:
+        batches = [batches[i] for i in rng.permutation(len(batches))]
+    return batches
+
+
 def _choose(history: list[dict], select: str) -> int:
     if select == "last":
         return history[-1]["epoch"]
@@ -114,15 +129,17 @@ def train_victim(task: str, victim_kind: str, data_dir: str | Path, out_dir: str
 
     labels = torch.tensor([row.label for row in train_rows], dtype=torch.long)
     texts = [row.text for row in train_rows]
+    lengths = np.array([len(text) for text in texts])
     for epoch in range(len(history) + 1, epochs + 1):
         torch.manual_seed(seed * 1000 + epoch)
-        order = np.random.default_rng([seed, epoch]).permutation(len(texts))
+        rng = np.random.default_rng([seed, epoch])
+        batches = _batches(rng, lengths, victim.bucket_batches, batch_size)
         victim.model.train()
         started, total_loss = time.perf_counter(), 0.0
         bar = tqdm(range(steps_per_epoch), desc=f"{task_name}-{kind} epoch {epoch}/{epochs}",
                    disable=not progress, mininterval=5)
         for step in bar:
-            index = order[step * batch_size:(step + 1) * batch_size]
+            index = batches[step]
             batch = victim.to_device(victim.encode([texts[i] for i in index]))
             loss = torch.nn.functional.cross_entropy(victim.logits(batch).float(),
                                                      labels[index].to(victim.device))
