@@ -206,6 +206,7 @@ def test_fc_fever_rules(tmp_path):
     ]
     assert len(splits.attack) + len(splits.dev) == 3
     assert any("cite a sentence missing" in note for note in splits.notes)
+    assert "skipped: 1 in train, 0 in the pool" in splits.notes[0]
 
 
 def test_fc_malformed_json_line_names_file_and_line(tmp_path):

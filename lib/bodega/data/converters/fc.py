@@ -1,6 +1,6 @@
 """FC (fact checking) as ``evidence ~ claim`` pairs; label 1 = REFUTES (non-credible), 0 = SUPPORTS.
 
-Claims labelled NOT ENOUGH INFO are skipped, as in BODEGA. Penn-Treebank bracket tokens
+FEVER claims labelled NOT ENOUGH INFO are skipped and counted, as in BODEGA. Penn-Treebank bracket tokens
 (``-LRB-`` ...) become brackets and text is NFC-normalised, as BODEGA does for Wikipedia.
 
 * ``fever`` (BODEGA's source): ``train.jsonl`` forms train, ``shared_task_dev.jsonl`` the
@@ -77,7 +77,7 @@ def _symmetric_rows(path: Path) -> list[tuple[str, Example]]:
         where = f"{path}:{number}"
         label = _label(record, where)
         if label is None:
-            continue
+            raise RawDataError(f"{where}: FEVER Symmetric has only SUPPORTS and REFUTES pairs")
         evidence_key = "evidence_sentence" if "evidence_sentence" in record else "evidence"
         evidence = normalise(_text(record, evidence_key, where))
         claim = normalise(_text(record, "claim", where))
@@ -110,13 +110,14 @@ def _wiki_files(raw: Path) -> list[Path]:
     raise RawDataError(f"{raw / 'wiki-pages'} holds no wiki-NNN.jsonl files. Needed: {FEVER_CORPUS}")
 
 
-def _claims(path: Path) -> list[tuple[str, int, str, list]]:
-    """(where, label, claim, evidence sets) of every SUPPORTS/REFUTES claim."""
-    claims = []
+def _claims(path: Path) -> tuple[list[tuple[str, int, str, list]], int]:
+    """(where, label, claim, evidence sets) of every SUPPORTS/REFUTES claim, and the number skipped."""
+    claims, skipped = [], 0
     for number, record in read_jsonl_strict(path):
         where = f"{path}:{number}"
         label = _label(record, where)
         if label is None:
+            skipped += 1
             continue
         evidence = field(record, "evidence", where)
         if not isinstance(evidence, list) or not all(isinstance(s, list) for s in evidence):
@@ -128,7 +129,7 @@ def _claims(path: Path) -> list[tuple[str, int, str, list]]:
                     raise RawDataError(f"{where}: evidence item {item!r} is not "
                                        "[annotation id, evidence id, page title, sentence number]")
         claims.append((where, label, _text(record, "claim", where), evidence))
-    return claims
+    return claims, skipped
 
 
 def _wiki_sentences(files: list[Path], titles: set[str]) -> dict[str, dict[int, str]]:
@@ -178,8 +179,8 @@ def _evidence_rows(claims, pages: dict[str, dict[int, str]]) -> tuple[list[Examp
 def convert_fever(raw: Path) -> Splits:
     raw = Path(raw)
     require_files(raw, ["train.jsonl", "shared_task_dev.jsonl", "wiki-pages"], FEVER_CORPUS)
-    train_claims = _claims(raw / "train.jsonl")
-    pool_claims = _claims(raw / "shared_task_dev.jsonl")
+    train_claims, train_skipped = _claims(raw / "train.jsonl")
+    pool_claims, pool_skipped = _claims(raw / "shared_task_dev.jsonl")
     cited = {normalise(item[2]) for _, _, _, evidence in train_claims + pool_claims
              for evidence_set in evidence for item in evidence_set}
     pages = _wiki_sentences(_wiki_files(raw), cited)
@@ -187,7 +188,8 @@ def convert_fever(raw: Path) -> Splits:
     pool, missing_pool = _evidence_rows(pool_claims, pages)
     attack, dev, note = split_attack_dev(pool)
     notes = [f"train = train.jsonl ({len(train_claims)} claims, {len(train)} evidence rows); pool = "
-             f"shared_task_dev.jsonl ({len(pool_claims)} claims, {len(pool)} rows)", note]
+             f"shared_task_dev.jsonl ({len(pool_claims)} claims, {len(pool)} rows); NOT ENOUGH INFO claims "
+             f"skipped: {train_skipped} in train, {pool_skipped} in the pool", note]
     if missing_train + missing_pool:
         notes.append(f"{missing_train + missing_pool} evidence sets cite a sentence missing from the dump and "
                      "were cut before it (BODEGA's rule)")

@@ -75,10 +75,11 @@ def convert_rpdnn(raw: Path, event: str = TEST_EVENT) -> Splits:
     pool = _ordered([(row.label, row.id, row) for _, row in pool_rows])
     pool_ids, pool_texts = {row.id for row in pool}, {text for text, _ in pool_rows}
     seen: set[str] = set()
-    candidates, dropped = [], 0
+    candidates, dropped, repeated = [], 0, 0
     for name in names[:2]:
         for text, row in _read_csv(raw / name):
             if row.id in seen:
+                repeated += 1
                 continue
             seen.add(row.id)
             if row.id in pool_ids or text in pool_texts:
@@ -88,8 +89,9 @@ def convert_rpdnn(raw: Path, event: str = TEST_EVENT) -> Splits:
     train = _ordered(candidates)
     attack, dev, note = split_attack_dev(pool)
     return Splits(train, attack, dev, [
-        f"RPDNN fold {event}: train = its train + heldout files ({len(train)} distinct tweets after dropping "
-        f"{dropped} that also occur in the pool); pool = its test file ({len(pool)} tweets of {event}); "
+        f"RPDNN fold {event}: train = its train + heldout files ({len(train)} tweets, after skipping {repeated} "
+        f"repeated tweet ids and dropping {dropped} tweets that also occur in the pool); pool = its test file "
+        f"({len(pool)} tweets of {event}); "
         "one source tweet per row, no replies", note])
 
 
