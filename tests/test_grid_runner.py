@@ -19,17 +19,18 @@ from bodega.experiments.runner import run_grid
 
 VICTIM_PARAMS = """task = "PR2"
 victim = "BiLSTM"
-data_dir = ""
-out_dir = ""
+data_root = ""
+results_root = ""
 profile = "smoke"
 max_train = 0
 epochs = None
 seed = 0"""
 
 VICTIM_BODY = """import json, pathlib
-out = pathlib.Path(out_dir); out.mkdir(parents=True, exist_ok=True)
-with open(pathlib.Path(out_dir).parents[1] / "executions.log", "a") as f: f.write(f"victim {task}-{victim}\\n")
-(out / "weights.bin").write_text(open(pathlib.Path(data_dir) / "train.tsv").read())
+# This fixture takes the roots of the results layout (the attack fixture takes folders).
+out = pathlib.Path(results_root) / "models" / f"{task}-{victim}"; out.mkdir(parents=True, exist_ok=True)
+with open(pathlib.Path(results_root) / "executions.log", "a") as f: f.write(f"victim {task}-{victim}\\n")
+(out / "weights.bin").write_text(open(pathlib.Path(data_root) / task / "train.tsv").read())
 (out / "victim.json").write_text(json.dumps({"task": task, "kind": victim}))
 (out / "metrics.json").write_text(json.dumps({"attack": {"f1": 0.5, "accuracy": 0.6}, "dev": {"f1": 0.5, "accuracy": 0.6}}))"""
 
@@ -98,7 +99,7 @@ def test_runs_then_skips_unchanged_and_reruns_what_changed(grid):
                                          "victim PR2-BiLSTM"]
     run = root / "results" / "runs" / "PR2-BiLSTM-DeepWordBug-T"
     assert json.loads((run / "summary.json").read_text()) == {"attacker": "DeepWordBug", "targeted": True, "n": 3}
-    assert (root / "generated" / "runs" / "PR2-BiLSTM-DeepWordBug-T.ipynb").exists()
+    assert (root / "generated" / "t" / "runs" / "PR2-BiLSTM-DeepWordBug-T.ipynb").exists()
 
     again = run_grid(make(), workers=2, show_progress=False)
     assert again.count("skipped") == 3 and len(_executions(root)) == 3

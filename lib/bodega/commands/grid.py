@@ -31,6 +31,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("grid", help="grid file, e.g. parameters/grid_cpu.yaml")
     parser.add_argument("--results", default=None, help="results folder (default: the grid's results)")
     parser.add_argument("--data", default=None, help="prepared data folder (default: the grid's data_root)")
+    parser.add_argument("--raw", default=None, help="raw corpora, for tasks whose data is not prepared yet")
     parser.add_argument("--generated", default=None, help="folder for executed notebooks")
 
 
@@ -38,7 +39,7 @@ def _spec(args: argparse.Namespace):
     from bodega.experiments import load_grid
 
     return load_grid(args.grid).with_overrides(results=args.results, data_root=args.data,
-                                               generated=args.generated)
+                                               raw_root=args.raw, generated=args.generated)
 
 
 def _run(args: argparse.Namespace) -> int:

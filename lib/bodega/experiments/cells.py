@@ -4,7 +4,7 @@ The results layout (see the book's "How to reproduce" page):
 
 - ``<results>/models/<TASK>-<VICTIM>/``: a trained victim (weights, config, ``metrics.json``, ``victim.json``);
 - ``<results>/runs/<TASK>-<VICTIM>-<ATTACKER>-<T|U>[-s<seed>]/``: ``records.jsonl`` and ``summary.json``;
-- ``<generated>/{victims,runs}/<cell name>.ipynb``: the executed stage notebooks.
+- ``<generated>/<grid>/{victims,runs}/<cell name>.ipynb``: the executed stage notebooks.
 
 Seed 0 gets no suffix so that the directory names match the agreed interface.
 """
@@ -20,6 +20,15 @@ from bodega.experiments.spec import GridSpec
 
 VICTIM_OUTPUTS = ("victim.json", "metrics.json")  # victim.json is written last by training
 ATTACK_OUTPUTS = ("summary.json", "records.jsonl")
+
+# What a stage notebook's `parameters` cell must declare: each tuple lists alternatives (one is
+# enough). The grid offers every name below and passes only those the notebook declares, so a
+# notebook may take folders (``out_dir``) or roots of the results layout (``results_root``).
+VICTIM_REQUIRED = (("task",), ("victim",), ("profile",), ("seed",), ("max_train",), ("epochs",),
+                   ("data_dir", "data_root"), ("out_dir", "results_root"))
+ATTACK_REQUIRED = (("task",), ("attacker",), ("targeted",), ("n_examples",), ("query_budget",), ("seed",),
+                   ("profile",), ("backend",), ("out_dir",), ("victim_dir", "results_root"),
+                   ("data_dir", "data_root"))
 
 
 @dataclass(frozen=True)
@@ -54,7 +63,11 @@ def _abs(path: str | Path) -> str:
     return str(Path(path).resolve())
 
 
-def victim_cells(spec: GridSpec, hashes: HashCache) -> list[Cell]:
+def _declared(parameters: dict[str, Any], declared: set[str] | None) -> dict[str, Any]:
+    return parameters if declared is None else {k: v for k, v in parameters.items() if k in declared}
+
+
+def victim_cells(spec: GridSpec, hashes: HashCache, declared: set[str] | None = None) -> list[Cell]:
     """One training cell per (task, victim), keyed by the data files, the notebook and the settings."""
     results, data_root = Path(spec.results), Path(spec.data_root)
     notebook_sha = hashes.notebook(spec.notebooks.victim)
@@ -65,15 +78,15 @@ def victim_cells(spec: GridSpec, hashes: HashCache) -> list[Cell]:
         for victim in spec.victims:
             out = victim_dir(results, task, victim)
             epochs = spec.training.epochs.get(victim)
-            parameters = {"task": task, "victim": victim, "data_dir": _abs(data_dir), "out_dir": _abs(out),
-                          "profile": spec.profile, "max_train": spec.training.max_train, "epochs": epochs,
-                          "seed": spec.training.seed}
-            inputs = {"stage": "victim", "notebook": notebook_sha, "data": data,
-                      **{k: v for k, v in parameters.items() if k not in ("data_dir", "out_dir")}}
+            settings = {"task": task, "victim": victim, "profile": spec.profile,
+                        "max_train": spec.training.max_train, "epochs": epochs, "seed": spec.training.seed}
+            parameters = _declared({**settings, "data_dir": _abs(data_dir), "data_root": _abs(data_root),
+                                    "out_dir": _abs(out), "results_root": _abs(results)}, declared)
+            inputs = {"stage": "victim", "notebook": notebook_sha, "data": data, **settings}
             name = f"{task}-{victim}"
             cells.append(Cell(
                 kind="victim", name=name, notebook=_abs(spec.notebooks.victim),
-                output_notebook=_abs(Path(spec.generated) / "victims" / f"{name}.ipynb"),
+                output_notebook=_abs(Path(spec.generated) / spec.name / "victims" / f"{name}.ipynb"),
                 out_dir=_abs(out), parameters=parameters, inputs=inputs, key=key_of(inputs),
                 expected=VICTIM_OUTPUTS, cwd=_abs("."), threads=spec.threads_per_cell))
     return cells
@@ -88,9 +101,9 @@ def victim_identity(out_dir: str | Path) -> str:
     return f"weights:{recorded}" if recorded else f"tree:{tree_sha256(out_dir)}"
 
 
-def attack_cells(spec: GridSpec, victim: Cell, hashes: HashCache) -> list[Cell]:
+def attack_cells(spec: GridSpec, victim: Cell, hashes: HashCache, declared: set[str] | None = None) -> list[Cell]:
     """The attack cells of one trained victim, keyed by its weights (a directory hash) among the rest."""
-    task, kind = victim.parameters["task"], victim.parameters["victim"]
+    task, kind = victim.inputs["task"], victim.inputs["victim"]
     victim_sha = victim_identity(victim.out_dir)
     data_dir = Path(spec.data_root) / task
     attack_sha = hashes.file(data_dir / "attack.tsv")
@@ -101,17 +114,17 @@ def attack_cells(spec: GridSpec, victim: Cell, hashes: HashCache) -> list[Cell]:
             for seed in spec.seeds:
                 name = run_name(task, kind, attacker, scenario, seed)
                 out = Path(spec.results) / "runs" / name
-                parameters = {"task": task, "victim_dir": victim.out_dir, "data_dir": _abs(data_dir),
-                              "attacker": attacker, "out_dir": _abs(out),
-                              "targeted": scenario == "targeted", "n_examples": spec.examples,
-                              "query_budget": spec.query_budget, "seed": seed, "profile": spec.profile,
-                              "backend": spec.backend}
-                inputs = {"stage": "attack", "notebook": notebook_sha, "victim": victim_sha,
-                          "attack_data": attack_sha, "victim_kind": kind,
-                          **{k: v for k, v in parameters.items() if k not in ("victim_dir", "data_dir", "out_dir")}}
+                settings = {"task": task, "victim": kind, "attacker": attacker, "targeted": scenario == "targeted",
+                            "n_examples": spec.examples, "query_budget": spec.query_budget, "seed": seed,
+                            "profile": spec.profile, "backend": spec.backend}
+                parameters = _declared({**settings, "victim_dir": victim.out_dir, "data_dir": _abs(data_dir),
+                                        "data_root": _abs(spec.data_root), "out_dir": _abs(out),
+                                        "results_root": _abs(spec.results)}, declared)
+                inputs = {"stage": "attack", "notebook": notebook_sha, "victim_weights": victim_sha,
+                          "attack_data": attack_sha, **settings}
                 cells.append(Cell(
                     kind="attack", name=name, notebook=_abs(spec.notebooks.attack),
-                    output_notebook=_abs(Path(spec.generated) / "runs" / f"{name}.ipynb"),
+                    output_notebook=_abs(Path(spec.generated) / spec.name / "runs" / f"{name}.ipynb"),
                     out_dir=_abs(out), parameters=parameters, inputs=inputs, key=key_of(inputs),
                     expected=ATTACK_OUTPUTS, cwd=_abs("."), threads=spec.threads_per_cell,
                     depends_on=victim.name))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-from bodega.experiments.cells import Cell, attack_cells, victim_cells
+from bodega.experiments.cells import ATTACK_REQUIRED, VICTIM_REQUIRED, Cell, attack_cells, victim_cells
 from bodega.experiments.engines import Engine, make_engine
 from bodega.experiments.execute import Outcome, is_done, run_cell
 from bodega.experiments.hashing import HashCache
@@ -54,13 +54,15 @@ def notebook_parameters(path: str | Path) -> set[str]:
     return set(inspect_notebook(str(path)))
 
 
-def check_notebook(path: str | Path, needed: set[str]) -> None:
-    """Fail before any work when a stage notebook lacks a parameter the grid passes."""
+def check_notebook(path: str | Path, required: tuple[tuple[str, ...], ...]) -> set[str]:
+    """The parameters a stage notebook declares; fails before any work when a required one is missing."""
     if not Path(path).exists():
         raise FileNotFoundError(f"stage notebook {path} does not exist; set notebooks: in the grid file")
-    missing = sorted(needed - notebook_parameters(path))
+    declared = notebook_parameters(path)
+    missing = [" or ".join(group) for group in required if not declared.intersection(group)]
     if missing:
-        raise ValueError(f"{path}: its `parameters` cell lacks {', '.join(missing)}, which the grid passes")
+        raise ValueError(f"{path}: its `parameters` cell lacks {', '.join(missing)}, which the grid needs to pass")
+    return declared
 
 
 def ensure_data(spec: GridSpec) -> None:
@@ -77,6 +79,8 @@ def ensure_data(spec: GridSpec) -> None:
     params = {"raw_root": str(Path(spec.raw_root).resolve()), "out_root": str(Path(spec.data_root).resolve())}
     if "tasks" in declared:
         params["tasks"] = missing
+    if "missing_ok" in declared:
+        params["missing_ok"] = False
     out = Path(spec.generated) / "prepare_data.ipynb"
     out.parent.mkdir(parents=True, exist_ok=True)
     params_file = Path(spec.data_root) / ".prepare-params.yaml"
@@ -112,12 +116,10 @@ def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, 
     """Execute every cell of ``spec`` that is not already done with the same inputs."""
     workers = workers or spec.workers
     ensure_data(spec)
-    check_notebook(spec.notebooks.victim, {"task", "victim", "data_dir", "out_dir", "profile", "max_train",
-                                           "epochs", "seed"})
-    check_notebook(spec.notebooks.attack, {"task", "victim_dir", "data_dir", "attacker", "out_dir", "targeted",
-                                           "n_examples", "query_budget", "seed", "profile", "backend"})
+    victim_params = check_notebook(spec.notebooks.victim, VICTIM_REQUIRED)
+    attack_params = check_notebook(spec.notebooks.attack, ATTACK_REQUIRED)
     hashes = HashCache()
-    victims = victim_cells(spec, hashes)
+    victims = victim_cells(spec, hashes, victim_params)
     per_victim = len(spec.attackers) * len(spec.scenarios) * len(spec.seeds)
     report, status = GridReport(spec.name), _Status(spec)
     progress = Progress({"victim": len(victims), "attack": len(victims) * per_victim}, workers, show_progress)
@@ -134,7 +136,7 @@ def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, 
             log.error("cell failed: %s", outcome.error)
         if cell.kind == "victim":
             if outcome.status in ("done", "skipped"):
-                for attack in attack_cells(spec, cell, hashes):
+                for attack in attack_cells(spec, cell, hashes, attack_params):
                     schedule(attack)
             else:
                 for _ in range(per_victim):
