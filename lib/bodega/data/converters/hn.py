@@ -8,8 +8,9 @@ Rows keep the ground-truth file's order.
 
 * ``bypublisher`` (BODEGA's source): train = training articles whose numeric id is a
   multiple of 10; the test pool = all test articles; attack = every ``len(pool)//400``-th.
-* ``byarticle`` (the part in ../shared/data): train = the 645 training articles; the
-  test pool = the 628 test articles, which is under 800 rows, so the small-pool rule of
+* ``byarticle`` (the part in ../shared/data): train = the 645 training articles, less any
+  whose text is also a test article's (the same article under another URL); the test pool =
+  the 628 test articles, which is under 800 rows, so the small-pool rule of
   :func:`bodega.data.splits.split_attack_dev` applies.
 """
 from __future__ import annotations
@@ -133,12 +134,14 @@ def _corpus(part: str, files: dict[str, tuple[str, str]]) -> str:
 def convert_byarticle(raw: Path) -> Splits:
     raw = Path(raw)
     require_files(raw, [n for pair in BYARTICLE.values() for n in pair], _corpus("by-article", BYARTICLE))
-    train = _rows(raw, *BYARTICLE["train"], keep=lambda ident: True)
+    candidates = _rows(raw, *BYARTICLE["train"], keep=lambda ident: True)
     pool = _rows(raw, *BYARTICLE["test"], keep=lambda ident: True)
+    pool_texts = {row.text for row in pool}
+    train = [row for row in candidates if row.text not in pool_texts]
     attack, dev, note = split_attack_dev(pool)
     return Splits(train, attack, dev, [
-        f"by-article part: train = the {len(train)} training articles; pool = the {len(pool)} test articles",
-        note])
+        f"by-article part: train = the {len(candidates)} training articles less {len(candidates) - len(train)} "
+        f"whose text is also a test article's; pool = the {len(pool)} test articles", note])
 
 
 def convert_bypublisher(raw: Path) -> Splits:

@@ -1,7 +1,8 @@
 """RD (rumour detection); label 1 = rumour. The Charlie Hebdo event is held out, as in BODEGA.
 
 Tweets are cleaned as BODEGA does (:func:`~bodega.data.converters.common.clean_tweet`);
-the row id is ``https://twitter.com/twitter/status/<first tweet id>``. Rows are ordered
+the row id is ``https://twitter.com/twitter/status/<first tweet id>`` (BODEGA's ids keep the
+file's ``.json`` suffix after the tweet id; here it is dropped so that the URL is valid). Rows are ordered
 rumours first, then non-rumours, each by tweet or thread id (BODEGA's sorted folder names).
 
 * ``augmented`` (BODEGA's source, the augmented rumour data set): ``<event>/rumours|non-rumours/
