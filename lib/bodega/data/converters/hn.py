@@ -15,7 +15,6 @@ Rows keep the ground-truth file's order.
 """
 from __future__ import annotations
 
-import logging
 import xml.sax
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,8 +25,6 @@ from tqdm import tqdm
 from bodega.data.converters.common import RawDataError, drop_tabs, require_files
 from bodega.data.splits import Splits, split_attack_dev
 from bodega.data.tsv import Example
-
-log = logging.getLogger(__name__)
 
 PUBLISHED_AT = "https://zenodo.org/record/1489920 (SemEval-2019 Task 4, CC BY 4.0)"
 BYARTICLE = {
