@@ -184,9 +184,10 @@ def score_run(task: str, records: list[dict], profile: str, semantic=None) -> di
     scores = score_examples(task, [r["original"] for r in records], [r["adversarial"] for r in records],
                             [bool(r["success"]) for r in records], semantic)
     scoring_seconds = time.perf_counter() - started
-    summary = summarise(scores, [r["queries"] for r in records], sum(r["seconds"] for r in records),
-                        scoring_seconds).to_dict()
-    summary.update(errors=sum(r["error"] is not None for r in records),
+    result = summarise(scores, [r["queries"] for r in records], sum(r["seconds"] for r in records),
+                       scoring_seconds)
+    summary = result.to_dict()
+    summary.update(lines=result.lines(), errors=sum(r["error"] is not None for r in records),
                    budget_exhausted=sum(bool(r.get("budget_exhausted")) for r in records),
                    unique_queries_per_example=float(np.mean([r["unique_queries"] for r in records])) if records else 0.0,
                    forwards_per_example=float(np.mean([r["forwards"] for r in records])) if records else 0.0)

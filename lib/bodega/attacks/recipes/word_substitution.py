@@ -50,17 +50,21 @@ def pwws(profile: str = "cpu", unk: str = UNK, lexicon: str | None = None, vecto
 
 def textfooler(profile: str = "cpu", vectors: str | None = None, lexicon: str | None = None,
                similarity_threshold: float = 0.5, window: int = 15, importance_threshold: float = -1.0,
-               unk: str = UNK):
+               unk: str = UNK, encoder_dir: str | None = None):
     """TextFooler (Jin et al. 2020) with OpenAttack's defaults: WordNet candidates, window 15, threshold 0.5.
 
     The Universal Sentence Encoder is replaced by the profile's sentence encoder
-    (MiniLM); counter-fitted vectors are used when ``vectors=`` points at them.
+    (MiniLM, or any BERT-class folder given as ``encoder_dir``); counter-fitted vectors
+    are used when ``vectors=`` points at them.
     """
     from bodega.profiles import get_profile
     from bodega.resources import resolve
 
-    role = get_profile(profile).models.get("sentence-encoder") or "minilm"
-    encoder = SentenceEncoder(str(resolve(role, allow_hub=get_profile(profile).allow_hub).path))
+    if encoder_dir is None:
+        settings = get_profile(profile)
+        role = settings.models.get("sentence-encoder") or "minilm"
+        encoder_dir = str(resolve(role, allow_hub=settings.allow_hub).path)
+    encoder = SentenceEncoder(encoder_dir)
     tagger = PosTagger()
     search = partial(textfooler_search, transformation=word_candidates(lexicon, vectors), stopwords=Stopwords(),
                      similarity=SentenceSimilarity(encoder, similarity_threshold, window),

@@ -1,0 +1,83 @@
+"""Native attackers vs OpenAttack 2.1.1 on the same victim and examples: speed, queries, success, score.
+
+Runs DeepWordBug, PWWS, Genetic and PSO with both backends through the same runner
+(so queries are counted by the same accountant), in the targeted scenario (every
+eligible example) and the untargeted one (the first ``--untargeted-n`` rows). Runs
+are resumable: finished run folders are read back, not recomputed. Prints a Markdown
+table (also written to ``<out>/table.md`` and ``<out>/table.json``).
+
+    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/attack_vs_openattack.py \
+        --victim results/models/PR2-BiLSTM --data data/PR2 --out results/benchmarks/attack_vs_openattack
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+
+from bodega.io import atomic_write_json, atomic_write_text, read_jsonl
+
+ATTACKERS = ("DeepWordBug", "PWWS", "Genetic", "PSO")
+
+
+def run_one(args, attacker: str, backend: str, targeted: bool) -> dict:
+    from bodega.attacks import run_attack
+
+    out = Path(args.out) / f"{attacker}-{backend}-{'T' if targeted else 'U'}"
+    summary = run_attack("PR2", args.victim, args.data, attacker, out, targeted=targeted,
+                         n_examples=None if targeted else args.untargeted_n, seed=args.seed,
+                         profile=args.profile, backend=backend, progress=True)
+    records = list(read_jsonl(out / "records.jsonl"))
+    return dict(attacker=attacker, backend=backend, scenario="targeted" if targeted else "untargeted",
+                n=len(records), errors=sum(r["error"] is not None for r in records),
+                ms_per_example=1000 * float(np.mean([r["seconds"] for r in records])),
+                queries=float(np.mean([r["queries"] for r in records])),
+                unique_queries=float(np.mean([r["unique_queries"] for r in records])),
+                forwards=float(np.mean([r["forwards"] for r in records])),
+                success=float(np.mean([r["success"] for r in records])),
+                bodega=float(summary["bodega_score"]))
+
+
+def table(rows: list[dict]) -> str:
+    lines = ["| scenario | attacker | backend | n | ms/example | speed-up | queries | unique | forwards | "
+             "success | BODEGA |", "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    reference = {(r["scenario"], r["attacker"]): r for r in rows if r["backend"] == "openattack"}
+    for r in rows:
+        ref = reference.get((r["scenario"], r["attacker"]))
+        speedup = f"{ref['ms_per_example'] / r['ms_per_example']:.1f}x" if ref and r["backend"] == "native" else ""
+        lines.append(f"| {r['scenario']} | {r['attacker']} | {r['backend']} | {r['n']} | {r['ms_per_example']:.1f} | "
+                     f"{speedup} | {r['queries']:.1f} | {r['unique_queries']:.1f} | {r['forwards']:.1f} | "
+                     f"{r['success']:.3f} | {r['bodega']:.3f} |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--victim", default="results/models/PR2-BiLSTM")
+    parser.add_argument("--data", default="data/PR2")
+    parser.add_argument("--out", default="results/benchmarks/attack_vs_openattack")
+    parser.add_argument("--attackers", nargs="+", default=list(ATTACKERS))
+    parser.add_argument("--scenarios", nargs="+", default=["targeted", "untargeted"])
+    parser.add_argument("--untargeted-n", type=int, default=100)
+    parser.add_argument("--profile", default="cpu")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+
+    import torch
+
+    torch.set_num_threads(1)
+    rows = []
+    for scenario in args.scenarios:
+        for attacker in args.attackers:
+            for backend in ("openattack", "native"):
+                rows.append(run_one(args, attacker, backend, scenario == "targeted"))
+    markdown = table(rows)
+    atomic_write_text(Path(args.out) / "table.md", markdown)
+    atomic_write_json(Path(args.out) / "table.json", rows)
+    print(markdown)
+
+
+if __name__ == "__main__":
+    main()

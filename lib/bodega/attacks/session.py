@@ -1,0 +1,95 @@
+"""What the attack notebook needs around a run: paths, data and victim on demand, and display helpers."""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+
+def project_root(start: str | Path = ".") -> Path:
+    """The folder holding pyproject.toml, from the current folder upwards (notebooks run in notebooks/)."""
+    here = Path(start).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "pyproject.toml").exists() and (folder / "lib" / "bodega").exists():
+            return folder
+    raise FileNotFoundError(f"no project root (pyproject.toml with lib/bodega) above {here}")
+
+
+@dataclass(frozen=True)
+class RunPaths:
+    data_dir: Path
+    victim_dir: Path
+    out_dir: Path
+
+
+def run_paths(task: str, victim: str, attacker: str, targeted: bool, n_examples: int | None, seed: int,
+              backend: str, data_root: str | None = None, results_root: str | None = None,
+              out_dir: str | None = None) -> RunPaths:
+    """Paths of the results layout; a notebook run gets its own folder, apart from the grid's runs."""
+    from bodega.attacks.base import canonical_name
+    from bodega.tasks import get_task
+
+    root = project_root()
+    task = get_task(task).name
+    data = Path(data_root) if data_root else root / "data"
+    results = Path(results_root) if results_root else root / "results"
+    name = f"{task}-{victim}-{canonical_name(attacker)}-{'T' if targeted else 'U'}"
+    out = Path(out_dir) if out_dir else results / "notebook-runs" / f"{name}-n{n_examples or 'all'}-s{seed}-{backend}"
+    return RunPaths(data / task, results / "models" / f"{task}-{victim}", out)
+
+
+def ensure_data(task: str, data_dir: Path, raw_root: str | None = None) -> None:
+    """Convert the task's raw corpus if its TSV files are missing."""
+    if (data_dir / "attack.tsv").exists():
+        return
+    from bodega.data.prepare import prepare_tasks
+
+    raw = Path(raw_root) if raw_root else project_root().parent / "shared" / "data" / "raw"
+    log.info("preparing %s data from %s", task, raw)
+    print(prepare_tasks([task], raw, data_dir.parent))
+
+
+def ensure_victim(task: str, victim: str, data_dir: Path, victim_dir: Path, profile: str, seed: int = 0) -> Path:
+    """Train the victim with the profile's settings unless a finished model folder is there."""
+    if (victim_dir / "victim.json").exists():
+        return victim_dir
+    from bodega.victims import train_victim
+
+    log.info("training %s on %s into %s", victim, task, victim_dir)
+    return Path(train_victim(task, victim, data_dir, victim_dir, profile=profile, seed=seed))
+
+
+def best_examples(records: list[dict], task: str, semantic, k: int = 10):
+    """The ``k`` successful examples with the highest BODEGA score, as a DataFrame with highlighted diffs."""
+    import pandas as pd
+
+    from bodega.scoring import score_examples
+    from bodega.scoring.diff import render_diff_html
+
+    wins = [r for r in records if r["success"]]
+    if not wins:
+        return pd.DataFrame(columns=["id", "BODEGA", "queries", "change"])
+    scores = score_examples(task, [r["original"] for r in wins], [r["adversarial"] for r in wins],
+                            [True] * len(wins), semantic)
+    rows = [dict(id=r["id"], BODEGA=round(s.bodega, 3), queries=r["queries"],
+                 change=render_diff_html(r["original"], r["adversarial"])) for r, s in zip(wins, scores)]
+    return pd.DataFrame(rows).sort_values("BODEGA", ascending=False).head(k).reset_index(drop=True)
+
+
+def query_distribution(records: list[dict], title: str = ""):
+    """Histogram of queries per example, successes and failures apart; returns the figure."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.2))
+    for flag, label in ((True, "success"), (False, "failure")):
+        values = [r["queries"] for r in records if bool(r["success"]) == flag and r["error"] is None]
+        if values:
+            ax.hist(values, bins=20, alpha=0.6, label=f"{label} ({len(values)})")
+    ax.set_xlabel("queries per example")
+    ax.set_ylabel("examples")
+    ax.set_title(title)
+    ax.legend()
+    fig.tight_layout()
+    return fig

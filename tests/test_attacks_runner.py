@@ -1,0 +1,118 @@
+"""The attack runner: records, errors, resume after kill -9, determinism, scenarios, budget."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from attack_fakes import SENTENCES, FlakyVictim, KeywordVictim
+from bodega.attacks import run_attack
+from bodega.data import Example, write_tsv
+from bodega.io import read_jsonl
+
+pytest.importorskip("bodega.scoring", reason="the scoring package is needed to finish a run")
+
+
+class OnesSemantic:
+    """Stands in for the semantic model: every pair is fully similar."""
+
+    def score(self, pairs):
+        return np.ones(len(pairs))
+
+
+@pytest.fixture()
+def data_dir(tmp_path: Path) -> Path:
+    folder = tmp_path / "data"
+    folder.mkdir()
+    victim = KeywordVictim()
+    rows = [Example(int(victim.predict([s])[0]), f"doc-{i // 2}", s) for i, s in enumerate(SENTENCES * 2)]
+    write_tsv(folder / "attack.tsv", rows)
+    return folder
+
+
+def _records(out: Path) -> list[dict]:
+    return list(read_jsonl(out / "records.jsonl"))
+
+
+def test_errors_are_recorded_and_the_run_finishes(data_dir, tmp_path):
+    out = tmp_path / "run"
+    summary = run_attack("PR2", FlakyVictim(), data_dir, "DeepWordBug", out, semantic=OnesSemantic(),
+                         progress=False)
+    records = _records(out)
+    assert [r["index"] for r in records] == list(range(12))
+    errors = [r for r in records if r["error"]]
+    assert errors and all("flaky victim" in r["error"] and not r["success"] for r in errors)
+    assert summary["errors"] == len(errors)
+    assert json.loads((out / "summary.json").read_text())["attacker"] == "DeepWordBug"
+    assert all({"id", "original", "adversarial", "success", "queries", "unique_queries", "forwards", "seconds",
+                "error"} <= set(r) for r in records)
+
+
+def test_same_seed_same_adversarial_texts(data_dir, tmp_path):
+    runs = []
+    for name in ("a", "b"):
+        run_attack("PR2", KeywordVictim(), data_dir, "Genetic", tmp_path / name, seed=3, semantic=OnesSemantic(),
+                   progress=False)
+        runs.append([r["adversarial"] for r in _records(tmp_path / name)])
+    assert runs[0] == runs[1] and any(runs[0])
+
+
+def test_targeted_scenario_and_budget(data_dir, tmp_path):
+    summary = run_attack("PR2", KeywordVictim(), data_dir, "PWWS", tmp_path / "t", targeted=True, query_budget=8,
+                         semantic=OnesSemantic(), progress=False)
+    records = _records(tmp_path / "t")
+    victim = KeywordVictim()
+    assert records and all(victim.predict([r["original"]])[0] == 1 for r in records)
+    assert all(r["queries"] <= 8 for r in records)
+    assert any(r["budget_exhausted"] for r in records)
+    assert summary["scenario"] == "targeted"
+    with pytest.raises(ValueError, match="different settings"):
+        run_attack("PR2", KeywordVictim(), data_dir, "PWWS", tmp_path / "t", targeted=False,
+                   semantic=OnesSemantic(), progress=False)
+
+
+SLOW_RUN = """
+import sys, time
+sys.path.insert(0, {tests!r})
+from attack_fakes import KeywordVictim
+from bodega.attacks.runner import run_attack
+
+class Slow(KeywordVictim):
+    def predict_proba(self, texts):
+        time.sleep(0.05)
+        return super().predict_proba(texts)
+
+class Ones:
+    def score(self, pairs):
+        import numpy as np
+        return np.ones(len(pairs))
+
+run_attack("PR2", Slow(), {data!r}, "DeepWordBug", {out!r}, semantic=Ones(), progress=False)
+"""
+
+
+def test_kill_and_restart_loses_and_repeats_nothing(data_dir, tmp_path):
+    out = tmp_path / "killed"
+    script = SLOW_RUN.format(tests=str(Path(__file__).parent), data=str(data_dir), out=str(out))
+    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    records = out / "records.jsonl"
+    deadline = time.time() + 60
+    while time.time() < deadline and (not records.exists() or records.read_text().count("\n") < 3):
+        time.sleep(0.05)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    done_before = records.read_text().count("\n")
+    assert 3 <= done_before < 12
+    with open(records, "a", encoding="utf-8") as handle:  # what a kill in the middle of a write leaves
+        handle.write('{"index": 99, "id": "torn')
+    run_attack("PR2", KeywordVictim(), data_dir, "DeepWordBug", out, semantic=OnesSemantic(), progress=False)
+    indices = [r["index"] for r in _records(out)]
+    assert sorted(indices) == list(range(12)) and len(indices) == 12
+    assert "torn" not in records.read_text()
