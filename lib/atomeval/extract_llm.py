@@ -1,0 +1,86 @@
+"""LLM extractor: a prompt asks for JSON atoms, validated against the schema, retried when invalid.
+
+On invalid output the model is shown its answer and the validator's message and asked again, at most
+``max_retries`` times; then :class:`ExtractionError` is raised with the last problem.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+from atomeval.atoms import ATOM_JSON_SCHEMA, Atom, AtomSchemaError, parse_atoms
+from atomeval.llm import ChatClient
+
+SYSTEM_PROMPT = """You decompose a factual claim into SROM atoms.
+An atom is one predication: subject, relation, object, modifiers, polarity.
+- subject: the subject noun phrase as written (with its possessor and modifiers).
+- relation: the base form of the predicate verb; a copula is "be"; leave out auxiliaries, modals,
+  passive "be" and "to"; keep a chain of infinitives ("refuse be", "help co-found") and particles.
+- object: the direct object, or the complement of "be" (noun, adjective or prepositional phrase);
+  "" when there is none. Move only/solely/exclusively/ever/just/merely out of it into the modifiers.
+- modifiers: every other phrase attached to the predicate, with its preposition ("in 2011",
+  "by Christopher Nolan"), each {"type": one of time, place, quantity, manner, scope, agent, other,
+  "value": the phrase as written}.
+- polarity: "negated" when the predicate has not / n't / never / "has yet to"; else "affirmed".
+Coordinated verbs or coordinated objects give one atom each. Everything inside a noun phrase stays in it.
+Answer with JSON only, matching this schema: """ + json.dumps(ATOM_JSON_SCHEMA)
+
+EXAMPLE = ("Vedam was not written and directed by Christopher Nolan in 2010 .",
+           {"atoms": [{"subject": "Vedam", "relation": "write", "object": "",
+                       "modifiers": [{"type": "agent", "value": "by Christopher Nolan"},
+                                     {"type": "time", "value": "in 2010"}], "polarity": "negated"},
+                      {"subject": "Vedam", "relation": "direct", "object": "",
+                       "modifiers": [{"type": "agent", "value": "by Christopher Nolan"},
+                                     {"type": "time", "value": "in 2010"}], "polarity": "negated"}]})
+
+
+class ExtractionError(RuntimeError):
+    """No schema-valid answer after the allowed retries."""
+
+
+def decode_json(text: str):
+    """The first JSON object in a model's answer (code fences and chatter around it are ignored)."""
+    text = re.sub(r"```(?:json)?", "", text)
+    start = text.find("{")
+    if start < 0:
+        raise AtomSchemaError("no JSON object in the answer")
+    try:
+        obj, _ = json.JSONDecoder().raw_decode(text[start:])
+    except json.JSONDecodeError as error:
+        raise AtomSchemaError(f"invalid JSON: {error}") from error
+    return obj
+
+
+class LLMExtractor:
+    def __init__(self, client: ChatClient, max_retries: int = 2) -> None:
+        self.client = client
+        self.max_retries = max_retries
+        self.name = f"llm ({client.name})"
+        self.calls = 0
+        self.retries = 0
+
+    def messages(self, claim: str) -> list[dict[str, str]]:
+        return [{"role": "system", "content": SYSTEM_PROMPT},
+                {"role": "user", "content": f"Claim: {EXAMPLE[0]}"},
+                {"role": "assistant", "content": json.dumps(EXAMPLE[1])},
+                {"role": "user", "content": f"Claim: {claim}"}]
+
+    def extract(self, claim: str) -> list[Atom]:
+        messages = self.messages(claim)
+        problem = ""
+        for attempt in range(self.max_retries + 1):
+            self.calls += 1
+            answer = self.client.complete(messages)
+            try:
+                atoms = parse_atoms(decode_json(answer))
+                return [a.with_(span=a.span or claim) for a in atoms]
+            except AtomSchemaError as error:
+                problem = str(error)
+                if attempt < self.max_retries:
+                    self.retries += 1
+                    messages = messages + [
+                        {"role": "assistant", "content": answer},
+                        {"role": "user", "content": f"That answer is invalid ({problem}). "
+                                                    "Answer again with JSON only, following the schema."}]
+        raise ExtractionError(f"claim {claim!r}: no valid atoms after {self.max_retries + 1} attempts; "
+                              f"last problem: {problem}")

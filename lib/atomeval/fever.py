@@ -1,0 +1,34 @@
+"""Refuted FEVER claims with their evidence, from the prepared FC task split (``evidence ~ claim``)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from bodega.data import read_tsv
+from bodega.tasks import split_pair
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    claim: str
+    evidence: str
+
+
+def refuted_claims(data_dir: str | Path, split: str = "attack", n: int | None = None) -> list[Claim]:
+    """The label-1 (REFUTES) rows of ``<data_dir>/<split>.tsv`` in file order, at most ``n``."""
+    path = Path(data_dir) / f"{split}.tsv"
+    if not path.exists():
+        raise FileNotFoundError(f"{path} not found; prepare the FC task first: "
+                                f"bodega data prepare --task FC --raw ../shared/data/raw/FC --out {data_dir}")
+    out = []
+    for example in read_tsv(path):
+        if example.label != 1:
+            continue
+        evidence, claim = split_pair(example.text)
+        if not evidence:
+            raise ValueError(f"{path}: row {example.id} has no ' ~ ' separator between evidence and claim")
+        out.append(Claim(example.id, claim, evidence))
+        if n is not None and len(out) >= n:
+            break
+    return out

@@ -1,0 +1,185 @@
+"""ASR, VASR, S-ASR and P-ASR over rewrites of refuted claims, with per-case records.
+
+The population is the refuted claims (label 1) that the verifier initially classifies as refuted.
+For each, a rewrite of the claim (evidence fixed) *flips* the verifier when it is now classified as
+supported (0). Over that population:
+
+- **ASR**: flips / claims;
+- **VASR**: flips whose rewrite passes the one-way gate / claims;
+- **S-ASR**: flips with SBERT cosine(claim, rewrite) >= ``similarity_threshold`` / claims;
+- **P-ASR**: flips whose rewrite's perplexity is <= ``perplexity_ratio`` x the claim's perplexity
+  (or <= ``perplexity_threshold`` when that absolute value is given) / claims.
+
+The verifier is anything with ``predict(texts) -> labels`` over ``evidence ~ claim`` texts (a
+:class:`bodega.victims.Victim`, a query accountant, or a plain function).
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from atomeval.gate import DIAGNOSTICS, Gate
+from bodega.tasks import join_pair
+
+
+@dataclass(frozen=True)
+class MetricsConfig:
+    """Thresholds of the surface metrics (documented in the book)."""
+
+    similarity_threshold: float = 0.8
+    perplexity_ratio: float = 1.5
+    perplexity_threshold: float | None = None
+
+
+@dataclass(frozen=True)
+class RewriteCase:
+    id: str
+    claim: str
+    evidence: str
+    rewrite: str | None
+    family: str = ""
+
+
+def predict_labels(verifier: Any, texts: list[str]) -> np.ndarray:
+    if not texts:
+        return np.zeros(0, dtype=int)
+    if hasattr(verifier, "predict"):
+        return np.asarray(verifier.predict(texts), dtype=int)
+    if callable(verifier):
+        return np.asarray(verifier(texts), dtype=int)
+    raise TypeError("verifier needs predict(texts) or to be callable on a list of texts")
+
+
+def initially_correct(cases: Sequence[RewriteCase], verifier: Any) -> list[RewriteCase]:
+    """The cases whose original ``evidence ~ claim`` the verifier classifies as refuted (1)."""
+    labels = predict_labels(verifier, [join_pair(c.evidence, c.claim) for c in cases])
+    return [c for c, y in zip(cases, labels) if y == 1]
+
+
+def evaluate(cases: Sequence[RewriteCase], verifier: Any, gate: Gate, similarity: Any = None,
+             perplexity: Any = None, config: MetricsConfig | None = None,
+             progress: bool = False) -> tuple[dict, list[dict]]:
+    """Summary metrics and one record per case (flip, validity, diagnostics, similarity, perplexity)."""
+    config = config or MetricsConfig()
+    population = initially_correct(cases, verifier)
+    rewritten = [c for c in population if c.rewrite is not None and c.rewrite.strip() != c.claim.strip()]
+    after = predict_labels(verifier, [join_pair(c.evidence, c.rewrite) for c in rewritten])
+    flips = {c.id: bool(y == 0) for c, y in zip(rewritten, after)}
+    sims = {}
+    if similarity is not None and rewritten:
+        values = similarity.score([(c.claim, c.rewrite) for c in rewritten])
+        sims = {c.id: float(v) for c, v in zip(rewritten, values)}
+    ppl = {}
+    if perplexity is not None and rewritten:
+        values = perplexity.perplexity([t for c in rewritten for t in (c.claim, c.rewrite)])
+        ppl = {c.id: (float(values[2 * k]), float(values[2 * k + 1])) for k, c in enumerate(rewritten)}
+    iterator = population
+    if progress:
+        from tqdm.auto import tqdm
+
+        iterator = tqdm(population, desc="gate")
+    records = []
+    for case in iterator:
+        record: dict[str, Any] = {"id": case.id, "family": case.family, "claim": case.claim,
+                                  "evidence": case.evidence, "rewrite": case.rewrite,
+                                  "flip": flips.get(case.id, False)}
+        if case.id in flips:
+            verdict = gate.judge(case.claim, case.rewrite, case.evidence)
+            record.update(valid=verdict.valid, gate_score=verdict.score,
+                          diagnostics=[d.to_dict() for d in verdict.diagnostics],
+                          judgements=verdict.to_dict()["judgements"])
+        else:
+            record.update(valid=None, gate_score=None, diagnostics=[], judgements=[])
+        record["similarity"] = sims.get(case.id)
+        if case.id in ppl:
+            record["perplexity_claim"], record["perplexity_rewrite"] = ppl[case.id]
+        record["similar"] = _similar(record, config)
+        record["fluent"] = _fluent(record, config)
+        records.append(record)
+    return summarise(records, config, similarity is not None, perplexity is not None), records
+
+
+def _similar(record: dict, config: MetricsConfig) -> bool | None:
+    value = record.get("similarity")
+    return None if value is None else value >= config.similarity_threshold
+
+
+def _fluent(record: dict, config: MetricsConfig) -> bool | None:
+    if "perplexity_rewrite" not in record:
+        return None
+    if config.perplexity_threshold is not None:
+        return record["perplexity_rewrite"] <= config.perplexity_threshold
+    return record["perplexity_rewrite"] <= config.perplexity_ratio * record["perplexity_claim"]
+
+
+def summarise(records: list[dict], config: MetricsConfig, with_similarity: bool = True,
+              with_perplexity: bool = True) -> dict:
+    n = len(records)
+    flips = [r for r in records if r["flip"]]
+
+    def rate(count: int) -> float | None:
+        return count / n if n else None
+
+    summary = {"claims": n, "rewritten": sum(r["rewrite"] is not None for r in records), "flips": len(flips),
+               "ASR": rate(len(flips)), "VASR": rate(sum(bool(r["valid"]) for r in flips)),
+               "S-ASR": rate(sum(bool(r["similar"]) for r in flips)) if with_similarity else None,
+               "P-ASR": rate(sum(bool(r["fluent"]) for r in flips)) if with_perplexity else None,
+               "similarity_threshold": config.similarity_threshold,
+               "perplexity_rule": (f"<= {config.perplexity_threshold}" if config.perplexity_threshold is not None
+                                   else f"<= {config.perplexity_ratio} x claim perplexity")}
+    summary["diagnostics"] = diagnostic_breakdown(flips)
+    return summary
+
+
+def diagnostic_breakdown(flips: list[dict]) -> dict:
+    """Share of successful attacks (flips) that are invalid, and that carry each diagnostic."""
+    n = len(flips)
+    counts = Counter()
+    for record in flips:
+        for kind in {d["kind"] for d in record["diagnostics"]}:
+            counts[kind] += 1
+    out = {"flips": n, "invalid": (sum(not r["valid"] for r in flips) / n) if n else None}
+    out.update({kind: (counts[kind] / n if n else None) for kind in DIAGNOSTICS})
+    return out
+
+
+def surface_proxies(records: list[dict], config: MetricsConfig | None = None) -> dict:
+    """How the surface proxies (S-ASR, P-ASR) disagree with the gate on successful attacks."""
+    config = config or MetricsConfig()
+    flips = [r for r in records if r["flip"]]
+    out: dict[str, Any] = {"flips": len(flips)}
+    for name, key in (("similarity", "similar"), ("perplexity", "fluent")):
+        judged = [r for r in flips if r[key] is not None]
+        passing = [r for r in judged if r[key]]
+        out[f"{name}: pass"] = len(passing)
+        out[f"{name}: pass but invalid"] = sum(not r["valid"] for r in passing)
+        out[f"{name}: fail but valid"] = sum(r["valid"] and not r[key] for r in judged)
+    for validity in (True, False):
+        group = [r for r in flips if r["valid"] is validity and r["similarity"] is not None]
+        label = "valid" if validity else "invalid"
+        out[f"mean similarity ({label})"] = float(np.mean([r["similarity"] for r in group])) if group else None
+        group = [r for r in flips if r["valid"] is validity and "perplexity_rewrite" in r]
+        out[f"mean perplexity ratio ({label})"] = float(np.mean(
+            [r["perplexity_rewrite"] / r["perplexity_claim"] for r in group])) if group else None
+    return out
+
+
+def make_cases(claims: Sequence[Any], rewriter: Any, family: str,
+               progress: bool = False) -> list[RewriteCase]:
+    """Rewrite every claim (objects with id, claim, evidence) with one family."""
+    iterator = claims
+    if progress:
+        from tqdm.auto import tqdm
+
+        iterator = tqdm(claims, desc=f"rewrite ({family})")
+    cases = []
+    for item in iterator:
+        try:
+            rewrite = rewriter.rewrite(item.claim, item.evidence, family)
+        except Exception as error:  # name the claim and family, keep the cause
+            raise RuntimeError(f"claim {item.id}: rewriting with {family} failed: {error}") from error
+        cases.append(RewriteCase(str(item.id), item.claim, item.evidence, rewrite, family))
+    return cases

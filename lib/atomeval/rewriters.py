@@ -1,0 +1,179 @@
+"""Claim rewriters for the five attack families (the evidence stays fixed).
+
+Families (AtomEval's taxonomy): ``colloquial`` (Colloquial/Lexical), ``deseption`` (DeSePtion-style
+multi-proposition claims), ``factmix`` (GEM-style FactMix: facts mixed in from the evidence),
+``omission`` (Omission-style: content left out) and ``advadd`` (AdvAdd: unverifiable content added).
+
+:class:`RuleRewriter` is deterministic and offline (spaCy + WordNet): one transformation per family,
+so the families' characteristic effects on validity can be measured without any LLM.
+:class:`LLMRewriter` sends a shared system instruction, the family's instruction, the claim and the
+evidence to a chat client.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any
+
+from atomeval.llm import ChatClient
+
+FAMILIES = ("colloquial", "deseption", "factmix", "omission", "advadd")
+FAMILY_NAMES = {"colloquial": "Colloquial/Lexical", "deseption": "DeSePtion-style",
+                "factmix": "GEM-style FactMix", "omission": "Omission-style", "advadd": "AdvAdd"}
+
+SYSTEM_INSTRUCTION = (
+    "You rewrite a claim so that an automatic fact-checker that reads the claim together with a fixed "
+    "evidence sentence changes its verdict. Keep the rewrite fluent and about the same subject. "
+    "Answer with the rewritten claim only, on one line, without quotes or explanations.")
+FAMILY_INSTRUCTIONS = {
+    "colloquial": "Paraphrase the claim in a casual, conversational register, replacing words with "
+                  "synonyms and informal expressions.",
+    "deseption": "Make the claim harder to verify by combining it with a second proposition, for example "
+                 "a related fact, a temporal relation or an ambiguous reference to the entity.",
+    "factmix": "Mix in facts from the evidence: replace or combine details of the claim with entities, "
+               "dates or numbers that appear in the evidence.",
+    "omission": "Leave out details of the claim (qualifiers, dates, places, restrictions) so that it says "
+                "less.",
+    "advadd": "Add extra content (a clause, a source, a detail) that the evidence does not mention.",
+}
+
+SCOPE_WORDS = ("only", "solely", "exclusively", "ever", "just", "merely", "entirely", "purely")
+UNVERIFIABLE_ADDITIONS = (
+    ", according to several people who asked not to be named",
+    ", as many fans on social media have pointed out",
+    ", which was discussed in a 2019 podcast episode",
+    ", as a local newspaper reported at the time",
+)
+_PTB = re.compile(r"-LRB-.*?-RRB-|-LSB-.*?-RSB-|-LCB-.*?-RCB-")
+
+
+def _stable_index(text: str, n: int) -> int:
+    return int(hashlib.sha256(text.encode("utf-8")).hexdigest(), 16) % n
+
+
+def _strip_final_punct(text: str) -> str:
+    return re.sub(r"\s*[.!?]\s*$", "", text.strip())
+
+
+def _detokenise(words: list[str]) -> str:
+    text = " ".join(w for w in words if w)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+class RuleRewriter:
+    """A deterministic rewrite per family (see the module docstring)."""
+
+    def __init__(self, nlp: Any = None) -> None:
+        if nlp is None:
+            from atomeval.extract_spacy import keep_hyphenated_words
+            from bodega.resources import load_spacy
+
+            nlp = keep_hyphenated_words(load_spacy())
+        self.nlp = nlp
+        self.name = "rules"
+
+    def rewrite(self, claim: str, evidence: str, family: str) -> str | None:
+        """The rewritten claim, or None when the family's transformation does not apply."""
+        if family not in FAMILIES:
+            raise ValueError(f"unknown family {family!r}; choose one of {', '.join(FAMILIES)}")
+        out = getattr(self, f"_{family}")(self.nlp(claim), evidence)
+        return out if out and out.strip() != claim.strip() else None
+
+    def _colloquial(self, doc, evidence: str) -> str | None:
+        from atomeval.lexicon import _synsets
+
+        words = [t.text for t in doc]
+        changed = 0
+        for t in doc:
+            if (changed >= 2 or t.pos_ not in ("NOUN", "ADJ", "VERB") or t.ent_type_ or t.is_stop
+                    or t.text[:1].isupper()):
+                continue
+            pos = {"NOUN": "n", "ADJ": "a", "VERB": "v"}[t.pos_]
+            senses = [s for s in _synsets(t.lemma_.lower()) if s.pos() in (pos, "s" if pos == "a" else pos)]
+            for synset in senses[:1]:  # the most frequent sense only
+                names = [n.replace("_", " ") for n in synset.lemma_names()
+                         if n.lower() != t.lemma_.lower() and "_" not in n]
+                if names:
+                    replacement = names[0]
+                    if t.tag_ in ("VBD", "VBN") and not replacement.endswith("ed"):
+                        break  # keep tense: only base-form swaps for past tenses are unsafe
+                    words[t.i] = replacement
+                    changed += 1
+                    break
+        if not changed:
+            return None
+        text = _detokenise(words)
+        text = re.sub(r"\b(is|was|are|were|does|did|has) not\b", lambda m: m.group(1) + "n't", text)
+        return "Honestly , " + text
+
+    def _deseption(self, doc, evidence: str) -> str | None:
+        ev = self.nlp(_detokenise(_PTB.sub(" ", evidence).split()))
+        sentence = next(iter(ev.sents), None)
+        if sentence is None:
+            return None
+        cut = next((t.i for t in sentence if t.text in (",", ";", "--") and t.i > sentence.root.i), sentence.end)
+        core = _strip_final_punct(ev[sentence.start:cut].text)
+        if not core:
+            return None
+        return f"{_strip_final_punct(doc.text)} , and {core} ."
+
+    def _factmix(self, doc, evidence: str) -> str | None:
+        ev = self.nlp(_PTB.sub(" ", evidence))
+        by_label: dict[str, list[str]] = {}
+        for ent in ev.ents:
+            by_label.setdefault(ent.label_, []).append(ent.text)
+        for ent in doc.ents:
+            options = [o for o in by_label.get(ent.label_, []) if o.lower() != ent.text.lower()
+                       and o.lower() not in doc.text.lower()]
+            if ent.start == 0 and ent.label_ in ("PERSON", "ORG", "WORK_OF_ART"):
+                continue  # keep the claim's topic entity; mix the facts stated about it
+            if options:
+                return doc.text[:ent.start_char] + options[0] + doc.text[ent.end_char:]
+        return None
+
+    def _omission(self, doc, evidence: str) -> str | None:
+        drop: set[int] = set()
+        scope = [t for t in doc if t.lower_ in SCOPE_WORDS and t.dep_ in ("advmod", "amod", "npadvmod")]
+        if scope:
+            drop = {scope[0].i}
+        else:
+            root = doc[:].root
+            preps = [c for c in root.children if c.dep_ in ("prep", "npadvmod", "advmod") and c.lower_ != "not"
+                     and c.lower_ != "never" and any(x.ent_type_ or x.like_num for x in c.subtree)]
+            if preps:
+                drop = {t.i for t in preps[-1].subtree}
+            else:
+                adjectives = [t for t in doc if t.dep_ in ("amod", "compound") and t.head.dep_ in (
+                    "attr", "dobj", "pobj") and not t.ent_type_]
+                if adjectives:
+                    drop = {adjectives[0].i}
+        if not drop:
+            return None
+        return _detokenise([t.text for t in doc if t.i not in drop])
+
+    def _advadd(self, doc, evidence: str) -> str | None:
+        addition = UNVERIFIABLE_ADDITIONS[_stable_index(doc.text, len(UNVERIFIABLE_ADDITIONS))]
+        return f"{_strip_final_punct(doc.text)} {addition.strip()} ."
+
+
+class LLMRewriter:
+    """Shared system instruction + family instruction + claim + evidence, through a chat client."""
+
+    def __init__(self, client: ChatClient) -> None:
+        self.client = client
+        self.name = f"llm ({client.name})"
+
+    def messages(self, claim: str, evidence: str, family: str) -> list[dict[str, str]]:
+        if family not in FAMILIES:
+            raise ValueError(f"unknown family {family!r}; choose one of {', '.join(FAMILIES)}")
+        return [{"role": "system", "content": SYSTEM_INSTRUCTION},
+                {"role": "user", "content": f"{FAMILY_INSTRUCTIONS[family]}\n\nEvidence: {evidence}\n"
+                                            f"Claim: {claim}\nRewritten claim:"}]
+
+    def rewrite(self, claim: str, evidence: str, family: str) -> str | None:
+        answer = self.client.complete(self.messages(claim, evidence, family)).strip()
+        lines = [line.strip().strip('"').strip() for line in answer.splitlines() if line.strip()]
+        if not lines:
+            return None
+        text = re.sub(r"^(rewritten claim|claim)\s*:\s*", "", lines[0], flags=re.IGNORECASE)
+        return text or None
