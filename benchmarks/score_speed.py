@@ -1,0 +1,224 @@
+"""Time of segmentation + alignment + character score: our scorer against a plain reference.
+
+The reference follows the definition literally: segment both texts, compare every
+original sentence with every adversarial sentence, normalising both sentences again
+for each pair, keep the first smallest normalised Levenshtein distance, then the
+character score of the whole texts. Ours (bodega.scoring.text) normalises each
+sentence once, reuses the original's segmentation for unchanged lines, looks exact
+matches up in a dictionary and prunes the rest with a length bound and a distance
+cutoff. Both use the same C Levenshtein and the same punkt segmenter; the script
+asserts identical alignments and character scores before printing any time.
+
+Inputs are real texts (PR2 attack sentences, HN by-article attack articles) with a
+simulated attack: a seeded ~3% of words replaced (character swaps or other words
+from the text), and one in four examples gets an extra sentence. The semantic model's
+time is measured separately on the aligned pairs.
+
+    .venv/bin/python benchmarks/score_speed.py [--raw ../shared/data/raw] [--semantic-examples 20]
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import time
+from functools import lru_cache
+from pathlib import Path
+
+import Levenshtein
+import numpy as np
+
+from bodega.scoring.text import (align, character_score, clear_segmenter_memo, normalise,
+                                 normalised_distance, prepare_pair, segment)
+
+_WORD = re.compile(r"\S+")
+
+
+def simulated_attack(text: str, rng: np.random.Generator, rate: float = 0.03) -> str:
+    words = [m.span() for m in _WORD.finditer(text)]
+    if not words:
+        return text
+    vocabulary = [text[a:b] for a, b in words]
+    chosen = set(rng.choice(len(words), size=max(1, round(rate * len(words))), replace=False).tolist())
+    out, last = [], 0
+    for k, (a, b) in enumerate(words):
+        out.append(text[last:a])
+        word = text[a:b]
+        if k in chosen:
+            if len(word) > 3 and rng.random() < 0.5:
+                i = int(rng.integers(1, len(word) - 2))
+                word = word[:i] + word[i + 1] + word[i] + word[i + 2:]
+            else:
+                word = vocabulary[int(rng.integers(len(vocabulary)))]
+        out.append(word)
+        last = b
+    out.append(text[last:])
+    attacked = "".join(out)
+    if rng.random() < 0.25:
+        attacked += " This sentence was added by the attack."
+    return attacked
+
+
+def reference_normalise(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+@lru_cache(maxsize=1)
+def plain_punkt():
+    from bodega.resources import use_nltk_data
+
+    use_nltk_data()
+    from nltk.tokenize import PunktTokenizer
+
+    return PunktTokenizer("english")
+
+
+def reference_segment(task: str, text: str) -> list[str]:
+    """The same segmentation rules with NLTK's punkt as it comes (no memo of decisions)."""
+    if task == "PR2":
+        return [text]
+    if task == "FC":
+        evidence, sep, claim = text.partition(" ~ ")
+        return [evidence, claim] if sep else [text]
+    pieces = [s for line in text.splitlines() if line.strip() for s in plain_punkt().tokenize(line)]
+    return [s for s in pieces if s.strip()] or [text]
+
+
+def reference(task: str, original: str, adversarial: str) -> tuple[list[int], float]:
+    source, target = reference_segment(task, original), reference_segment(task, adversarial)
+    alignment = []
+    for sentence in source:
+        best, best_distance = 0, float("inf")
+        for j, candidate in enumerate(target):
+            a, b = reference_normalise(sentence), reference_normalise(candidate)
+            longest = max(len(a), len(b))
+            distance = Levenshtein.distance(a, b) / longest if longest else 0.0
+            if distance < best_distance:
+                best, best_distance = j, distance
+        alignment.append(best)
+    a, b = reference_normalise(original), reference_normalise(adversarial)
+    longest = max(len(a), len(b))
+    return alignment, 1.0 - (Levenshtein.distance(a, b) / longest if longest else 0.0)
+
+
+def ours(task: str, original: str, adversarial: str) -> tuple[list[int], float]:
+    source, target = prepare_pair(task, original, adversarial)
+    return align(source.normalised, target.normalised), character_score(source, target)
+
+
+def reference_after_segmentation(task: str, source: list[str], target: list[str], original: str,
+                                 adversarial: str) -> tuple[list[int], float]:
+    """The reference's alignment and character score, given its segments."""
+    alignment = []
+    for sentence in source:
+        best, best_distance = 0, float("inf")
+        for j, candidate in enumerate(target):
+            a, b = reference_normalise(sentence), reference_normalise(candidate)
+            longest = max(len(a), len(b))
+            distance = Levenshtein.distance(a, b) / longest if longest else 0.0
+            if distance < best_distance:
+                best, best_distance = j, distance
+        alignment.append(best)
+    a, b = reference_normalise(original), reference_normalise(adversarial)
+    longest = max(len(a), len(b))
+    return alignment, 1.0 - (Levenshtein.distance(a, b) / longest if longest else 0.0)
+
+
+def ours_after_segmentation(task: str, source: list[str], target: list[str], original: str,
+                            adversarial: str) -> tuple[list[int], float]:
+    """Our alignment and character score, given the segments (normalising each once)."""
+    a, b = [normalise(s) for s in source], [normalise(s) for s in target]
+    return align(a, b), 1.0 - normalised_distance(normalise(original), normalise(adversarial))
+
+
+def timed(function, task, pairs) -> tuple[list, float]:
+    """Mean seconds per example; the punkt memo starts empty, as in a fresh scoring run."""
+    clear_segmenter_memo()
+    started = time.perf_counter()
+    results = [function(task, *pair) for pair in pairs]
+    return results, (time.perf_counter() - started) / len(pairs)
+
+
+def compare(task: str, pairs: list[tuple[str, str]]) -> dict[str, float]:
+    """Times (ms per example) of both pipelines and of their parts; asserts identical results."""
+    fast, fast_time = timed(ours, task, pairs)
+    slow, slow_time = timed(reference, task, pairs)
+    for k, (got, expected) in enumerate(zip(fast, slow)):
+        if got != expected:
+            raise AssertionError(f"{task} example {k}: ours {got} != reference {expected}")
+    segments = [(reference_segment(task, o), reference_segment(task, a), o, a) for o, a in pairs]
+    slow_align = timed(reference_after_segmentation, task, segments)
+    fast_align = timed(ours_after_segmentation, task, segments)
+    if slow_align[0] != fast_align[0] or slow_align[0] != slow:
+        raise AssertionError(f"{task}: alignment given the segments differs")
+    return {"reference": slow_time * 1000, "ours": fast_time * 1000,
+            "reference_align": slow_align[1] * 1000, "ours_align": fast_align[1] * 1000,
+            "reference_segment": timed(lambda t, o, a: (reference_segment(t, o), reference_segment(t, a)),
+                                       task, pairs)[1] * 1000,
+            "ours_segment": timed(lambda t, o, a: prepare_pair(t, o, a), task, pairs)[1] * 1000}
+
+
+def load(task: str, raw: Path) -> list[str]:
+    if task == "PR2":
+        from bodega.data.converters.pr2 import convert
+
+        return [e.text for e in convert(raw / "PR2").attack]
+    from bodega.data.converters.hn import convert_byarticle
+
+    return [e.text for e in convert_byarticle(raw / "HN" / "byarticle").attack]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--raw", default="../shared/data/raw")
+    parser.add_argument("--semantic-examples", type=int, default=20,
+                        help="examples per task for the semantic model's time (0 = skip)")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    segment("HN", "Warm up. The segmenter.")
+    reference_segment("HN", "Warm up. The segmenter.")
+    for task in ("PR2", "HN"):
+        texts = load(task, Path(args.raw))
+        rng = np.random.default_rng(args.seed)
+        pairs = [(t, simulated_attack(t, rng)) for t in texts]
+        sentences = np.array([len(reference_segment(task, t)) for t in texts])
+        times = compare(task, pairs)
+        print(f"{task}: {len(pairs)} examples, {np.mean([len(t) for t in texts]):.0f} characters and "
+              f"{sentences.mean():.1f} sentences on average; identical alignments and character scores")
+        _report(times)
+        if task == "HN":
+            edges = np.quantile(sentences, [0, 0.25, 0.5, 0.75, 1.0])
+            for q in range(4):
+                inside = (sentences >= edges[q]) & ((sentences < edges[q + 1]) | (q == 3))
+                chosen = [p for p, keep in zip(pairs, inside) if keep]
+                print(f" quartile {q + 1} ({int(edges[q])}-{int(edges[q + 1])} sentences, "
+                      f"{len(chosen)} articles):")
+                _report(compare(task, chosen))
+        if args.semantic_examples:
+            _semantic_time(task, pairs[:args.semantic_examples])
+    return 0
+
+
+def _report(times: dict[str, float]) -> None:
+    for part, label in (("", "segmentation + alignment + character"), ("_segment", "segmentation only"),
+                        ("_align", "alignment + character only")):
+        slow, fast = times["reference" + part], times["ours" + part]
+        print(f"  {label:38s} reference {slow:8.3f} ms  ours {fast:8.3f} ms  ratio {slow / fast:5.1f}x")
+
+
+def _semantic_time(task: str, pairs: list[tuple[str, str]]) -> None:
+    import torch
+
+    from bodega.scoring import load_semantic_model, score_examples
+
+    torch.set_num_threads(1)
+    model = load_semantic_model("cpu")
+    started = time.perf_counter()
+    score_examples(task, [o for o, _ in pairs], [a for _, a in pairs], [True] * len(pairs), model)
+    seconds = time.perf_counter() - started
+    print(f"  semantic model ({model.name}, 1 thread): {seconds / len(pairs) * 1000:.1f} ms/example "
+          f"over {len(pairs)} examples")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,40 @@
+"""``bodega score-agreement``: the human-agreement table of the candidate semantic scores."""
+from __future__ import annotations
+
+import argparse
+
+DEFAULT_CSV = "../shared/data/human/incrediblae_fc_meaning_dev.csv"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "score-agreement", help="ROC AUC of candidate semantic scores against human meaning judgments")
+    parser.add_argument("--human", default=DEFAULT_CSV, help="InCrediblAE meaning-judgment CSV")
+    parser.add_argument("--out", default="book/data/semantic_agreement.csv", help="CSV table to write")
+    parser.add_argument("--candidates", default=None,
+                        help="comma-separated semantic model names (default: every offline candidate)")
+    parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the intervals")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
+    parser.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    import torch
+
+    from bodega.scoring.agreement import (DEFAULT_CANDIDATES, evaluate, format_markdown,
+                                          read_human_pairs, write_table)
+    from bodega.scoring.semantic import CPU_DEFAULT, BERTSCORE_LAYER
+
+    torch.set_num_threads(args.threads)
+    candidates = args.candidates.split(",") if args.candidates else list(DEFAULT_CANDIDATES)
+    pairs = read_human_pairs(args.human)
+    rows = evaluate(pairs, candidates, n_boot=args.bootstrap, seed=args.seed)
+    write_table(rows, args.out, {"human": str(args.human), "n_pairs": len(pairs.labels),
+                                 "label_counts": {str(k): int((pairs.labels == k).sum()) for k in (0, 1, 2)},
+                                 "positive": "agreed label 0 (meaning preserved)",
+                                 "bootstrap": args.bootstrap, "seed": args.seed,
+                                 "bertscore_layer": BERTSCORE_LAYER, "cpu_default": CPU_DEFAULT})
+    print(format_markdown(rows))
+    print(f"wrote {args.out}")
+    return 0

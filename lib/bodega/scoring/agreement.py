@@ -1,0 +1,137 @@
+"""How well each candidate semantic score agrees with people on meaning preservation.
+
+Data: InCrediblAE FC pairs judged by 2-3 annotators (0 preserves the meaning, 1 changes
+it, 2 makes no sense; ``agreed_labels`` = majority). For each candidate the pairs go
+through the real scorer (:func:`bodega.scoring.score_examples`, all marked successful),
+and ROC AUC measures how well the example's semantic score, and the full BODEGA
+product semantic x character, rank label-0 pairs above label-1/2 pairs. Intervals are
+percentile bootstrap over pairs (paired across candidates: the same resamples).
+"""
+from __future__ import annotations
+
+import logging
+import os
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+DEFAULT_CANDIDATES = ("character", "character-folded", "sbert-cosine", "bertscore-f1",
+                      "sbert-cosine-folded", "bertscore-f1-folded")
+
+
+@dataclass(frozen=True)
+class AgreementRow:
+    candidate: str
+    auc_semantic: float
+    auc_semantic_low: float
+    auc_semantic_high: float
+    auc_bodega: float
+    auc_bodega_low: float
+    auc_bodega_high: float
+    auc_semantic_0_vs_1: float
+    auc_semantic_0_vs_2: float
+    seconds: float
+
+
+@dataclass(frozen=True)
+class HumanPairs:
+    originals: list[str]
+    adversarials: list[str]
+    labels: np.ndarray  # 0 preserves, 1 changes, 2 nonsense
+
+
+def read_human_pairs(path: str | os.PathLike) -> HumanPairs:
+    """The InCrediblAE meaning-judgment CSV; rows without an agreed label are left out (logged)."""
+    import pandas as pd
+
+    frame = pd.read_csv(path)
+    needed = {"original_samples", "adversarial_samples", "agreed_labels"}
+    if not needed <= set(frame.columns):
+        raise ValueError(f"{path}: expected columns {sorted(needed)}, found {list(frame.columns)}")
+    unlabelled = frame["agreed_labels"].isna()
+    if unlabelled.any():
+        log.warning("%s: %d rows without agreed_labels left out", path, int(unlabelled.sum()))
+    frame = frame[~unlabelled]
+    return HumanPairs(frame["original_samples"].astype(str).tolist(),
+                      frame["adversarial_samples"].astype(str).tolist(),
+                      frame["agreed_labels"].astype(int).to_numpy())
+
+
+def auc(positive: np.ndarray, score: np.ndarray) -> float:
+    """ROC AUC of ``score`` for the binary ``positive`` (ties count one half)."""
+    from scipy.stats import rankdata
+
+    positive = np.asarray(positive, dtype=bool)
+    n_pos, n_neg = positive.sum(), (~positive).sum()
+    if n_pos == 0 or n_neg == 0:
+        return float("nan")
+    ranks = rankdata(score)
+    return float((ranks[positive].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
+def bootstrap_interval(positive: np.ndarray, score: np.ndarray, resamples: np.ndarray,
+                       level: float = 0.95) -> tuple[float, float]:
+    values = np.array([auc(positive[idx], score[idx]) for idx in resamples])
+    values = values[~np.isnan(values)]
+    tail = (1 - level) / 2 * 100
+    return float(np.percentile(values, tail)), float(np.percentile(values, 100 - tail))
+
+
+def evaluate(pairs: HumanPairs, candidates: Sequence[str] = DEFAULT_CANDIDATES, n_boot: int = 1000,
+             seed: int = 0, task: str = "FC") -> list[AgreementRow]:
+    """One row per candidate: AUCs of the semantic score and of the BODEGA product, with intervals."""
+    from bodega.resources import resolve
+    from bodega.scoring.core import score_examples
+    from bodega.scoring.semantic import Encoder, build_semantic_model
+
+    positive = pairs.labels == 0
+    rng = np.random.default_rng(seed)
+    resamples = rng.integers(0, len(positive), size=(n_boot, len(positive)))
+    keep01, keep02 = pairs.labels != 2, pairs.labels != 1
+    encoder = None
+    rows = []
+    for name in candidates:
+        if encoder is None and not name.startswith(("character", "bleurt")):
+            encoder = Encoder(resolve("minilm").path)
+        started = time.perf_counter()
+        model = build_semantic_model(name, encoder=encoder)
+        scores = score_examples(task, pairs.originals, pairs.adversarials, [True] * len(positive), model)
+        seconds = time.perf_counter() - started
+        semantic = np.array([s.semantic for s in scores])
+        product = np.array([s.bodega for s in scores])
+        rows.append(AgreementRow(
+            name,
+            auc(positive, semantic), *bootstrap_interval(positive, semantic, resamples),
+            auc(positive, product), *bootstrap_interval(positive, product, resamples),
+            auc(positive[keep01], semantic[keep01]), auc(positive[keep02], semantic[keep02]),
+            seconds))
+        log.info("%s: AUC semantic %.3f, BODEGA %.3f (%.1f s)", name, rows[-1].auc_semantic,
+                 rows[-1].auc_bodega, seconds)
+    return rows
+
+
+def write_table(rows: Sequence[AgreementRow], path: str | os.PathLike, meta: dict) -> None:
+    """CSV table plus a JSON twin carrying how it was made."""
+    import pandas as pd
+
+    from bodega.io import atomic_write_json, atomic_write_text
+
+    path = Path(path)
+    frame = pd.DataFrame([asdict(r) for r in rows])
+    atomic_write_text(path, frame.to_csv(index=False, float_format="%.4f"))
+    atomic_write_json(path.with_suffix(".json"), {**meta, "rows": [asdict(r) for r in rows]})
+
+
+def format_markdown(rows: Sequence[AgreementRow]) -> str:
+    lines = ["| candidate | AUC semantic [95% CI] | AUC BODEGA product [95% CI] | 0 vs 1 | 0 vs 2 |",
+             "|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r.candidate} | {r.auc_semantic:.3f} [{r.auc_semantic_low:.3f}, "
+                     f"{r.auc_semantic_high:.3f}] | {r.auc_bodega:.3f} [{r.auc_bodega_low:.3f}, "
+                     f"{r.auc_bodega_high:.3f}] | {r.auc_semantic_0_vs_1:.3f} | {r.auc_semantic_0_vs_2:.3f} |")
+    return "\n".join(lines)

@@ -1,0 +1,129 @@
+"""The BODEGA score of adversarial examples, per example and aggregated.
+
+Per example: 0 unless an adversarial text exists and the decision changed; then
+semantic x character. The semantic part is the mean, over the original's sentences,
+of the semantic model's score for (original sentence, aligned adversarial sentence),
+each clipped to [0, 1]. A sentence aligned to an empty adversarial sentence scores 0
+without asking the model (an empty text keeps no meaning). All pairs of all examples
+go to the model in one call, so it can batch them.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Sequence
+
+import numpy as np
+
+from bodega.scoring.semantic import SemanticModel
+from bodega.scoring.text import align, character_score, prepare_pair
+
+
+@dataclass(frozen=True)
+class ExampleScore:
+    success: bool
+    semantic: float | None
+    character: float | None
+    bodega: float
+
+
+def score_examples(task: str, originals: Sequence[str], adversarials: Sequence[str | None],
+                   successes: Sequence[bool], semantic: SemanticModel) -> list[ExampleScore]:
+    """Score every example; semantic and character are computed for successful ones only."""
+    if not len(originals) == len(adversarials) == len(successes):
+        raise ValueError(f"originals ({len(originals)}), adversarials ({len(adversarials)}) and "
+                         f"successes ({len(successes)}) must have the same length")
+    pairs: list[tuple[str, str]] = []
+    spans: dict[int, tuple[int, int]] = {}
+    fixed: dict[int, float] = {}  # index into pairs -> score decided without the model
+    characters: dict[int, float] = {}
+    for i, (original, adversarial, success) in enumerate(zip(originals, adversarials, successes)):
+        if not success:
+            continue
+        if adversarial is None:
+            raise ValueError(f"example {i}: marked successful but has no adversarial text; "
+                             "set success to false or supply the text")
+        source, target = prepare_pair(task, original, adversarial)
+        start = len(pairs)
+        alignment = align(source.normalised, target.normalised)
+        for sentence, normalised, j in zip(source.segments, source.normalised, alignment):
+            if not target.normalised[j]:
+                fixed[len(pairs)] = 0.0 if normalised else 1.0
+            pairs.append((sentence, target.segments[j]))
+        spans[i] = (start, len(pairs))
+        characters[i] = character_score(source, target)
+    to_model = [k for k in range(len(pairs)) if k not in fixed]
+    values = np.zeros(len(pairs))
+    if to_model:
+        values[to_model] = np.asarray(semantic.score([pairs[k] for k in to_model]), dtype=np.float64)
+    for k, value in fixed.items():
+        values[k] = value
+    values = np.clip(values, 0.0, 1.0)
+    scores = []
+    for i, success in enumerate(successes):
+        if i not in spans:
+            scores.append(ExampleScore(bool(success), None, None, 0.0))
+            continue
+        start, end = spans[i]
+        sem = float(values[start:end].mean())
+        scores.append(ExampleScore(True, sem, characters[i], sem * characters[i]))
+    return scores
+
+
+@dataclass(frozen=True)
+class Summary:
+    """BODEGA's aggregate figures. Semantic and character are means over successes (None if none)."""
+
+    subset_size: int
+    success_score: float
+    semantic_score: float | None
+    character_score: float | None
+    bodega_score: float
+    queries_per_example: float
+    total_attack_time: float
+    time_per_example: float
+    total_evaluation_time: float
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def lines(self) -> list[str]:
+        """The nine lines BODEGA prints, with attack and evaluation time kept apart."""
+        def fmt(value: float | None) -> str:
+            return "nan" if value is None or math.isnan(value) else repr(float(value))
+
+        return [
+            f"Subset size: {self.subset_size}",
+            f"Success score: {fmt(self.success_score)}",
+            f"Semantic score: {fmt(self.semantic_score)}",
+            f"Character score: {fmt(self.character_score)}",
+            f"BODEGA score: {fmt(self.bodega_score)}",
+            f"Queries per example: {fmt(self.queries_per_example)}",
+            f"Total attack time: {fmt(self.total_attack_time)}",
+            f"Time per example: {fmt(self.time_per_example)}",
+            f"Total evaluation time: {fmt(self.total_evaluation_time)}",
+        ]
+
+
+def summarise(scores: Sequence[ExampleScore], queries: Sequence[int], attack_seconds: float,
+              scoring_seconds: float) -> Summary:
+    """Aggregate: BODEGA = mean over all examples, confusion = success rate, the rest over successes."""
+    if len(queries) != len(scores):
+        raise ValueError(f"{len(queries)} query counts for {len(scores)} scored examples")
+    n = len(scores)
+    successful = [s for s in scores if s.success]
+
+    def mean(values: list[float]) -> float | None:
+        return float(np.mean(values)) if values else None
+
+    return Summary(
+        subset_size=n,
+        success_score=len(successful) / n if n else 0.0,
+        semantic_score=mean([s.semantic for s in successful if s.semantic is not None]),
+        character_score=mean([s.character for s in successful if s.character is not None]),
+        bodega_score=float(np.mean([s.bodega for s in scores])) if n else 0.0,
+        queries_per_example=float(np.mean(queries)) if n else 0.0,
+        total_attack_time=float(attack_seconds),
+        time_per_example=float(attack_seconds) / n if n else 0.0,
+        total_evaluation_time=float(scoring_seconds),
+    )

@@ -1,0 +1,237 @@
+"""Semantic similarity models: one float per (reference, candidate) sentence pair.
+
+``paper`` uses BLEURT-20 (through ``bleurt-pytorch``) as BODEGA does. BLEURT's
+checkpoints cannot be installed offline, so ``cpu`` uses a default chosen by
+agreement with human judgments of meaning preservation (see the book chapter
+"Measuring meaning preservation" and :mod:`bodega.scoring.agreement`). Every model
+deduplicates its inputs and runs them in batches of similar length; no model is
+called once per pair. torch and transformers are imported only when a model loads.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Protocol, Sequence
+
+import numpy as np
+
+from bodega.scoring.text import normalise, normalised_distance
+
+log = logging.getLogger(__name__)
+
+Pair = tuple[str, str]
+
+
+class SemanticModel(Protocol):
+    """Scores (reference, candidate) pairs; higher = closer in meaning (BODEGA clips to [0, 1])."""
+
+    name: str
+
+    def score(self, pairs: list[Pair]) -> np.ndarray: ...
+
+
+def length_batches(texts: Sequence[str], batch_size: int) -> list[list[int]]:
+    """Indices of ``texts`` grouped into batches of similar length (longest first), to limit padding."""
+    order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+    return [order[start:start + batch_size] for start in range(0, len(order), batch_size)]
+
+
+@dataclass
+class CharacterModel:
+    """The character score used as a 'semantic' score: a baseline with no model at all."""
+
+    name: str = "character"
+
+    def score(self, pairs: list[Pair]) -> np.ndarray:
+        return np.array([1.0 - normalised_distance(normalise(a), normalise(b)) for a, b in pairs],
+                        dtype=np.float64)
+
+
+@dataclass
+class Encoder:
+    """A transformers encoder (BERT class) giving token states of one layer for unique texts."""
+
+    path: Path
+    batch_size: int = 64
+    max_length: int = 256
+    _tokenizer: object = field(default=None, repr=False)
+    _model: object = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        from transformers import AutoModel, AutoTokenizer
+
+        self._tokenizer = AutoTokenizer.from_pretrained(str(self.path))
+        self._model = AutoModel.from_pretrained(str(self.path)).eval()
+
+    def token_states(self, texts: Sequence[str], layer: int) -> list[np.ndarray]:
+        """Per text, an array (tokens, hidden) of layer ``layer`` (0 = embeddings), special tokens kept."""
+        import torch
+
+        out: list[np.ndarray | None] = [None] * len(texts)
+        with torch.inference_mode():
+            for batch in length_batches(texts, self.batch_size):
+                encoded = self._tokenizer([texts[i] for i in batch], padding=True, truncation=True,
+                                          max_length=self.max_length, return_tensors="pt")
+                hidden = self._model(**encoded, output_hidden_states=True).hidden_states[layer]
+                lengths = encoded["attention_mask"].sum(dim=1).tolist()
+                for row, i in enumerate(batch):
+                    out[i] = hidden[row, :lengths[row]].float().numpy()
+        return out  # type: ignore[return-value]
+
+
+def _unique(pairs: list[Pair]) -> tuple[list[str], list[tuple[int, int]]]:
+    """Distinct texts of all pairs and each pair as indices into them."""
+    index: dict[str, int] = {}
+    for a, b in pairs:
+        index.setdefault(a, len(index))
+        index.setdefault(b, len(index))
+    return list(index), [(index[a], index[b]) for a, b in pairs]
+
+
+@dataclass
+class SbertCosine:
+    """Cosine of mean-pooled last-layer states (the Sentence-BERT recipe of all-MiniLM-L6-v2)."""
+
+    encoder: Encoder
+    preprocess: Callable[[str], str] | None = None
+    name: str = "sbert-cosine"
+
+    def score(self, pairs: list[Pair]) -> np.ndarray:
+        if not pairs:
+            return np.zeros(0)
+        texts, index = _unique(pairs)
+        if self.preprocess is not None:
+            texts = [self.preprocess(t) for t in texts]
+        states = self.encoder.token_states(texts, layer=-1)
+        vectors = np.stack([s.mean(axis=0) for s in states])
+        vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+        a, b = (np.array(side) for side in zip(*index))
+        return np.einsum("ij,ij->i", vectors[a], vectors[b]).astype(np.float64)
+
+
+@dataclass
+class BertScoreF1:
+    """BERTScore-style F1: greedy cosine matching of contextual token states, [CLS]/[SEP] excluded."""
+
+    encoder: Encoder
+    layer: int = 4
+    preprocess: Callable[[str], str] | None = None
+    name: str = "bertscore-f1"
+
+    def score(self, pairs: list[Pair]) -> np.ndarray:
+        if not pairs:
+            return np.zeros(0)
+        texts, index = _unique(pairs)
+        if self.preprocess is not None:
+            texts = [self.preprocess(t) for t in texts]
+        states = [s[1:-1] for s in self.encoder.token_states(texts, layer=self.layer)]
+        states = [s / np.maximum(np.linalg.norm(s, axis=1, keepdims=True), 1e-12) for s in states]
+        scores = np.empty(len(index))
+        for k, (i, j) in enumerate(index):
+            scores[k] = _greedy_f1(states[i], states[j])
+        return scores
+
+
+def _greedy_f1(reference: np.ndarray, candidate: np.ndarray) -> float:
+    if len(reference) == 0 or len(candidate) == 0:
+        return 1.0 if len(reference) == len(candidate) else 0.0
+    similarity = reference @ candidate.T
+    recall = similarity.max(axis=1).mean()
+    precision = similarity.max(axis=0).mean()
+    return float(2 * precision * recall / (precision + recall)) if precision + recall > 0 else 0.0
+
+
+@dataclass
+class Bleurt:
+    """BLEURT (e.g. BLEURT-20) through bleurt-pytorch: a regression head over (reference, candidate)."""
+
+    path: Path | str
+    batch_size: int = 16
+    max_length: int = 512
+    name: str = "bleurt"
+    _tokenizer: object = field(default=None, repr=False)
+    _model: object = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        from bleurt_pytorch import BleurtForSequenceClassification, BleurtTokenizer
+
+        self._tokenizer = BleurtTokenizer.from_pretrained(str(self.path))
+        self._model = BleurtForSequenceClassification.from_pretrained(str(self.path)).eval()
+
+    def score(self, pairs: list[Pair]) -> np.ndarray:
+        import torch
+
+        unique = list(dict.fromkeys(pairs))
+        values: dict[Pair, float] = {}
+        joined = [a + b for a, b in unique]
+        with torch.inference_mode():
+            for batch in length_batches(joined, self.batch_size):
+                refs = [unique[i][0] for i in batch]
+                cands = [unique[i][1] for i in batch]
+                encoded = self._tokenizer(refs, cands, padding="longest", truncation=True,
+                                          max_length=self.max_length, return_tensors="pt")
+                logits = self._model(**encoded).logits.flatten().float().tolist()
+                values.update({unique[i]: v for i, v in zip(batch, logits)})
+        return np.array([values[p] for p in pairs], dtype=np.float64)
+
+
+CPU_DEFAULT = "sbert-cosine-folded"
+"""The ``cpu`` profile's semantic model, chosen by agreement with people (book: meaning.md)."""
+
+BERTSCORE_LAYER = 5
+"""MiniLM-L6 layer for BERTScore: the second-to-last, as BERTScore's authors chose for 6-layer DistilBERT."""
+
+MODEL_NAMES = ("character", "character-folded", "sbert-cosine", "sbert-cosine-folded",
+               "bertscore-f1", "bertscore-f1-folded", "bleurt-20")
+
+
+def build_semantic_model(name: str, *, encoder: Encoder | None = None, path: str | Path | None = None,
+                         allow_hub: bool = False) -> SemanticModel:
+    """A semantic model by name; ``encoder`` lets several MiniLM-based models share one load."""
+    from bodega.resources import resolve
+    from bodega.scoring.confusables import fold_confusables
+
+    if name not in MODEL_NAMES:
+        raise KeyError(f"unknown semantic model {name!r}; choose one of {', '.join(MODEL_NAMES)}")
+    folded = name.endswith("-folded")
+    preprocess = fold_confusables if folded else None
+    if name.startswith("character"):
+        return FoldedCharacterModel(name) if folded else CharacterModel()
+    if name == "bleurt-20":
+        location = resolve("bleurt-20", allow_hub=allow_hub, path=path).location
+        return Bleurt(location, name=name)
+    if encoder is None:
+        encoder = Encoder(resolve("minilm", path=path).path)
+    if name.startswith("sbert-cosine"):
+        return SbertCosine(encoder, preprocess=preprocess, name=name)
+    return BertScoreF1(encoder, layer=BERTSCORE_LAYER, preprocess=preprocess, name=name)
+
+
+@dataclass
+class FoldedCharacterModel:
+    """The character score after homoglyph folding: a model-free baseline for the folded encoders."""
+
+    name: str = "character-folded"
+
+    def score(self, pairs: list[Pair]) -> np.ndarray:
+        from bodega.scoring.confusables import fold_confusables
+
+        return CharacterModel().score([(fold_confusables(a), fold_confusables(b)) for a, b in pairs])
+
+
+def semantic_model_name(profile: str = "cpu") -> str:
+    """Which semantic model a profile uses."""
+    from bodega.profiles import get_profile
+
+    role = get_profile(profile).models["semantic"]
+    return CPU_DEFAULT if role == "cpu-default" else str(role)
+
+
+def load_semantic_model(profile: str = "cpu", name: str | None = None,
+                        path: str | Path | None = None) -> SemanticModel:
+    """The semantic model of a profile (``paper``: BLEURT-20; ``cpu``/``smoke``: the chosen default)."""
+    from bodega.profiles import get_profile
+
+    chosen = name or semantic_model_name(profile)
+    return build_semantic_model(chosen, path=path, allow_hub=get_profile(profile).allow_hub)

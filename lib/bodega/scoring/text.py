@@ -1,0 +1,213 @@
+"""Segmentation, normalisation, sentence alignment and the character score.
+
+BODEGA compares texts after lower-casing and collapsing whitespace; the character
+score is one minus the Levenshtein distance over the longer length. Each original
+sentence is aligned to the adversarial sentence at the smallest normalised
+distance (first on ties). Here every sentence is normalised once, exact matches are
+found by a dictionary lookup and other pairs are pruned with a length bound and a
+distance cutoff, which gives the same alignment as comparing every pair.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import Levenshtein
+
+from bodega.tasks import PAIR_SEPARATOR, get_task
+
+_SPACE = re.compile(r"\s+")
+
+
+def normalise(text: str) -> str:
+    """Lower-case and collapse every whitespace run to one space (stripped)."""
+    return _SPACE.sub(" ", text.lower()).strip()
+
+
+def normalised_distance(a: str, b: str) -> float:
+    """Levenshtein distance over the longer length of two already normalised strings.
+
+    The hint (an expected distance) only speeds up the exact computation: attacks
+    change a few percent of a text, so a narrow band usually suffices.
+    """
+    longest = max(len(a), len(b))
+    if longest == 0:
+        return 0.0
+    hint = max(abs(len(a) - len(b)), longest // 20, 1)
+    return Levenshtein.distance(a, b, score_hint=hint) / longest
+
+
+def character_similarity(original: str, adversarial: str) -> float:
+    """BODEGA's character score: 1 - Levenshtein / max length, on normalised text."""
+    return 1.0 - normalised_distance(normalise(original), normalise(adversarial))
+
+
+_SENTBREAK_MEMO_LIMIT = 200_000
+
+
+@lru_cache(maxsize=1)
+def _punkt():
+    """NLTK's English punkt model from the offline data folder (built once).
+
+    Punkt decides each candidate boundary from a short context around it, with a
+    pure function of that context (``text_contains_sentbreak``). An adversarial text
+    repeats almost every context of its original, so the decisions are memoised
+    (bounded): the result is the same, the second text costs a fraction.
+    """
+    from bodega.resources import use_nltk_data
+
+    use_nltk_data()
+    from nltk.tokenize import PunktTokenizer
+
+    class MemoPunkt(PunktTokenizer):
+        def __init__(self) -> None:
+            super().__init__("english")
+            self._sentbreak: dict[str, bool] = {}
+
+        def text_contains_sentbreak(self, text: str) -> bool:
+            found = self._sentbreak.get(text)
+            if found is None:
+                if len(self._sentbreak) >= _SENTBREAK_MEMO_LIMIT:
+                    self._sentbreak.clear()
+                found = self._sentbreak[text] = bool(super().text_contains_sentbreak(text))
+            return found
+
+    return MemoPunkt()
+
+
+def clear_segmenter_memo() -> None:
+    """Forget memoised punkt decisions (for fair timings; results never depend on the memo)."""
+    if _punkt.cache_info().currsize:
+        _punkt()._sentbreak.clear()
+
+
+def split_sentences(text: str, memo: dict[str, list[str]] | None = None) -> list[str]:
+    """Sentences of a multi-sentence text: lines first, then NLTK punkt within each line.
+
+    BODEGA used the LAMBO segmenter, whose model is not installable offline; punkt is
+    the documented substitute. Empty pieces are dropped; a text with no sentence
+    gives one (possibly empty) segment so that every text has at least one. ``memo``
+    maps a line to its sentences: an attack leaves most lines of an article unchanged,
+    so the adversarial text reuses the original's segmentation of those lines.
+    """
+    tokenizer = _punkt()
+    memo = {} if memo is None else memo
+    sentences = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        pieces = memo.get(line)
+        if pieces is None:
+            pieces = memo[line] = [s for s in tokenizer.tokenize(line) if s.strip()]
+        sentences.extend(pieces)
+    return sentences or [text]
+
+
+def segment(task: str, text: str, memo: dict[str, list[str]] | None = None) -> list[str]:
+    """The units the semantic score averages over: PR2 whole, FC evidence and claim, HN/RD sentences."""
+    mode = get_task(task).segmentation
+    if mode == "whole":
+        return [text]
+    if mode == "pair":
+        evidence, sep, claim = text.partition(PAIR_SEPARATOR)
+        return [evidence, claim] if sep else [text]
+    return split_sentences(text, memo)
+
+
+def align(original: list[str], adversarial: list[str]) -> list[int]:
+    """For each normalised original sentence, the index of the closest normalised adversarial one.
+
+    Closest = smallest Levenshtein distance over the longer length; the first index wins
+    ties. Equivalent to comparing every pair, but exact matches are a dictionary lookup;
+    otherwise the sentence after the previous match is tried first (attacks keep the
+    order), which gives a tight bound, so a length-difference lower bound skips most
+    other pairs and the C distance stops early once a pair cannot win.
+    """
+    if not adversarial:
+        raise ValueError("cannot align to an empty list of adversarial sentences")
+    if len(adversarial) == 1:
+        return [0] * len(original)
+    first_index: dict[str, int] = {}
+    for j, sentence in enumerate(adversarial):
+        first_index.setdefault(sentence, j)
+    lengths = [len(s) for s in adversarial]
+    alignment: list[int] = []
+    for sentence in original:
+        exact = first_index.get(sentence)
+        if exact is None:
+            hint = min(alignment[-1] + 1, len(adversarial) - 1) if alignment else 0
+            exact = _closest(sentence, adversarial, lengths, hint)
+        alignment.append(exact)
+    return alignment
+
+
+def _closest(sentence: str, candidates: list[str], lengths: list[int], hint: int) -> int:
+    """First index of the smallest distance / longest length, exactly, in integer arithmetic."""
+    n = len(sentence)
+    # The best so far is the ratio num / den at index best; start from the hinted candidate.
+    best, den = hint, max(n, lengths[hint])
+    if den == 0:
+        return _first_empty(lengths)
+    num = Levenshtein.distance(sentence, candidates[hint])
+    for j, candidate in enumerate(candidates):
+        if j == hint:
+            continue
+        longest = max(n, lengths[j])
+        if longest == 0:  # both empty: distance 0
+            if num > 0 or j < best:
+                best, num, den = j, 0, 1
+            continue
+        # j wins with ratio d / longest if it is smaller, or equal and j comes first.
+        earlier = j < best
+        limit = num * longest  # compare d * den with limit
+        lower = abs(n - lengths[j])
+        if lower * den > limit or (lower * den == limit and not earlier):
+            continue
+        cutoff = limit // den if earlier else -(-limit // den) - 1
+        distance = Levenshtein.distance(sentence, candidate, score_cutoff=cutoff)
+        if distance > cutoff:
+            continue
+        if distance * den < limit or (distance * den == limit and earlier):
+            best, num, den = j, distance, longest
+    return best
+
+
+def _first_empty(lengths: list[int]) -> int:
+    return lengths.index(0)
+
+
+@dataclass(frozen=True)
+class AlignedText:
+    """A text's segments (raw, for the semantic model), their normalised forms and the whole normalised."""
+
+    segments: list[str]
+    normalised: list[str]
+    whole: str
+
+
+def prepare(task: str, text: str, memo: dict[str, list[str]] | None = None) -> AlignedText:
+    """Segment once and normalise each segment (and the whole text) once."""
+    segments = segment(task, text, memo)
+    if len(segments) == 1 and segments[0] is text:
+        whole = normalise(text)
+        return AlignedText(segments, [whole], whole)
+    return AlignedText(segments, [normalise(s) for s in segments], normalise(text))
+
+
+def character_score(source: AlignedText, target: AlignedText) -> float:
+    """The character score of two prepared texts (no normalising again)."""
+    return 1.0 - normalised_distance(source.whole, target.whole)
+
+
+def prepare_pair(task: str, original: str, adversarial: str) -> tuple[AlignedText, AlignedText]:
+    """Both texts prepared, the adversarial one reusing the segmentation of unchanged lines."""
+    memo: dict[str, list[str]] = {}
+    return prepare(task, original, memo), prepare(task, adversarial, memo)
+
+
+def align_texts(task: str, original: str, adversarial: str) -> list[tuple[str, str]]:
+    """(original sentence, aligned adversarial sentence) pairs, raw text, in original order."""
+    source, target = prepare_pair(task, original, adversarial)
+    indices = align(source.normalised, target.normalised)
+    return [(s, target.segments[j]) for s, j in zip(source.segments, indices)]
