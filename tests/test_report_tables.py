@@ -26,7 +26,7 @@ def _run(root: Path, task: str, victim: str, attacker: str, scenario: str, bodeg
     summary = {"task": task, "attacker": attacker, "scenario": scenario, "n_examples": 10, "budget": None,
                "seed": 0, "profile": "smoke", "backend": "native", "errors": 0, "bodega_score": bodega,
                "success_score": min(1.0, 2 * bodega), "semantic_score": 0.8, "character_score": 0.9,
-               "queries_per_example": queries, "attack_time": 1.0}
+               "queries_per_example": queries, "total_attack_time": 1.0}
     (folder / "summary.json").write_text(json.dumps(summary))
     (folder / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records or []))
 

@@ -20,7 +20,7 @@ SUMMARY_COLUMNS: dict[str, tuple[str, ...]] = {
     "semantic": ("semantic_score", "semantic"),
     "character": ("character_score", "character"),
     "queries": ("queries_per_example", "queries"),
-    "attack_seconds": ("attack_time", "attack_seconds", "total_attack_time"),
+    "attack_seconds": ("total_attack_time", "attack_seconds"),
 }
 RUN_KEYS = ("task", "attacker", "scenario", "n_examples", "budget", "seed", "profile", "backend", "errors")
 VICTIM_ORDER = ("BiLSTM", "BERT", "GEMMA2B", "GEMMA7B")
