@@ -3,7 +3,10 @@
 #  1. unit and integration tests (tests/) and the stage notebooks (notebooks/) under nbval's lax mode,
 #     which fails on errors and on cells marked NBVAL_CHECK_OUTPUT;
 #  2. the report notebooks (metadata bodega.kind == "report") under strict nbval, output for output
-#     (notebooks/conftest.py picks which notebooks each mode collects).
+#     (notebooks/conftest.py picks which notebooks each mode collects);
+#  3. without extra arguments: the smoke grid end to end (train, attack, score through the stage
+#     notebooks), run twice to check that the second run recomputes nothing, and the report
+#     notebooks rendered on its fresh results.
 # Extra arguments go to pytest in both steps, e.g. `bash scripts/test.sh -k data`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,3 +19,14 @@ rc=0
 .venv/bin/python -m pytest -q --nbval "${sanitize[@]}" notebooks "$@" || rc=$?
 # 5 = nothing collected (no report notebook, or none matching -k): not a failure.
 [ "$rc" -eq 0 ] || [ "$rc" -eq 5 ] || exit "$rc"
+if [ "$#" -eq 0 ]; then
+  smoke=results/smoke-ci
+  .venv/bin/bodega grid run parameters/grid_smoke.yaml --results "$smoke" --generated "$smoke/notebooks" --no-progress
+  .venv/bin/bodega grid run parameters/grid_smoke.yaml --results "$smoke" --generated "$smoke/notebooks" --no-progress \
+    | tee "$smoke/rerun.txt"
+  grep -q " 0 run, " "$smoke/rerun.txt" || { echo "smoke grid rerun recomputed cells" >&2; exit 1; }
+  .venv/bin/papermill notebooks/results.ipynb "$smoke/results.ipynb" --cwd . --no-progress-bar \
+    -p grid_file parameters/grid_smoke.yaml -p results_dir "$smoke" -p data_dir data
+  .venv/bin/papermill notebooks/appendix.ipynb "$smoke/appendix.ipynb" --cwd . --no-progress-bar \
+    -p results_dir "$smoke"
+fi
