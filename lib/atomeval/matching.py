@@ -63,7 +63,7 @@ class MatcherConfig:
     """Parameters of slot matching (all documented in the book's AtomEval chapter)."""
 
     use_wordnet: bool = True
-    typo_max_edits: int = 1      # a rewrite word this many edits from an original word is the same word
+    typo_max_edits: int = 1      # a rewrite word this many edits (OSA) from an original word is the same word
     typo_min_length: int = 5     # ... when both words are at least this long and neither is a number
     nli_threshold: float = 0.5   # entailment probability above which NLI says "asserted"
 
@@ -73,9 +73,10 @@ def content(words: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _edit_distance_at_most(a: str, b: str, limit: int) -> bool:
-    import Levenshtein
+    """Optimal-string-alignment distance: a swap of two adjacent letters is one typo, as in DeepWordBug."""
+    from rapidfuzz.distance import OSA
 
-    return Levenshtein.distance(a, b, score_cutoff=limit) <= limit
+    return OSA.distance(a, b, score_cutoff=limit) <= limit
 
 
 class Matcher:

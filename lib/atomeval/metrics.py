@@ -146,9 +146,8 @@ def diagnostic_breakdown(flips: list[dict]) -> dict:
     return out
 
 
-def surface_proxies(records: list[dict], config: MetricsConfig | None = None) -> dict:
+def surface_proxies(records: list[dict]) -> dict:
     """How the surface proxies (S-ASR, P-ASR) disagree with the gate on successful attacks."""
-    config = config or MetricsConfig()
     flips = [r for r in records if r["flip"]]
     out: dict[str, Any] = {"flips": len(flips)}
     for name, key in (("similarity", "similar"), ("perplexity", "fluent")):

@@ -1,0 +1,114 @@
+"""ASR / VASR / S-ASR / P-ASR on hand-made rewrites with a rule verifier, the rule rewriters, and
+VASR of attack records."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from atomeval.attack_runs import attack_vasr, runs_vasr
+from atomeval.gate import Gate
+from atomeval.metrics import MetricsConfig, RewriteCase, evaluate, surface_proxies
+from atomeval.rewriters import FAMILIES, RuleRewriter
+from bodega.tasks import split_pair
+
+EVIDENCE = "Savages is a 2012 American crime thriller film directed by Oliver Stone ."
+
+
+class KeywordVerifier:
+    """Says 'refuted' (1) unless the claim mentions 'American' or 'film' (a brittle verifier)."""
+
+    name, task, weights_hash = "keyword", "FC", "none"
+
+    def predict(self, texts):
+        return np.array([0 if any(w in split_pair(t)[1] for w in ("American", "film")) else 1 for t in texts])
+
+
+class FixedSimilarity:
+    def __init__(self, values):
+        self.values = values
+
+    def score(self, pairs):
+        return np.array([self.values[b] for _, b in pairs])
+
+
+class LengthPerplexity:
+    def perplexity(self, texts):
+        return np.array([float(len(t)) for t in texts])
+
+
+@pytest.fixture(scope="module")
+def gate():
+    from atomeval.extract_spacy import SpacyExtractor
+
+    return Gate(SpacyExtractor())
+
+
+def test_metrics_count_flips_valid_similar_and_fluent(gate):
+    cases = [
+        RewriteCase("1", "Savages is a German movie .", EVIDENCE, "Savages is a German film ."),   # flip, valid
+        RewriteCase("2", "Savages is a German movie .", EVIDENCE, "Savages is an American movie ."),  # flip, drift
+        RewriteCase("3", "Savages is a German movie .", EVIDENCE, "Savages is a German picture ."),  # no flip
+        RewriteCase("4", "Savages is a German movie .", EVIDENCE, None),                             # no rewrite
+        RewriteCase("5", "Savages is an American movie .", EVIDENCE, "Savages is a movie ."),        # not in population
+    ]
+    sims = {"Savages is a German film .": 0.95, "Savages is an American movie .": 0.85,
+            "Savages is a German picture .": 0.9}
+    summary, records = evaluate(cases, KeywordVerifier(), gate, FixedSimilarity(sims), LengthPerplexity(),
+                                MetricsConfig(similarity_threshold=0.9, perplexity_ratio=1.1))
+    assert summary["claims"] == 4 and summary["flips"] == 2
+    assert summary["ASR"] == pytest.approx(0.5)
+    assert summary["VASR"] == pytest.approx(0.25)
+    assert summary["S-ASR"] == pytest.approx(0.25)   # only case 1 reaches 0.9
+    assert summary["P-ASR"] == pytest.approx(0.25)   # 30 > 1.1 x 27 characters: case 2 is not fluent
+    by_id = {r["id"]: r for r in records}
+    assert by_id["1"]["valid"] and not by_id["2"]["valid"]
+    assert any(d["kind"] == "EvDrift" for d in by_id["2"]["diagnostics"])
+    assert summary["diagnostics"]["EvDrift"] == pytest.approx(0.5)
+    assert surface_proxies(records)["similarity: pass but invalid"] == 0
+    _, loose = evaluate(cases, KeywordVerifier(), gate, FixedSimilarity(sims), None,
+                        MetricsConfig(similarity_threshold=0.8))
+    proxies = surface_proxies(loose)
+    assert proxies["similarity: pass but invalid"] == 1 and proxies["perplexity: pass"] == 0
+
+
+def test_rule_rewriters_are_deterministic_and_do_what_their_family_says(gate):
+    rewriter = RuleRewriter()
+    claim = "Savages was exclusively a German film ."
+    outputs = {f: rewriter.rewrite(claim, EVIDENCE, f) for f in FAMILIES}
+    assert outputs == {f: rewriter.rewrite(claim, EVIDENCE, f) for f in FAMILIES}
+    assert outputs["omission"] == "Savages was a German film ."
+    assert gate.judge(claim, outputs["omission"]).has("ScopeLoss")
+    assert "American" in outputs["factmix"] and not gate.judge(claim, outputs["factmix"], EVIDENCE).valid
+    advadd = gate.judge(claim, outputs["advadd"], EVIDENCE)
+    assert advadd.valid and advadd.has("UnverAdd")
+    deseption = gate.judge(claim, outputs["deseption"], EVIDENCE)
+    assert deseption.valid and deseption.has("EvEnt")
+    assert outputs["colloquial"] != claim
+    with pytest.raises(ValueError, match="unknown family"):
+        rewriter.rewrite(claim, EVIDENCE, "poetry")
+
+
+def test_attack_vasr_from_records(gate, tmp_path):
+    ev = "Michigan is a state in the Great Lakes region ."
+    records = [
+        {"id": "a", "original": f"{ev} ~ Michigan is not a U.S. state .",
+         "adversarial": f"{ev} ~ Michigan is not a U.S. sttae .", "success": True},          # typo: valid
+        {"id": "b", "original": f"{ev} ~ Michigan is not a U.S. state .",
+         "adversarial": f"{ev} ~ Michigan is a U.S. state .", "success": True},             # negation dropped
+        {"id": "c", "original": f"{ev} ~ Michigan is not a U.S. state .", "adversarial": None, "success": False},
+        {"id": "d", "original": f"{ev} ~ Michigan is not a U.S. state .",
+         "adversarial": f"Michigan is a city . ~ Michigan is not a U.S. state .", "success": True},  # evidence edited
+    ]
+    summary, judged = attack_vasr(records, gate)
+    assert summary["records"] == 4 and summary["successes"] == 3
+    assert [j["valid"] for j in judged] == [True, False, False]
+    assert summary["VASR"] == pytest.approx(0.25)
+    assert attack_vasr(records, gate, check_evidence=False)[0]["VASR"] == pytest.approx(0.5)
+    run = tmp_path / "FC-BiLSTM-PWWS-U"
+    run.mkdir()
+    (run / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    (run / "summary.json").write_text(json.dumps({"victim": "BiLSTM", "attacker": "PWWS", "scenario": "U"}))
+    (row,) = runs_vasr(tmp_path, gate)
+    assert row["attacker"] == "PWWS" and row["VASR"] == pytest.approx(0.25)
