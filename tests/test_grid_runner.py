@@ -166,3 +166,55 @@ def test_missing_notebook_parameter_fails_before_any_work(grid, tmp_path):
     with pytest.raises(ValueError, match="lacks backend"):
         run_grid(spec, show_progress=False)
     assert _executions(root) == []
+
+
+STOPPABLE = """import json, pathlib, time
+out = pathlib.Path(out_dir)
+with open(out.parents[1] / "executions.log", "a") as f: f.write(f"attack {out.name}\\n")
+while attacker == "Genetic" and (out.parents[1] / "slow").exists():
+    time.sleep(0.2)
+(out / "records.jsonl").write_text("")
+(out / "summary.json").write_text("{}")"""
+
+RUNNER = """import sys, yaml
+from bodega.experiments import parse_grid
+from bodega.experiments.runner import run_grid
+run_grid(parse_grid(yaml.safe_load(open(sys.argv[1])), "test-grid"), show_progress=False)"""
+
+
+def test_a_stopped_runner_stops_its_notebooks_and_recomputes_nothing_finished(grid, tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import yaml
+
+    make, root = grid
+    spec = make(attackers=["DeepWordBug", "Genetic"], scenarios=["untargeted"],
+                notebooks={"victim": str(tmp_path / "victim.ipynb"), "data": "absent",
+                           "attack": _notebook(tmp_path / "stoppable.ipynb", ATTACK_PARAMS, STOPPABLE)})
+    (root / "results").mkdir()
+    (root / "results" / "slow").write_text("")
+    grid_file = tmp_path / "grid.yaml"
+    raw = {k: getattr(spec, k) for k in ("name", "profile", "results", "data_root", "generated", "examples")}
+    grid_file.write_text(yaml.safe_dump({**raw, "tasks": ["PR2"], "victims": ["BiLSTM"],
+                                         "attackers": ["DeepWordBug", "Genetic"], "scenarios": ["untargeted"],
+                                         "notebooks": vars(spec.notebooks)}))
+    runner = subprocess.Popen([sys.executable, "-c", RUNNER, str(grid_file)])
+    marker = root / "results" / "runs" / "PR2-BiLSTM-Genetic-U" / "cell.json"
+    deadline = time.monotonic() + 60
+    while not (marker.exists() and "pid" in marker.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    notebook_group = json.loads(marker.read_text())["pid"]
+    runner.send_signal(signal.SIGTERM)
+    assert runner.wait(timeout=30) != 0
+    time.sleep(0.5)
+    with pytest.raises(ProcessLookupError):
+        os.killpg(notebook_group, 0)  # the notebook (papermill and its kernel) is gone
+
+    (root / "results" / "slow").unlink()
+    report = run_grid(spec, show_progress=False)
+    assert {o.name: o.status for o in report.outcomes} == {
+        "PR2-BiLSTM": "skipped", "PR2-BiLSTM-DeepWordBug-U": "skipped", "PR2-BiLSTM-Genetic-U": "done"}

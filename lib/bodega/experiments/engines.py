@@ -21,6 +21,9 @@ class Engine(Protocol):
 
     def result(self, future: Any) -> Any: ...
 
+    def cancel(self) -> None:
+        """Start no more cells (the runner is being stopped)."""
+
     def close(self) -> None: ...
 
 
@@ -41,6 +44,9 @@ class LocalEngine:
     def result(self, future: cf.Future) -> Any:
         return future.result()
 
+    def cancel(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
 
@@ -56,6 +62,7 @@ class DaskEngine:
         from distributed import Client, LocalCluster
 
         self._cluster = None
+        self._submitted: list = []
         if address:
             self._client = Client(address)
         else:
@@ -65,7 +72,9 @@ class DaskEngine:
         self.workers = max(1, sum(self._client.nthreads().values())) if address else workers
 
     def submit(self, fn: Callable, arg: Any, name: str):
-        return self._client.submit(fn, arg, key=f"cell-{name}", pure=False, retries=0)
+        future = self._client.submit(fn, arg, key=f"cell-{name}", pure=False, retries=0)
+        self._submitted.append(future)
+        return future
 
     def wait_first(self, futures: Iterable[Any]) -> set:
         from distributed import wait
@@ -74,6 +83,9 @@ class DaskEngine:
 
     def result(self, future: Any) -> Any:
         return future.result()
+
+    def cancel(self) -> None:
+        self._client.cancel([f for f in self._submitted if not f.done()], force=True)
 
     def close(self) -> None:
         self._client.close()

@@ -11,8 +11,10 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
@@ -26,6 +28,24 @@ from bodega.io import atomic_write_json, atomic_write_text
 
 LOG_NAME = ".grid.log"
 PARAMS_NAME = ".papermill-params.yaml"
+
+_LIVE: set[int] = set()  # process groups of the notebooks this process is running
+_LIVE_LOCK = threading.Lock()
+
+
+def terminate_running() -> None:
+    """Stop every notebook this process started (the runner is being stopped)."""
+    with _LIVE_LOCK:
+        groups = list(_LIVE)
+    for group in groups:
+        _kill_group(group)
+
+
+def _kill_group(group: int) -> None:
+    try:
+        os.killpg(group, signal.SIGTERM)
+    except ProcessLookupError:
+        pass
 
 
 @dataclass(frozen=True)
@@ -62,10 +82,20 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
+def _stop_orphan(marker: dict | None) -> None:
+    """A runner killed with SIGKILL leaves its notebook running: stop it before starting again."""
+    if not marker or marker.get("status") != "running" or marker.get("host") != socket.gethostname():
+        return
+    group = marker.get("pid")
+    if isinstance(group, int) and group not in _LIVE:
+        _kill_group(group)
+
+
 def _prepare_dir(cell: Cell) -> None:
     """Keep partial output of the same inputs (the stage resumes it); wipe output of other inputs."""
     out = Path(cell.out_dir)
     marker = read_marker(out)
+    _stop_orphan(marker)
     if out.exists() and any(out.iterdir()) and (marker is None or marker.get("key") != cell.key):
         shutil.rmtree(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -95,15 +125,23 @@ def run_cell(cell: Cell) -> Outcome:
     command = [sys.executable, "-m", "papermill", cell.notebook, cell.output_notebook,
                "-f", str(params), "--cwd", cell.cwd, "--log-output", "--no-progress-bar"]
     with open(log, "w", encoding="utf-8") as handle:
+        # A session of its own, so that stopping the cell stops papermill and its kernel together.
         child = subprocess.Popen(command, stdout=handle, stderr=subprocess.STDOUT, env=env,
                                  start_new_session=True)
+        with _LIVE_LOCK:
+            _LIVE.add(child.pid)
         try:
+            atomic_write_json(out / MARKER, {"status": "running", "key": cell.key, "name": cell.name,
+                                             "inputs": cell.inputs, "started": _now(), "pid": child.pid,
+                                             "host": socket.gethostname()})
             code = child.wait()
         except BaseException:
-            # The runner is being stopped: take the notebook's kernel down with it.
-            os.killpg(child.pid, signal.SIGTERM)
+            _kill_group(child.pid)
             child.wait()
             raise
+        finally:
+            with _LIVE_LOCK:
+                _LIVE.discard(child.pid)
     seconds = time.monotonic() - start
     missing = [name for name in cell.expected if not (out / name).exists()]
     if code != 0 or missing:

@@ -8,8 +8,10 @@ everything else goes on.
 from __future__ import annotations
 
 import logging
+import signal
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -18,7 +20,7 @@ import yaml
 
 from bodega.experiments.cells import ATTACK_REQUIRED, VICTIM_REQUIRED, Cell, attack_cells, victim_cells
 from bodega.experiments.engines import Engine, make_engine
-from bodega.experiments.execute import Outcome, is_done, run_cell
+from bodega.experiments.execute import Outcome, is_done, run_cell, terminate_running
 from bodega.experiments.hashing import HashCache
 from bodega.experiments.progress import Progress, format_seconds
 from bodega.experiments.spec import GridSpec
@@ -95,6 +97,17 @@ def ensure_data(spec: GridSpec) -> None:
         raise RuntimeError(f"data notebook {notebook} ran but left no TSV files for {', '.join(still)}")
 
 
+def _stop_on_sigterm():
+    """Treat SIGTERM like Ctrl-C so the running notebooks are stopped too (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def handler(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    return signal.signal(signal.SIGTERM, handler)
+
+
 class _Status:
     """``<results>/grid-<name>.json``: the state of every cell, rewritten atomically on each change."""
 
@@ -150,6 +163,7 @@ def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, 
         else:
             pending[runner.submit(run_cell, cell, cell.name)] = cell
 
+    previous = _stop_on_sigterm()
     try:
         for cell in victims:
             schedule(cell)
@@ -161,9 +175,17 @@ def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, 
                 except Exception as error:  # a worker died: the cell failed, the grid goes on
                     outcome = Outcome(cell.name, cell.kind, "failed", 0.0, f"{cell.name}: worker error: {error!r}")
                 settle(cell, outcome)
+    except BaseException:
+        log.warning("grid stopped: ending the running notebooks; finished cells stay done, "
+                    "partial ones resume on the next run")
+        runner.cancel()
+        terminate_running()
+        raise
     finally:
         runner.close()
         progress.close()
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     log.info("%s (elapsed work %s)", report.summary_line(),
              format_seconds(sum(o.seconds for o in report.outcomes)))
     return report

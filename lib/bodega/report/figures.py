@@ -37,10 +37,13 @@ def figure2(results: Results):
 
 
 def figure3(results: Results):
-    """Untargeted BODEGA score against queries per example (log x): attackers as markers, tasks as colours."""
+    """Untargeted BODEGA score against queries per example (log x), both averaged over victims as in
+    Table 4: one point per task and attacker, attackers as markers, tasks as colours."""
     import matplotlib.pyplot as plt
 
-    runs = results.runs[(results.runs.scenario == "untargeted") & (results.runs.queries > 0)]
+    untargeted = results.runs[results.runs.scenario == "untargeted"]
+    runs = untargeted.groupby(["task", "attacker"], as_index=False)[["bodega", "queries"]].mean()
+    runs = runs[runs.queries > 0]
     fig, ax = plt.subplots(figsize=(6, 4))
     attackers = sorted(set(runs.attacker))
     tasks = _present(runs, "task", TASK_ORDER) if not runs.empty else []
