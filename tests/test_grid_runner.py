@@ -218,3 +218,13 @@ def test_a_stopped_runner_stops_its_notebooks_and_recomputes_nothing_finished(gr
     report = run_grid(spec, show_progress=False)
     assert {o.name: o.status for o in report.outcomes} == {
         "PR2-BiLSTM": "skipped", "PR2-BiLSTM-DeepWordBug-U": "skipped", "PR2-BiLSTM-Genetic-U": "done"}
+
+
+def test_a_cell_records_its_cpu_time_including_the_kernel(grid, tmp_path):
+    make, root = grid
+    busy = _notebook(tmp_path / "busy.ipynb", VICTIM_PARAMS, "import time\nend = time.process_time() + 1.0\n"
+                     "while time.process_time() < end: pass\n" + VICTIM_BODY)
+    cell = victim_cells(make(notebooks={"victim": busy, "attack": "absent", "data": "absent"}), HashCache())[0]
+    outcome = run_cell(cell)
+    assert outcome.status == "done" and outcome.cpu_seconds >= 1.0
+    assert read_marker(cell.out_dir)["cpu_seconds"] == outcome.cpu_seconds

@@ -58,6 +58,7 @@ class Outcome:
     seconds: float = 0.0
     error: str = ""
     log: str = ""
+    cpu_seconds: float = 0.0
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -134,7 +135,11 @@ def run_cell(cell: Cell) -> Outcome:
             atomic_write_json(out / MARKER, {"status": "running", "key": cell.key, "name": cell.name,
                                              "inputs": cell.inputs, "started": _now(), "pid": child.pid,
                                              "host": socket.gethostname()})
-            code = child.wait()
+            # wait4 also reports the CPU time of the notebook's kernel (reaped by papermill):
+            # a measure of a cell's cost that does not depend on how busy the machine is.
+            _, status, usage = os.wait4(child.pid, 0)
+            code = child.returncode = os.waitstatus_to_exitcode(status)
+            cpu_seconds = round(usage.ru_utime + usage.ru_stime, 2)
         except BaseException:
             _kill_group(child.pid)
             child.wait()
@@ -149,8 +154,8 @@ def run_cell(cell: Cell) -> Outcome:
         error = f"{cell.name}: {reason}; executed notebook {cell.output_notebook}; log {log}\n{_tail(log)}"
         atomic_write_json(out / MARKER, {"status": "failed", "key": cell.key, "name": cell.name,
                                          "inputs": cell.inputs, "finished": _now(), "error": reason})
-        return Outcome(cell.name, cell.kind, "failed", seconds, error, str(log))
+        return Outcome(cell.name, cell.kind, "failed", seconds, error, str(log), cpu_seconds)
     atomic_write_json(out / MARKER, {"status": "done", "key": cell.key, "name": cell.name,
                                      "inputs": cell.inputs, "finished": _now(), "seconds": round(seconds, 2),
-                                     "notebook": cell.output_notebook})
-    return Outcome(cell.name, cell.kind, "done", seconds, "", str(log))
+                                     "cpu_seconds": cpu_seconds, "notebook": cell.output_notebook})
+    return Outcome(cell.name, cell.kind, "done", seconds, "", str(log), cpu_seconds)

@@ -40,7 +40,7 @@ class Progress:
         work = sum(n * known.get(kind, fallback) for kind, n in self.remaining.items())
         return work / self.workers
 
-    def finished(self, kind: str, status: str, seconds: float, name: str) -> None:
+    def finished(self, kind: str, status: str, seconds: float, name: str, cpu_seconds: float = 0.0) -> None:
         self.remaining[kind] = max(0, self.remaining.get(kind, 0) - 1)
         self.counts[status] += 1
         if status in ("done", "failed"):
@@ -50,8 +50,8 @@ class Progress:
         self.bar.set_postfix(done=self.counts["done"], skipped=self.counts["skipped"],
                              failed=self.counts["failed"] + self.counts["blocked"], eta=eta)
         if status != "skipped":
-            log.info("%s %s %s in %s; %d cells left, about %s", kind, name, status, format_seconds(seconds),
-                     sum(self.remaining.values()), eta)
+            log.info("%s %s %s in %s (%s CPU); %d cells left, about %s", kind, name, status,
+                     format_seconds(seconds), format_seconds(cpu_seconds), sum(self.remaining.values()), eta)
 
     def close(self) -> None:
         self.bar.close()

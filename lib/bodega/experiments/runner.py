@@ -144,7 +144,7 @@ def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, 
     def settle(cell: Cell, outcome: Outcome) -> None:
         report.outcomes.append(outcome)
         status.record(outcome)
-        progress.finished(cell.kind, outcome.status, outcome.seconds, cell.name)
+        progress.finished(cell.kind, outcome.status, outcome.seconds, cell.name, outcome.cpu_seconds)
         if outcome.status == "failed":
             log.error("cell failed: %s", outcome.error)
         if cell.kind == "victim":
@@ -186,6 +186,7 @@ def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, 
         progress.close()
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
-    log.info("%s (elapsed work %s)", report.summary_line(),
-             format_seconds(sum(o.seconds for o in report.outcomes)))
+    log.info("%s (cell time %s, CPU time %s)", report.summary_line(),
+             format_seconds(sum(o.seconds for o in report.outcomes)),
+             format_seconds(sum(o.cpu_seconds for o in report.outcomes)))
     return report
