@@ -32,7 +32,7 @@ def _pipeline():
     from bodega.resources import load_spacy
 
     nlp = load_spacy()
-    keep = {"tok2vec", "tagger", "attribute_ruler"}
+    keep = {"tok2vec", "tagger"}  # tag_ comes from the tagger; nothing else is needed
     nlp.select_pipes(enable=[name for name in nlp.pipe_names if name in keep])
     return nlp
 

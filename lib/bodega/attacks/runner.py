@@ -102,7 +102,8 @@ def _check_config(out: Path, config: dict) -> None:
         import json
 
         previous = json.loads(path.read_text(encoding="utf-8"))
-        different = {k for k in config if previous.get(k) != config[k]}
+        # The victim is identified by its weights; the same folder may be named by another path.
+        different = {k for k in config if k != "victim" and previous.get(k) != config[k]}
         if different:
             raise ValueError(f"{out} holds a run with different settings ({', '.join(sorted(different))}); "
                              "use another output folder or delete this one")
