@@ -13,7 +13,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from bodega.attacks.constraints import PosAgreement, SentenceSimilarity, Stopwords
+from bodega.attacks.constraints import MaxModificationRate, PosAgreement, SentenceSimilarity, Stopwords
 from bodega.attacks.evaluation import Evaluator
 from bodega.attacks.text import TokenizedText
 from bodega.attacks.transformations import WordTransformation
@@ -109,6 +109,50 @@ def pwws_search(state: SearchState, transformation: WordTransformation, stopword
         candidate = state.text.replace(changes)
         if state.evaluator.reached([candidate])[0]:
             return candidate
+    return None
+
+
+# --- Greedy substitution by word importance (for masked-LM and other recipes) --------------------
+
+def greedy_search(state: SearchState, transformation: WordTransformation, stopwords: Stopwords | None = None,
+                  max_rate: MaxModificationRate | None = None,
+                  candidate_filter: Callable[[SearchState, int, list[dict[int, str]]], np.ndarray] | None = None,
+                  unk: str = UNK) -> str | None:
+    """Words by leave-one-out importance; at each, the candidate that reaches the goal or gains most.
+
+    The generic loop of BERT-ATTACK-style recipes: a word's candidates (computed on the
+    original text) are all scored in one call; a candidate that reaches the goal ends
+    the attack, otherwise the best one is kept if it improves on the current text.
+    ``candidate_filter(state, index, trials)`` returns a boolean mask over the trial
+    change-sets (similarity, part of speech...); ``max_rate`` caps the changed words.
+    """
+    n = len(state.text)
+    allowed = [i for i, w in enumerate(state.text.words) if stopwords is None or stopwords.allows(w.text)]
+    if not allowed:
+        return None
+    base, gains = leave_one_out_gain(state, allowed, unk)
+    changes: dict[int, str] = {}
+    current = base
+    for k in np.argsort(-gains, kind="stable"):
+        if max_rate is not None and not max_rate.allows(len(changes) + 1, n):
+            break
+        i = allowed[int(k)]
+        original = state.text.words[i].text.lower()
+        options = [c for c in transformation(state.text, i, state.pos[i]) if c.lower() != original]
+        trials = [{**changes, i: c} for c in options]
+        if candidate_filter is not None and trials:
+            trials = [t for t, keep in zip(trials, candidate_filter(state, i, trials)) if keep]
+        if not trials:
+            continue
+        texts = [state.text.replace(t) for t in trials]
+        probs = state.evaluator.probs(texts)
+        reached = state.evaluator.goal.reached(probs)
+        if reached.any():
+            return texts[int(np.argmax(reached))]
+        trial_gains = state.evaluator.goal.gain(probs)
+        j = int(np.argmax(trial_gains))
+        if trial_gains[j] > current:
+            changes, current = trials[j], float(trial_gains[j])
     return None
 
 
