@@ -174,7 +174,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--semantic-examples", type=int, default=20,
                         help="examples per task for the semantic model's time (0 = skip)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default=None, help="also write the times as JSON (e.g. book/data/score_speed.json)")
     args = parser.parse_args(argv)
+    results: dict[str, dict] = {}
     segment("HN", "Warm up. The segmenter.")
     reference_segment("HN", "Warm up. The segmenter.")
     for task in ("PR2", "HN"):
@@ -183,6 +185,8 @@ def main(argv: list[str] | None = None) -> int:
         pairs = [(t, simulated_attack(t, rng)) for t in texts]
         sentences = np.array([len(reference_segment(task, t)) for t in texts])
         times = compare(task, pairs)
+        results[task] = {"examples": len(pairs), "characters": float(np.mean([len(t) for t in texts])),
+                         "sentences": float(sentences.mean()), "ms_per_example": times}
         print(f"{task}: {len(pairs)} examples, {np.mean([len(t) for t in texts]):.0f} characters and "
               f"{sentences.mean():.1f} sentences on average; identical alignments and character scores")
         _report(times)
@@ -193,9 +197,19 @@ def main(argv: list[str] | None = None) -> int:
                 chosen = [p for p, keep in zip(pairs, inside) if keep]
                 print(f" quartile {q + 1} ({int(edges[q])}-{int(edges[q + 1])} sentences, "
                       f"{len(chosen)} articles):")
-                _report(compare(task, chosen))
+                quartile = compare(task, chosen)
+                _report(quartile)
+                results[task][f"quartile_{q + 1}"] = {"sentences": [int(edges[q]), int(edges[q + 1])],
+                                                      "examples": len(chosen), "ms_per_example": quartile}
         if args.semantic_examples:
-            _semantic_time(task, pairs[:args.semantic_examples])
+            results[task]["semantic"] = _semantic_time(task, pairs[:args.semantic_examples])
+    if args.out:
+        import os
+
+        from bodega.io import atomic_write_json
+
+        atomic_write_json(args.out, {"command": "benchmarks/score_speed.py", "cpu_count": os.cpu_count(),
+                                     "seed": args.seed, **results})
     return 0
 
 
@@ -206,7 +220,7 @@ def _report(times: dict[str, float]) -> None:
         print(f"  {label:38s} reference {slow:8.3f} ms  ours {fast:8.3f} ms  ratio {slow / fast:5.1f}x")
 
 
-def _semantic_time(task: str, pairs: list[tuple[str, str]]) -> None:
+def _semantic_time(task: str, pairs: list[tuple[str, str]]) -> dict:
     import torch
 
     from bodega.scoring import load_semantic_model, score_examples
@@ -218,6 +232,7 @@ def _semantic_time(task: str, pairs: list[tuple[str, str]]) -> None:
     seconds = time.perf_counter() - started
     print(f"  semantic model ({model.name}, 1 thread): {seconds / len(pairs) * 1000:.1f} ms/example "
           f"over {len(pairs)} examples")
+    return {"model": model.name, "examples": len(pairs), "ms_per_example": seconds / len(pairs) * 1000}
 
 
 if __name__ == "__main__":

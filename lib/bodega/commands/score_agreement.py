@@ -22,19 +22,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _run(args: argparse.Namespace) -> int:
     import torch
 
+    from pathlib import Path
+
+    from bodega.io import atomic_write_json
     from bodega.scoring.agreement import (DEFAULT_CANDIDATES, evaluate, format_markdown,
-                                          read_human_pairs, write_table)
+                                          read_human_pairs, worked_examples, write_table)
     from bodega.scoring.semantic import CPU_DEFAULT, BERTSCORE_LAYER
 
     torch.set_num_threads(args.threads)
     candidates = args.candidates.split(",") if args.candidates else list(DEFAULT_CANDIDATES)
     pairs = read_human_pairs(args.human)
-    rows = evaluate(pairs, candidates, n_boot=args.bootstrap, seed=args.seed)
+    evaluation = evaluate(pairs, candidates, n_boot=args.bootstrap, seed=args.seed)
+    rows = evaluation.rows
+    examples_path = Path(args.out).with_name(Path(args.out).stem + "_examples.json")
+    atomic_write_json(examples_path, worked_examples(pairs, evaluation))
     write_table(rows, args.out, {"human": str(args.human), "n_pairs": len(pairs.labels),
                                  "label_counts": {str(k): int((pairs.labels == k).sum()) for k in (0, 1, 2)},
                                  "positive": "agreed label 0 (meaning preserved)",
                                  "bootstrap": args.bootstrap, "seed": args.seed,
                                  "bertscore_layer": BERTSCORE_LAYER, "cpu_default": CPU_DEFAULT})
     print(format_markdown(rows))
-    print(f"wrote {args.out}")
+    print(f"wrote {args.out}, {Path(args.out).with_suffix('.json')} and {examples_path}")
     return 0

@@ -82,8 +82,15 @@ def bootstrap_interval(positive: np.ndarray, score: np.ndarray, resamples: np.nd
     return float(np.percentile(values, tail)), float(np.percentile(values, 100 - tail))
 
 
+@dataclass
+class Evaluation:
+    rows: list[AgreementRow]
+    semantic: dict[str, np.ndarray]  # candidate -> per-pair semantic score
+    bodega: dict[str, np.ndarray]  # candidate -> per-pair BODEGA score (semantic x character)
+
+
 def evaluate(pairs: HumanPairs, candidates: Sequence[str] = DEFAULT_CANDIDATES, n_boot: int = 1000,
-             seed: int = 0, task: str = "FC") -> list[AgreementRow]:
+             seed: int = 0, task: str = "FC") -> Evaluation:
     """One row per candidate: AUCs of the semantic score and of the BODEGA product, with intervals."""
     from bodega.resources import resolve
     from bodega.scoring.core import score_examples
@@ -94,7 +101,7 @@ def evaluate(pairs: HumanPairs, candidates: Sequence[str] = DEFAULT_CANDIDATES, 
     resamples = rng.integers(0, len(positive), size=(n_boot, len(positive)))
     keep01, keep02 = pairs.labels != 2, pairs.labels != 1
     encoder = None
-    rows = []
+    result = Evaluation([], {}, {})
     for name in candidates:
         if encoder is None and not name.startswith(("character", "bleurt")):
             encoder = Encoder(resolve("minilm").path)
@@ -104,15 +111,40 @@ def evaluate(pairs: HumanPairs, candidates: Sequence[str] = DEFAULT_CANDIDATES, 
         seconds = time.perf_counter() - started
         semantic = np.array([s.semantic for s in scores])
         product = np.array([s.bodega for s in scores])
-        rows.append(AgreementRow(
+        result.semantic[name], result.bodega[name] = semantic, product
+        result.rows.append(AgreementRow(
             name,
             auc(positive, semantic), *bootstrap_interval(positive, semantic, resamples),
             auc(positive, product), *bootstrap_interval(positive, product, resamples),
             auc(positive[keep01], semantic[keep01]), auc(positive[keep02], semantic[keep02]),
             seconds))
-        log.info("%s: AUC semantic %.3f, BODEGA %.3f (%.1f s)", name, rows[-1].auc_semantic,
-                 rows[-1].auc_bodega, seconds)
-    return rows
+        log.info("%s: AUC semantic %.3f, BODEGA %.3f (%.1f s)", name, result.rows[-1].auc_semantic,
+                 result.rows[-1].auc_bodega, seconds)
+    return result
+
+
+def worked_examples(pairs: HumanPairs, evaluation: Evaluation, per_label: int = 2) -> list[dict]:
+    """A few pairs per human label for the book, picked by a fixed rule (not by score).
+
+    Per label: the first pairs, in file order, whose claim changed and whose claim is
+    short enough to read, preferring one pair with look-alike characters and one without.
+    """
+    from bodega.tasks import split_pair
+
+    chosen: list[int] = []
+    for label in (0, 1, 2):
+        for wants_homoglyph in (True, False):
+            for i, (original, adversarial) in enumerate(zip(pairs.originals, pairs.adversarials)):
+                claim, new_claim = split_pair(original)[1], split_pair(adversarial)[1]
+                if (pairs.labels[i] == label and i not in chosen and claim != new_claim
+                        and len(original) < 400 and (not adversarial.isascii()) == wants_homoglyph):
+                    chosen.append(i)
+                    break
+        chosen = chosen[:per_label * (label + 1)]
+    return [{"row": i + 1, "label": int(pairs.labels[i]), "original": pairs.originals[i],
+             "adversarial": pairs.adversarials[i],
+             "semantic": {name: float(v[i]) for name, v in evaluation.semantic.items()},
+             "bodega": {name: float(v[i]) for name, v in evaluation.bodega.items()}} for i in chosen]
 
 
 def write_table(rows: Sequence[AgreementRow], path: str | os.PathLike, meta: dict) -> None:
