@@ -1,0 +1,226 @@
+"""End-to-end AtomEval runs for the notebook and the ``bodega atomeval`` command.
+
+Every reported number is produced by one of these functions: extractor accuracy on the gold set,
+the gate's agreement with people, the AtomEval tables over rewriters x families for one verifier,
+and VASR of BODEGA attack runs. Results are written atomically as JSON / JSON lines.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Sequence
+
+from bodega.io import atomic_write_json, write_jsonl
+
+log = logging.getLogger(__name__)
+
+VERIFIER_PREFERENCE = ("BERT", "GEMMA7B", "GEMMA2B", "BiLSTM")
+
+
+# --- building blocks from names ------------------------------------------------------------------
+
+def make_client(spec: str):
+    """``openai:<model>[@<base_url>]`` or ``transformers:<path>`` -> a chat client."""
+    from atomeval.llm import OpenAIChatClient, TransformersChatClient
+
+    kind, _, rest = spec.partition(":")
+    if kind == "openai" and rest:
+        model, _, base_url = rest.partition("@")
+        return OpenAIChatClient(model=model, **({"base_url": base_url} if base_url else {}))
+    if kind == "transformers" and rest:
+        return TransformersChatClient(rest)
+    raise ValueError(f"unknown LLM spec {spec!r}; use openai:<model>[@<base_url>] or transformers:<path>")
+
+
+def make_extractor(spec: str = "spacy"):
+    if spec == "spacy":
+        from atomeval.extract_spacy import SpacyExtractor
+
+        return SpacyExtractor()
+    from atomeval.extract_llm import LLMExtractor
+
+    return LLMExtractor(make_client(spec))
+
+
+def make_rewriter(spec: str = "rules"):
+    if spec == "rules":
+        from atomeval.rewriters import RuleRewriter
+
+        return RuleRewriter()
+    from atomeval.rewriters import LLMRewriter
+
+    return LLMRewriter(make_client(spec))
+
+
+def make_gate(profile: str = "cpu", extractor: str = "spacy"):
+    """The gate with the profile's NLI model (none in ``cpu``)."""
+    from atomeval.gate import Gate
+    from atomeval.models import load_nli
+
+    return Gate(make_extractor(extractor), nli=load_nli(profile))
+
+
+def find_verifier(results_dir: str | Path, task: str = "FC") -> Path | None:
+    """A trained ``<results>/models/<task>-<kind>`` folder, preferring the strongest kind."""
+    models = Path(results_dir) / "models"
+    for kind in VERIFIER_PREFERENCE:
+        folder = models / f"{task}-{kind}"
+        if (folder / "victim.json").exists() and (folder / "metrics.json").exists():
+            return folder
+    return None
+
+
+def get_verifier(verifier: str, results_dir: str | Path, data_dir: str | Path, profile: str = "cpu",
+                 train_kind: str = "BERT"):
+    """``auto``: a trained FC victim from the results, else one trained now; or a model folder path.
+
+    Returns (victim, folder). A victim trained here goes to ``<results>/atomeval/verifier/FC-<kind>``
+    so it never overwrites the grid's models.
+    """
+    from bodega.victims import load_victim, train_victim
+
+    if verifier == "auto":
+        folder = find_verifier(results_dir)
+        if folder is None:
+            folder = Path(results_dir) / "atomeval" / "verifier" / f"FC-{train_kind}"
+            log.info("no trained FC victim under %s/models: training %s into %s", results_dir, train_kind, folder)
+            train_victim("FC", train_kind, data_dir, folder, profile=profile)
+    else:
+        folder = Path(verifier)
+    return load_victim(folder, profile=profile), folder
+
+
+# --- the reported numbers --------------------------------------------------------------------------
+
+def extractor_accuracy(extractor: str = "spacy", out: str | Path | None = None) -> dict:
+    from atomeval.gold import evaluate_extractor
+
+    report = evaluate_extractor(make_extractor(extractor), progress=True).to_dict()
+    if out:
+        atomic_write_json(out, report)
+    return report
+
+
+def human_agreement(pairs_path: str | Path, profile: str = "cpu", extractor: str = "spacy",
+                    with_semantic: bool = True, out: str | Path | None = None) -> dict:
+    """Gate (claim only, and claim + evidence) and BODEGA semantic score against people."""
+    from atomeval.human import agreement, gate_agreement, load_pairs
+
+    pairs = load_pairs(pairs_path)
+    gate = make_gate(profile, extractor)
+    rows, records = [], {}
+    for check_evidence in (False, True):
+        result, recs = gate_agreement(gate, pairs, check_evidence=check_evidence)
+        rows.append(result.to_dict())
+        records["claim+evidence" if check_evidence else "claim"] = recs
+    if with_semantic:
+        from bodega.scoring import load_semantic_model, score_examples, semantic_model_name
+
+        semantic = load_semantic_model(profile)
+        scores = score_examples("FC", [p.original_text for p in pairs], [p.adversarial_text for p in pairs],
+                                [True] * len(pairs), semantic)
+        truth = [p.preserves for p in pairs]
+        name = semantic_model_name(profile)
+        rows.append(agreement(f"BODEGA semantic score ({name})", truth, None,
+                              [s.semantic for s in scores]).to_dict())
+        rows.append(agreement(f"BODEGA score ({name} x character)", truth, None,
+                              [s.bodega for s in scores]).to_dict())
+    result = {"pairs": str(pairs_path), "profile": profile, "extractor": extractor, "rows": rows}
+    if out:
+        atomic_write_json(out, result)
+        write_jsonl(Path(out).with_suffix(".records.jsonl"),
+                    [{"mode": mode, **r} for mode, recs in records.items() for r in recs])
+    return result
+
+
+def run_tables(claims: Sequence[Any], verifier, verifier_name: str, gate, rewriter,
+               families: Sequence[str], out_dir: str | Path, profile: str = "cpu", config=None,
+               with_surface: bool = True) -> dict[str, dict]:
+    """Rewrite, verify and gate every claim per family; write records and summaries per family."""
+    from atomeval.metrics import MetricsConfig, evaluate, make_cases, surface_proxies
+
+    config = config or MetricsConfig()
+    similarity = perplexity = None
+    if with_surface:
+        from atomeval.models import load_perplexity, load_similarity
+
+        similarity, perplexity = load_similarity(profile), CachedPerplexity(load_perplexity(profile))
+    out_dir = Path(out_dir)
+    results = {}
+    for family in families:
+        cases = make_cases(claims, rewriter, family, progress=True)
+        summary, records = evaluate(cases, verifier, gate, similarity, perplexity, config, progress=True)
+        summary.update(family=family, verifier=verifier_name, rewriter=getattr(rewriter, "name", "?"),
+                       profile=profile, surface=surface_proxies(records), config=asdict(config))
+        write_jsonl(out_dir / family / "records.jsonl", records)
+        atomic_write_json(out_dir / family / "summary.json", summary)
+        results[family] = {"summary": summary, "records": records}
+    return results
+
+
+class CachedPerplexity:
+    """Perplexity by text, computed once (each claim recurs in every family)."""
+
+    def __init__(self, model) -> None:
+        self.model = model
+        self.cache: dict[str, float] = {}
+
+    def perplexity(self, texts):
+        import numpy as np
+
+        missing = list(dict.fromkeys(t for t in texts if t not in self.cache))
+        if missing:
+            self.cache.update(zip(missing, map(float, self.model.perplexity(missing))))
+        return np.array([self.cache[t] for t in texts])
+
+
+# --- tables ---------------------------------------------------------------------------------------
+
+def table_metrics(results: dict[str, dict]):
+    """Paper's Table 5: ASR / S-ASR / P-ASR / VASR per family and verifier."""
+    import pandas as pd
+
+    from atomeval.rewriters import FAMILY_NAMES
+
+    rows = [{"verifier": r["summary"]["verifier"], "family": FAMILY_NAMES.get(f, f),
+             "claims": r["summary"]["claims"], "ASR": r["summary"]["ASR"], "S-ASR": r["summary"]["S-ASR"],
+             "P-ASR": r["summary"]["P-ASR"], "VASR": r["summary"]["VASR"]} for f, r in results.items()]
+    return pd.DataFrame(rows)
+
+
+def table_diagnostics(results: dict[str, dict]):
+    """Tables 6 and 8: share of successful attacks that are invalid / carry each diagnostic."""
+    import pandas as pd
+
+    from atomeval.rewriters import FAMILY_NAMES
+
+    return pd.DataFrame([{"family": FAMILY_NAMES.get(f, f), **r["summary"]["diagnostics"]}
+                         for f, r in results.items()])
+
+
+def table_surface(results: dict[str, dict]):
+    """Table 7: how SBERT similarity and perplexity judge valid vs invalid successful attacks."""
+    import pandas as pd
+
+    from atomeval.rewriters import FAMILY_NAMES
+
+    return pd.DataFrame([{"family": FAMILY_NAMES.get(f, f), **r["summary"]["surface"]} for f, r in results.items()])
+
+
+def table_cases(results: dict[str, dict], per_family: int = 1):
+    """Table 9: a case study, the first successful attacks of each family with their verdicts."""
+    import pandas as pd
+
+    from atomeval.rewriters import FAMILY_NAMES
+
+    rows = []
+    for family, result in results.items():
+        for record in [r for r in result["records"] if r["flip"]][:per_family]:
+            rows.append({"family": FAMILY_NAMES.get(family, family), "claim": record["claim"],
+                         "rewrite": record["rewrite"], "valid": record["valid"],
+                         "diagnostics": "; ".join(f"{d['kind']}: {d['detail']}" for d in record["diagnostics"]),
+                         "similarity": record["similarity"],
+                         "perplexity ratio": (record["perplexity_rewrite"] / record["perplexity_claim"]
+                                              if "perplexity_rewrite" in record else None)})
+    return pd.DataFrame(rows)

@@ -1,0 +1,94 @@
+"""``bodega atomeval``: every AtomEval number from one command each.
+
+- ``gold-accuracy``: extractor accuracy on the hand-checked gold atoms;
+- ``agreement``: the gate's (and BODEGA's semantic score's) agreement with people;
+- ``tables``: ASR / S-ASR / P-ASR / VASR, diagnostics, surface proxies, case study per family;
+- ``attack-vasr``: VASR of BODEGA attack runs on FC from their records.jsonl.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("atomeval", help="AtomEval: atoms, the validity gate, VASR")
+    actions = parser.add_subparsers(dest="action", required=True)
+
+    gold = actions.add_parser("gold-accuracy", help="extractor accuracy on the gold atoms")
+    gold.add_argument("--extractor", default="spacy",
+                      help="spacy, openai:<model>[@<base_url>] (key from $OPENAI_API_KEY) or transformers:<path>")
+    gold.add_argument("--out", default=None, help="JSON report path")
+    gold.set_defaults(func=_gold)
+
+    agree = actions.add_parser("agreement", help="gate vs human meaning judgments")
+    agree.add_argument("--pairs", default="../shared/data/human/incrediblae_fc_meaning_dev.csv")
+    agree.add_argument("--profile", default="cpu")
+    agree.add_argument("--extractor", default="spacy")
+    agree.add_argument("--no-semantic", action="store_true", help="skip the BODEGA semantic score")
+    agree.add_argument("--out", default=None)
+    agree.set_defaults(func=_agreement)
+
+    tables = actions.add_parser("tables", help="AtomEval tables for one verifier")
+    tables.add_argument("--data", default="data/FC", help="prepared FC task folder")
+    tables.add_argument("--results", default="results")
+    tables.add_argument("--verifier", default="auto", help="auto or a trained victim folder")
+    tables.add_argument("--rewriter", default="rules", help="rules, openai:<model>[@<url>] or transformers:<path>")
+    tables.add_argument("--families", default="colloquial,deseption,factmix,omission,advadd")
+    tables.add_argument("--n-claims", type=int, default=0, help="0 = every refuted claim of the split")
+    tables.add_argument("--split", default="attack")
+    tables.add_argument("--profile", default="cpu")
+    tables.add_argument("--out", default="results/atomeval/tables")
+    tables.set_defaults(func=_tables)
+
+    runs = actions.add_parser("attack-vasr", help="VASR of BODEGA attack runs on FC")
+    runs.add_argument("--runs", default="results/runs")
+    runs.add_argument("--profile", default="cpu")
+    runs.add_argument("--claim-only", action="store_true", help="do not require the evidence to be preserved")
+    runs.add_argument("--out", default=None)
+    runs.set_defaults(func=_attack_vasr)
+
+
+def _gold(args: argparse.Namespace) -> int:
+    from atomeval.experiment import extractor_accuracy
+
+    report = extractor_accuracy(args.extractor, args.out)
+    for split in ("dev", "test", "all"):
+        print(f"{split}: {report['correct'][split]}/{report['n'][split]} = {report['accuracy'][split]:.3f}")
+    return 0
+
+
+def _agreement(args: argparse.Namespace) -> int:
+    from atomeval.experiment import human_agreement
+
+    result = human_agreement(args.pairs, args.profile, args.extractor, not args.no_semantic, args.out)
+    for row in result["rows"]:
+        print(json.dumps(row))
+    return 0
+
+
+def _tables(args: argparse.Namespace) -> int:
+    from atomeval.experiment import get_verifier, make_gate, make_rewriter, run_tables, table_metrics
+    from atomeval.fever import refuted_claims
+
+    claims = refuted_claims(args.data, args.split, args.n_claims or None)
+    verifier, folder = get_verifier(args.verifier, args.results, args.data, args.profile)
+    results = run_tables(claims, verifier, folder.name, make_gate(args.profile), make_rewriter(args.rewriter),
+                         args.families.split(","), args.out, args.profile)
+    print(table_metrics(results).to_string(index=False))
+    return 0
+
+
+def _attack_vasr(args: argparse.Namespace) -> int:
+    from atomeval.attack_runs import runs_vasr
+    from atomeval.experiment import make_gate
+    from bodega.io import atomic_write_json
+
+    rows = runs_vasr(args.runs, make_gate(args.profile), check_evidence=not args.claim_only)
+    if not rows:
+        print(f"no FC attack runs with records.jsonl under {args.runs}")
+    for row in rows:
+        print(json.dumps(row))
+    if args.out:
+        atomic_write_json(args.out, rows)
+    return 0
