@@ -122,3 +122,25 @@ def test_agreement_table_on_the_human_judgments(tmp_path, capsys):
     assert (table.auc_semantic_low <= table.auc_semantic).all()
     assert (table.auc_semantic <= table.auc_semantic_high).all()
     assert "| character-folded |" in capsys.readouterr().out
+
+
+def test_human_pairs_reader_and_worked_examples_rule(tmp_path):
+    import pandas as pd
+
+    from bodega.scoring.agreement import Evaluation, read_human_pairs, worked_examples
+
+    frame = pd.DataFrame({
+        "original_samples": ["e. ~ a cat sat.", "e. ~ a dog ran.", "e. ~ it rained.", "e. ~ x y.", "e. ~ z."],
+        "adversarial_samples": ["e. ~ ɑ cat sat.", "e. ~ a dog flew.", None, "e. ~ x q.", "e. ~ z."],
+        "agreed_labels": [0, 1, 2, None, 0],
+    })
+    frame.to_csv(tmp_path / "human.csv", index=False)
+    pairs = read_human_pairs(tmp_path / "human.csv")
+    assert pairs.labels.tolist() == [0, 1, 2, 0]  # the unlabelled row is left out
+    assert pairs.adversarials[2] == ""  # a missing text is empty, not "nan"
+    evaluation = Evaluation([], {"m": np.array([0.9, 0.5, 0.0, 1.0])}, {"m": np.array([0.8, 0.4, 0.0, 1.0])})
+    chosen = worked_examples(pairs, evaluation)
+    # Unchanged claims are never shown; per label a homoglyph pair first, then a plain one.
+    assert [(e["row"], e["label"]) for e in chosen] == [(1, 0), (2, 1), (3, 2)]
+    assert pairs.rows == [1, 2, 3, 5]
+    assert chosen[0]["semantic"] == {"m": 0.9} and chosen[0]["bodega"] == {"m": 0.8}

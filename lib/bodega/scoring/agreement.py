@@ -43,6 +43,7 @@ class HumanPairs:
     originals: list[str]
     adversarials: list[str]
     labels: np.ndarray  # 0 preserves, 1 changes, 2 nonsense
+    rows: list[int] | None = None  # 1-based data row in the CSV (header not counted)
 
 
 def read_human_pairs(path: str | os.PathLike) -> HumanPairs:
@@ -57,9 +58,13 @@ def read_human_pairs(path: str | os.PathLike) -> HumanPairs:
     if unlabelled.any():
         log.warning("%s: %d rows without agreed_labels left out", path, int(unlabelled.sum()))
     frame = frame[~unlabelled]
-    return HumanPairs(frame["original_samples"].astype(str).tolist(),
-                      frame["adversarial_samples"].astype(str).tolist(),
-                      frame["agreed_labels"].astype(int).to_numpy())
+    labels = frame["agreed_labels"].astype(int).to_numpy()
+    if not set(labels.tolist()) <= {0, 1, 2}:
+        raise ValueError(f"{path}: agreed_labels must be 0, 1 or 2, found {sorted(set(labels.tolist()))}")
+    # A missing text is an empty one (an attack that returned nothing), not the string "nan".
+    return HumanPairs(frame["original_samples"].fillna("").astype(str).tolist(),
+                      frame["adversarial_samples"].fillna("").astype(str).tolist(), labels,
+                      [int(i) + 1 for i in frame.index])
 
 
 def auc(positive: np.ndarray, score: np.ndarray) -> float:
@@ -141,7 +146,8 @@ def worked_examples(pairs: HumanPairs, evaluation: Evaluation, per_label: int = 
                     chosen.append(i)
                     break
         chosen = chosen[:per_label * (label + 1)]
-    return [{"row": i + 1, "label": int(pairs.labels[i]), "original": pairs.originals[i],
+    rows = pairs.rows or list(range(1, len(pairs.labels) + 1))
+    return [{"row": rows[i], "label": int(pairs.labels[i]), "original": pairs.originals[i],
              "adversarial": pairs.adversarials[i],
              "semantic": {name: float(v[i]) for name, v in evaluation.semantic.items()},
              "bodega": {name: float(v[i]) for name, v in evaluation.bodega.items()}} for i in chosen]
