@@ -89,3 +89,20 @@ def test_eta_uses_executed_cells_per_kind_not_skipped_ones():
     progress.finished("attack", "done", 10.0, "c")
     assert progress.eta() == pytest.approx(9 * 10.0 / 2)
     assert format_seconds(3725) == "1h02m" and format_seconds(65) == "1m05s"
+
+
+def test_cli_status_and_bad_grid_file(tmp_path, capsys):
+    from bodega.cli import main
+
+    grid = tmp_path / "g.yaml"
+    data = tmp_path / "data" / "PR2"
+    data.mkdir(parents=True)
+    for split in ("train", "attack", "dev"):
+        (data / f"{split}.tsv").write_text("1\tid\ttext\n")
+    grid.write_text(f"name: g\nprofile: smoke\ntasks: [PR2]\nvictims: [BiLSTM]\nattackers: [PWWS]\n"
+                    f"scenarios: [targeted]\nresults: {tmp_path / 'results'}\ndata_root: {tmp_path / 'data'}\n")
+    assert main(["grid", "status", str(grid)]) == 0
+    assert "todo  PR2-BiLSTM" in capsys.readouterr().out
+    grid.write_text("name: g\nprofile: smoke\ntasks: [PR2]\nvictims: [BiLSTM]\nattackers: [PWWS]\nscenario: [x]\n")
+    assert main(["grid", "status", str(grid)]) == 2
+    assert "unknown key(s) scenario" in capsys.readouterr().err
