@@ -75,7 +75,7 @@ def get_verifier(verifier: str, results_dir: str | Path, data_dir: str | Path, p
                  train_kind: str = "BERT"):
     """``auto``: a trained FC victim from the results, else one trained now; or a model folder path.
 
-    Returns (victim, folder). A victim trained here goes to ``<results>/atomeval/verifier/FC-<kind>``
+    Returns (victim, folder). A victim trained here goes to ``<results>/atomeval/verifier/FC-<kind>-<profile>``
     so it never overwrites the grid's models.
     """
     from bodega.victims import load_victim, train_victim
@@ -83,7 +83,7 @@ def get_verifier(verifier: str, results_dir: str | Path, data_dir: str | Path, p
     if verifier == "auto":
         folder = find_verifier(results_dir)
         if folder is None:
-            folder = Path(results_dir) / "atomeval" / "verifier" / f"FC-{train_kind}"
+            folder = Path(results_dir) / "atomeval" / "verifier" / f"FC-{train_kind}-{profile}"
             log.info("no trained FC victim under %s/models: training %s into %s", results_dir, train_kind, folder)
             train_victim("FC", train_kind, data_dir, folder, profile=profile)
     else:
