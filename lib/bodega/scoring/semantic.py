@@ -9,7 +9,6 @@ called once per pair. torch and transformers are imported only when a model load
 """
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Protocol, Sequence
@@ -17,8 +16,6 @@ from typing import Callable, Protocol, Sequence
 import numpy as np
 
 from bodega.scoring.text import normalise, normalised_distance
-
-log = logging.getLogger(__name__)
 
 Pair = tuple[str, str]
 
@@ -35,6 +32,13 @@ def length_batches(texts: Sequence[str], batch_size: int) -> list[list[int]]:
     """Indices of ``texts`` grouped into batches of similar length (longest first), to limit padding."""
     order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
     return [order[start:start + batch_size] for start in range(0, len(order), batch_size)]
+
+
+def _progress(batches: list[list[int]], what: str):
+    """Batches with a progress bar when there are enough of them to wait for."""
+    from tqdm import tqdm
+
+    return tqdm(batches, desc=what, unit="batch", disable=len(batches) < 20, leave=False)
 
 
 @dataclass
@@ -70,7 +74,7 @@ class Encoder:
 
         out: list[np.ndarray | None] = [None] * len(texts)
         with torch.inference_mode():
-            for batch in length_batches(texts, self.batch_size):
+            for batch in _progress(length_batches(texts, self.batch_size), "encoding"):
                 encoded = self._tokenizer([texts[i] for i in batch], padding=True, truncation=True,
                                           max_length=self.max_length, return_tensors="pt")
                 hidden = self._model(**encoded, output_hidden_states=True).hidden_states[layer]
@@ -166,7 +170,7 @@ class Bleurt:
         values: dict[Pair, float] = {}
         joined = [a + b for a, b in unique]
         with torch.inference_mode():
-            for batch in length_batches(joined, self.batch_size):
+            for batch in _progress(length_batches(joined, self.batch_size), "BLEURT"):
                 refs = [unique[i][0] for i in batch]
                 cands = [unique[i][1] for i in batch]
                 encoded = self._tokenizer(refs, cands, padding="longest", truncation=True,
