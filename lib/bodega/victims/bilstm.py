@@ -41,10 +41,13 @@ class BiLSTMClassifier(nn.Module):
         return self.linear(torch.cat([final[-2], final[-1]], dim=1))
 
 
-def wordpiece_tokenizer(vocab_file: Path):
+def wordpiece_tokenizer(source: Path):
+    """A fast uncased WordPiece tokenizer from a tokenizer folder, or (slower) from a vocab.txt file."""
     from transformers import BertTokenizerFast
 
-    return BertTokenizerFast(vocab_file=str(vocab_file), do_lower_case=True)
+    if Path(source).is_dir():
+        return BertTokenizerFast.from_pretrained(source, do_lower_case=True)
+    return BertTokenizerFast(vocab_file=str(source), do_lower_case=True)
 
 
 class BiLSTMVictim(TorchVictim):
@@ -66,24 +69,24 @@ class BiLSTMVictim(TorchVictim):
                quantize: bool | None = None) -> "BiLSTMVictim":
         from bodega.resources import resolve
 
-        vocab = Path(base_model) if base_model else resolve("wordpiece-vocab").path / "vocab.txt"
-        tokenizer = wordpiece_tokenizer(vocab)
+        source = Path(base_model) if base_model else resolve("wordpiece-vocab").path
+        tokenizer = wordpiece_tokenizer(source)
         torch.manual_seed(seed)
         model = BiLSTMClassifier(len(tokenizer), pad_id=tokenizer.pad_token_id)
         victim = cls(model, tokenizer, task, name=f"{task}-BiLSTM")
-        victim.vocab_source = str(vocab)
         return victim
 
     @staticmethod
     def files_for_hash(path: Path, info: dict) -> tuple[list[Path], str]:
-        return [path / "config.json", path / "model.safetensors", path / TOKENIZER_DIR / "vocab.txt"], ""
+        tokenizer_files = sorted(p for p in (path / TOKENIZER_DIR).iterdir() if p.is_file())
+        return [path / "config.json", path / "model.safetensors", *tokenizer_files], ""
 
     @classmethod
     def load(cls, path: Path, info: dict, profile: str, weights_hash: str) -> "BiLSTMVictim":
         from safetensors.torch import load_file
 
         config = json.loads((path / "config.json").read_text(encoding="utf-8"))
-        tokenizer = wordpiece_tokenizer(path / TOKENIZER_DIR / "vocab.txt")
+        tokenizer = wordpiece_tokenizer(path / TOKENIZER_DIR)
         model = BiLSTMClassifier(**config)
         model.load_state_dict(load_file(path / "model.safetensors"))
         model.eval()
@@ -94,8 +97,7 @@ class BiLSTMVictim(TorchVictim):
 
         atomic_write_json(out_dir / "config.json", self.model.config)
         atomic_write_bytes(out_dir / "model.safetensors", save(self.trainable_state()))
-        vocab = out_dir / TOKENIZER_DIR / "vocab.txt"
-        atomic_write_bytes(vocab, Path(self.vocab_source).read_bytes())
+        self.tokenizer.save_pretrained(out_dir / TOKENIZER_DIR)
         return self.files_for_hash(out_dir, {})
 
     def describe(self) -> dict:

@@ -1,0 +1,84 @@
+"""BiLSTM victim: learning, batch independence, truncation, input checks, resumable training."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from victims_fixtures import assert_batch_independent, mixed_texts, one_thread, write_task_data  # noqa: F401
+
+from bodega.victims import load_victim, train_victim
+from bodega.victims import training as training_module
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    return write_task_data(tmp_path_factory.mktemp("bilstm-data"))
+
+
+@pytest.fixture(scope="module")
+def trained(data, tmp_path_factory):
+    return train_victim("PR2", "BiLSTM", data, tmp_path_factory.mktemp("bilstm") / "m", epochs=3, seed=0,
+                        progress=False)
+
+
+def test_training_writes_a_complete_model_folder_that_learns(trained):
+    names = {p.name for p in trained.iterdir()}
+    assert {"config.json", "model.safetensors", "victim.json", "metrics.json", "tokenizer"} <= names
+    assert "checkpoints" not in names
+    metrics = json.loads((trained / "metrics.json").read_text())
+    info = json.loads((trained / "victim.json").read_text())
+    assert set(metrics["attack"]) == {"f1", "accuracy"} and set(metrics["dev"]) == {"f1", "accuracy"}
+    # loaded words decide the label in this fixture; predicting all 1 would give F1 0.67, accuracy 0.5
+    assert metrics["dev"]["f1"] > 0.75 and metrics["dev"]["accuracy"] > 0.75
+    assert [h["epoch"] for h in metrics["history"]] == [1, 2, 3]
+    best_dev = max(h["dev"]["f1"] for h in metrics["history"])
+    assert metrics["dev"]["f1"] == best_dev
+    assert info["kind"] == "BiLSTM" and info["train_rows"] == 400 and info["epochs"] == 3
+    assert info["n_params"] == 30522 * 32 + 4 * 128 * (32 + 128 + 2) * 2 + 256 * 2 + 2
+
+
+def test_predictions_do_not_depend_on_the_batch(trained):
+    victim = load_victim(trained)
+    assert_batch_independent(victim, mixed_texts())
+    assert list(victim.predict(["evil traitors lies", "the council met"])) == [1, 0]
+
+
+def test_long_texts_are_truncated_to_512_tokens(trained):
+    victim = load_victim(trained)
+    head = "the council met on tuesday " * 120  # 600 word pieces
+    probs = victim.predict_proba([head + "evil traitors " * 50, head + "parks and roads " * 50])
+    np.testing.assert_array_equal(probs[0], probs[1])
+
+
+def test_non_strings_are_type_errors_naming_the_position(trained):
+    victim = load_victim(trained)
+    with pytest.raises(TypeError, match="position 2"):
+        victim.predict_proba(["a", "b", None])
+    assert victim.predict_proba([]).shape == (0, 2)
+
+
+def test_interrupted_training_resumes_to_the_same_model(data, tmp_path, monkeypatch):
+    reference = train_victim("PR2", "BiLSTM", data, tmp_path / "straight", epochs=2, max_train=200,
+                             progress=False)
+    calls = {"n": 0}
+    evaluate = training_module._evaluate
+
+    def interrupt_in_epoch_two(victim, rows):
+        calls["n"] += 1
+        if calls["n"] == 3:  # epoch 1 evaluated twice (attack, dev); stop in epoch 2
+            raise KeyboardInterrupt
+        return evaluate(victim, rows)
+
+    monkeypatch.setattr(training_module, "_evaluate", interrupt_in_epoch_two)
+    with pytest.raises(KeyboardInterrupt):
+        train_victim("PR2", "BiLSTM", data, tmp_path / "resumed", epochs=2, max_train=200, progress=False)
+    assert not (tmp_path / "resumed" / "victim.json").exists()
+    assert (tmp_path / "resumed" / "checkpoints" / "epoch-1.json").exists()
+    monkeypatch.setattr(training_module, "_evaluate", evaluate)
+    resumed = train_victim("PR2", "BiLSTM", data, tmp_path / "resumed", epochs=2, max_train=200, progress=False)
+    same = lambda path: json.loads((path / "victim.json").read_text())["weights_hash"]  # noqa: E731
+    assert same(resumed) == same(reference)
+    untimed = lambda path: [{k: v for k, v in h.items() if k != "train_seconds"}  # noqa: E731
+                            for h in json.loads((path / "metrics.json").read_text())["history"]]
+    assert untimed(resumed) == untimed(reference)

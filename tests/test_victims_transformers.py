@@ -1,0 +1,81 @@
+"""BERT-family and Gemma victims on tiny randomly initialised models of the paper's classes."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from victims_fixtures import (assert_batch_independent, mixed_texts, one_thread,  # noqa: F401
+                              tiny_bert_dir, tiny_gemma_dir, write_task_data)
+
+from bodega.victims import load_victim, train_victim
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    return write_task_data(tmp_path_factory.mktemp("tf-data"), n_train=48, n_eval=12)
+
+
+@pytest.fixture(scope="module")
+def pair_data(tmp_path_factory):
+    return write_task_data(tmp_path_factory.mktemp("tf-pair"), n_train=32, n_eval=8, pair=True)
+
+
+def test_bert_paper_profile_trains_saves_and_is_batch_independent(data, tmp_path):
+    base = tiny_bert_dir(tmp_path / "tiny-bert")
+    out = train_victim("PR2", "BERT", data, tmp_path / "bert", profile="paper", epochs=1, base_model=base,
+                       progress=False)
+    info = json.loads((out / "victim.json").read_text())
+    assert info["base_model"] == str(base) and info["base_role"] == "bert-base-uncased"
+    assert info["batch_size"] == 16 and (out / "model.safetensors").exists()
+    victim = load_victim(out, profile="paper")
+    assert victim.weights_hash == info["weights_hash"]
+    assert_batch_independent(victim, mixed_texts())
+
+
+def test_fc_rows_are_encoded_as_evidence_claim_pairs(pair_data, tmp_path):
+    base = tiny_bert_dir(tmp_path / "tiny-bert")
+    out = train_victim("FC", "BERT", pair_data, tmp_path / "fc", profile="paper", epochs=1, base_model=base,
+                       progress=False)
+    victim = load_victim(out)
+    encoded = victim.encode(["the evidence sentence ~ the claim", "no separator here"])
+    assert encoded["token_type_ids"][0].max() == 1  # a second segment exists
+    assert encoded["token_type_ids"][1].max() == 0  # no separator: empty evidence, the claim alone
+    assert_batch_independent(victim, ["a ~ b", "~", "", "evidence " * 400 + " ~ claim"])
+
+
+def test_changed_weights_are_refused(data, tmp_path):
+    base = tiny_bert_dir(tmp_path / "tiny-bert")
+    out = train_victim("PR2", "BERT", data, tmp_path / "bert", profile="paper", epochs=1, base_model=base,
+                       progress=False)
+    config = json.loads((out / "config.json").read_text())
+    (out / "config.json").write_text(json.dumps(dict(config, note="edited")))
+    with pytest.raises(ValueError, match="changed after training"):
+        load_victim(out)
+
+
+@pytest.mark.parametrize("quantize", [False, True], ids=["lora", "qlora-4bit"])
+def test_gemma_adapter_round_trip_and_batch_independence(data, tmp_path, quantize):
+    if quantize:
+        pytest.importorskip("bitsandbytes", reason="4-bit NF4 needs bitsandbytes")
+    base = tiny_gemma_dir(tmp_path / "tiny-gemma")
+    out = train_victim("PR2", "GEMMA2B", data, tmp_path / "gemma", profile="cpu", epochs=1, base_model=base,
+                       quantize=quantize, progress=False)
+    info = json.loads((out / "victim.json").read_text())
+    assert info["quantized_4bit"] is quantize and info["lora"]["r"] == 8
+    assert set(info["lora"]["targets"]) == {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj",
+                                            "down_proj"}
+    assert (out / "adapter_model.safetensors").exists() and not (out / "model.safetensors").exists()
+    assert 0 < info["n_trainable_params"] < info["n_params"]
+    victim = load_victim(out)
+    assert_batch_independent(victim, mixed_texts())
+
+
+def test_gemma_refuses_a_different_base_model(data, tmp_path):
+    base = tiny_gemma_dir(tmp_path / "tiny-gemma")
+    out = train_victim("PR2", "GEMMA7B", data, tmp_path / "gemma", profile="cpu", epochs=1, max_train=16,
+                       base_model=base, quantize=False, progress=False)
+    assert load_victim(out).name == "PR2-GEMMA7B"
+    tiny_gemma_dir(base, seed=1)  # same folder, other weights
+    with pytest.raises(ValueError, match="base model"):
+        load_victim(out)
