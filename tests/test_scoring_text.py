@@ -81,3 +81,11 @@ def test_homoglyphs_fold_to_what_a_reader_sees(attacked, read):
 def test_folding_leaves_ascii_text_alone():
     text = "Plain ASCII text, with m and rn and 0 and O."
     assert fold_confusables(text) is text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("aB \t\n\r\x0b\x0c\x1c\x85\xa0\u2003\u3000x")), max_size=20))
+def test_normalise_matches_the_regular_expression_definition(text):
+    import re
+
+    assert normalise(text) == re.sub(r"\s+", " ", text.lower()).strip()

@@ -9,7 +9,6 @@ distance cutoff, which gives the same alignment as comparing every pair.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -17,12 +16,13 @@ import Levenshtein
 
 from bodega.tasks import PAIR_SEPARATOR, get_task
 
-_SPACE = re.compile(r"\s+")
-
-
 def normalise(text: str) -> str:
-    """Lower-case and collapse every whitespace run to one space (stripped)."""
-    return _SPACE.sub(" ", text.lower()).strip()
+    """Lower-case and collapse every whitespace run to one space (stripped).
+
+    ``str.split()`` splits at exactly the characters ``re``'s ``\\s`` matches (both use
+    Unicode's whitespace test), and is several times faster than a regular expression.
+    """
+    return " ".join(text.lower().split())
 
 
 def normalised_distance(a: str, b: str) -> float:
