@@ -1,0 +1,128 @@
+"""Masked whole-word recovery of the offline masked LM, beside a tiny random floor (and Gemma-3-270M).
+
+For each task with a ``dev.tsv`` (never used to train the masked LM) a seeded sample of
+sentences gets one content word (not a stopword, one WordPiece, alphabetic) replaced
+by a mask; a model recovers it when the word is among its top-1 / top-10 single-token
+fillers. Rows:
+
+- ``minilm-mlm``: the model ``bodega resources build-mlm`` wrote (two-sided context);
+- ``tiny-random``: a randomly initialised 2-layer ``BertForMaskedLM`` with the same
+  vocabulary (the floor);
+- ``gemma3-270m-left`` (``--gemma``): the packaged Gemma-3-270M causal LM's next-word
+  prediction from the left context only, the offline alternative the issue names
+  (a causal LM cannot see the right context without scoring every candidate sentence).
+
+Writes ``book/data/mlm_recovery.csv`` and ``.json`` (with this command line).
+
+    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/mlm_recovery.py --data data [--n 300] [--gemma]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def tiny_random_ranker(vocab_dir: Path, seed: int = 0):
+    import torch
+    from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
+
+    from bodega.mlm.recovery import masked_lm_ranker
+
+    torch.manual_seed(seed)
+    tokenizer = AutoTokenizer.from_pretrained(vocab_dir)
+    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2,
+                        num_attention_heads=2, intermediate_size=64)
+    return masked_lm_ranker(BertForMaskedLM(config), tokenizer)
+
+
+def gemma_left_ranker(batch_size: int = 16):
+    """Top next tokens of Gemma-3-270M after the left context, as lower-cased words."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from bodega.resources import resolve
+
+    path = resolve("gemma3-270m").path
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    tokenizer.padding_side = "left"
+    model = AutoModelForCausalLM.from_pretrained(path, torch_dtype=torch.float32).eval()
+
+    def rank(items, k):
+        out = []
+        with torch.inference_mode():
+            for i in range(0, len(items), batch_size):
+                chunk = items[i:i + batch_size]
+                encoded = tokenizer([it.text[:it.start].rstrip() for it in chunk], padding=True,
+                                    return_tensors="pt")
+                hidden = model.model(**encoded).last_hidden_state[:, -1]
+                top = model.lm_head(hidden).topk(k, dim=-1).indices.tolist()
+                out.extend([tokenizer.decode([t]).strip() for t in ids] for ids in top)
+        return out
+
+    return rank
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default="data", help="data root with <TASK>/dev.tsv")
+    parser.add_argument("--model", default=None, help="masked-LM folder (default: resolve('minilm-mlm'))")
+    parser.add_argument("--n", type=int, default=300, help="items per task")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--gemma", action="store_true", help="add Gemma-3-270M (left context), PR2 only")
+    parser.add_argument("--out", default="book/data/mlm_recovery")
+    args = parser.parse_args(argv)
+
+    import torch
+    from transformers import AutoTokenizer
+
+    from bodega.attacks.constraints import default_stopwords
+    from bodega.mlm.corpus import task_sentences
+    from bodega.mlm.recovery import draw_items, masked_lm_ranker, recovery
+    from bodega.resources import resolve
+
+    torch.set_num_threads(1)
+    model_dir = Path(args.model) if args.model else resolve("minilm-mlm").path
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    vocabulary = {t for t in tokenizer.get_vocab() if t.isalpha()}
+    held_out = task_sentences(args.data, "dev")
+    rankers = {"minilm-mlm": masked_lm_ranker(model_dir, tokenizer),
+               "tiny-random": tiny_random_ranker(model_dir, args.seed)}
+    rows = []
+    for task, sentences in held_out.items():
+        items = draw_items(sentences, vocabulary, args.n, np.random.default_rng([args.seed, len(task)]),
+                           stopwords=default_stopwords())
+        names = list(rankers) + (["gemma3-270m-left"] if args.gemma and task == "PR2" else [])
+        for name in names:
+            if name == "gemma3-270m-left" and name not in rankers:
+                rankers[name] = gemma_left_ranker()
+            started = time.perf_counter()
+            scores = recovery(rankers[name], items)
+            rows.append(dict(model=name, task=task, items=len(items), top1=round(scores["top1"], 4),
+                             top10=round(scores["top10"], 4),
+                             seconds=round(time.perf_counter() - started, 1)))
+            print(rows[-1], flush=True)
+
+    import pandas as pd
+
+    from bodega.io import atomic_write_json, atomic_write_text
+
+    frame = pd.DataFrame(rows)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(out.with_suffix(".csv"), frame.to_csv(index=False))
+    build = json.loads((model_dir / "build.json").read_text()) if (model_dir / "build.json").exists() else {}
+    atomic_write_json(out.with_suffix(".json"), dict(
+        command="HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/mlm_recovery.py " + " ".join(argv or sys.argv[1:]),
+        items_rule="one non-stopword, alphabetic, single-WordPiece word per held-out dev sentence (5-60 words)",
+        model_build=build, rows=rows))
+    print(frame.to_string(index=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,157 @@
+"""BERT-ATTACK and BAE-R searches over the attack framework's parts (evaluator, stopwords, similarity).
+
+Both follow OpenAttack 2.1.1 as BODEGA ran it, with these differences, named here once:
+the text keeps its case and spacing (OpenAttack lower-cases it and re-joins words with
+single spaces) and substitutes take the case of the word they replace; every word is
+ranked for importance (OpenAttack's BERT-ATTACK never masks the last word and its BAE
+inserts the unknown token *after* each word instead of replacing it); all candidates of
+one word go to the victim in one batch (OpenAttack sends them one by one and stops at
+the first success, so its query counts can be lower); the masked LM is called once for
+all positions (BAE masks each word of the original text in one batch, where OpenAttack
+re-runs the masked LM on the current text for each word).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from bodega.attacks.constraints import PosAgreement, SentenceEncoder, Stopwords
+from bodega.attacks.search import SearchState
+from bodega.attacks.text import match_case
+from bodega.mlm.model import Candidate, MaskedLM
+
+MLM_UNK = "[UNK]"
+"""BERT's unknown token: what OpenAttack's BERT-ATTACK and BAE put in place of a word to rank it."""
+
+
+def importance_order(state: SearchState, positions: Sequence[int], unk: str = MLM_UNK) -> list[int]:
+    """Positions by BERT-ATTACK's importance: drop of the original class, plus the gain of a flip."""
+    if not positions:
+        return []
+    probs = state.evaluator.probs([state.text.replace({i: unk}) for i in positions] + [state.text.text])
+    original, leave = probs[-1], probs[:-1]
+    label = int(np.argmax(original))
+    moved = np.argmax(leave, axis=1)
+    score = original[label] - leave[:, label] + (moved != label) * (leave.max(axis=1) - original[moved])
+    return [positions[k] for k in sorted(range(len(positions)), key=lambda k: -score[k])]
+
+
+def word_substitutes(candidates: list[Candidate], original: str, stopwords: Stopwords | None,
+                     threshold: float | None) -> list[str]:
+    """Whole-word, non-stopword candidates other than the word, best first, in the word's case.
+
+    ``threshold`` drops candidates whose logit is below it (the reference stops at the
+    first such candidate; the list is sorted, so it is the same).
+    """
+    out: list[str] = []
+    seen = {original.lower()}
+    for candidate in candidates:
+        if threshold is not None and candidate.score < threshold:
+            break
+        token = candidate.token
+        if token.startswith("##") or not token.isalpha() or token.lower() in seen:
+            continue
+        if stopwords is not None and not stopwords.allows(token):
+            continue
+        seen.add(token.lower())
+        out.append(match_case(original, token))
+    return out
+
+
+def _apply_word(state: SearchState, changes: dict[int, str], position: int, substitutes: list[str],
+                current_gain: float, choose) -> tuple[str | None, dict[int, str], float]:
+    """Try every substitute of one word in one batch; return a success or keep the best move."""
+    trials = [{**changes, position: s} for s in substitutes]
+    texts = [state.text.replace(t) for t in trials]
+    probs = state.evaluator.probs(texts)
+    reached = state.evaluator.goal.reached(probs)
+    if reached.any():
+        return texts[choose(reached)], trials[choose(reached)], current_gain
+    gains = state.evaluator.goal.gain(probs)
+    best = int(np.argmax(gains))
+    if gains[best] > current_gain:
+        return None, trials[best], float(gains[best])
+    return None, changes, current_gain
+
+
+def bert_attack_search(state: SearchState, mlm: MaskedLM, stopwords: Stopwords | None, k: int = 36,
+                       max_change_rate: float = 0.4, threshold: float | None = None,
+                       unk: str = MLM_UNK) -> str | None:
+    """BERT-ATTACK (Li et al. 2020): masked-LM predictions on the unmasked text as candidates.
+
+    Words by importance (masking with ``unk``); for each, the ``k`` best single-token
+    predictions at its position (no sub-word combinations); the first candidate in the
+    masked LM's order that flips the victim wins, else the one that moves it most is kept.
+    Gives up when more than ``max_change_rate`` of the words would change (OpenAttack's 0.4).
+    """
+    n = len(state.text)
+    if n == 0:
+        return None
+    predictions = mlm.word_predictions(state.text, k)
+    positions = [i for i, w in enumerate(state.text.words)
+                 if predictions[i] and (stopwords is None or stopwords.allows(w.text))]
+    order = importance_order(state, positions, unk)
+    changes: dict[int, str] = {}
+    current = float(state.evaluator.gain([state.text.text])[0])
+    for position in order:
+        if len(changes) > int(max_change_rate * n):
+            return None
+        substitutes = word_substitutes(predictions[position], state.text.words[position].text, stopwords, threshold)
+        if not substitutes:
+            continue
+        found, changes, current = _apply_word(state, changes, position, substitutes, current,
+                                              choose=lambda reached: int(np.argmax(reached)))
+        if found is not None:
+            return found
+    return None
+
+
+def bae_search(state: SearchState, mlm: MaskedLM, stopwords: Stopwords | None, encoder: SentenceEncoder,
+               pos_agreement: PosAgreement | None, k: int = 50, max_change_rate: float = 0.2,
+               similarity_threshold: float = 0.936, threshold: float | None = None,
+               unk: str = MLM_UNK) -> str | None:
+    """BAE-R (Garg and Ramakrishnan 2020), OpenAttack's default replace-only variant.
+
+    Each important word is masked and the masked LM's ``k`` best fillers are filtered by
+    part of speech and by sentence similarity to the original text (cosine of the
+    profile's sentence encoder at least ``similarity_threshold``, OpenAttack's 0.936 for
+    the Universal Sentence Encoder); of the fillers that flip the victim, the most similar
+    text wins, else the filler that moves it most is kept. Gives up when more than
+    ``max_change_rate`` of the words would change (OpenAttack's 0.2).
+    """
+    n = len(state.text)
+    if n == 0:
+        return None
+    positions = [i for i, w in enumerate(state.text.words) if stopwords is None or stopwords.allows(w.text)]
+    order = importance_order(state, positions, unk)
+    fillers = mlm.masked_predictions(state.text, order, k)
+    reference = encoder.encode([state.text.text])[0]
+    changes: dict[int, str] = {}
+    current = float(state.evaluator.gain([state.text.text])[0])
+    for position in order:
+        if len(changes) > int(max_change_rate * n):
+            return None
+        substitutes = word_substitutes(fillers.get(position, []), state.text.words[position].text, stopwords,
+                                       threshold)
+        if not substitutes:
+            continue
+        if pos_agreement is not None:
+            lo, hi = max(position - 4, 0), min(position + 5, n)
+            windows = [state.text.window({**changes, position: s}, lo, hi, mark=position) for s in substitutes]
+            keep = pos_agreement.mask(state.pos[position], [w for w, _ in windows], windows[0][1])
+            substitutes = [s for s, ok in zip(substitutes, keep) if ok]
+        if not substitutes:
+            continue
+        texts = [state.text.replace({**changes, position: s}) for s in substitutes]
+        similarity = encoder.encode(texts) @ reference
+        keep = similarity >= similarity_threshold
+        substitutes = [s for s, ok in zip(substitutes, keep) if ok]
+        similarity = similarity[keep]
+        if not substitutes:
+            continue
+        found, changes, current = _apply_word(state, changes, position, substitutes, current,
+                                              choose=lambda reached: int(np.argmax(np.where(reached, similarity, -2))))
+        if found is not None:
+            return found
+    return None
