@@ -81,3 +81,18 @@ def test_matcher_without_wordnet_and_typos():
     tolerant = Matcher(MatcherConfig(use_wordnet=False, typo_max_edits=2))
     assert tolerant.compare_text("championship", "championsihp").status is SlotStatus.SAME
     assert tolerant.compare_text("in 2011", "in 2012").status is SlotStatus.CHANGED
+
+
+def test_split_words_are_read_as_words(gate):
+    from atomeval.normalise import rejoin_split_words
+
+    assert rejoin_split_words("scandinavia does n ot contain greenland .",
+                              "scandinavia does not contain greenland .") == "scandinavia does not contain greenland ."
+    assert rejoin_split_words("the end", "theend the end") == "the end"  # real words stay apart
+    assert gate.judge("Scandinavia does not contain Greenland .", "Scandinavia does n ot contain Green land .").valid
+
+
+def test_negative_quantifier_and_exclusion_words_do_not_specialise(gate):
+    assert not gate.judge("Tamerlan Tsarnaev had a brother .", "Tamerlan Tsarnaev had no brother .").valid
+    assert not gate.judge("The show was set in Death Valley .", "The show was set outside Death Valley .").valid
+    assert not gate.judge("A.J. Styles won a championship .", "A.J. Styles won all championships .").valid

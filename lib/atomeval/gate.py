@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from atomeval.atoms import Atom
-from atomeval.matching import AtomComparison, Matcher, SlotStatus, content
-from atomeval.normalise import NEGATORS, normalise, numbers_in, tokens
+from atomeval.matching import NON_SPECIALISING, AtomComparison, Matcher, SlotStatus, content
+from atomeval.normalise import NEGATORS, normalise, numbers_in, rejoin_split_words, tokens
 
 DIAGNOSTICS = ("ScopeLoss", "EvDrift", "EvEnt", "UnverAdd")
 
@@ -37,7 +37,9 @@ class EntailmentModel(Protocol):
 class GateConfig:
     """Parameters of the gate (documented in the book's AtomEval chapter)."""
 
-    allow_reordering: bool = True  # accept an atom whose words all appear in the rewrite, same negation
+    allow_reordering: bool = True  # accept an atom whose words all appear in the rewrite (same negation,
+    #                                numbers kept, no hedge or NON_SPECIALISING word added)
+    rejoin_split_words: bool = True  # read "leona rd" as "leonard" when the original has "leonard"
     nli_threshold: float = 0.5     # entailment probability for "asserted" / "evidence entails"
 
 
@@ -115,6 +117,8 @@ class Gate:
         return self._atoms[text]
 
     def judge(self, claim: str, rewrite: str, evidence: str = "") -> Verdict:
+        if self.config.rejoin_split_words:
+            rewrite = rejoin_split_words(rewrite, claim)
         original_atoms = self.atoms(claim)
         rewrite_atoms = self.atoms(rewrite)
         judgements = [self._judge_atom(atom, rewrite_atoms, claim, rewrite, len(original_atoms))
@@ -157,6 +161,8 @@ class Gate:
         if _negations(claim) % 2 != _negations(rewrite) % 2:
             return False
         if not numbers_in(claim) <= numbers_in(rewrite):
+            return False
+        if (set(normalise(rewrite)) - set(normalise(claim))) & NON_SPECIALISING:
             return False
         span_atom = atom.with_(span=claim)
         return not self.matcher.hedges(span_atom, Atom("_", "_", span=rewrite))

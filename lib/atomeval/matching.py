@@ -5,7 +5,9 @@ Each slot pair gets a :class:`SlotStatus`:
 - ``same``: equal after normalisation, or word for word equal up to WordNet synonyms and
   (optionally) one-letter typos of long words;
 - ``specialised``: the rewrite says everything the original says and more ("film" ->
-  "German film"); a more specific rewrite still asserts the original;
+  "German film"); a more specific rewrite still asserts the original. Added negators, quantifiers,
+  privative modifiers and exclusion words (``NON_SPECIALISING``: "no", "all", "former", "outside")
+  do not specialise: they make the slot ``changed``;
 - ``generalised``: the rewrite says less: words dropped ("German film" -> "film") or replaced by a
   WordNet hypernym ("documentary" -> "film");
 - ``changed``: some word was replaced by one that is neither synonym nor hypernym;
@@ -30,6 +32,14 @@ from atomeval.normalise import normalise, numbers_in, tokens
 FUNCTION_WORDS = frozenset({
     "of", "in", "on", "at", "to", "for", "with", "by", "from", "into", "onto", "as", "and", "that",
     "which", "who", "whom", "be", "have", "do", "it", "its", "there", "this", "these", "those", "s",
+})
+# Words whose addition does not make a claim more specific but changes what it says: negators,
+# quantifiers, privative modifiers ("former", "fake") and exclusion ("outside", "without").
+NON_SPECIALISING = frozenset({
+    "not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "zero", "hardly", "barely",
+    "all", "every", "each", "any", "some", "few", "many", "most", "several", "both",
+    "former", "ex", "fake", "false", "alleged", "fictional", "imaginary", "pseudo", "non", "so-called",
+    "outside", "without", "except", "excluding", "beyond", "instead", "against", "than", "less", "more",
 })
 HEDGES = frozenset({"may", "might", "could", "possibly", "perhaps", "maybe", "reportedly", "allegedly",
                     "supposedly", "probably", "likely", "apparently", "seemingly", "rumored", "rumoured",
@@ -116,6 +126,8 @@ class Matcher:
             else:
                 unmatched_rewrite.remove(hit)
         if not unmatched_original:
+            if any(w in NON_SPECIALISING for w in unmatched_rewrite):
+                return SlotComparison(SlotStatus.CHANGED, (), tuple(unmatched_rewrite))
             status = SlotStatus.SPECIALISED if unmatched_rewrite else SlotStatus.SAME
             return SlotComparison(status, rewrite_words=tuple(unmatched_rewrite))
         generalisations = []
@@ -126,6 +138,9 @@ class Matcher:
                     generalisations.append((word, general))
                     unmatched_original.remove(word)
                     unmatched_rewrite.remove(general)
+        if any(w in NON_SPECIALISING for w in unmatched_original):  # "no brother" -> "brother"
+            return SlotComparison(SlotStatus.CHANGED, tuple(unmatched_original), tuple(unmatched_rewrite),
+                                  tuple(generalisations))
         if not unmatched_rewrite:  # only losses and hypernyms: the rewrite says less
             return SlotComparison(SlotStatus.GENERALISED, tuple(unmatched_original), (),
                                   tuple(generalisations))

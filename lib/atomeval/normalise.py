@@ -107,3 +107,36 @@ def numbers_in(text: str) -> frozenset[str]:
         if value[:1].isdigit():
             found.add(value)
     return frozenset(found)
+
+
+def rejoin_split_words(text: str, reference: str, max_parts: int = 6) -> str:
+    """Undo spaces inserted inside words: "leona rd" -> "leonard" when the reference has "leonard".
+
+    Character-level attacks split words ("ze ro", "n ot", "o ' bannon"); a reader still reads the
+    word. Adjacent whitespace tokens of ``text`` are joined (longest first, up to ``max_parts``)
+    when their concatenation, with look-alike letters folded and case ignored, is a whitespace token
+    of ``reference`` and the parts are not already such a token on their own.
+    """
+    from bodega.scoring.confusables import fold_confusables
+
+    def key(token: str) -> str:
+        return fold_confusables(token).lower()
+
+    vocabulary = {key(t) for t in reference.split()}
+    vocabulary |= {k.rstrip(".,;:!?") for k in vocabulary}
+    parts = text.split()
+    out, i = [], 0
+    while i < len(parts):
+        joined = None
+        for k in range(min(max_parts, len(parts) - i), 1, -1):
+            candidate = "".join(parts[i:i + k])
+            if key(candidate) in vocabulary and key(candidate).rstrip(".,;:!?"):
+                joined = (candidate, k)
+                break
+        if joined is not None and not all(key(p) in vocabulary for p in parts[i:i + joined[1]]):
+            out.append(joined[0])
+            i += joined[1]
+        else:
+            out.append(parts[i])
+            i += 1
+    return " ".join(out)
