@@ -1,0 +1,89 @@
+"""The masked-LM attackers, BERT-ATTACK and BAE, and the paraphrase attacker SCPN.
+
+The masked LM is the profile's: ``bert-base-uncased`` on ``paper`` (as BODEGA), the
+project's MiniLM with a fitted masked-LM head on ``cpu`` (see ``bodega resources
+build-mlm``); ``mlm_path=`` overrides it. BAE's sentence similarity uses the profile's
+sentence encoder (MiniLM) in place of the Universal Sentence Encoder. Searches and
+their differences from OpenAttack are in :mod:`bodega.mlm.search`.
+"""
+from __future__ import annotations
+
+from functools import partial
+
+from bodega.attacks.base import WordLevelAttacker, register_attacker
+from bodega.attacks.constraints import PosAgreement, SentenceEncoder, Stopwords
+from bodega.attacks.pos import PosTagger
+
+PAPER_THRESHOLD = 0.3
+"""OpenAttack's ``threshold_pred_score`` on the masked LM's logits, for bert-base-uncased."""
+
+
+def _threshold(profile: str, threshold: float | str | None) -> float | None:
+    """``"profile"`` means the reference's 0.3 for bert-base-uncased and none for other masked LMs.
+
+    The fitted cpu head's logits are on another scale (its output bias is a log
+    frequency), so a threshold set for BERT's logits would not mean the same there.
+    """
+    if threshold != "profile":
+        return None if threshold is None else float(threshold)
+    from bodega.profiles import get_profile
+
+    return PAPER_THRESHOLD if get_profile(profile).models.get("masked-lm") == "bert-base-uncased" else None
+
+
+class _LazyMaskedLM:
+    """Resolves the profile's masked LM only when the attack first needs it."""
+
+    def __init__(self, profile: str, path: str | None, batch_size: int):
+        self.profile, self.path, self.batch_size = profile, path, batch_size
+        self._mlm = None
+
+    def _get(self):
+        if self._mlm is None:
+            from bodega.mlm.model import MaskedLM, resolve_masked_lm
+
+            self._mlm = MaskedLM(resolve_masked_lm(self.profile, self.path), batch_size=self.batch_size)
+        return self._mlm
+
+    def warm_up(self) -> None:
+        self._get().warm_up()
+
+    def word_predictions(self, *args, **kwargs):
+        return self._get().word_predictions(*args, **kwargs)
+
+    def masked_predictions(self, *args, **kwargs):
+        return self._get().masked_predictions(*args, **kwargs)
+
+
+def bert_attack(profile: str = "cpu", k: int = 36, max_change_rate: float = 0.4,
+                threshold_pred_score: float | str | None = "profile", mlm_path: str | None = None,
+                batch_size: int = 32):
+    """BERT-ATTACK (Li et al. 2020) as BODEGA ran it: k=36, no sub-word combinations, importance by masking."""
+    from bodega.mlm.search import bert_attack_search
+
+    search = partial(bert_attack_search, mlm=_LazyMaskedLM(profile, mlm_path, batch_size), stopwords=Stopwords(),
+                     k=k, max_change_rate=max_change_rate, threshold=_threshold(profile, threshold_pred_score))
+    return WordLevelAttacker("BERT-ATTACK", search, None, dict(k=k, max_change_rate=max_change_rate))
+
+
+def bae(profile: str = "cpu", k: int = 50, max_change_rate: float = 0.2, similarity_threshold: float = 0.936,
+        threshold_pred_score: float | str | None = "profile", mlm_path: str | None = None,
+        encoder_path: str | None = None, batch_size: int = 32):
+    """BAE-R (Garg and Ramakrishnan 2020), OpenAttack's default: replace only, k=50, similarity >= 0.936."""
+    from bodega.mlm.search import bae_search
+    from bodega.profiles import get_profile
+    from bodega.resources import resolve
+
+    if encoder_path is None:
+        chosen = get_profile(profile)
+        encoder_path = str(resolve(chosen.models.get("sentence-encoder") or "minilm", allow_hub=chosen.allow_hub).path)
+    tagger = PosTagger()
+    search = partial(bae_search, mlm=_LazyMaskedLM(profile, mlm_path, batch_size), stopwords=Stopwords(),
+                     encoder=SentenceEncoder(encoder_path), pos_agreement=PosAgreement(tagger), k=k,
+                     max_change_rate=max_change_rate, similarity_threshold=similarity_threshold,
+                     threshold=_threshold(profile, threshold_pred_score))
+    return WordLevelAttacker("BAE", search, tagger, dict(k=k, similarity_threshold=similarity_threshold))
+
+
+register_attacker("BERT-ATTACK", bert_attack, aliases=("BERTattack", "BERT-Attack", "BertAttack"))
+register_attacker("BAE", bae)
