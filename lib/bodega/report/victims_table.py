@@ -1,0 +1,83 @@
+"""Table 3 with provenance: victim F1 on attack.tsv beside BODEGA's, and what each number was made of.
+
+Reads ``<results>/models/<TASK>-<VICTIM>/`` (the model the attacks use) and, when present,
+extra seeds of the same training settings under ``<results>/victim-seeds/<TASK>-<VICTIM>-seed<N>/``,
+so each row can give the mean and range over seeds. Nothing is trained or computed here.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from bodega.tasks import get_task
+
+VICTIM_ORDER = ("BiLSTM", "BERT", "GEMMA2B", "GEMMA7B")
+TASK_ORDER = ("HN", "PR2", "FC", "RD")
+
+
+def _read(folder: Path) -> tuple[dict, dict] | None:
+    if not ((folder / "victim.json").exists() and (folder / "metrics.json").exists()):
+        return None
+    return (json.loads((folder / "victim.json").read_text(encoding="utf-8")),
+            json.loads((folder / "metrics.json").read_text(encoding="utf-8")))
+
+
+def _settings(info: dict) -> dict:
+    """Training settings that must agree for two folders to count as seeds of one victim."""
+    return {k: v for k, v in info.get("training", {}).items() if k != "seed"}
+
+
+def describe_model(info: dict) -> str:
+    from bodega.resources import SPECS
+
+    if info["kind"] == "BiLSTM":
+        return "BiLSTM from scratch, bert-base-uncased WordPiece vocabulary"
+    role = info.get("base_role")
+    name = SPECS[role].description if role in SPECS else info.get("base_model", "?")
+    if info["kind"].startswith("GEMMA"):
+        return f"{'QLoRA (4-bit NF4)' if info.get('quantized_4bit') else 'LoRA'} r=8 on {name}"
+    return f"fine-tuned {name}"
+
+
+def describe_training(info: dict, metrics: dict) -> str:
+    task = info["task"]
+    rows, full = info["train_rows"], get_task(task).paper_sizes[0]
+    share = "all" if info["training"].get("max_train", 0) in (0, None) else f"a random {rows} of"
+    kept = f"epoch {metrics['selected_epoch']} kept ({metrics.get('selection', '')})" if "selected_epoch" in metrics else ""
+    return f"{share} {rows:,} rows of {task} train.tsv (paper: {full:,}); {info['epochs']} epochs; {kept}"
+
+
+def victims_table(results: str | Path) -> pd.DataFrame:
+    """One row per trained victim: our F1 (seed of the attacked model, mean and range over seeds), the paper's F1."""
+    results = Path(results)
+    rows = []
+    for folder in sorted((results / "models").glob("*-*")):
+        read = _read(folder)
+        if read is None:
+            continue
+        info, metrics = read
+        seeds = {info["seed"]: metrics["attack"]["f1"]}
+        for extra in sorted((results / "victim-seeds").glob(f"{folder.name}-seed*")):
+            other = _read(extra)
+            if other and _settings(other[0]) == _settings(info):
+                seeds.setdefault(other[0]["seed"], other[1]["attack"]["f1"])
+        f1s = list(seeds.values())
+        rows.append({
+            "task": info["task"], "victim": info["kind"], "profile": info["profile"],
+            "F1 (attacked model)": round(metrics["attack"]["f1"], 4),
+            "seeds": ", ".join(str(s) for s in sorted(seeds)),
+            "F1 mean over seeds": round(sum(f1s) / len(f1s), 4),
+            "F1 range": f"{min(f1s):.4f} to {max(f1s):.4f}" if len(f1s) > 1 else "",
+            "paper F1": get_task(info["task"]).paper_f1.get(info["kind"]),
+            "dev F1": round(metrics["dev"]["f1"], 4),
+            "model": describe_model(info), "training data": describe_training(info, metrics)})
+    frame = pd.DataFrame(rows, columns=["task", "victim", "profile", "F1 (attacked model)", "seeds",
+                                        "F1 mean over seeds", "F1 range", "paper F1", "dev F1", "model",
+                                        "training data"])
+    if frame.empty:
+        return frame
+    frame["_t"] = frame.task.map({t: i for i, t in enumerate(TASK_ORDER)})
+    frame["_v"] = frame.victim.map({v: i for i, v in enumerate(VICTIM_ORDER)})
+    return frame.sort_values(["_t", "_v"]).drop(columns=["_t", "_v"]).set_index(["task", "victim"])
