@@ -8,6 +8,7 @@ dependent of the predicate a typed modifier. Coordinated objects are split into 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from atomeval.atoms import Atom, Modifier
@@ -94,11 +95,7 @@ class SpacyExtractor:
     name = "spacy-dependency"
 
     def __init__(self, nlp: Any = None) -> None:
-        if nlp is None:
-            from bodega.resources import load_spacy
-
-            nlp = keep_hyphenated_words(load_spacy())
-        self.nlp = nlp
+        self.nlp = nlp if nlp is not None else default_nlp()
 
     def extract(self, claim: str) -> list[Atom]:
         return self.extract_doc(self.nlp(claim))
@@ -205,6 +202,14 @@ class SpacyExtractor:
                 tokens = [t for t in _subtree(child) if not (t.dep_ == "neg" and t.head.i == child.i)]
                 frame.modifiers.append(Modifier(_modifier_type(child, tokens), _phrase(tokens)))
         return frame
+
+
+@lru_cache(maxsize=1)
+def default_nlp() -> Any:
+    """The packaged spaCy pipeline with hyphenated words kept whole, loaded once per process."""
+    from bodega.resources import load_spacy
+
+    return keep_hyphenated_words(load_spacy())
 
 
 def keep_hyphenated_words(nlp: Any) -> Any:

@@ -65,10 +65,9 @@ class RuleRewriter:
 
     def __init__(self, nlp: Any = None) -> None:
         if nlp is None:
-            from atomeval.extract_spacy import keep_hyphenated_words
-            from bodega.resources import load_spacy
+            from atomeval.extract_spacy import default_nlp
 
-            nlp = keep_hyphenated_words(load_spacy())
+            nlp = default_nlp()
         self.nlp = nlp
         self.name = "rules"
 
