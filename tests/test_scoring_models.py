@@ -101,3 +101,10 @@ def test_unknown_model_name_is_rejected():
 
     with pytest.raises(KeyError, match="unknown semantic model"):
         build_semantic_model("bleurt-tiny")
+
+
+def test_missing_bleurt_checkpoint_says_what_to_do(tmp_path):
+    from bodega.scoring import load_semantic_model
+
+    with pytest.raises(MissingResourceError, match="BODEGA_BLEURT_20"):
+        load_semantic_model("paper", path=tmp_path)

@@ -160,8 +160,16 @@ class Bleurt:
     def __post_init__(self) -> None:
         from bleurt_pytorch import BleurtForSequenceClassification, BleurtTokenizer
 
-        self._tokenizer = BleurtTokenizer.from_pretrained(str(self.path))
-        self._model = BleurtForSequenceClassification.from_pretrained(str(self.path)).eval()
+        from bodega.resources import MissingResourceError
+
+        try:
+            self._tokenizer = BleurtTokenizer.from_pretrained(str(self.path))
+            self._model = BleurtForSequenceClassification.from_pretrained(str(self.path)).eval()
+        except (OSError, TypeError, ValueError, ImportError) as error:
+            raise MissingResourceError(
+                f"BLEURT could not be loaded from {self.path} ({type(error).__name__}: {str(error)[:200]}). "
+                "Point BODEGA_BLEURT_20 (or --semantic-path) at a local BLEURT-20 folder, allow the "
+                "model hub, or score with --profile cpu.") from error
 
     def score(self, pairs: list[Pair]) -> np.ndarray:
         import torch
