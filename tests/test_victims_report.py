@@ -32,7 +32,7 @@ def test_seeds_of_the_same_settings_give_mean_and_range(tmp_path):
     assert row["seeds"] == "0, 1, 2" and row["F1 mean over seeds"] == pytest.approx(0.45)
     assert row["F1 range"] == "0.4000 to 0.5000" and row["paper F1"] == 0.4857
     assert row["F1 (attacked model)"] == 0.40
-    assert "all 12,675 rows" in row["training data"] and "epoch 3 kept" in row["training data"]
+    assert "12,675 rows (all PR2 train.tsv" in row["training data"] and "epoch 3 kept" in row["training data"]
     bert = table.loc[("PR2", "BERT")]
     assert "MiniLM" in bert["model"] and bert["F1 range"] == "" and bert["paper F1"] == 0.641
 

@@ -44,9 +44,10 @@ def describe_model(info: dict) -> str:
 def describe_training(info: dict, metrics: dict) -> str:
     task = info["task"]
     rows, full = info["train_rows"], get_task(task).paper_sizes[0]
-    share = "all" if info["training"].get("max_train", 0) in (0, None) else f"a random {rows} of"
-    kept = f"epoch {metrics['selected_epoch']} kept ({metrics.get('selection', '')})" if "selected_epoch" in metrics else ""
-    return f"{share} {rows:,} rows of {task} train.tsv (paper: {full:,}); {info['epochs']} epochs; {kept}"
+    share = "all" if info["training"].get("max_train", 0) in (0, None) else "a random subset of"
+    kept = f"; epoch {metrics['selected_epoch']} kept ({metrics.get('selection', '')})" \
+        if "selected_epoch" in metrics else ""
+    return f"{rows:,} rows ({share} {task} train.tsv; paper: {full:,}); {info['epochs']} epochs{kept}"
 
 
 def victims_table(results: str | Path) -> pd.DataFrame:
