@@ -27,19 +27,6 @@ from pathlib import Path
 import numpy as np
 
 
-def tiny_random_ranker(vocab_dir: Path, seed: int = 0):
-    import torch
-    from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
-
-    from bodega.mlm.recovery import masked_lm_ranker
-
-    torch.manual_seed(seed)
-    tokenizer = AutoTokenizer.from_pretrained(vocab_dir)
-    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2,
-                        num_attention_heads=2, intermediate_size=64)
-    return masked_lm_ranker(BertForMaskedLM(config), tokenizer)
-
-
 def gemma_left_ranker(batch_size: int = 16):
     """Top next tokens of Gemma-3-270M after the left context, as lower-cased words."""
     import torch
@@ -82,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from bodega.attacks.constraints import default_stopwords
     from bodega.mlm.corpus import task_sentences
-    from bodega.mlm.recovery import draw_items, masked_lm_ranker, recovery
+    from bodega.mlm.recovery import draw_items, masked_lm_ranker, recovery, tiny_random_ranker
     from bodega.resources import resolve
 
     torch.set_num_threads(1)

@@ -89,3 +89,15 @@ def recovery(rank: Callable[[list[MaskedItem], int], list[list[str]]], items: li
     fillers = rank(items, max(ks))
     return {f"top{k}": float(np.mean([it.word in [f.lower() for f in found[:k]]
                                       for it, found in zip(items, fillers)])) for k in ks}
+
+
+def tiny_random_ranker(vocab_dir, seed: int = 0):
+    """The floor: a randomly initialised 2-layer, 32-wide ``BertForMaskedLM`` with the same vocabulary."""
+    import torch
+    from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
+
+    torch.manual_seed(seed)
+    tokenizer = AutoTokenizer.from_pretrained(vocab_dir)
+    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2,
+                        num_attention_heads=2, intermediate_size=64)
+    return masked_lm_ranker(BertForMaskedLM(config), tokenizer)

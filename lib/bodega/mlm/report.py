@@ -1,0 +1,76 @@
+"""Book material for the masked-LM attackers: a results table and ten highlighted examples.
+
+Reads finished run folders (``summary.json`` and ``records.jsonl`` from the runner) and
+writes ``<out>/attacks_mlm_results.csv`` and ``<out>/attacks_mlm_examples.md``, which
+``book/attacks_mlm.md`` includes. Examples are the successful ones with the highest
+BODEGA score, taken in turn from each run.
+
+    python -m bodega.mlm.report --runs results/runs/PR2-BiLSTM-BERT-ATTACK-T ... --out book/data
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from bodega.io import atomic_write_text, read_jsonl
+
+COLUMNS = ("attacker", "scenario", "n_examples", "success_rate", "bodega", "semantic", "character", "queries")
+
+
+def _summary_row(summary: dict) -> dict:
+    def pick(name):
+        return summary.get(name)
+
+    return dict(attacker=summary["attacker"], scenario=summary["scenario"], n_examples=summary["n_examples"],
+                success_rate=pick("success_score"), bodega=pick("bodega_score"), semantic=pick("semantic_score"),
+                character=pick("character_score"), queries=pick("queries_per_example"))
+
+
+def write_report(runs: list[Path], out: Path, k: int = 10, profile: str = "cpu") -> tuple[Path, Path]:
+    import pandas as pd
+
+    from bodega.attacks.session import best_examples
+    from bodega.scoring import load_semantic_model
+
+    semantic = load_semantic_model(profile)
+    rows, tables = [], []
+    for run in runs:
+        summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+        rows.append(_summary_row(summary))
+        best = best_examples(list(read_jsonl(run / "records.jsonl")), summary["task"], semantic, k=k)
+        best.insert(0, "attacker", summary["attacker"])
+        tables.append(best)
+    results = out / "attacks_mlm_results.csv"
+    atomic_write_text(results, pd.DataFrame(rows, columns=list(COLUMNS)).to_csv(index=False, float_format="%.4f"))
+    # Alternate between runs so both attackers are shown, best first within each.
+    chosen, cursor = [], 0
+    while len(chosen) < k and any(cursor < len(t) for t in tables):
+        for table in tables:
+            if cursor < len(table) and len(chosen) < k:
+                chosen.append(table.iloc[cursor])
+        cursor += 1
+    lines = []
+    for number, row in enumerate(chosen, start=1):
+        lines.append(f"{number}. **{row['attacker']}**, example `{row['id']}`, BODEGA score {row['BODEGA']:.3f}, "
+                     f"{row['queries']} queries:\n\n   <p>{row['change']}</p>\n")
+    examples = out / "attacks_mlm_examples.md"
+    atomic_write_text(examples, "\n".join(lines) if lines else "No successful adversarial examples.\n")
+    return results, examples
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", nargs="+", required=True, help="run folders with summary.json and records.jsonl")
+    parser.add_argument("--out", default="book/data")
+    parser.add_argument("--k", type=int, default=10)
+    parser.add_argument("--profile", default="cpu")
+    args = parser.parse_args(argv)
+    for path in write_report([Path(r) for r in args.runs], Path(args.out), args.k, args.profile):
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
