@@ -10,7 +10,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "score-agreement", help="ROC AUC of candidate semantic scores against human meaning judgments")
     parser.add_argument("--human", default=DEFAULT_CSV, help="InCrediblAE meaning-judgment CSV")
-    parser.add_argument("--out", default="book/data/semantic_agreement.csv", help="CSV table to write")
+    parser.add_argument("--out", required=True,
+                        help="CSV table to write (the book reads book/data/semantic_agreement.csv)")
     parser.add_argument("--candidates", default=None,
                         help="comma-separated semantic model names (default: every offline candidate)")
     parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the intervals")
