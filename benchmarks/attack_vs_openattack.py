@@ -28,11 +28,12 @@ def run_one(args, attacker: str, backend: str, targeted: bool) -> dict:
     out = Path(args.out) / f"{attacker}-{backend}-{'T' if targeted else 'U'}"
     summary = run_attack("PR2", args.victim, args.data, attacker, out, targeted=targeted,
                          n_examples=None if targeted else args.untargeted_n, seed=args.seed,
-                         profile=args.profile, backend=backend, progress=True)
+                         profile=args.profile, backend=backend, progress=True, batch_size=args.batch_size)
     records = list(read_jsonl(out / "records.jsonl"))
     return dict(attacker=attacker, backend=backend, scenario="targeted" if targeted else "untargeted",
                 n=len(records), errors=sum(r["error"] is not None for r in records),
                 ms_per_example=1000 * float(np.mean([r["seconds"] for r in records])),
+                cpu_ms_per_example=1000 * float(np.mean([r["cpu_seconds"] for r in records])),
                 queries=float(np.mean([r["queries"] for r in records])),
                 unique_queries=float(np.mean([r["unique_queries"] for r in records])),
                 forwards=float(np.mean([r["forwards"] for r in records])),
@@ -41,14 +42,16 @@ def run_one(args, attacker: str, backend: str, targeted: bool) -> dict:
 
 
 def table(rows: list[dict]) -> str:
-    lines = ["| scenario | attacker | backend | n | ms/example | speed-up | queries | unique | forwards | "
-             "success | BODEGA |", "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| scenario | attacker | backend | n | ms/example | speed-up | CPU ms/example | CPU speed-up | queries | "
+             "unique | forwards | success | BODEGA |", "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     reference = {(r["scenario"], r["attacker"]): r for r in rows if r["backend"] == "openattack"}
     for r in rows:
         ref = reference.get((r["scenario"], r["attacker"]))
-        speedup = f"{ref['ms_per_example'] / r['ms_per_example']:.1f}x" if ref and r["backend"] == "native" else ""
+        native = ref is not None and r["backend"] == "native"
+        speedup = f"{ref['ms_per_example'] / r['ms_per_example']:.1f}x" if native else ""
+        cpu_speedup = f"{ref['cpu_ms_per_example'] / r['cpu_ms_per_example']:.1f}x" if native else ""
         lines.append(f"| {r['scenario']} | {r['attacker']} | {r['backend']} | {r['n']} | {r['ms_per_example']:.1f} | "
-                     f"{speedup} | {r['queries']:.1f} | {r['unique_queries']:.1f} | {r['forwards']:.1f} | "
+                     f"{speedup} | {r['cpu_ms_per_example']:.1f} | {cpu_speedup} | {r['queries']:.1f} | {r['unique_queries']:.1f} | {r['forwards']:.1f} | "
                      f"{r['success']:.3f} | {r['bodega']:.3f} |")
     return "\n".join(lines) + "\n"
 
@@ -63,11 +66,15 @@ def main() -> None:
     parser.add_argument("--untargeted-n", type=int, default=100)
     parser.add_argument("--profile", default="cpu")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--batch-size", type=int, default=128, help="largest batch the victim computes at once")
     args = parser.parse_args()
+
+    import os
 
     import torch
 
     torch.set_num_threads(1)
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     rows = []
     for scenario in args.scenarios:
         for attacker in args.attackers:

@@ -3,7 +3,9 @@
 The records file is the run's state: a run killed at any moment and started again
 reads it back (a torn last line from the kill is dropped and the file rewritten),
 skips the examples already recorded and continues, so no example is lost or repeated.
-An exception in one example is recorded as that example's error and the run goes on;
+Each record has wall-clock ``seconds`` and the process's ``cpu_seconds`` (on a shared
+machine the second is the steadier measure of the work done). An exception in one
+example is recorded as that example's error and the run goes on;
 an exhausted query budget is a plain failure, flagged ``budget_exhausted``.
 """
 from __future__ import annotations
@@ -74,7 +76,7 @@ def attack_one(attacker: Attacker, accountant, target: Target, targeted: bool, s
 
     accountant.start_example()
     rng = np.random.default_rng([seed, target.index])
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     adversarial, success, error, exhausted = None, False, None, False
     try:
         original = accountant.predict_proba([target.text])
@@ -90,10 +92,10 @@ def attack_one(attacker: Attacker, accountant, target: Target, targeted: bool, s
     except Exception as exc:  # noqa: BLE001 - one example's failure must not stop the run
         error = f"{type(exc).__name__}: {exc}"
         log.warning("example %d (%s): %s", target.index, target.id, error)
-    seconds = time.perf_counter() - started
+    seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
     return dict(index=target.index, id=target.id, original=target.text, adversarial=adversarial,
-                success=success, **accountant.counts(), seconds=round(seconds, 6), error=error,
-                budget_exhausted=exhausted)
+                success=success, **accountant.counts(), seconds=round(seconds, 6),
+                cpu_seconds=round(cpu_seconds, 6), error=error, budget_exhausted=exhausted)
 
 
 def _check_config(out: Path, config: dict) -> None:
@@ -114,11 +116,13 @@ def _check_config(out: Path, config: dict) -> None:
 def run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str, out_dir: str | Path,
                targeted: bool = False, n_examples: int | None = None, query_budget: int | None = None,
                seed: int = 0, profile: str = "cpu", backend: str = "native", attacker_options: dict | None = None,
-               semantic=None, progress: bool = True) -> dict:
+               semantic=None, progress: bool = True, batch_size: int = 32) -> dict:
     """Attack ``n_examples`` of ``<data_dir>/attack.tsv`` and return the scored summary.
 
     ``victim_path`` is a trained model folder (or a loaded victim object). ``semantic``
     overrides the profile's semantic model for scoring (tests pass a small one).
+    ``batch_size`` is the largest batch the victim computes at once (candidates of one
+    step are split into batches of this size, shortest texts first).
     """
     from tqdm.auto import tqdm
 
@@ -147,7 +151,7 @@ def run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str,
     records = load_records(records_path)
     done = {r["index"] for r in records}
     todo = [t for t in targets if t.index not in done]
-    accountant = QueryAccountant(victim, budget=query_budget)
+    accountant = QueryAccountant(victim, budget=query_budget, batch_size=batch_size)
     engine = get_attacker(name, profile=profile, backend=backend, **(attacker_options or {})) if todo else None
     if engine is not None and hasattr(engine, "warm_up"):
         engine.warm_up()

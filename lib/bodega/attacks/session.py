@@ -26,8 +26,9 @@ class RunPaths:
 
 def run_paths(task: str, victim: str, attacker: str, targeted: bool, n_examples: int | None, seed: int,
               backend: str, data_root: str | None = None, results_root: str | None = None,
-              out_dir: str | None = None) -> RunPaths:
-    """Paths of the results layout; a notebook run gets its own folder, apart from the grid's runs."""
+              out_dir: str | None = None, data_dir: str | None = None, victim_dir: str | None = None) -> RunPaths:
+    """Paths of the results layout; explicit folders win; a notebook run without ``out_dir`` gets its
+    own folder, apart from the grid's runs."""
     from bodega.attacks.base import canonical_name
     from bodega.tasks import get_task
 
@@ -37,7 +38,8 @@ def run_paths(task: str, victim: str, attacker: str, targeted: bool, n_examples:
     results = Path(results_root) if results_root else root / "results"
     name = f"{task}-{victim}-{canonical_name(attacker)}-{'T' if targeted else 'U'}"
     out = Path(out_dir) if out_dir else results / "notebook-runs" / f"{name}-n{n_examples or 'all'}-s{seed}-{backend}"
-    return RunPaths(data / task, results / "models" / f"{task}-{victim}", out)
+    return RunPaths(Path(data_dir) if data_dir else data / task,
+                    Path(victim_dir) if victim_dir else results / "models" / f"{task}-{victim}", out)
 
 
 def ensure_data(task: str, data_dir: Path, raw_root: str | None = None) -> None:
