@@ -133,6 +133,8 @@ def test_human_pairs_reader_and_worked_examples_rule(tmp_path):
         "original_samples": ["e. ~ a cat sat.", "e. ~ a dog ran.", "e. ~ it rained.", "e. ~ x y.", "e. ~ z."],
         "adversarial_samples": ["e. ~ ɑ cat sat.", "e. ~ a dog flew.", None, "e. ~ x q.", "e. ~ z."],
         "agreed_labels": [0, 1, 2, None, 0],
+        "annotator1_stance": [0, 1, 2, 1, 1],
+        "annotator2_stance": [0, None, 2, 1, 0],
     })
     frame.to_csv(tmp_path / "human.csv", index=False)
     pairs = read_human_pairs(tmp_path / "human.csv")
@@ -143,4 +145,11 @@ def test_human_pairs_reader_and_worked_examples_rule(tmp_path):
     # Unchanged claims are never shown; per label a homoglyph pair first, then a plain one.
     assert [(e["row"], e["label"]) for e in chosen] == [(1, 0), (2, 1), (3, 2)]
     assert pairs.rows == [1, 2, 3, 5]
+    from bodega.scoring.agreement import per_annotator
+
+    # Annotator 1 calls only pair 1 (0.9) harmless: it beats 0.5 and 0.0 but not 1.0. Annotator 2 judged
+    # three pairs and calls pairs 1 and 5 (0.9, 1.0) harmless, both above pair 3 (0.0).
+    assert per_annotator(pairs, evaluation) == [
+        {"annotator": "annotator1", "n_pairs": 4, "m": 2 / 3},
+        {"annotator": "annotator2", "n_pairs": 3, "m": 1.0}]
     assert chosen[0]["semantic"] == {"m": 0.9} and chosen[0]["bodega"] == {"m": 0.8}

@@ -27,7 +27,7 @@ def _run(args: argparse.Namespace) -> int:
 
     from bodega.io import atomic_write_json
     from bodega.scoring.agreement import (DEFAULT_CANDIDATES, evaluate, format_markdown,
-                                          read_human_pairs, worked_examples, write_table)
+                                          per_annotator, read_human_pairs, worked_examples, write_table)
     from bodega.scoring.semantic import CPU_DEFAULT, BERTSCORE_LAYER
 
     torch.set_num_threads(args.threads)
@@ -41,7 +41,8 @@ def _run(args: argparse.Namespace) -> int:
                                  "label_counts": {str(k): int((pairs.labels == k).sum()) for k in (0, 1, 2)},
                                  "positive": "agreed label 0 (meaning preserved)",
                                  "bootstrap": args.bootstrap, "seed": args.seed,
-                                 "bertscore_layer": BERTSCORE_LAYER, "cpu_default": CPU_DEFAULT})
+                                 "bertscore_layer": BERTSCORE_LAYER, "cpu_default": CPU_DEFAULT,
+                                 "per_annotator_auc_semantic": per_annotator(pairs, evaluation)})
     print(format_markdown(rows))
     print(f"wrote {args.out}, {Path(args.out).with_suffix('.json')} and {examples_path}")
     return 0

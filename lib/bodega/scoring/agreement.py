@@ -44,6 +44,7 @@ class HumanPairs:
     adversarials: list[str]
     labels: np.ndarray  # 0 preserves, 1 changes, 2 nonsense
     rows: list[int] | None = None  # 1-based data row in the CSV (header not counted)
+    annotators: dict[str, np.ndarray] | None = None  # annotator -> label per pair (NaN = not judged)
 
 
 def read_human_pairs(path: str | os.PathLike) -> HumanPairs:
@@ -62,9 +63,26 @@ def read_human_pairs(path: str | os.PathLike) -> HumanPairs:
     if not set(labels.tolist()) <= {0, 1, 2}:
         raise ValueError(f"{path}: agreed_labels must be 0, 1 or 2, found {sorted(set(labels.tolist()))}")
     # A missing text is an empty one (an attack that returned nothing), not the string "nan".
+    annotators = {column.removesuffix("_stance"): frame[column].astype(float).to_numpy()
+                  for column in frame.columns if column.startswith("annotator") and column.endswith("_stance")}
     return HumanPairs(frame["original_samples"].fillna("").astype(str).tolist(),
                       frame["adversarial_samples"].fillna("").astype(str).tolist(), labels,
-                      [int(i) + 1 for i in frame.index])
+                      [int(i) + 1 for i in frame.index], annotators)
+
+
+def per_annotator(pairs: HumanPairs, evaluation: "Evaluation") -> list[dict]:
+    """AUC of each candidate's semantic score against each annotator's own labels.
+
+    A check of robustness to who judges: the default should not depend on one person.
+    """
+    out = []
+    for annotator, labels in (pairs.annotators or {}).items():
+        judged = ~np.isnan(labels)
+        row = {"annotator": annotator, "n_pairs": int(judged.sum())}
+        for name, semantic in evaluation.semantic.items():
+            row[name] = auc(labels[judged] == 0, semantic[judged])
+        out.append(row)
+    return out
 
 
 def auc(positive: np.ndarray, score: np.ndarray) -> float:
