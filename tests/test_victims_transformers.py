@@ -40,7 +40,8 @@ def test_fc_rows_are_encoded_as_evidence_claim_pairs(pair_data, tmp_path):
     victim = load_victim(out)
     encoded = victim.encode(["the evidence sentence ~ the claim", "no separator here"])
     assert encoded["token_type_ids"][0].max() == 1  # a second segment exists
-    assert encoded["token_type_ids"][1].max() == 0  # no separator: empty evidence, the claim alone
+    tokenizer = victim.tokenizer
+    assert encoded["input_ids"][1][:2].tolist() == [tokenizer.cls_token_id, tokenizer.sep_token_id]  # no evidence
     assert_batch_independent(victim, ["a ~ b", "~", "", "evidence " * 400 + " ~ claim"])
 
 
@@ -68,7 +69,8 @@ def test_gemma_adapter_round_trip_and_batch_independence(data, tmp_path, quantiz
     assert (out / "adapter_model.safetensors").exists() and not (out / "model.safetensors").exists()
     assert 0 < info["n_trainable_params"] < info["n_params"]
     victim = load_victim(out)
-    assert_batch_independent(victim, mixed_texts())
+    # 4-bit layers compute in bfloat16, whose rounding depends on the matmul shape: 1e-4 there.
+    assert_batch_independent(victim, mixed_texts(), tolerance=1e-4 if quantize else 1e-5)
 
 
 def test_gemma_refuses_a_different_base_model(data, tmp_path):

@@ -14,9 +14,10 @@ NEUTRAL = ("the council met on tuesday to discuss the budget for schools roads a
 LOADED = "traitors destroy lies corrupt evil enemies disgrace shameful".split()
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture(autouse=True, scope="module")
 def one_thread():
-    """The test machines are shared: one torch thread keeps the tests predictable."""
+    """One torch thread, set before the module's training fixtures: on a shared machine two
+    spinning OpenMP threads per process slow training down by an order of magnitude."""
     import torch
 
     previous = torch.get_num_threads()
