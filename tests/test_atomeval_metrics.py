@@ -58,6 +58,7 @@ def test_metrics_count_flips_valid_similar_and_fluent(gate):
     summary, records = evaluate(cases, KeywordVerifier(), gate, FixedSimilarity(sims), LengthPerplexity(),
                                 MetricsConfig(similarity_threshold=0.9, perplexity_ratio=1.1))
     assert summary["claims"] == 4 and summary["flips"] == 2
+    assert summary["rewrites"]["n"] == 3 and summary["rewrites"]["invalid"] == pytest.approx(1 / 3)
     assert summary["ASR"] == pytest.approx(0.5)
     assert summary["VASR"] == pytest.approx(0.25)
     assert summary["S-ASR"] == pytest.approx(0.25)   # only case 1 reaches 0.9

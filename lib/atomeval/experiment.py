@@ -199,6 +199,15 @@ def table_diagnostics(results: dict[str, dict]):
                          for f, r in results.items()])
 
 
+def table_rewrites(results: dict[str, dict]):
+    """Validity and diagnostics of every rewrite, flipped or not: what each family does to the claim."""
+    import pandas as pd
+
+    from atomeval.rewriters import FAMILY_NAMES
+
+    return pd.DataFrame([{"family": FAMILY_NAMES.get(f, f), **r["summary"]["rewrites"]} for f, r in results.items()])
+
+
 def table_surface(results: dict[str, dict]):
     """Table 7: how SBERT similarity and perplexity judge valid vs invalid successful attacks."""
     import pandas as pd

@@ -131,17 +131,19 @@ def summarise(records: list[dict], config: MetricsConfig, with_similarity: bool 
                "perplexity_rule": (f"<= {config.perplexity_threshold}" if config.perplexity_threshold is not None
                                    else f"<= {config.perplexity_ratio} x claim perplexity")}
     summary["diagnostics"] = diagnostic_breakdown(flips)
+    summary["rewrites"] = diagnostic_breakdown([r for r in records if r["valid"] is not None])
     return summary
 
 
 def diagnostic_breakdown(flips: list[dict]) -> dict:
-    """Share of successful attacks (flips) that are invalid, and that carry each diagnostic."""
+    """Share of the given records (successful attacks, or all rewrites) that are invalid and that carry
+    each diagnostic."""
     n = len(flips)
     counts = Counter()
     for record in flips:
         for kind in {d["kind"] for d in record["diagnostics"]}:
             counts[kind] += 1
-    out = {"flips": n, "invalid": (sum(not r["valid"] for r in flips) / n) if n else None}
+    out = {"n": n, "invalid": (sum(not r["valid"] for r in flips) / n) if n else None}
     out.update({kind: (counts[kind] / n if n else None) for kind in DIAGNOSTICS})
     return out
 
