@@ -12,7 +12,7 @@ import shutil, sys
 from pathlib import Path
 source, target = Path(sys.argv[1]), Path("tests/fixtures/results-smoke")
 shutil.rmtree(target, ignore_errors=True)
-keep = {"victim.json", "metrics.json", "summary.json", "records.jsonl"}
+keep = {"victim.json", "metrics.json", "summary.json", "records.jsonl", "cell.json"}
 for path in sorted(source.rglob("*")):
     if path.is_file() and path.name in keep and path.parent.parent.name in ("models", "runs"):
         out = target / path.relative_to(source)

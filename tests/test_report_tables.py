@@ -103,3 +103,16 @@ def test_figures_render(results):
 def test_missing_results_folder_says_what_to_run(tmp_path):
     with pytest.raises(FileNotFoundError, match="bodega grid run"):
         load_results(tmp_path / "absent")
+
+
+def test_cell_costs_read_finished_markers_only(tmp_path):
+    from bodega.report.results import cell_costs
+
+    for kind, name, status in (("models", "PR2-BiLSTM", "done"), ("runs", "PR2-BiLSTM-PWWS-U", "done"),
+                               ("runs", "PR2-BiLSTM-PWWS-T", "running")):
+        folder = tmp_path / kind / name
+        folder.mkdir(parents=True)
+        (folder / "cell.json").write_text(json.dumps({"status": status, "name": name, "seconds": 10.0,
+                                                      "cpu_seconds": 4.0}))
+    costs = cell_costs(tmp_path)
+    assert list(costs.kind) == ["victim", "attack"] and costs.cpu_seconds.sum() == 8.0

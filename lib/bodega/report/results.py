@@ -97,6 +97,18 @@ def _ordered(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.sort_values(keys).drop(columns=["_t", "_v"]).reset_index(drop=True)
 
 
+def cell_costs(root: str | Path) -> pd.DataFrame:
+    """Wall and CPU seconds of every finished grid cell, from the ``cell.json`` markers the runner wrote."""
+    rows = []
+    for marker in sorted(Path(root).glob("*/*/cell.json")):
+        info = _load_json(marker)
+        if info.get("status") == "done":
+            rows.append({"kind": "victim" if marker.parent.parent.name == "models" else "attack",
+                         "name": info.get("name", marker.parent.name), "seconds": info.get("seconds"),
+                         "cpu_seconds": info.get("cpu_seconds")})
+    return pd.DataFrame(rows, columns=["kind", "name", "seconds", "cpu_seconds"])
+
+
 def load_results(root: str | Path) -> Results:
     """Everything finished under ``root``; unfinished cells are simply absent."""
     root = Path(root)
