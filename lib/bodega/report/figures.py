@@ -59,6 +59,6 @@ def figure3(results: Results):
     ax.set_xlabel("queries per example")
     ax.set_ylabel("BODEGA score")
     ax.set_ylim(0, max(1e-3, float(np.nanmax(runs.bodega))) * 1.1 if not runs.empty else 1)
-    ax.legend(fontsize=7, ncol=2, loc="best")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     fig.tight_layout()
     return fig
