@@ -1,8 +1,8 @@
 """Masked whole-word recovery of the offline masked LM, beside a tiny random floor (and Gemma-3-270M).
 
 For each task with a ``dev.tsv`` (never used to train the masked LM) a seeded sample of
-sentences gets one content word (not a stopword, one WordPiece, alphabetic) replaced
-by a mask; a model recovers it when the word is among its top-1 / top-10 single-token
+sentences gets one word (one WordPiece, alphabetic; ``content``: not a stopword, ``any``:
+stopwords too) replaced by a mask; a model recovers it when the word is among its top-1 / top-10 single-token
 fillers. Rows:
 
 - ``minilm-mlm``: the model ``bodega resources build-mlm`` wrote (two-sided context);
@@ -61,6 +61,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=300, help="items per task")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--gemma", action="store_true", help="add Gemma-3-270M (left context), PR2 only")
+    parser.add_argument("--tasks", default=None, help="comma-separated tasks (default: every task with dev.tsv)")
+    parser.add_argument("--models", default=None,
+                        help="comma-separated rows to compute (default: minilm-mlm,tiny-random [+gemma3-270m-left])")
     parser.add_argument("--out", default="book/data/mlm_recovery")
     args = parser.parse_args(argv)
 
@@ -76,23 +79,29 @@ def main(argv: list[str] | None = None) -> int:
     model_dir = Path(args.model) if args.model else resolve("minilm-mlm").path
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     vocabulary = {t for t in tokenizer.get_vocab() if t.isalpha()}
-    held_out = task_sentences(args.data, "dev")
-    rankers = {"minilm-mlm": masked_lm_ranker(model_dir, tokenizer),
-               "tiny-random": tiny_random_ranker(model_dir, args.seed)}
+    held_out = task_sentences(args.data, "dev", tuple(args.tasks.split(",")) if args.tasks else None)
+    wanted = args.models.split(",") if args.models else ["minilm-mlm", "tiny-random", "gemma3-270m-left"]
+    rankers = {}
+    if "minilm-mlm" in wanted:
+        rankers["minilm-mlm"] = masked_lm_ranker(model_dir, tokenizer)
+    if "tiny-random" in wanted:
+        rankers["tiny-random"] = tiny_random_ranker(model_dir, args.seed)
     rows = []
     for task, sentences in held_out.items():
-        items = draw_items(sentences, vocabulary, args.n, np.random.default_rng([args.seed, len(task)]),
-                           stopwords=default_stopwords())
-        names = list(rankers) + (["gemma3-270m-left"] if args.gemma and task == "PR2" else [])
-        for name in names:
-            if name == "gemma3-270m-left" and name not in rankers:
-                rankers[name] = gemma_left_ranker()
-            started = time.perf_counter()
-            scores = recovery(rankers[name], items)
-            rows.append(dict(model=name, task=task, items=len(items), top1=round(scores["top1"], 4),
-                             top10=round(scores["top10"], 4),
-                             seconds=round(time.perf_counter() - started, 1)))
-            print(rows[-1], flush=True)
+        for words, stopwords in (("content", default_stopwords()), ("any", frozenset())):
+            items = draw_items(sentences, vocabulary, args.n, np.random.default_rng([args.seed, len(task)]),
+                               stopwords=stopwords)
+            names = [n for n in rankers if n != "gemma3-270m-left"] + (
+                ["gemma3-270m-left"] if args.gemma and task == "PR2" and "gemma3-270m-left" in wanted else [])
+            for name in names:
+                if name == "gemma3-270m-left" and name not in rankers:
+                    rankers[name] = gemma_left_ranker()
+                started = time.perf_counter()
+                scores = recovery(rankers[name], items)
+                rows.append(dict(model=name, task=task, words=words, items=len(items),
+                                 top1=round(scores["top1"], 4), top10=round(scores["top10"], 4),
+                                 seconds=round(time.perf_counter() - started, 1)))
+                print(rows[-1], flush=True)
 
     import pandas as pd
 
@@ -105,7 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     build = json.loads((model_dir / "build.json").read_text()) if (model_dir / "build.json").exists() else {}
     atomic_write_json(out.with_suffix(".json"), dict(
         command="HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/mlm_recovery.py " + " ".join(argv or sys.argv[1:]),
-        items_rule="one non-stopword, alphabetic, single-WordPiece word per held-out dev sentence (5-60 words)",
+        items_rule="one alphabetic, single-WordPiece word per held-out dev sentence (5-60 words); "
+                   "words=content: stopwords excluded; words=any: stopwords included",
         model_build=build, rows=rows))
     print(frame.to_string(index=False))
     return 0
