@@ -116,3 +116,22 @@ def test_cell_costs_read_finished_markers_only(tmp_path):
                                                       "cpu_seconds": 4.0}))
     costs = cell_costs(tmp_path)
     assert list(costs.kind) == ["victim", "attack"] and costs.cpu_seconds.sum() == 8.0
+
+
+def test_manual_sample_ranks_by_stored_scores_else_character_similarity(tmp_path):
+    from bodega.report.manual import manual_sample
+
+    records = [{"id": "a", "original": "the cat sat on the mat", "adversarial": "the dog sat on the mat",
+                "success": True},
+               {"id": "b", "original": "it rains today", "adversarial": "it pours today", "success": True},
+               {"id": "c", "original": "no change", "adversarial": None, "success": False}]
+    _run(tmp_path, "PR2", "BiLSTM", "BERT-ATTACK", "untargeted", 0.5, 10, records)
+    sample = manual_sample(load_results(tmp_path), "PR2")
+    assert sample.ranked_by == "character similarity" and list(sample.table.id) == ["a", "b"]
+    assert "<" in sample.table.diff_html[0]  # the change is marked up
+
+    scores = tmp_path / "runs" / "PR2-BiLSTM-BERT-ATTACK-U" / "scores.jsonl"
+    scores.write_text(json.dumps({"id": "a", "bodega": 0.2}) + "\n" + json.dumps({"id": "b", "bodega": 0.9}) + "\n")
+    sample = manual_sample(load_results(tmp_path), "PR2")
+    assert sample.ranked_by == "BODEGA score" and list(sample.table.id) == ["b", "a"]
+    assert manual_sample(load_results(tmp_path), "FC") is None

@@ -1,8 +1,9 @@
 """The manual-analysis sample: the best adversarial examples of one run, changes highlighted.
 
 BODEGA's authors read the 20 best examples per task of BERT-ATTACK against BiLSTM. "Best" is the
-per-example BODEGA score when the records carry it; otherwise the character similarity (the part
-of the score that needs no model), and the table says which was used.
+per-example BODEGA score when the run stored it (in its records or in ``scores.jsonl``); otherwise
+the character similarity (the part of the score that needs no model, so the report never runs one),
+and the table says which was used.
 """
 from __future__ import annotations
 
@@ -10,8 +11,12 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from bodega.report.results import Results
 from bodega.experiments.cells import run_name
+from bodega.io import read_jsonl
+from bodega.report.results import Results
+
+SCORES = "scores.jsonl"
+"""Per-example scores of a run, one line ``{"id", "bodega", ...}``, when the attack stage stores them."""
 
 
 @dataclass(frozen=True)
@@ -35,10 +40,12 @@ def manual_sample(results: Results, task: str, attacker: str = "BERT-ATTACK", vi
     else:
         return None
     records = [r for r in results.records(name) if r.get("success") and r.get("adversarial") is not None]
-    ranked_by = "BODEGA score" if records and all("bodega" in r for r in records) else "character similarity"
+    stored = {s["id"]: s["bodega"] for s in read_jsonl(results.root / "runs" / name / SCORES)}
+    stored.update({r["id"]: r["bodega"] for r in records if "bodega" in r})
+    ranked_by = "BODEGA score" if records and all(r["id"] in stored for r in records) else "character similarity"
     rows = []
     for record in records:
-        score = record["bodega"] if ranked_by == "BODEGA score" else character_similarity(
+        score = stored[record["id"]] if ranked_by == "BODEGA score" else character_similarity(
             record["original"], record["adversarial"])
         rows.append({"id": record["id"], "score": round(float(score), 4), "original": record["original"],
                      "adversarial": record["adversarial"],
