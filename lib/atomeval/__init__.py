@@ -1,2 +1,11 @@
-"""AtomEval: validity-aware evaluation of adversarial claim rewriting (SROM atoms, one-way gate, VASR)."""
+"""AtomEval: validity-aware evaluation of adversarial claim rewriting (SROM atoms, one-way gate, VASR).
+
+Modules: ``atoms`` (the atom and its JSON schema), ``normalise`` (slot normalisation), ``gold`` (the
+hand-checked gold atoms and extractor accuracy), ``extract_spacy`` / ``extract_llm`` (extractors),
+``llm`` (chat clients), ``lexicon`` (WordNet), ``matching`` (slot comparison), ``gate`` (the gate and its
+diagnostics), ``models`` (NLI, SBERT, perplexity), ``metrics`` (ASR, VASR, S-ASR, P-ASR),
+``rewriters`` (rule and LLM rewriters), ``human`` (agreement with people), ``attack_runs`` (VASR of
+BODEGA attack runs), ``fever`` (refuted claims), ``experiment`` (what the notebook and
+``bodega atomeval`` call). Importing the package loads no model.
+"""
 __version__ = "0.1.0"
