@@ -134,6 +134,34 @@ def human_agreement(pairs_path: str | Path, profile: str = "cpu", extractor: str
     return result
 
 
+ABLATIONS = {
+    "no WordNet": ({"use_wordnet": False}, {}),
+    "no typo tolerance": ({"typo_max_edits": 0}, {}),
+    "no reordering rule": ({}, {"allow_reordering": False}),
+    "no split-word rejoining": ({}, {"rejoin_split_words": False}),
+}
+
+
+def gate_ablation(pairs_path: str | Path, extractor: str = "spacy", out: str | Path | None = None) -> dict:
+    """Agreement with people with one gate parameter switched off at a time (no NLI)."""
+    from atomeval.gate import Gate, GateConfig
+    from atomeval.human import gate_agreement, load_pairs
+    from atomeval.matching import Matcher, MatcherConfig
+
+    pairs = load_pairs(pairs_path)
+    base = make_extractor(extractor)
+    rows = []
+    for name, (matcher_changes, gate_changes) in {"defaults": ({}, {}), **ABLATIONS}.items():
+        gate = Gate(base, Matcher(MatcherConfig(**matcher_changes)), config=GateConfig(**gate_changes))
+        for check_evidence in (False, True):
+            result, _ = gate_agreement(gate, pairs, progress=False, check_evidence=check_evidence)
+            rows.append({"setting": name, **result.to_dict()})
+    report = {"pairs": str(pairs_path), "extractor": extractor, "rows": rows}
+    if out:
+        atomic_write_json(out, report)
+    return report
+
+
 def run_tables(claims: Sequence[Any], verifier, verifier_name: str, gate, rewriter,
                families: Sequence[str], out_dir: str | Path, profile: str = "cpu", config=None,
                with_surface: bool = True) -> dict[str, dict]:

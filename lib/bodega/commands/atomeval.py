@@ -26,6 +26,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     agree.add_argument("--profile", default="cpu")
     agree.add_argument("--extractor", default="spacy")
     agree.add_argument("--no-semantic", action="store_true", help="skip the BODEGA semantic score")
+    agree.add_argument("--ablation", action="store_true",
+                       help="instead: agreement with each gate parameter switched off in turn")
     agree.add_argument("--out", default=None)
     agree.set_defaults(func=_agreement)
 
@@ -59,8 +61,12 @@ def _gold(args: argparse.Namespace) -> int:
 
 
 def _agreement(args: argparse.Namespace) -> int:
-    from atomeval.experiment import human_agreement
+    from atomeval.experiment import gate_ablation, human_agreement
 
+    if args.ablation:
+        for row in gate_ablation(args.pairs, args.extractor, args.out)["rows"]:
+            print(json.dumps(row))
+        return 0
     result = human_agreement(args.pairs, args.profile, args.extractor, not args.no_semantic, args.out)
     for row in result["rows"]:
         print(json.dumps(row))
