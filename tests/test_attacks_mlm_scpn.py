@@ -1,4 +1,4 @@
-"""SCPN: the missing-file error names every file and where it is published."""
+"""SCPN: the missing-file error names every file and where it is published; broken files are named."""
 from __future__ import annotations
 
 import pytest
@@ -24,5 +24,6 @@ def test_partial_folder_names_exactly_the_missing_files(tmp_path, monkeypatch):
     for name in SCPN_FILES:
         (tmp_path / name).write_text("x")
     assert check_scpn_dir(None) == tmp_path
-    with pytest.raises(NotImplementedError, match="not implemented"):
+    # all six present but not the real files: loading names the first unreadable one
+    with pytest.raises(ValueError, match="parse_vocab.pkl: not a readable pickle"):
         get_attacker("SCPN", profile="paper")
