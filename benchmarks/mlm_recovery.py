@@ -27,28 +27,20 @@ from pathlib import Path
 import numpy as np
 
 
-def gemma_left_ranker(batch_size: int = 16):
-    """Top next tokens of Gemma-3-270M after the left context, as lower-cased words."""
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
+def gemma_left_ranker():
+    """Gemma-3-270M's best whole-word next tokens after the left context (the cpu attack route)."""
+    from bodega.attacks.text import tokenize
+    from bodega.mlm.causal import CausalLMCandidates
     from bodega.resources import resolve
 
-    path = resolve("gemma3-270m").path
-    tokenizer = AutoTokenizer.from_pretrained(path)
-    tokenizer.padding_side = "left"
-    model = AutoModelForCausalLM.from_pretrained(path, torch_dtype=torch.float32).eval()
+    candidates = CausalLMCandidates(resolve("gemma3-270m").path)
 
     def rank(items, k):
         out = []
-        with torch.inference_mode():
-            for i in range(0, len(items), batch_size):
-                chunk = items[i:i + batch_size]
-                encoded = tokenizer([it.text[:it.start].rstrip() for it in chunk], padding=True,
-                                    return_tensors="pt")
-                hidden = model.model(**encoded).last_hidden_state[:, -1]
-                top = model.lm_head(hidden).topk(k, dim=-1).indices.tolist()
-                out.extend([tokenizer.decode([t]).strip() for t in ids] for ids in top)
+        for it in items:
+            text = tokenize(it.text)
+            index = next(i for i, w in enumerate(text.words) if w.start == it.start)
+            out.append([c.token for c in candidates.masked_predictions(text, [index], k).get(index, [])])
         return out
 
     return rank
@@ -58,9 +50,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default="data", help="data root with <TASK>/dev.tsv")
     parser.add_argument("--model", default=None, help="masked-LM folder (default: resolve('minilm-mlm'))")
+    parser.add_argument("--label", default="minilm-mlm", help="row name of the --model masked LM")
     parser.add_argument("--n", type=int, default=300, help="items per task")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--gemma", action="store_true", help="add Gemma-3-270M (left context), PR2 only")
+    parser.add_argument("--gemma", action="store_true", help="add Gemma-3-270M (left context) on every task measured")
     parser.add_argument("--tasks", default=None, help="comma-separated tasks (default: every task with dev.tsv)")
     parser.add_argument("--models", default=None,
                         help="comma-separated rows to compute (default: minilm-mlm,tiny-random [+gemma3-270m-left])")
@@ -80,10 +73,10 @@ def main(argv: list[str] | None = None) -> int:
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     vocabulary = {t for t in tokenizer.get_vocab() if t.isalpha()}
     held_out = task_sentences(args.data, "dev", tuple(args.tasks.split(",")) if args.tasks else None)
-    wanted = args.models.split(",") if args.models else ["minilm-mlm", "tiny-random", "gemma3-270m-left"]
+    wanted = args.models.split(",") if args.models else [args.label, "tiny-random", "gemma3-270m-left"]
     rankers = {}
-    if "minilm-mlm" in wanted:
-        rankers["minilm-mlm"] = masked_lm_ranker(model_dir, tokenizer)
+    if args.label in wanted:
+        rankers[args.label] = masked_lm_ranker(model_dir, tokenizer)
     if "tiny-random" in wanted:
         rankers["tiny-random"] = tiny_random_ranker(model_dir, args.seed)
     rows = []
@@ -92,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
             items = draw_items(sentences, vocabulary, args.n, np.random.default_rng([args.seed, len(task)]),
                                stopwords=stopwords)
             names = [n for n in rankers if n != "gemma3-270m-left"] + (
-                ["gemma3-270m-left"] if args.gemma and task == "PR2" and "gemma3-270m-left" in wanted else [])
+                ["gemma3-270m-left"] if args.gemma and "gemma3-270m-left" in wanted else [])
             for name in names:
                 if name == "gemma3-270m-left" and name not in rankers:
                     rankers[name] = gemma_left_ranker()

@@ -102,3 +102,23 @@ def test_recovery_counts_top_k():
     assert recovery(ranker, items) == {"top1": 0.5, "top10": 1.0}
     with pytest.raises(ValueError):
         recovery(ranker, [])
+
+
+def test_tuning_changes_only_the_top_layers_and_the_head(tmp_path):
+    import torch
+    from transformers import AutoModelForMaskedLM
+
+    from bodega.mlm.tune import TuneConfig, tune_mlm
+
+    start = tiny_bert(tmp_path / "start")
+    config = TuneConfig(tune_layers=1, sentences_per_task=30, mask_probability=0.5, batch_size=8, epochs=3,
+                        head_learning_rate=1e-2, layer_learning_rate=1e-2, threads=1)
+    out = tune_mlm(start, _data(tmp_path / "data"), tmp_path / "tuned", config, progress=False)
+    info = json.loads((out / "build.json").read_text())
+    assert info["stage"] == "tune" and info["steps"] > 0 and not info["stopped_at_time_box"]
+    before, after = AutoModelForMaskedLM.from_pretrained(start), AutoModelForMaskedLM.from_pretrained(out)
+    weights = lambda m, prefix: torch.cat([p.flatten() for n, p in m.named_parameters() if n.startswith(prefix)])
+    assert torch.equal(weights(before, "bert.encoder.layer.0."), weights(after, "bert.encoder.layer.0."))
+    assert torch.equal(weights(before, "bert.embeddings."), weights(after, "bert.embeddings."))
+    assert not torch.equal(weights(before, "bert.encoder.layer.1."), weights(after, "bert.encoder.layer.1."))
+    assert not torch.equal(weights(before, "cls.predictions.transform."), weights(after, "cls.predictions.transform."))

@@ -16,6 +16,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     build.add_argument("--epochs", type=int, default=None, help="passes of the head over the masked features")
     build.add_argument("--seed", type=int, default=0)
     build.add_argument("--threads", type=int, default=1, help="torch CPU threads")
+    build.add_argument("--tune-layers", type=int, default=0,
+                       help="then tune the top N encoder layers and the head (bodega.mlm.tune; default 0: frozen)")
+    build.add_argument("--tune-minutes", type=float, default=None, help="time box of the tuning steps")
     build.set_defaults(func=_build_mlm)
 
 
@@ -30,5 +33,11 @@ def _build_mlm(args: argparse.Namespace) -> int:
                         if v is not None})
     tasks = tuple(t.strip() for t in args.tasks.split(",")) if args.tasks else None
     out = build_mlm(args.data, args.out, config, tasks=tasks)
+    if args.tune_layers > 0:
+        from bodega.mlm.tune import TuneConfig, tune_mlm
+
+        tune = replace(TuneConfig(), tune_layers=args.tune_layers, seed=args.seed, threads=args.threads,
+                       **({"max_minutes": args.tune_minutes} if args.tune_minutes is not None else {}))
+        out = tune_mlm(out, args.data, out, tune, tasks=tasks)
     print(f"masked LM written to {out}")
     return 0

@@ -1,8 +1,12 @@
 """The masked-LM attackers, BERT-ATTACK and BAE, and the paraphrase attacker SCPN.
 
-The masked LM is the profile's: ``bert-base-uncased`` on ``paper`` (as BODEGA), the
-project's MiniLM with a fitted masked-LM head on ``cpu`` (see ``bodega resources
-build-mlm``); ``mlm_path=`` overrides it. BAE's sentence similarity uses the profile's
+Substitute words come from the profile's word-candidate source (``candidates=``):
+``masked-lm`` is the profile's masked LM, ``bert-base-uncased`` on ``paper`` (as BODEGA)
+and the project's MiniLM with a fitted masked-LM head on ``cpu`` (see ``bodega resources
+build-mlm``; ``mlm_path=`` overrides it); ``causal-lm`` is the profile's causal LM read
+from the left context (Gemma-3-270M on ``cpu``, :mod:`bodega.mlm.causal`;
+``causal_path=`` overrides it). ``paper`` uses the masked LM; ``cpu`` uses the source
+that recovered masked words best in the book's measurement (``CPU_CANDIDATES``). BAE's sentence similarity uses the profile's
 sentence encoder (MiniLM) in place of the Universal Sentence Encoder. Searches and
 their differences from OpenAttack are in :mod:`bodega.mlm.search`.
 """
@@ -31,18 +35,54 @@ def _threshold(profile: str, threshold: float | str | None) -> float | None:
     return PAPER_THRESHOLD if get_profile(profile).models.get("masked-lm") == "bert-base-uncased" else None
 
 
-class _LazyMaskedLM:
-    """Resolves the profile's masked LM only when the attack first needs it."""
+CANDIDATE_SOURCES = ("masked-lm", "causal-lm")
+CPU_CANDIDATES = "causal-lm"
+"""The source the ``cpu`` and ``smoke`` profiles use (measured in ``book/data/mlm_recovery_routes.csv``)."""
 
-    def __init__(self, profile: str, path: str | None, batch_size: int):
+
+def candidate_source(profile: str, candidates: str = "profile") -> str:
+    """``"profile"``: the masked LM where it is bert-base-uncased (``paper``), else ``CPU_CANDIDATES``."""
+    from bodega.profiles import get_profile
+
+    if candidates == "profile":
+        return "masked-lm" if get_profile(profile).models.get("masked-lm") == "bert-base-uncased" else CPU_CANDIDATES
+    if candidates not in CANDIDATE_SOURCES:
+        raise ValueError(f"candidates={candidates!r}: choose 'profile' or one of {', '.join(CANDIDATE_SOURCES)}")
+    return candidates
+
+
+def _causal_path(profile: str, path: str | None) -> str:
+    from bodega.profiles import get_profile
+    from bodega.resources import resolve
+
+    if path is not None:
+        return str(path)
+    chosen = get_profile(profile)
+    role = chosen.models.get("causal-lm")
+    if role is None:
+        raise ValueError(f"profile {profile!r} has no causal LM; pass causal_path=<folder>")
+    return str(resolve(role, allow_hub=chosen.allow_hub).path)
+
+
+class _LazyMaskedLM:
+    """Resolves the profile's word-candidate model only when the attack first needs it."""
+
+    def __init__(self, profile: str, path: str | None, batch_size: int, source: str = "masked-lm",
+                 causal_path: str | None = None):
         self.profile, self.path, self.batch_size = profile, path, batch_size
+        self.source, self.causal_path = source, causal_path
         self._mlm = None
 
     def _get(self):
         if self._mlm is None:
-            from bodega.mlm.model import MaskedLM, resolve_masked_lm
+            if self.source == "causal-lm":
+                from bodega.mlm.causal import CausalLMCandidates
 
-            self._mlm = MaskedLM(resolve_masked_lm(self.profile, self.path), batch_size=self.batch_size)
+                self._mlm = CausalLMCandidates(_causal_path(self.profile, self.causal_path))
+            else:
+                from bodega.mlm.model import MaskedLM, resolve_masked_lm
+
+                self._mlm = MaskedLM(resolve_masked_lm(self.profile, self.path), batch_size=self.batch_size)
         return self._mlm
 
     def warm_up(self) -> None:
@@ -55,20 +95,31 @@ class _LazyMaskedLM:
         return self._get().masked_predictions(*args, **kwargs)
 
 
+def _source(profile: str, candidates: str, mlm_path: str | None, causal_path: str | None) -> str:
+    """An explicit model path picks its kind when ``candidates`` is left to the profile."""
+    if candidates == "profile" and (mlm_path is None) != (causal_path is None):
+        return "masked-lm" if mlm_path is not None else "causal-lm"
+    return candidate_source(profile, candidates)
+
+
 def bert_attack(profile: str = "cpu", k: int = 36, max_change_rate: float = 0.4,
                 threshold_pred_score: float | str | None = "profile", mlm_path: str | None = None,
-                batch_size: int = 32):
+                batch_size: int = 32, candidates: str = "profile", causal_path: str | None = None):
     """BERT-ATTACK (Li et al. 2020) as BODEGA ran it: k=36, no sub-word combinations, importance by masking."""
     from bodega.mlm.search import bert_attack_search
 
-    search = partial(bert_attack_search, mlm=_LazyMaskedLM(profile, mlm_path, batch_size), stopwords=Stopwords(),
-                     k=k, max_change_rate=max_change_rate, threshold=_threshold(profile, threshold_pred_score))
-    return WordLevelAttacker("BERT-ATTACK", search, None, dict(k=k, max_change_rate=max_change_rate))
+    source = _source(profile, candidates, mlm_path, causal_path)
+    threshold = _threshold(profile, threshold_pred_score) if source == "masked-lm" else None
+    search = partial(bert_attack_search, mlm=_LazyMaskedLM(profile, mlm_path, batch_size, source, causal_path),
+                     stopwords=Stopwords(), k=k, max_change_rate=max_change_rate, threshold=threshold)
+    return WordLevelAttacker("BERT-ATTACK", search, None, dict(k=k, max_change_rate=max_change_rate,
+                                                               candidates=source))
 
 
 def bae(profile: str = "cpu", k: int = 50, max_change_rate: float = 0.2, similarity_threshold: float = 0.936,
         threshold_pred_score: float | str | None = "profile", mlm_path: str | None = None,
-        encoder_path: str | None = None, batch_size: int = 32):
+        encoder_path: str | None = None, batch_size: int = 32, candidates: str = "profile",
+        causal_path: str | None = None):
     """BAE-R (Garg and Ramakrishnan 2020), OpenAttack's default: replace only, k=50, similarity >= 0.936."""
     from bodega.mlm.search import bae_search
     from bodega.profiles import get_profile
@@ -77,12 +128,15 @@ def bae(profile: str = "cpu", k: int = 50, max_change_rate: float = 0.2, similar
     if encoder_path is None:
         chosen = get_profile(profile)
         encoder_path = str(resolve(chosen.models.get("sentence-encoder") or "minilm", allow_hub=chosen.allow_hub).path)
+    source = _source(profile, candidates, mlm_path, causal_path)
+    threshold = _threshold(profile, threshold_pred_score) if source == "masked-lm" else None
     tagger = PosTagger()
-    search = partial(bae_search, mlm=_LazyMaskedLM(profile, mlm_path, batch_size), stopwords=Stopwords(),
-                     encoder=SentenceEncoder(encoder_path), pos_agreement=PosAgreement(tagger), k=k,
-                     max_change_rate=max_change_rate, similarity_threshold=similarity_threshold,
-                     threshold=_threshold(profile, threshold_pred_score))
-    return WordLevelAttacker("BAE", search, tagger, dict(k=k, similarity_threshold=similarity_threshold))
+    search = partial(bae_search, mlm=_LazyMaskedLM(profile, mlm_path, batch_size, source, causal_path),
+                     stopwords=Stopwords(), encoder=SentenceEncoder(encoder_path), pos_agreement=PosAgreement(tagger),
+                     k=k, max_change_rate=max_change_rate, similarity_threshold=similarity_threshold,
+                     threshold=threshold)
+    return WordLevelAttacker("BAE", search, tagger, dict(k=k, similarity_threshold=similarity_threshold,
+                                                         candidates=source))
 
 
 register_attacker("BERT-ATTACK", bert_attack, aliases=("BERTattack", "BERT-Attack", "BertAttack"))

@@ -1,0 +1,177 @@
+"""Word candidates from a causal LM's left context: one forward pass gives every position's.
+
+Why: the packaged Gemma-3-270M predicts a masked word from its left context better than
+the fitted MiniLM head predicts it from both sides (``book/data/mlm_recovery.csv``). A
+causal LM's output at token ``j - 1`` is its distribution over token ``j``, so a single
+forward pass over the text proposes candidates for every word at once. Candidates are
+whole-word tokens of two or more ASCII letters: SentencePiece pieces ``▁`` + letters for a
+word after a space, letters alone for a word at the start or right after punctuation (the
+piece kind the word itself begins with). A word that does not begin at a token boundary
+gets no candidates; the first word is predicted from the beginning-of-text token alone.
+
+The GGUF-converted Gemma tokenizer in the resource folder is a Unigram model whose
+scores are BPE merge ranks, so it cuts common words into pieces ("▁ev" "il");
+:func:`bpe_tokenizer_json` rebuilds the BPE merges from those ranks (the
+SentencePiece-BPE rule: the adjacent pair whose join ranks best merges first), which
+restores the model's own segmentation ("▁evil"). The rebuilt tokenizer is cached under
+the project cache, keyed by the original's sha256.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Sequence
+
+from bodega.attacks.text import TokenizedText
+from bodega.mlm.model import Candidate
+
+WORD_START = "▁"
+"""SentencePiece's mark of a piece that begins after a space (GPT-2's byte-level BPE uses "Ġ")."""
+
+
+def bpe_tokenizer_json(unigram: dict) -> dict:
+    """A ``tokenizer.json`` with a BPE model rebuilt from a Unigram vocabulary scored by merge rank.
+
+    Every split of a token into two vocabulary pieces becomes a merge ranked by the
+    token's score (higher first), as SentencePiece's BPE applies them. Tokens scored
+    -1000 or lower (the GGUF's control, unused and byte tokens) are never merged into.
+    """
+    vocab = unigram["model"]["vocab"]
+    ids = {token: i for i, (token, _) in enumerate(vocab)}
+    special = {a["content"] for a in unigram.get("added_tokens", [])}
+    merges = []
+    for i, (token, score) in enumerate(vocab):
+        if len(token) < 2 or token in special or score <= -1000.0:  # control, unused and byte tokens
+            continue
+        for cut in range(1, len(token)):
+            left, right = token[:cut], token[cut:]
+            if left in ids and right in ids:
+                merges.append((-score, i, ids[left], left, right))
+    merges.sort()
+    out = dict(unigram)
+    out["model"] = dict(type="BPE", dropout=None, unk_token=vocab[unigram["model"].get("unk_id", 0)][0],
+                        continuing_subword_prefix=None, end_of_word_suffix=None, fuse_unk=True,
+                        byte_fallback=unigram["model"].get("byte_fallback", False), ignore_merges=False,
+                        vocab=ids, merges=[[left, right] for *_, left, right in merges])
+    return out
+
+
+def load_causal_tokenizer(model_dir: str | Path, cache: str | Path | None = None):
+    """The model folder's fast tokenizer, with a rank-scored Unigram model rebuilt as BPE (cached)."""
+    from transformers import AutoTokenizer, PreTrainedTokenizerFast
+
+    model_dir = Path(model_dir)
+    original = AutoTokenizer.from_pretrained(model_dir)
+    spec = json.loads((model_dir / "tokenizer.json").read_text(encoding="utf-8"))
+    if spec["model"]["type"] != "Unigram" or not _rank_scored(spec["model"]["vocab"]):
+        return original
+    from bodega.io import atomic_write_json
+    from bodega.resources import cache_dir, sha256_file
+
+    folder = Path(cache) if cache else cache_dir() / "bpe-tokenizers" / sha256_file(model_dir / "tokenizer.json")[:16]
+    path = folder / "tokenizer.json"
+    if not path.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        atomic_write_json(path, bpe_tokenizer_json(spec))
+    return PreTrainedTokenizerFast(tokenizer_file=str(path), bos_token=original.bos_token,
+                                   eos_token=original.eos_token, pad_token=original.pad_token,
+                                   unk_token=original.unk_token)
+
+
+def _rank_scored(vocab: list) -> bool:
+    """Scores that fall by one per id over most ordinary tokens: merge ranks, not log-probabilities."""
+    scores = [s for _, s in vocab if s > -1000.0][:1000]
+    steps = [a - b == 1.0 for a, b in zip(scores, scores[1:])]
+    return len(steps) > 0 and sum(steps) >= 0.9 * len(steps)
+
+
+def word_token_positions(text: TokenizedText, offsets: list[tuple[int, int]], tokens: list[str],
+                         marker: str = WORD_START) -> list[int | None]:
+    """For each word, the index of the token the word begins with, or None when it begins mid-token."""
+    by_start: dict[int, int] = {}
+    for j, ((start, end), token) in enumerate(zip(offsets, tokens)):
+        if end <= start:
+            continue
+        word_start = start + 1 if token.startswith(marker) and text.text[start:start + 1].isspace() else start
+        by_start.setdefault(word_start, j)
+    return [by_start.get(w.start) for w in text.words]
+
+
+class CausalLMCandidates:
+    """Whole-word candidates for every word of a text from a causal LM's left context.
+
+    Offers the masked LM's two calls (``word_predictions`` for BERT-ATTACK,
+    ``masked_predictions`` for BAE); both give the same left-context predictions, which
+    never see the word they replace.
+    """
+
+    def __init__(self, path: str | Path, max_length: int = 1024, threads: int | None = None,
+                 tokenizer_cache: str | Path | None = None):
+        self.path = str(path)
+        self.max_length = max_length
+        self.threads = threads
+        self.tokenizer_cache = tokenizer_cache
+        self._loaded = None
+
+    def _load(self):
+        if self._loaded is None:
+            import torch
+            from transformers import AutoModelForCausalLM
+
+            if self.threads:
+                torch.set_num_threads(self.threads)
+            tokenizer = load_causal_tokenizer(self.path, self.tokenizer_cache)
+            model = AutoModelForCausalLM.from_pretrained(self.path, dtype=torch.float32).eval()
+            vocab = tokenizer.get_vocab()
+            marker = WORD_START if sum(t.startswith(WORD_START) for t in vocab) else "Ġ"
+            spaced, bare = [], []
+            for token, i in vocab.items():
+                if i >= model.config.vocab_size:
+                    continue
+                if token.startswith(marker) and len(token) > 2 and token[1:].isalpha() and token[1:].isascii():
+                    spaced.append(i)
+                elif len(token) > 1 and token.isalpha() and token.isascii():
+                    bare.append(i)
+            kinds = {True: torch.tensor(sorted(spaced)), False: torch.tensor(sorted(bare))}
+            self._loaded = (torch, tokenizer, model, kinds, marker)
+        return self._loaded
+
+    def warm_up(self) -> None:
+        self._load()
+
+    def word_predictions(self, text: TokenizedText, k: int) -> list[list[Candidate]]:
+        """Up to ``k`` distinct (case-insensitive) whole-word candidates per word, by log-probability."""
+        torch, tokenizer, model, kinds, marker = self._load()
+        encoded = tokenizer(text.text, truncation=True, max_length=self.max_length, return_offsets_mapping=True,
+                            return_tensors="pt")
+        offsets = [tuple(o) for o in encoded.pop("offset_mapping")[0].tolist()]
+        tokens = tokenizer.convert_ids_to_tokens(encoded["input_ids"][0].tolist())
+        starts = word_token_positions(text, offsets, tokens, marker)
+        wanted = [(w, j) for w, j in enumerate(starts) if j is not None and j > 0]
+        out: list[list[Candidate]] = [[] for _ in text.words]
+        if not wanted:
+            return out
+        with torch.inference_mode():
+            keep = torch.tensor([j - 1 for _, j in wanted])
+            logits = model(**encoded, logits_to_keep=keep).logits[0].float()
+            logprobs = logits.log_softmax(-1)
+        for row, (w, j) in enumerate(wanted):
+            allowed = kinds[tokens[j].startswith(marker)]
+            scores, order = logprobs[row, allowed].topk(min(len(allowed), 3 * k))
+            found: list[Candidate] = []
+            seen: set[str] = set()
+            for token, score in zip(tokenizer.convert_ids_to_tokens(allowed[order].tolist()), scores.tolist()):
+                word = token[1:] if token.startswith(marker) else token
+                if word.lower() in seen:
+                    continue
+                seen.add(word.lower())
+                found.append(Candidate(word, score))
+                if len(found) == k:
+                    break
+            out[w] = found
+        return out
+
+    def masked_predictions(self, text: TokenizedText, positions: Sequence[int], k: int) -> dict[int, list[Candidate]]:
+        """The same left-context candidates, for the words in ``positions`` (one forward pass)."""
+        predictions = self.word_predictions(text, k)
+        return {i: predictions[i] for i in positions if predictions[i]}

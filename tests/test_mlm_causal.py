@@ -1,0 +1,97 @@
+"""Causal-LM word candidates: the rebuilt BPE tokenizer, word-to-token mapping, a tiny random Gemma, attacks."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attack_fakes import SENTENCES, KeywordVictim
+from bodega.attacks import Goal, get_attacker
+from bodega.attacks.text import tokenize
+from bodega.mlm.causal import CausalLMCandidates, bpe_tokenizer_json, load_causal_tokenizer, word_token_positions
+from mlm_fakes import tiny_gemma, tiny_unigram_spec
+
+
+@pytest.fixture(scope="module")
+def gemma_dir(tmp_path_factory):
+    return tiny_gemma(tmp_path_factory.mktemp("tiny-gemma") / "hf")
+
+
+@pytest.fixture(scope="module")
+def candidates(gemma_dir, tmp_path_factory):
+    return CausalLMCandidates(gemma_dir, tokenizer_cache=tmp_path_factory.mktemp("bpe"))
+
+
+def test_rank_scored_unigram_is_rebuilt_as_bpe(gemma_dir, tmp_path):
+    from tokenizers import Tokenizer
+    import json
+
+    text = "The evil enemy will attack our great nation."
+    unigram = Tokenizer.from_str(json.dumps(tiny_unigram_spec()))
+    assert unigram.encode(text).tokens[1:4] == ["T", "h", "e"]  # the converted reading cuts words up
+    tokenizer = load_causal_tokenizer(gemma_dir, tmp_path / "bpe")
+    assert (tmp_path / "bpe" / "tokenizer.json").exists()
+    encoded = tokenizer(text, return_offsets_mapping=True)
+    tokens = tokenizer.convert_ids_to_tokens(encoded["input_ids"])
+    assert tokens == ["<bos>", "The", "▁evil", "▁enemy", "▁will", "▁attack", "▁our", "▁great", "▁nation", "."]
+    assert encoded["offset_mapping"][2] == (3, 8)
+    merges = bpe_tokenizer_json(tiny_unigram_spec())["model"]["merges"]
+    assert ["▁", "e"] in merges and merges.index(["▁", "e"]) < merges.index(["▁e", "v"])
+
+
+def test_word_token_positions_only_at_token_starts():
+    text = tokenize("The evil enemies attack.")
+    tokens = ["<bos>", "The", "▁evil", "▁enem", "ies", "▁att", "ack", "."]
+    offsets = [(0, 0), (0, 3), (3, 8), (8, 13), (13, 16), (16, 20), (20, 23), (23, 24)]
+    assert word_token_positions(text, offsets, tokens) == [1, 2, 3, 5]
+    glued = tokenize("(evil) plan")  # "evil" begins inside the token "(e"
+    assert word_token_positions(glued, [(0, 0), (0, 2), (2, 5), (5, 6), (6, 11)],
+                                ["<bos>", "(e", "vil", ")", "▁plan"]) == [None, 4]
+
+
+def test_candidates_are_distinct_whole_words_of_the_right_kind(candidates):
+    text = tokenize("The evil enemy will attack our great nation.")
+    predictions = candidates.word_predictions(text, 5)
+    assert predictions[0] and not any(c.token.startswith("▁") for c in predictions[0])  # predicted from <bos>
+    for word, found in zip(text.words, predictions):
+        assert len(found) == 5, word.text
+        words = [c.token for c in found]
+        assert len({w.lower() for w in words}) == 5 and all(w.isalpha() for w in words)
+        assert all(w.isascii() and len(w) > 1 for w in words)
+        assert [c.score for c in found] == sorted((c.score for c in found), reverse=True)
+    masked = candidates.masked_predictions(text, [2, 4], 5)
+    assert masked == {2: predictions[2], 4: predictions[4]}
+    assert candidates.word_predictions(text, 5) == predictions  # deterministic
+
+
+def test_candidate_source_follows_the_profile():
+    from bodega.attacks.recipes.masked_lm import CPU_CANDIDATES, candidate_source
+
+    assert candidate_source("paper") == "masked-lm"
+    assert candidate_source("cpu") == CPU_CANDIDATES
+    assert candidate_source("paper", "causal-lm") == "causal-lm"
+    with pytest.raises(ValueError, match="candidates="):
+        candidate_source("cpu", "wordnet")
+    assert get_attacker("BERT-ATTACK", candidates="masked-lm", mlm_path="unused").options["candidates"] == "masked-lm"
+
+
+@pytest.mark.parametrize("name", ["BERT-ATTACK", "BAE"])
+def test_attackers_run_on_tiny_random_gemma(name, gemma_dir, tmp_path, monkeypatch):
+    monkeypatch.setenv("BODEGA_CACHE", str(tmp_path))
+    options = dict(candidates="causal-lm", causal_path=str(gemma_dir))
+    if name == "BAE":
+        from mlm_fakes import tiny_bert
+
+        options.update(encoder_path=str(tiny_bert(tmp_path / "enc", masked_lm=False)), similarity_threshold=0.0,
+                       max_change_rate=0.5)
+    attacker = get_attacker(name, **options)
+    assert attacker.options["candidates"] == "causal-lm"
+    victim = KeywordVictim()
+    flipped = 0
+    for i, text in enumerate(SENTENCES[:2]):
+        decision = int(victim.predict([text])[0])
+        result = attacker.attack(victim, text, Goal.untargeted(decision), np.random.default_rng(i))
+        if result.success:
+            flipped += 1
+            assert int(victim.predict([result.adversarial])[0]) != decision
+            assert len(tokenize(result.adversarial)) == len(tokenize(text))
+    assert flipped >= 1
