@@ -23,9 +23,12 @@ from bodega.attacks.scpn.parse import linearise  # noqa: E402
 from bodega.data import Example, write_tsv  # noqa: E402
 from bodega.io import read_jsonl  # noqa: E402
 
-PTB = ("CC CD DT EX FW IN JJ JJR JJS LS MD NN NNS NNP NNPS PDT POS PRP PRP$ RB RBR RBS RP SYM TO UH VB VBD VBG "
-       "VBN VBP VBZ WDT WP WP$ WRB . , : `` '' -LRB- -RRB- # $ ADJP ADVP CONJP FRAG INTJ LST NAC NP NX PP PRN PRT "
-       "QP RRC S SBAR SBARQ SINV SQ UCP VP WHADJP WHADVP WHNP WHPP X ROOT ( )").split()
+PTB_TAGSET = ("PAD ROOT ADJP -ADV ADVP -BNF CC CD -CLF -CLR CONJP -DIR DT -DTV EX -EXT FRAG FW -HLN IN INTJ JJ JJR "
+              "JJS -LGS -LOC LS LST MD -MNR NAC NN NNS NNP NNPS -NOM NP NX PDT POS PP -PRD PRN PRP -PRP PRP$ PRP-S "
+              "PRT -PUT QP RB RBR RBS RP RRC S SBAR SBARQ -SBJ SINV SQ SYM -TMP TO -TPC -TTL UCP UH VB VBD VBG VBN "
+              "VBP VBZ -VOC VP WDT WHADJP WHADVP WHNP WHPP WP WP$ WP-S WRB X # `` '' . , : $ -LRB- -RRB- -NONE- * 0 T "
+              "NUL > ( ) EOP").split()
+"""The label list of the published parse vocabulary (miyyer/scpn data/ptb_tagset.txt): PAD first, EOP last."""
 CODES = "#version: 0.2\nt h\nth e</w>\na t</w>\nc at</w>\ne v\ni l</w>\nev il</w>\n"
 FIXED_PARSE = "(ROOT (S (NP (DT The) (JJ evil) (NN enemy)) (VP (MD will) (VB attack) (NP (PRP$ our) (NN nation))) (. .)))"
 DIMS = dict(d_word=8, d_hid=12, d_nt=6, d_trans=7)
@@ -42,8 +45,9 @@ def write_tiny_scpn(folder: Path, seed: int = 0) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     units = _units()
     words = {u: i for i, u in enumerate(units + ["EOS"])}
-    tags = {t: i for i, t in enumerate(PTB + ["EOP"])}  # EOP last: the paraphrase net embeds all but it
-    (folder / "parse_vocab.pkl").write_bytes(pickle.dumps((words, {i: u for u, i in words.items()}), protocol=2))
+    tags = {t: i for i, t in enumerate(PTB_TAGSET)}  # EOP last: the paraphrase net embeds all but it
+    # the published parse_vocab.pkl is a Python 2, protocol-0 pickle of a list [unit -> id, id -> unit]
+    (folder / "parse_vocab.pkl").write_bytes(pickle.dumps([words, {i: u for u, i in words.items()}], protocol=0))
     (folder / "ptb_tagset.pkl").write_bytes(pickle.dumps(tags, protocol=2))
     (folder / "bpe.codes").write_text(CODES, encoding="utf-8")
     counts = {u: 100 for u in units}
@@ -115,6 +119,8 @@ def test_published_layout_loads_and_paraphrases_deterministically(scpn_dir):
     words = {w for p in made for w in p.split()}
     # every output word is a concatenation of vocabulary units
     assert all(re.fullmatch(r"[a-z0-9.,!?'\";:\-]+", w) for w in words)
+    if importlib.util.find_spec("spacy") is not None:  # the default parser: the spaCy approximation
+        assert len(Paraphraser(model).paraphrase("Why would the evil cat attack?")) == 10
     sentence = paraphraser.units("The evil cat will attack our nation.")
     assert sentence[-1] == model.vocab.words["EOS"] and all(0 <= i < len(units) + 1 for i in sentence)
 
@@ -183,14 +189,18 @@ def test_unsafe_files_are_refused(tmp_path):
         load_checkpoint(tmp_path / "bad.pt")
 
 
-def test_spacy_parse_approximation_uses_ptb_labels():
+def test_spacy_parse_approximation_uses_published_labels():
     pytest.importorskip("spacy")
     from bodega.attacks.scpn.parse import SpacyParser
 
-    labels = linearise(SpacyParser()("If it rains, the evil enemy will attack our nation."))
+    parser = SpacyParser()
+    labels = linearise(parser("If it rains, the evil enemy will attack our nation."))
     assert labels[:4] == ["(", "ROOT", "(", "S"] and labels[-1] == "EOP"
-    assert set(labels) - {"EOP"} <= set(PTB)
-    assert labels.count("(") == labels.count(")")
+    for text in ("Why would a well-known  \"expert\" lie about it?", "Sales rose 5% (again) - great news!",
+                 "Corrupt traitors lie. They destroy us."):
+        labels = linearise(parser(text))
+        assert set(labels) <= set(PTB_TAGSET), text
+        assert labels.count("(") == labels.count(")"), text
 
 
 class ExactTextVictim:
