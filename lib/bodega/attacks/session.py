@@ -1,6 +1,7 @@
 """What the attack notebook needs around a run: paths, data and victim on demand, and display helpers."""
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,9 +27,11 @@ class RunPaths:
 
 def run_paths(task: str, victim: str, attacker: str, targeted: bool, n_examples: int | None, seed: int,
               backend: str, data_root: str | None = None, results_root: str | None = None,
-              out_dir: str | None = None, data_dir: str | None = None, victim_dir: str | None = None) -> RunPaths:
+              out_dir: str | None = None, data_dir: str | None = None, victim_dir: str | None = None,
+              profile: str = "cpu") -> RunPaths:
     """Paths of the results layout; explicit folders win; a notebook run without ``out_dir`` gets its
-    own folder, apart from the grid's runs."""
+    own folder, apart from the grid's runs. Victims of profiles other than ``cpu`` default to
+    ``<results>/models-<profile>/`` so that a smoke-sized victim never stands in for a cpu one."""
     from bodega.attacks.base import canonical_name
     from bodega.tasks import get_task
 
@@ -37,9 +40,10 @@ def run_paths(task: str, victim: str, attacker: str, targeted: bool, n_examples:
     data = Path(data_root) if data_root else root / "data"
     results = Path(results_root) if results_root else root / "results"
     name = f"{task}-{victim}-{canonical_name(attacker)}-{'T' if targeted else 'U'}"
-    out = Path(out_dir) if out_dir else results / "notebook-runs" / f"{name}-n{n_examples or 'all'}-s{seed}-{backend}"
+    models = "models" if profile == "cpu" else f"models-{profile}"
+    out = Path(out_dir) if out_dir else results / "notebook-runs" / f"{name}-{profile}-n{n_examples or 'all'}-s{seed}-{backend}"
     return RunPaths(Path(data_dir) if data_dir else data / task,
-                    Path(victim_dir) if victim_dir else results / "models" / f"{task}-{victim}", out)
+                    Path(victim_dir) if victim_dir else results / models / f"{task}-{victim}", out)
 
 
 def ensure_data(task: str, data_dir: Path, raw_root: str | None = None) -> None:
@@ -54,8 +58,15 @@ def ensure_data(task: str, data_dir: Path, raw_root: str | None = None) -> None:
 
 
 def ensure_victim(task: str, victim: str, data_dir: Path, victim_dir: Path, profile: str, seed: int = 0) -> Path:
-    """Train the victim with the profile's settings unless a finished model folder is there."""
-    if (victim_dir / "victim.json").exists():
+    """Train the victim with the profile's settings unless a finished model folder is there.
+
+    A finished folder trained with another profile is refused rather than silently used."""
+    info_file = victim_dir / "victim.json"
+    if info_file.exists():
+        trained = json.loads(info_file.read_text(encoding="utf-8")).get("profile")
+        if trained not in (None, profile):
+            raise ValueError(f"{victim_dir} holds a victim trained with profile {trained!r}, not {profile!r}; "
+                             "pass another victim folder or remove this one")
         return victim_dir
     from bodega.victims import train_victim
 
