@@ -49,7 +49,8 @@ PROFILES: dict[str, Profile] = {
             "BERT": "all-MiniLM-L6-v2 (22.7M parameters) instead of bert-base-uncased (110M)",
             "GEMMA2B": "LoRA on Gemma-3-270M (de-quantised from Q4_K_M GGUF) instead of QLoRA on Gemma-2B",
             "GEMMA7B": "LoRA on Gemma-3-270M instead of QLoRA on Gemma-7B",
-            "semantic": "an offline semantic score chosen by agreement with people instead of BLEURT-20",
+            "semantic": ("sbert-cosine-folded (MiniLM cosine after folding look-alike letters), chosen by "
+                         "agreement with people, instead of BLEURT-20"),
             "masked-lm": "a masked-LM head fitted on MiniLM with task text instead of bert-base-uncased",
             "causal-lm": "Gemma-3-270M instead of GPT-2 for perplexity",
             "nli": "no NLI model: AtomEval matching uses slots and WordNet only",
