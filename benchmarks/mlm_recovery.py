@@ -8,11 +8,13 @@ fillers. Rows:
 - ``minilm-mlm``: the model ``bodega resources build-mlm`` wrote (two-sided context);
 - ``tiny-random``: a randomly initialised 2-layer ``BertForMaskedLM`` with the same
   vocabulary (the floor);
-- ``gemma3-270m-left`` (``--gemma``): the packaged Gemma-3-270M causal LM's next-word
-  prediction from the left context only, the offline alternative the issue names
-  (a causal LM cannot see the right context without scoring every candidate sentence).
+- ``gemma3-270m-left`` (``--gemma``): the packaged Gemma-3-270M causal LM's whole-word
+  next-token candidates from the left context only, exactly as the attacks get them
+  (:class:`bodega.mlm.causal.CausalLMCandidates`, with the rebuilt BPE tokenizer).
+- ``--model DIR --label NAME``: another masked-LM folder, e.g. the tuned one.
 
-Writes ``book/data/mlm_recovery.csv`` and ``.json`` (with this command line).
+Writes ``book/data/mlm_recovery.csv`` and ``.json`` (with this command line); ``--append``
+adds the rows to those already there, and the ``run`` column says which command made each.
 
     HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/mlm_recovery.py --data data [--n 300] [--gemma]
 """
@@ -58,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--models", default=None,
                         help="comma-separated rows to compute (default: minilm-mlm,tiny-random [+gemma3-270m-left])")
     parser.add_argument("--out", default="book/data/mlm_recovery")
+    parser.add_argument("--append", action="store_true",
+                        help="keep the rows already in --out (rows measured again are replaced)")
     args = parser.parse_args(argv)
 
     import torch
@@ -100,16 +104,26 @@ def main(argv: list[str] | None = None) -> int:
 
     from bodega.io import atomic_write_json, atomic_write_text
 
-    frame = pd.DataFrame(rows)
+    command = "HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/mlm_recovery.py " + " ".join(argv or sys.argv[1:])
+    build = json.loads((model_dir / "build.json").read_text()) if (model_dir / "build.json").exists() else {}
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
+    runs = [dict(command=command, model_build=build, rows=rows)]
+    if args.append and out.with_suffix(".json").exists():
+        previous = json.loads(out.with_suffix(".json").read_text())
+        runs = previous.get("runs") or [dict(command=previous["command"], model_build=previous.get("model_build", {}),
+                                             rows=previous["rows"])]
+        fresh = {(r["model"], r["task"], r["words"]) for r in rows}
+        for run in runs:  # a row measured again replaces the earlier one
+            run["rows"] = [r for r in run["rows"] if (r["model"], r["task"], r["words"]) not in fresh]
+        runs = [run for run in runs if run["rows"]] + [dict(command=command, model_build=build, rows=rows)]
+    frame = pd.DataFrame([dict(r, run=k + 1) for k, run in enumerate(runs) for r in run["rows"]])
     atomic_write_text(out.with_suffix(".csv"), frame.to_csv(index=False))
-    build = json.loads((model_dir / "build.json").read_text()) if (model_dir / "build.json").exists() else {}
     atomic_write_json(out.with_suffix(".json"), dict(
-        command="HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/mlm_recovery.py " + " ".join(argv or sys.argv[1:]),
         items_rule="one alphabetic, single-WordPiece word per held-out dev sentence (5-60 words); "
-                   "words=content: stopwords excluded; words=any: stopwords included",
-        model_build=build, rows=rows))
+                   "words=content: stopwords excluded; words=any: stopwords included; the `run` column "
+                   "numbers the commands in `runs`",
+        runs=runs))
     print(frame.to_string(index=False))
     return 0
 

@@ -39,7 +39,9 @@ def tiny_unigram_spec() -> dict:
             for end in range(2, len(form) + 1):
                 if form[:end] not in pieces:
                     pieces.append(form[:end])
-    vocab = [[t, -1000.0] for t in specials] + [[t, -float(i)] for i, t in enumerate(chars + pieces)]
+    bytes_ = [f"<0x{b:02X}>" for b in range(16)]  # scored 0, as the GGUF scores byte tokens
+    vocab = ([[t, -1000.0] for t in specials] + [[t, 0.0] for t in bytes_]
+             + [[t, -float(i + 1)] for i, t in enumerate(chars + pieces)])
     return {
         "version": "1.0", "truncation": None, "padding": None,
         "added_tokens": [dict(id=i, content=t, single_word=False, lstrip=False, rstrip=False, normalized=False,

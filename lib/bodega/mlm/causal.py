@@ -34,14 +34,14 @@ def bpe_tokenizer_json(unigram: dict) -> dict:
 
     Every split of a token into two vocabulary pieces becomes a merge ranked by the
     token's score (higher first), as SentencePiece's BPE applies them. Tokens scored
-    -1000 or lower (the GGUF's control, unused and byte tokens) are never merged into.
+    -1000 or lower or 0 (the GGUF's control, unused and byte tokens) are never merged into.
     """
     vocab = unigram["model"]["vocab"]
     ids = {token: i for i, (token, _) in enumerate(vocab)}
     special = {a["content"] for a in unigram.get("added_tokens", [])}
     merges = []
     for i, (token, score) in enumerate(vocab):
-        if len(token) < 2 or token in special or score <= -1000.0:  # control, unused and byte tokens
+        if len(token) < 2 or token in special or not -1000.0 < score < 0.0:  # control, unused and byte tokens
             continue
         for cut in range(1, len(token)):
             left, right = token[:cut], token[cut:]
@@ -79,8 +79,11 @@ def load_causal_tokenizer(model_dir: str | Path, cache: str | Path | None = None
 
 
 def _rank_scored(vocab: list) -> bool:
-    """Scores that fall by one per id over most ordinary tokens: merge ranks, not log-probabilities."""
-    scores = [s for _, s in vocab if s > -1000.0][:1000]
+    """Scores that fall by one per id over most ordinary tokens: merge ranks, not log-probabilities.
+
+    Ordinary tokens score in (-1000, 0); the GGUF gives byte tokens 0 and control tokens -1000.
+    """
+    scores = [s for _, s in vocab if -1000.0 < s < 0.0][:1000]
     steps = [a - b == 1.0 for a, b in zip(scores, scores[1:])]
     return len(steps) > 0 and sum(steps) >= 0.9 * len(steps)
 
