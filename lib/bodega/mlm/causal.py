@@ -6,8 +6,9 @@ causal LM's output at token ``j - 1`` is its distribution over token ``j``, so a
 forward pass over the text proposes candidates for every word at once. Candidates are
 whole-word tokens of two or more ASCII letters: SentencePiece pieces ``▁`` + letters for a
 word after a space, letters alone for a word at the start or right after punctuation (the
-piece kind the word itself begins with). A word that does not begin at a token boundary
-gets no candidates; the first word is predicted from the beginning-of-text token alone.
+piece kind the word itself begins with) that are English words (a stopword, or known to
+WordNet with its inflections; :func:`english_word`). A word that does not begin at a token
+boundary gets no candidates; the first word is predicted from the beginning-of-text token.
 
 The GGUF-converted Gemma tokenizer in the resource folder is a Unigram model whose
 scores are BPE merge ranks, so it cuts common words into pieces ("▁ev" "il");
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from bodega.attacks.text import TokenizedText
 from bodega.mlm.model import Candidate
@@ -100,6 +101,38 @@ def word_token_positions(text: TokenizedText, offsets: list[tuple[int, int]], to
     return [by_start.get(w.start) for w in text.words]
 
 
+def english_word() -> Callable[[str], bool]:
+    """Whether a word is English: a stopword, or a lower-case WordNet lemma of three or more letters or
+    an inflection of one.
+
+    A SentencePiece piece after a space is not always a word ("▁te" begins "text"); this
+    keeps fragments out of the substitutes.
+    """
+    from functools import lru_cache
+
+    from nltk.corpus import wordnet
+
+    from bodega.attacks.constraints import default_stopwords
+    from bodega.resources import use_nltk_data
+
+    use_nltk_data()
+    stopwords = default_stopwords()
+
+    @lru_cache(maxsize=None)
+    def known(word: str) -> bool:
+        lower = word.lower()
+        if lower in stopwords:
+            return True
+        if len(lower) < 3:  # two-letter WordNet entries are mostly notes and symbols ("te", "la")
+            return False
+        base = wordnet.morphy(lower)
+        # a lower-case lemma: abbreviations and symbols ("ENE", "Na", "Te") and names do not count
+        return base is not None and any(lemma.name() == base for synset in wordnet.synsets(base)
+                                        for lemma in synset.lemmas())
+
+    return known
+
+
 class CausalLMCandidates:
     """Whole-word candidates for every word of a text from a causal LM's left context.
 
@@ -109,8 +142,9 @@ class CausalLMCandidates:
     """
 
     def __init__(self, path: str | Path, max_length: int = 1024, threads: int | None = None,
-                 tokenizer_cache: str | Path | None = None):
+                 tokenizer_cache: str | Path | None = None, lexicon: Callable[[str], bool] | None = None):
         self.path = str(path)
+        self.lexicon = lexicon  # default: english_word(), made on first use
         self.max_length = max_length
         self.threads = threads
         self.tokenizer_cache = tokenizer_cache
@@ -136,6 +170,8 @@ class CausalLMCandidates:
                 elif len(token) > 1 and token.isalpha() and token.isascii():
                     bare.append(i)
             kinds = {True: torch.tensor(sorted(spaced)), False: torch.tensor(sorted(bare))}
+            if self.lexicon is None:
+                self.lexicon = english_word()
             self._loaded = (torch, tokenizer, model, kinds, marker)
         return self._loaded
 
@@ -160,12 +196,12 @@ class CausalLMCandidates:
             logprobs = logits.log_softmax(-1)
         for row, (w, j) in enumerate(wanted):
             allowed = kinds[tokens[j].startswith(marker)]
-            scores, order = logprobs[row, allowed].topk(min(len(allowed), 3 * k))
+            scores, order = logprobs[row, allowed].topk(min(len(allowed), 4 * k))
             found: list[Candidate] = []
             seen: set[str] = set()
             for token, score in zip(tokenizer.convert_ids_to_tokens(allowed[order].tolist()), scores.tolist()):
                 word = token[1:] if token.startswith(marker) else token
-                if word.lower() in seen:
+                if word.lower() in seen or not self.lexicon(word):
                     continue
                 seen.add(word.lower())
                 found.append(Candidate(word, score))
