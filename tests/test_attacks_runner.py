@@ -17,7 +17,6 @@ from bodega.attacks import run_attack
 from bodega.data import Example, write_tsv
 from bodega.io import read_jsonl
 
-pytest.importorskip("bodega.scoring", reason="the scoring package is needed to finish a run")
 
 
 class OnesSemantic:
@@ -53,6 +52,11 @@ def test_errors_are_recorded_and_the_run_finishes(data_dir, tmp_path):
     assert json.loads((out / "summary.json").read_text())["attacker"] == "DeepWordBug"
     assert all({"id", "original", "adversarial", "success", "queries", "unique_queries", "forwards", "seconds",
                 "error"} <= set(r) for r in records)
+    scores = list(read_jsonl(out / "scores.jsonl"))  # per example, in record order, for the report
+    assert [s["index"] for s in scores] == [r["index"] for r in records]
+    assert all(s["bodega"] == 0 for s, r in zip(scores, records) if not r["success"])
+    assert any(s["bodega"] > 0 for s in scores) and abs(
+        sum(s["bodega"] for s in scores) / len(scores) - summary["bodega_score"]) < 1e-9
 
 
 def test_same_seed_same_adversarial_texts(data_dir, tmp_path):
@@ -116,3 +120,24 @@ def test_kill_and_restart_loses_and_repeats_nothing(data_dir, tmp_path):
     indices = [r["index"] for r in _records(out)]
     assert sorted(indices) == list(range(12)) and len(indices) == 12
     assert "torn" not in records.read_text()
+
+
+def test_a_second_process_cannot_write_the_same_run(data_dir, tmp_path):
+    """Two writers would duplicate records: the runner holds a lock on its folder while it runs."""
+    from bodega.io import LockedError
+
+    out = tmp_path / "run"
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time; from bodega.io import exclusive_lock\n"
+        f"with exclusive_lock({str(out / '.lock')!r}):\n"
+        "    print('locked', flush=True); time.sleep(60)")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        with pytest.raises(LockedError, match="another process"):
+            run_attack("PR2", FlakyVictim(), data_dir, "DeepWordBug", out, semantic=OnesSemantic(), progress=False)
+        assert not (out / "records.jsonl").exists()
+    finally:
+        holder.kill()
+        holder.wait()
+    summary = run_attack("PR2", FlakyVictim(), data_dir, "DeepWordBug", out, semantic=OnesSemantic(), progress=False)
+    assert summary["n_examples"] == 12  # a killed holder leaves no stale lock

@@ -135,3 +135,13 @@ def test_manual_sample_ranks_by_stored_scores_else_character_similarity(tmp_path
     sample = manual_sample(load_results(tmp_path), "PR2")
     assert sample.ranked_by == "BODEGA score" and list(sample.table.id) == ["b", "a"]
     assert manual_sample(load_results(tmp_path), "FC") is None
+
+    # PR2 ids name articles and repeat: scores written by the runner are matched by row index.
+    same_id = [dict(r, id="art", index=i) for i, r in enumerate(records)]
+    (tmp_path / "runs" / "PR2-BiLSTM-BERT-ATTACK-U" / "records.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in same_id))
+    scores.write_text("".join(json.dumps({"index": i, "id": "art", "bodega": b}) + "\n"
+                              for i, b in enumerate((0.9, 0.2, 0.0))))
+    sample = manual_sample(load_results(tmp_path), "PR2")
+    assert sample.ranked_by == "BODEGA score" and list(sample.table.score) == [0.9, 0.2]
+    assert list(sample.table.original) == [records[0]["original"], records[1]["original"]]

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
@@ -63,3 +64,29 @@ def read_jsonl(path: str | os.PathLike, *, drop_torn_tail: bool = True) -> Itera
 
 def write_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> None:
     atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+
+
+class LockedError(RuntimeError):
+    """Another process holds the lock: two writers would duplicate or interleave records."""
+
+
+@contextmanager
+def exclusive_lock(path: str | os.PathLike) -> Iterator[None]:
+    """Hold an advisory lock on ``path`` (created if needed) or fail at once if another process holds it.
+
+    The kernel releases the lock when the holder dies, so a killed run never leaves a stale lock.
+    """
+    import fcntl
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle = open(path, "a+")
+    try:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as error:
+            raise LockedError(f"{path.parent} is being written by another process (lock {path}); "
+                              "wait for it to finish or stop it") from error
+        yield
+    finally:
+        handle.close()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,12 +20,14 @@ import numpy as np
 
 from bodega.attacks.base import Attacker, canonical_name, get_attacker
 from bodega.attacks.goal import Goal
-from bodega.io import append_jsonl, atomic_write_json, read_jsonl, write_jsonl
+from bodega.io import append_jsonl, atomic_write_json, exclusive_lock, read_jsonl, write_jsonl
 
 log = logging.getLogger(__name__)
 
 RECORDS = "records.jsonl"
 SUMMARY = "summary.json"
+LOCK = ".lock"  # held while a process writes the run
+SCORES = "scores.jsonl"  # per example: index, id, success, semantic, character, bodega
 RUN_CONFIG = "run.json"
 
 
@@ -114,9 +116,17 @@ def _check_config(out: Path, config: dict) -> None:
 
 
 def run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str, out_dir: str | Path,
-               targeted: bool = False, n_examples: int | None = None, query_budget: int | None = None,
-               seed: int = 0, profile: str = "cpu", backend: str = "native", attacker_options: dict | None = None,
-               semantic=None, progress: bool = True, batch_size: int = 32) -> dict:
+               **options: Any) -> dict:
+    """Attack examples of a task (see :func:`_run_attack`), refusing to share ``out_dir`` with a running process."""
+    out = Path(out_dir)
+    with exclusive_lock(out / LOCK):
+        return _run_attack(task, victim_path, data_dir, attacker, out, **options)
+
+
+def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str, out_dir: str | Path,
+                targeted: bool = False, n_examples: int | None = None, query_budget: int | None = None,
+                seed: int = 0, profile: str = "cpu", backend: str = "native", attacker_options: dict | None = None,
+                semantic=None, progress: bool = True, batch_size: int = 32) -> dict:
     """Attack ``n_examples`` of ``<data_dir>/attack.tsv`` and return the scored summary.
 
     ``victim_path`` is a trained model folder (or a loaded victim object). ``semantic``
@@ -172,7 +182,9 @@ def run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str,
 
     wanted = {t.index for t in targets}
     records = sorted((r for r in records if r["index"] in wanted), key=lambda r: r["index"])
-    summary = score_run(task_name, records, profile, semantic)
+    summary, scores = score_run(task_name, records, profile, semantic)
+    write_jsonl(out / SCORES, [{"index": r["index"], "id": r["id"], **asdict(score)}
+                               for r, score in zip(records, scores)])
     summary.update(config)
     summary["n_examples"] = len(records)
     summary["n_examples_requested"] = n_examples
@@ -180,8 +192,8 @@ def run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str,
     return summary
 
 
-def score_run(task: str, records: list[dict], profile: str, semantic=None) -> dict:
-    """BODEGA scores of the records (errors score 0 and are counted apart)."""
+def score_run(task: str, records: list[dict], profile: str, semantic=None) -> tuple[dict, list]:
+    """The run's summary and per-example BODEGA scores (errors score 0 and are counted apart)."""
     from bodega.scoring import load_semantic_model, score_examples, summarise
 
     started = time.perf_counter()
@@ -196,4 +208,4 @@ def score_run(task: str, records: list[dict], profile: str, semantic=None) -> di
                    budget_exhausted=sum(bool(r.get("budget_exhausted")) for r in records),
                    unique_queries_per_example=float(np.mean([r["unique_queries"] for r in records])) if records else 0.0,
                    forwards_per_example=float(np.mean([r["forwards"] for r in records])) if records else 0.0)
-    return summary
+    return summary, scores

@@ -16,7 +16,12 @@ from bodega.io import read_jsonl
 from bodega.report.results import Results
 
 SCORES = "scores.jsonl"
-"""Per-example scores of a run, one line ``{"id", "bodega", ...}``, when the attack stage stores them."""
+"""Per-example scores of a run, one line ``{"index", "id", "bodega", ...}``, written by the attack runner."""
+
+
+def _key(row: dict):
+    """A record's row in attack.tsv (ids repeat in PR2, where they name articles); the id for older runs."""
+    return ("index", row["index"]) if "index" in row else ("id", row["id"])
 
 
 @dataclass(frozen=True)
@@ -40,12 +45,12 @@ def manual_sample(results: Results, task: str, attacker: str = "BERT-ATTACK", vi
     else:
         return None
     records = [r for r in results.records(name) if r.get("success") and r.get("adversarial") is not None]
-    stored = {s["id"]: s["bodega"] for s in read_jsonl(results.root / "runs" / name / SCORES)}
-    stored.update({r["id"]: r["bodega"] for r in records if "bodega" in r})
-    ranked_by = "BODEGA score" if records and all(r["id"] in stored for r in records) else "character similarity"
+    stored = {_key(s): s["bodega"] for s in read_jsonl(results.root / "runs" / name / SCORES)}
+    stored.update({_key(r): r["bodega"] for r in records if "bodega" in r})
+    ranked_by = "BODEGA score" if records and all(_key(r) in stored for r in records) else "character similarity"
     rows = []
     for record in records:
-        score = stored[record["id"]] if ranked_by == "BODEGA score" else character_similarity(
+        score = stored[_key(record)] if ranked_by == "BODEGA score" else character_similarity(
             record["original"], record["adversarial"])
         rows.append({"id": record["id"], "score": round(float(score), 4), "original": record["original"],
                      "adversarial": record["adversarial"],
