@@ -23,8 +23,10 @@ RECORDS = [
 
 def test_paths_follow_the_results_layout(tmp_path):
     paths = run_paths("PR", "BiLSTM", "SememePSO", True, 10, 3, "native", results_root=str(tmp_path))
-    smoke = run_paths("PR2", "BiLSTM", "PWWS", True, 10, 3, "native", results_root=str(tmp_path), profile="smoke")
-    assert smoke.victim_dir == tmp_path / "models-smoke" / "PR2-BiLSTM"
+    grid = run_paths("PR2", "BiLSTM", "PWWS", True, 10, 3, "native", results_root=str(tmp_path), profile="smoke")
+    assert grid.victim_dir == tmp_path / "models" / "PR2-BiLSTM"  # a grid's results root: the plain layout
+    smoke = run_paths("PR2", "BiLSTM", "PWWS", True, 10, 3, "native", profile="smoke")
+    assert smoke.victim_dir == project_root() / "results" / "models-smoke" / "PR2-BiLSTM"
     assert paths.victim_dir == tmp_path / "models" / "PR2-BiLSTM"
     assert paths.out_dir.name == "PR2-BiLSTM-PSO-T-cpu-n10-s3-native"
     assert paths.data_dir == project_root() / "data" / "PR2"

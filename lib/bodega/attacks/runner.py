@@ -158,6 +158,7 @@ def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str
     rows = read_tsv(Path(data_dir) / "attack.tsv")
     targets = select_examples(rows, victim, targeted, n_examples)
     records_path = out / RECORDS
+    records_path.touch()  # exists even when the scenario selects no example
     records = load_records(records_path)
     done = {r["index"] for r in records}
     todo = [t for t in targets if t.index not in done]

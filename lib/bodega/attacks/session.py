@@ -30,8 +30,9 @@ def run_paths(task: str, victim: str, attacker: str, targeted: bool, n_examples:
               out_dir: str | None = None, data_dir: str | None = None, victim_dir: str | None = None,
               profile: str = "cpu") -> RunPaths:
     """Paths of the results layout; explicit folders win; a notebook run without ``out_dir`` gets its
-    own folder, apart from the grid's runs. Victims of profiles other than ``cpu`` default to
-    ``<results>/models-<profile>/`` so that a smoke-sized victim never stands in for a cpu one."""
+    own folder, apart from the grid's runs. In the project-wide results folder, victims of profiles
+    other than ``cpu`` go to ``models-<profile>/`` so that a smoke-sized victim never stands in for a
+    cpu one; a grid's own results root keeps the plain ``models/`` layout."""
     from bodega.attacks.base import canonical_name
     from bodega.tasks import get_task
 
@@ -40,7 +41,8 @@ def run_paths(task: str, victim: str, attacker: str, targeted: bool, n_examples:
     data = Path(data_root) if data_root else root / "data"
     results = Path(results_root) if results_root else root / "results"
     name = f"{task}-{victim}-{canonical_name(attacker)}-{'T' if targeted else 'U'}"
-    models = "models" if profile == "cpu" else f"models-{profile}"
+    # The project-wide results folder is shared by all profiles; a grid passes its own results root.
+    models = "models" if results_root or profile == "cpu" else f"models-{profile}"
     out = Path(out_dir) if out_dir else results / "notebook-runs" / f"{name}-{profile}-n{n_examples or 'all'}-s{seed}-{backend}"
     return RunPaths(Path(data_dir) if data_dir else data / task,
                     Path(victim_dir) if victim_dir else results / models / f"{task}-{victim}", out)
