@@ -41,7 +41,7 @@ def tiny_unigram_spec() -> dict:
                     pieces.append(form[:end])
     bytes_ = [f"<0x{b:02X}>" for b in range(16)]  # scored 0, as the GGUF scores byte tokens
     vocab = ([[t, -1000.0] for t in specials] + [[t, 0.0] for t in bytes_]
-             + [[t, -float(i + 1)] for i, t in enumerate(chars + pieces)])
+             + [[t, -990.5 - i] for i, t in enumerate(chars + pieces)])  # like the GGUF: falling past -1000
     return {
         "version": "1.0", "truncation": None, "padding": None,
         "added_tokens": [dict(id=i, content=t, single_word=False, lstrip=False, rstrip=False, normalized=False,

@@ -22,12 +22,7 @@ def candidates(gemma_dir, tmp_path_factory):
 
 
 def test_rank_scored_unigram_is_rebuilt_as_bpe(gemma_dir, tmp_path):
-    from tokenizers import Tokenizer
-    import json
-
     text = "The evil enemy will attack our great nation."
-    unigram = Tokenizer.from_str(json.dumps(tiny_unigram_spec()))
-    assert unigram.encode(text).tokens[1:4] == ["T", "h", "e"]  # the converted reading cuts words up
     tokenizer = load_causal_tokenizer(gemma_dir, tmp_path / "bpe")
     assert (tmp_path / "bpe" / "tokenizer.json").exists()
     encoded = tokenizer(text, return_offsets_mapping=True)
@@ -35,6 +30,7 @@ def test_rank_scored_unigram_is_rebuilt_as_bpe(gemma_dir, tmp_path):
     assert tokens == ["<bos>", "The", "▁evil", "▁enemy", "▁will", "▁attack", "▁our", "▁great", "▁nation", "."]
     assert encoded["offset_mapping"][2] == (3, 8)
     merges = bpe_tokenizer_json(tiny_unigram_spec())["model"]["merges"]
+    assert not any("<" in left + right for left, right in merges)  # control and byte tokens never merge
     assert ["▁", "e"] in merges and merges.index(["▁", "e"]) < merges.index(["▁e", "v"])
 
 

@@ -26,6 +26,8 @@ from typing import Callable, Sequence
 from bodega.attacks.text import TokenizedText
 from bodega.mlm.model import Candidate
 
+BPE_VERSION = "3"
+"""Part of the cache key of a rebuilt tokenizer: a change to the rebuild must not reuse an old file."""
 WORD_START = "▁"
 """SentencePiece's mark of a piece that begins after a space (GPT-2's byte-level BPE uses "Ġ")."""
 
@@ -34,15 +36,15 @@ def bpe_tokenizer_json(unigram: dict) -> dict:
     """A ``tokenizer.json`` with a BPE model rebuilt from a Unigram vocabulary scored by merge rank.
 
     Every split of a token into two vocabulary pieces becomes a merge ranked by the
-    token's score (higher first), as SentencePiece's BPE applies them. Tokens scored
-    -1000 or lower or 0 (the GGUF's control, unused and byte tokens) are never merged into.
+    token's score (higher first), as SentencePiece's BPE applies them. Control, unused and byte tokens
+    (``<...>`` names scored -1000 or 0) are never merged into.
     """
     vocab = unigram["model"]["vocab"]
     ids = {token: i for i, (token, _) in enumerate(vocab)}
     special = {a["content"] for a in unigram.get("added_tokens", [])}
     merges = []
     for i, (token, score) in enumerate(vocab):
-        if len(token) < 2 or token in special or not -1000.0 < score < 0.0:  # control, unused and byte tokens
+        if len(token) < 2 or token in special or _control(token, score):
             continue
         for cut in range(1, len(token)):
             left, right = token[:cut], token[cut:]
@@ -69,7 +71,8 @@ def load_causal_tokenizer(model_dir: str | Path, cache: str | Path | None = None
     from bodega.io import atomic_write_json
     from bodega.resources import cache_dir, sha256_file
 
-    folder = Path(cache) if cache else cache_dir() / "bpe-tokenizers" / sha256_file(model_dir / "tokenizer.json")[:16]
+    key = sha256_file(model_dir / "tokenizer.json")[:16] + "-v" + BPE_VERSION
+    folder = Path(cache) if cache else cache_dir() / "bpe-tokenizers" / key
     path = folder / "tokenizer.json"
     if not path.exists():
         folder.mkdir(parents=True, exist_ok=True)
@@ -79,12 +82,17 @@ def load_causal_tokenizer(model_dir: str | Path, cache: str | Path | None = None
                                    unk_token=original.unk_token)
 
 
+def _control(token: str, score: float) -> bool:
+    """The GGUF's control, unused and byte tokens: ``<...>`` names scored -1000 or 0."""
+    return token.startswith("<") and token.endswith(">") and score in (-1000.0, 0.0)
+
+
 def _rank_scored(vocab: list) -> bool:
     """Scores that fall by one per id over most ordinary tokens: merge ranks, not log-probabilities.
 
-    Ordinary tokens score in (-1000, 0); the GGUF gives byte tokens 0 and control tokens -1000.
+    The GGUF gives byte tokens 0 and control and unused tokens -1000; ordinary tokens fall by one per id.
     """
-    scores = [s for _, s in vocab if -1000.0 < s < 0.0][:1000]
+    scores = [s for t, s in vocab if not _control(t, s) and s != 0.0][:1000]
     steps = [a - b == 1.0 for a, b in zip(scores, scores[1:])]
     return len(steps) > 0 and sum(steps) >= 0.9 * len(steps)
 
