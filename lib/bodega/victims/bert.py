@@ -10,10 +10,9 @@ from pathlib import Path
 
 import torch
 
-from bodega.victims.torch_victim import TorchVictim
+from bodega.victims.torch_victim import TOKENIZER_DIR, TorchVictim
 
 LEARNING_RATE = 5e-5
-TOKENIZER_DIR = "tokenizer"
 
 
 def base_location(kind: str, profile: str, base_model: str | Path | None) -> tuple[str, str]:
@@ -60,11 +59,6 @@ class BertVictim(TorchVictim):
         victim = cls(model, tokenizer, task, name=f"{task}-{cls.kind}")
         victim.base = {"base_model": location, "base_role": role}
         return victim
-
-    @staticmethod
-    def files_for_hash(path: Path, info: dict) -> tuple[list[Path], str]:
-        tokenizer_files = sorted(p for p in (path / TOKENIZER_DIR).iterdir() if p.is_file())
-        return [path / "config.json", path / "model.safetensors", *tokenizer_files], ""
 
     @classmethod
     def load(cls, path: Path, info: dict, profile: str, weights_hash: str) -> "BertVictim":

@@ -15,13 +15,12 @@ from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence
 
 from bodega.io import atomic_write_bytes, atomic_write_json
-from bodega.victims.torch_victim import TorchVictim
+from bodega.victims.torch_victim import TOKENIZER_DIR, TorchVictim
 
 EMBEDDING_DIM = 32
 HIDDEN_DIM = 128
 LEARNING_RATE = 1e-3
 BATCH_SIZE = 32
-TOKENIZER_DIR = "tokenizer"
 
 
 class BiLSTMClassifier(nn.Module):
@@ -75,11 +74,6 @@ class BiLSTMVictim(TorchVictim):
         model = BiLSTMClassifier(len(tokenizer), pad_id=tokenizer.pad_token_id)
         victim = cls(model, tokenizer, task, name=f"{task}-BiLSTM")
         return victim
-
-    @staticmethod
-    def files_for_hash(path: Path, info: dict) -> tuple[list[Path], str]:
-        tokenizer_files = sorted(p for p in (path / TOKENIZER_DIR).iterdir() if p.is_file())
-        return [path / "config.json", path / "model.safetensors", *tokenizer_files], ""
 
     @classmethod
     def load(cls, path: Path, info: dict, profile: str, weights_hash: str) -> "BiLSTMVictim":

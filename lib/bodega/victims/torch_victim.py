@@ -15,6 +15,8 @@ import torch
 from bodega.tasks import get_task, split_pair
 from bodega.victims.base import MAX_TOKENS, argmax_predictions, check_texts, chunks
 
+TOKENIZER_DIR = "tokenizer"  # a model folder's own copy of its tokenizer
+
 
 class TorchVictim:
     kind: str = ""
@@ -85,6 +87,12 @@ class TorchVictim:
 
     def make_optimizer(self, total_steps: int):
         raise NotImplementedError
+
+    @staticmethod
+    def files_for_hash(path: Path, info: dict) -> tuple[list[Path], str]:
+        """The files whose bytes define predictions: config, weights and the tokenizer copy."""
+        tokenizer_files = sorted(p for p in (path / TOKENIZER_DIR).iterdir() if p.is_file())
+        return [path / "config.json", path / "model.safetensors", *tokenizer_files], ""
 
     def save(self, out_dir: Path) -> tuple[list[Path], str]:
         """Write the final model files; return (files that define predictions, extra hash text)."""
