@@ -51,7 +51,9 @@ PROFILES: dict[str, Profile] = {
             "GEMMA7B": "LoRA on Gemma-3-270M instead of QLoRA on Gemma-7B",
             "semantic": ("sbert-cosine-folded (MiniLM cosine after folding look-alike letters), chosen by "
                          "agreement with people, instead of BLEURT-20"),
-            "masked-lm": "a masked-LM head fitted on MiniLM with task text instead of bert-base-uncased",
+            "masked-lm": "a masked-LM head fitted on MiniLM with task text instead of bert-base-uncased; BERT-ATTACK "
+                         "and BAE take substitutes from Gemma-3-270M's left-context prediction instead (measured "
+                         "better; candidates=masked-lm selects the MiniLM head)",
             "causal-lm": "Gemma-3-270M instead of GPT-2 for perplexity",
             "nli": "no NLI model: AtomEval matching uses slots and WordNet only",
             "sentence-encoder": "MiniLM sentence embeddings instead of the Universal Sentence Encoder",
