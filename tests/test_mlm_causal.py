@@ -100,3 +100,25 @@ def test_attackers_run_on_tiny_random_gemma(name, gemma_dir, tmp_path, monkeypat
             assert int(victim.predict([result.adversarial])[0]) != decision
             assert len(tokenize(result.adversarial)) == len(tokenize(text))
     assert flipped >= 1
+
+
+def test_the_converted_gemma_folder_is_repaired_in_place(gemma_dir, tmp_path):
+    """bodega.resources rewrites a rank-scored Unigram tokenizer.json once, so every user of the folder
+    (victims, perplexity, candidates) tokenizes whole words."""
+    import json
+    import shutil
+
+    from transformers import AutoTokenizer
+
+    from bodega.resources import TOKENIZER_REPAIRED, repair_rank_scored_tokenizer
+
+    folder = tmp_path / "hf"
+    shutil.copytree(gemma_dir, folder)
+    model_type = lambda: json.loads((folder / "tokenizer.json").read_text())["model"]["type"]  # noqa: E731
+    assert model_type() == "Unigram"
+    repair_rank_scored_tokenizer(folder)
+    assert (folder / TOKENIZER_REPAIRED).exists() and model_type() == "BPE"
+    assert AutoTokenizer.from_pretrained(folder).tokenize("The evil enemy") == ["The", "▁evil", "▁enemy"]
+    before = (folder / "tokenizer.json").read_bytes()
+    repair_rank_scored_tokenizer(folder)  # idempotent
+    assert (folder / "tokenizer.json").read_bytes() == before

@@ -277,6 +277,7 @@ def gemma3_270m_dir(root: Path | None = None) -> Path | None:
     root = Path(root) if root is not None else cache_dir() / "gemma3-270m"
     converted = root / "hf"
     if (converted / "config.json").exists() and (converted / "model.safetensors").exists():
+        repair_rank_scored_tokenizer(converted)
         return converted
     gguf_path = packaged.assemble(root / packaged.MODEL_NAME)
     if sha256_file(gguf_path) != GEMMA3_GGUF_SHA256:
@@ -289,9 +290,33 @@ def gemma3_270m_dir(root: Path | None = None) -> Path | None:
     model = AutoModelForCausalLM.from_pretrained(root, gguf_file=packaged.MODEL_NAME)
     model.save_pretrained(tmp, safe_serialization=True)
     tokenizer.save_pretrained(tmp)
+    repair_rank_scored_tokenizer(tmp)
     tmp.rename(converted)
     gguf_path.unlink()
     return converted
+
+
+TOKENIZER_REPAIRED = "bodega-tokenizer-repaired"
+
+
+def repair_rank_scored_tokenizer(folder: Path) -> None:
+    """Rewrite a GGUF-converted ``tokenizer.json`` whose Unigram scores are really BPE merge ranks as BPE.
+
+    transformers converts the Gemma-3 GGUF vocabulary into a Unigram model scored by merge rank,
+    which splits common words into fragments ("government" -> "g", "ov", "ern", "ment"); rebuilt
+    as BPE it tokenizes as Gemma does. Done once per folder (a marker file records it).
+    """
+    marker = folder / TOKENIZER_REPAIRED
+    if marker.exists() or not (folder / "tokenizer.json").exists():
+        return
+    import json
+
+    from bodega.mlm.causal import bpe_tokenizer_json, is_rank_scored_unigram
+
+    spec = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
+    if is_rank_scored_unigram(spec):
+        atomic_write_text(folder / "tokenizer.json", json.dumps(bpe_tokenizer_json(spec), ensure_ascii=False))
+    atomic_write_text(marker, "tokenizer.json checked (rank-scored Unigram rebuilt as BPE where found)\n")
 
 
 def _spacy_dir() -> Path | None:

@@ -66,7 +66,7 @@ def load_causal_tokenizer(model_dir: str | Path, cache: str | Path | None = None
     model_dir = Path(model_dir)
     original = AutoTokenizer.from_pretrained(model_dir)
     spec = json.loads((model_dir / "tokenizer.json").read_text(encoding="utf-8"))
-    if spec["model"]["type"] != "Unigram" or not _rank_scored(spec["model"]["vocab"]):
+    if not is_rank_scored_unigram(spec):
         return original
     from bodega.io import atomic_write_json
     from bodega.resources import cache_dir, sha256_file
@@ -80,6 +80,11 @@ def load_causal_tokenizer(model_dir: str | Path, cache: str | Path | None = None
     return PreTrainedTokenizerFast(tokenizer_file=str(path), bos_token=original.bos_token,
                                    eos_token=original.eos_token, pad_token=original.pad_token,
                                    unk_token=original.unk_token)
+
+
+def is_rank_scored_unigram(spec: dict) -> bool:
+    """Whether a ``tokenizer.json`` holds a Unigram model whose scores are BPE merge ranks."""
+    return spec["model"]["type"] == "Unigram" and _rank_scored(spec["model"]["vocab"])
 
 
 def _control(token: str, score: float) -> bool:

@@ -36,7 +36,9 @@ def local_model_dir(location: str) -> Path:
 
 def base_hash(location: str) -> str:
     folder = local_model_dir(location)
+    # The tokenizer is part of the base: the same weights read through another tokenizer predict differently.
     files = sorted(folder.glob("*.safetensors")) + [folder / "config.json"]
+    files += [folder / "tokenizer.json"] if (folder / "tokenizer.json").exists() else []
     return hash_files(files)
 
 
