@@ -84,13 +84,15 @@ class Encoder:
         return out  # type: ignore[return-value]
 
 
-def _unique(pairs: list[Pair]) -> tuple[list[str], list[tuple[int, int]]]:
-    """Distinct texts of all pairs and each pair as indices into them."""
+def _unique(pairs: list[Pair], preprocess: Callable[[str], str] | None = None
+            ) -> tuple[list[str], list[tuple[int, int]]]:
+    """Distinct texts of all pairs (preprocessed once each) and each pair as indices into them."""
     index: dict[str, int] = {}
     for a, b in pairs:
         index.setdefault(a, len(index))
         index.setdefault(b, len(index))
-    return list(index), [(index[a], index[b]) for a, b in pairs]
+    texts = list(index) if preprocess is None else [preprocess(t) for t in index]
+    return texts, [(index[a], index[b]) for a, b in pairs]
 
 
 @dataclass
@@ -104,9 +106,7 @@ class SbertCosine:
     def score(self, pairs: list[Pair]) -> np.ndarray:
         if not pairs:
             return np.zeros(0)
-        texts, index = _unique(pairs)
-        if self.preprocess is not None:
-            texts = [self.preprocess(t) for t in texts]
+        texts, index = _unique(pairs, self.preprocess)
         states = self.encoder.token_states(texts, layer=-1)
         vectors = np.stack([s.mean(axis=0) for s in states])
         vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
@@ -126,9 +126,7 @@ class BertScoreF1:
     def score(self, pairs: list[Pair]) -> np.ndarray:
         if not pairs:
             return np.zeros(0)
-        texts, index = _unique(pairs)
-        if self.preprocess is not None:
-            texts = [self.preprocess(t) for t in texts]
+        texts, index = _unique(pairs, self.preprocess)
         states = [s[1:-1] for s in self.encoder.token_states(texts, layer=self.layer)]
         states = [s / np.maximum(np.linalg.norm(s, axis=1, keepdims=True), 1e-12) for s in states]
         scores = np.empty(len(index))
