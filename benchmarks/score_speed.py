@@ -86,19 +86,7 @@ def reference_segment(task: str, text: str) -> list[str]:
 
 def reference(task: str, original: str, adversarial: str) -> tuple[list[int], float]:
     source, target = reference_segment(task, original), reference_segment(task, adversarial)
-    alignment = []
-    for sentence in source:
-        best, best_distance = 0, float("inf")
-        for j, candidate in enumerate(target):
-            a, b = reference_normalise(sentence), reference_normalise(candidate)
-            longest = max(len(a), len(b))
-            distance = Levenshtein.distance(a, b) / longest if longest else 0.0
-            if distance < best_distance:
-                best, best_distance = j, distance
-        alignment.append(best)
-    a, b = reference_normalise(original), reference_normalise(adversarial)
-    longest = max(len(a), len(b))
-    return alignment, 1.0 - (Levenshtein.distance(a, b) / longest if longest else 0.0)
+    return reference_after_segmentation(task, source, target, original, adversarial)
 
 
 def ours(task: str, original: str, adversarial: str) -> tuple[list[int], float]:
