@@ -115,6 +115,14 @@ def test_runs_then_skips_unchanged_and_reruns_what_changed(grid):
     assert fourth.count("done") == 2 and len(_executions(root)) == 3 + 1 + 2
 
 
+def test_changed_result_code_reruns_every_cell(grid, monkeypatch):
+    make, root = grid
+    assert run_grid(make(), show_progress=False).count("done") == 3
+    monkeypatch.setattr(HashCache, "code", lambda self: "a different library")
+    again = run_grid(make(), show_progress=False)
+    assert again.count("done") == 3 and len(_executions(root)) == 6
+
+
 def test_failures_are_isolated_reported_and_block_only_what_needs_them(grid, tmp_path):
     make, root = grid
     broken = _notebook(tmp_path / "broken.ipynb", VICTIM_PARAMS, "assert victim != 'BERT', 'no BERT today'\n"

@@ -68,9 +68,10 @@ def _declared(parameters: dict[str, Any], declared: set[str] | None) -> dict[str
 
 
 def victim_cells(spec: GridSpec, hashes: HashCache, declared: set[str] | None = None) -> list[Cell]:
-    """One training cell per (task, victim), keyed by the data files, the notebook and the settings."""
+    """One training cell per (task, victim), keyed by the data files, the notebook, the code and the settings."""
     results, data_root = Path(spec.results), Path(spec.data_root)
     notebook_sha = hashes.notebook(spec.notebooks.victim)
+    code_sha = hashes.code()
     cells = []
     for task in spec.tasks:
         data_dir = data_root / task
@@ -82,7 +83,7 @@ def victim_cells(spec: GridSpec, hashes: HashCache, declared: set[str] | None = 
                         "max_train": spec.training.max_train, "epochs": epochs, "seed": spec.training.seed}
             parameters = _declared({**settings, "data_dir": _abs(data_dir), "data_root": _abs(data_root),
                                     "out_dir": _abs(out), "results_root": _abs(results)}, declared)
-            inputs = {"stage": "victim", "notebook": notebook_sha, "data": data, **settings}
+            inputs = {"stage": "victim", "notebook": notebook_sha, "code": code_sha, "data": data, **settings}
             name = f"{task}-{victim}"
             cells.append(Cell(
                 kind="victim", name=name, notebook=_abs(spec.notebooks.victim),
@@ -108,6 +109,7 @@ def attack_cells(spec: GridSpec, victim: Cell, hashes: HashCache, declared: set[
     data_dir = Path(spec.data_root) / task
     attack_sha = hashes.file(data_dir / "attack.tsv")
     notebook_sha = hashes.notebook(spec.notebooks.attack)
+    code_sha = hashes.code()
     cells = []
     for attacker in spec.attackers:
         for scenario in spec.scenarios:
@@ -120,7 +122,7 @@ def attack_cells(spec: GridSpec, victim: Cell, hashes: HashCache, declared: set[
                 parameters = _declared({**settings, "victim_dir": victim.out_dir, "data_dir": _abs(data_dir),
                                         "data_root": _abs(spec.data_root), "out_dir": _abs(out),
                                         "results_root": _abs(spec.results)}, declared)
-                inputs = {"stage": "attack", "notebook": notebook_sha, "victim_weights": victim_sha,
+                inputs = {"stage": "attack", "notebook": notebook_sha, "code": code_sha, "victim_weights": victim_sha,
                           "attack_data": attack_sha, **settings}
                 cells.append(Cell(
                     kind="attack", name=name, notebook=_abs(spec.notebooks.attack),

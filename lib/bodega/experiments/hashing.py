@@ -2,12 +2,16 @@
 
 A cell's key is the sha256 of a canonical JSON of its inputs: hashes of the data files, of the
 victim directory (weights + config), of the stage notebook's source (code and markdown, not
-outputs, so re-committing executed outputs does not invalidate results) and the cell's parameters.
+outputs, so re-committing executed outputs does not invalidate results), of the library code that
+computes results and the versions of the packages it calls, and the cell's parameters.
 """
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
+from functools import lru_cache
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +58,53 @@ def key_of(inputs: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+# Parts of the package that only orchestrate or render: editing them cannot change a result.
+_NOT_RESULT_CODE = ("experiments", "report", "commands", "cli.py", "__main__.py")
+
+# Third-party packages whose version can change a number (models, tokenisers, lexicons, metrics).
+RESULT_PACKAGES = ("torch", "transformers", "tokenizers", "peft", "sentence-transformers", "OpenAttack",
+                   "nltk", "spacy", "Levenshtein", "numpy", "safetensors", "gguf", "bitsandbytes")
+
+
+def _strip_docstrings(tree: ast.AST) -> ast.AST:
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+    return tree
+
+
+def python_code_sha256(path: str | Path) -> str:
+    """Hash a module's syntax tree without docstrings, comments or layout: only edits to what runs count."""
+    tree = _strip_docstrings(ast.parse(Path(path).read_text(encoding="utf-8"), filename=str(path)))
+    return hashlib.sha256(ast.dump(tree, include_attributes=False).encode()).hexdigest()
+
+
+@lru_cache(maxsize=4)
+def result_code_sha256(package_root: str | None = None) -> str:
+    """One hash of the ``bodega`` code that computes results, and of the versions of the packages it calls.
+
+    A change to a victim, attack, scorer or data converter therefore re-runs the cells it may affect;
+    a change to the grid runner, the report code or a docstring does not.
+    """
+    root = Path(package_root) if package_root else Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        relative = path.relative_to(root)
+        if relative.parts[0] in _NOT_RESULT_CODE or "__pycache__" in relative.parts:
+            continue
+        digest.update(relative.as_posix().encode() + b"\0" + python_code_sha256(path).encode() + b"\n")
+    for package in RESULT_PACKAGES:
+        try:
+            version = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            version = "absent"
+        digest.update(f"{package}=={version}\n".encode())
+    return digest.hexdigest()
+
+
 class HashCache:
     """Memoises file hashes within one grid run (data files are shared by many cells)."""
 
@@ -70,3 +121,6 @@ class HashCache:
 
     def notebook(self, path: str | Path) -> str:
         return notebook_source_sha256(path)
+
+    def code(self) -> str:
+        return result_code_sha256()
