@@ -40,3 +40,18 @@ def test_seeds_of_the_same_settings_give_mean_and_range(tmp_path):
 def test_no_models_gives_an_empty_table(tmp_path):
     (tmp_path / "models").mkdir()
     assert victims_table(tmp_path).empty
+
+
+def test_the_command_writes_the_table_and_refuses_an_empty_folder(tmp_path, capsys):
+    from bodega.cli import main
+
+    _model(tmp_path / "models" / "PR2-BiLSTM", 0, 0.40)
+    _model(tmp_path / "victim-seeds" / "PR2-BiLSTM-seed1", 1, 0.50)
+    out = tmp_path / "table.csv"
+    assert main(["victims-table", "--results", str(tmp_path), "--out", str(out)]) == 0
+    lines = out.read_text().splitlines()
+    assert lines[0].startswith("task,victim,profile,F1 (attacked model)") and len(lines) == 2
+    assert ",0.45," in lines[1]
+    (tmp_path / "empty" / "models").mkdir(parents=True)
+    assert main(["victims-table", "--results", str(tmp_path / "empty"), "--out", str(out)]) == 2
+    assert "no trained victims" in capsys.readouterr().err
