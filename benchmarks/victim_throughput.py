@@ -11,6 +11,14 @@ are freshly initialised: throughput does not depend on trained weights. Modes:
 - ``sqlite hit``: the same texts again through a new accountant whose persistent cache holds them;
 - ``memory hit``: the same texts again through the same accountant.
 
+For the first two modes the table also gives the share of the time spent in the model's
+forward pass (``victim.logits``); the rest is tokenising, tensor building, softmax, the
+accountant and the cache. A compute-bound check follows for MiniLM: the FLOP rate its
+forward passes achieve (counted from the shapes of the batches the model really computed,
+padding included) against this CPU's fp32 matrix-multiplication peak, a large
+``torch.matmul`` timed in the same process on the same threads. The peak bounds any
+speed-up that batching can bring.
+
 Usage: ``python benchmarks/victim_throughput.py --data data --threads 2 [--markdown out.md]``
 """
 from __future__ import annotations
@@ -18,28 +26,113 @@ from __future__ import annotations
 import argparse
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 
-def _rate(n: int, run) -> float:
+@dataclass
+class ForwardTimer:
+    """Wraps a torch victim's ``logits`` to add up the forward time and the shapes it computed."""
+
+    victim: object
+    seconds: float = 0.0
+    shapes: list[tuple[int, int]] = field(default_factory=list)
+
+    def __post_init__(self):
+        original = self.victim.logits
+
+        def timed(batch):
+            started = time.perf_counter()
+            out = original(batch)
+            self.seconds += time.perf_counter() - started
+            self.shapes.append(tuple(batch["input_ids"].shape))
+            return out
+
+        self.victim.logits = timed
+
+    def reset(self) -> None:
+        self.seconds, self.shapes = 0.0, []
+
+
+@dataclass
+class Mode:
+    rate: float  # texts per second
+    forward_share: float  # of the wall time
+    forward_seconds: float
+    shapes: list[tuple[int, int]]
+
+
+def _timed(n: int, run, timer: ForwardTimer) -> Mode:
+    timer.reset()
     start = time.perf_counter()
     run()
-    return n / (time.perf_counter() - start)
+    elapsed = time.perf_counter() - start
+    return Mode(n / elapsed, timer.seconds / elapsed, timer.seconds, list(timer.shapes))
 
 
-def measure(victim, texts: list[str]) -> dict[str, float]:
+def measure(victim, texts: list[str]) -> dict[str, Mode]:
     from bodega.victims.accounting import QueryAccountant
     from bodega.victims.cache import ProbabilityCache
 
+    timer = ForwardTimer(victim)
     victim.predict_proba(texts[:2])  # warm-up
-    rates = {"one-per-call": _rate(len(texts), lambda: [victim.predict_proba([t]) for t in texts])}
+    modes = {"one-per-call": _timed(len(texts), lambda: [victim.predict_proba([t]) for t in texts], timer)}
     with tempfile.TemporaryDirectory() as folder:
         accountant = QueryAccountant(victim, cache=ProbabilityCache(Path(folder) / "cache.sqlite"))
-        rates["accountant"] = _rate(len(texts), lambda: accountant.predict_proba(texts))
+        modes["accountant"] = _timed(len(texts), lambda: accountant.predict_proba(texts), timer)
         fresh = QueryAccountant(victim, cache=ProbabilityCache(Path(folder) / "cache.sqlite"))
-        rates["sqlite hit"] = _rate(len(texts), lambda: fresh.predict_proba(texts))
-        rates["memory hit"] = _rate(len(texts), lambda: fresh.predict_proba(texts))
-    return rates
+        modes["sqlite hit"] = _timed(len(texts), lambda: fresh.predict_proba(texts), timer)
+        modes["memory hit"] = _timed(len(texts), lambda: fresh.predict_proba(texts), timer)
+    return modes
+
+
+def encoder_flops(config, shapes: list[tuple[int, int]]) -> float:
+    """FLOPs of BERT-style encoder forwards on padded (batch, length) inputs.
+
+    Per layer and sequence of length L: 2 L (4 d^2 + 2 d f) for the projections and the
+    feed-forward block (2 x non-embedding weights x tokens) plus 4 L^2 d for the attention
+    scores and their weighted sum; pooler and head add 2 d^2 + 4 d per sequence.
+    """
+    d, f, layers = config.hidden_size, config.intermediate_size, config.num_hidden_layers
+    total = 0.0
+    for batch, length in shapes:
+        per_sequence = layers * (2 * length * (4 * d * d + 2 * d * f) + 4 * length * length * d)
+        total += batch * (per_sequence + 2 * d * d + 4 * d)
+    return total
+
+
+def matmul_peak(size: int = 2048, repeats: int = 5) -> float:
+    """Best fp32 FLOP rate of a ``size`` x ``size`` matrix product on the current torch threads."""
+    import torch
+
+    generator = torch.Generator().manual_seed(0)
+    a = torch.randn(size, size, generator=generator)
+    b = torch.randn(size, size, generator=generator)
+    torch.matmul(a, b)
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        torch.matmul(a, b)
+        best = min(best, time.perf_counter() - start)
+    return 2 * size ** 3 / best
+
+
+def compute_bound_lines(config, modes: dict[str, Mode], peak: float, n_texts: int) -> list[str]:
+    """How close MiniLM's forwards come to the matmul peak, and the speed-up that peak allows."""
+    lines = ["| mode | texts/s | forward GFLOP/s | % of matmul peak | GFLOP per text computed |",
+             "|---|---:|---:|---:|---:|"]
+    for name in ("one-per-call", "accountant"):
+        mode = modes[name]
+        flops = encoder_flops(config, mode.shapes)
+        lines.append(f"| {name} | {mode.rate:.1f} | {flops / mode.forward_seconds / 1e9:.1f} | "
+                     f"{100 * flops / mode.forward_seconds / peak:.0f}% | {flops / n_texts / 1e9:.3f} |")
+    batched = encoder_flops(config, modes["accountant"].shapes) / n_texts
+    ceiling = peak / batched
+    lines.append("")
+    lines.append(f"fp32 matmul peak: {peak / 1e9:.1f} GFLOP/s. At that peak, with no overhead at all, batched "
+                 f"forwards would reach {ceiling:.0f} texts/s, {ceiling / modes['one-per-call'].rate:.1f}x the "
+                 f"measured one-per-call rate.")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -48,7 +141,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--pr2", type=int, default=128, help="PR2 texts per measurement")
     parser.add_argument("--hn", type=int, default=32, help="HN texts per measurement")
-    parser.add_argument("--markdown", default=None, help="also write the table to this file")
+    parser.add_argument("--markdown", default=None, help="also write the tables to this file")
     args = parser.parse_args(argv)
 
     import torch
@@ -62,21 +155,32 @@ def main(argv: list[str] | None = None) -> None:
              "HN": [r.text for r in read_tsv(Path(args.data) / "HN" / "attack.tsv")][:args.hn]}
     victims = {"BiLSTM": lambda task: BiLSTMVictim.create(task, "cpu", 0),
                "MiniLM (BERT, cpu)": lambda task: BertVictim.create(task, "cpu", 0)}
-    lines = ["| victim | texts | n | mean chars | one-per-call | accountant (batched) | speed-up | sqlite hit | memory hit |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| victim | texts | n | mean chars | one-per-call | forward share | accountant (batched) | "
+             "forward share | speed-up | sqlite hit | memory hit |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    minilm_pr2 = None
     for name, build in victims.items():
         for task, sample in texts.items():
-            rates = measure(build(task), sample)
+            victim = build(task)
+            modes = measure(victim, sample)
+            if name.startswith("MiniLM") and task == "PR2":
+                minilm_pr2 = (victim.model.config, modes, len(sample))
+            one, batched = modes["one-per-call"], modes["accountant"]
             mean_chars = sum(map(len, sample)) / len(sample)
             lines.append(f"| {name} | {task}-length | {len(sample)} | {mean_chars:.0f} | "
-                         f"{rates['one-per-call']:.1f}/s | {rates['accountant']:.1f}/s | "
-                         f"{rates['accountant'] / rates['one-per-call']:.1f}x | {rates['sqlite hit']:.0f}/s | "
-                         f"{rates['memory hit']:.0f}/s |")
+                         f"{one.rate:.1f}/s | {100 * one.forward_share:.0f}% | {batched.rate:.1f}/s | "
+                         f"{100 * batched.forward_share:.0f}% | {batched.rate / one.rate:.1f}x | "
+                         f"{modes['sqlite hit'].rate:.0f}/s | {modes['memory hit'].rate:.0f}/s |")
             print(lines[-1], flush=True)
+    peak = matmul_peak()
+    lines += ["", "MiniLM, PR2-length texts, compute-bound check:", ""]
+    lines += compute_bound_lines(*minilm_pr2[:2], peak, minilm_pr2[2])
     table = "\n".join(lines)
     print(f"\ntorch threads: {args.threads}\n\n{table}")
     if args.markdown:
-        Path(args.markdown).write_text(table + "\n", encoding="utf-8")
+        from bodega.io import atomic_write_text
+
+        atomic_write_text(Path(args.markdown), table + "\n")
 
 
 if __name__ == "__main__":

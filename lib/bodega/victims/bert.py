@@ -34,6 +34,7 @@ class BertVictim(TorchVictim):
     train_batch_size = 16
     max_grad_norm = 1.0
     bucket_batches = True
+    direct_tokenizer = True
 
     def encode(self, texts: list[str]) -> dict[str, torch.Tensor]:
         return dict(self.tokenize(texts))

@@ -52,6 +52,7 @@ def wordpiece_tokenizer(source: Path):
 class BiLSTMVictim(TorchVictim):
     kind = "BiLSTM"
     train_batch_size = BATCH_SIZE
+    direct_tokenizer = True
 
     def encode(self, texts: list[str]) -> dict[str, torch.Tensor]:
         encoded = self.tokenize(texts)
