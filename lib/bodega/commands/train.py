@@ -14,6 +14,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--max-train", type=int, default=0, help="train on N random rows (0: every row)")
     parser.add_argument("--epochs", type=int, default=None, help="default: the profile's value")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--lr", type=float, default=None,
+                        help="peak learning rate (default: the family's: BiLSTM 1e-3, BERT 5e-5, Gemma 1e-4)")
     parser.add_argument("--select", choices=("dev", "last"), default="dev",
                         help="keep the epoch with the best dev F1, or the last epoch")
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
@@ -30,7 +32,8 @@ def _train(args: argparse.Namespace) -> int:
     from bodega.victims import train_victim
 
     out = train_victim(args.task, args.victim, args.data, args.out, profile=args.profile,
-                       max_train=args.max_train, epochs=args.epochs, seed=args.seed, select=args.select)
+                       max_train=args.max_train, epochs=args.epochs, seed=args.seed, select=args.select,
+                       lr=args.lr)
     metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
     print(f"{out}: epoch {metrics['selected_epoch']} ({metrics['selection']}); "
           f"attack F1 {metrics['attack']['f1']:.4f} acc {metrics['attack']['accuracy']:.4f}; "

@@ -42,10 +42,10 @@ class BertVictim(TorchVictim):
     def logits(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
         return self.model(**batch).logits
 
-    def make_optimizer(self, total_steps: int):
+    def make_optimizer(self, total_steps: int, lr: float | None = None):
         from transformers import get_linear_schedule_with_warmup
 
-        optimizer = torch.optim.AdamW(self.parameters_to_train(), lr=LEARNING_RATE)
+        optimizer = torch.optim.AdamW(self.parameters_to_train(), lr=lr or LEARNING_RATE)
         return optimizer, get_linear_schedule_with_warmup(optimizer, 0, total_steps)
 
     @classmethod

@@ -61,8 +61,8 @@ class BiLSTMVictim(TorchVictim):
     def logits(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
         return self.model(batch["input_ids"], batch["lengths"])
 
-    def make_optimizer(self, total_steps: int):
-        return torch.optim.Adam(self.parameters_to_train(), lr=LEARNING_RATE), None
+    def make_optimizer(self, total_steps: int, lr: float | None = None):
+        return torch.optim.Adam(self.parameters_to_train(), lr=lr or LEARNING_RATE), None
 
     @classmethod
     def create(cls, task: str, profile: str, seed: int, base_model: str | Path | None = None,

@@ -127,7 +127,8 @@ class TorchVictim:
     def parameters_to_train(self) -> list[torch.nn.Parameter]:
         return [p for p in self.model.parameters() if p.requires_grad]
 
-    def make_optimizer(self, total_steps: int):
+    def make_optimizer(self, total_steps: int, lr: float | None = None):
+        """(optimizer, scheduler or None) for ``total_steps`` steps; ``lr`` None = the family's rate."""
         raise NotImplementedError
 
     @staticmethod

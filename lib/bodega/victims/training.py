@@ -70,13 +70,14 @@ def _choose(history: list[dict], select: str) -> int:
 def train_victim(task: str, victim_kind: str, data_dir: str | Path, out_dir: str | Path, profile: str = "cpu",
                  max_train: int = 0, epochs: int | None = None, seed: int = 0, *,
                  base_model: str | Path | None = None, select: str = "dev", batch_size: int | None = None,
-                 quantize: bool | None = None, progress: bool = True) -> Path:
+                 quantize: bool | None = None, lr: float | None = None, progress: bool = True) -> Path:
     """Train (or resume, or skip when already complete) and return ``out_dir``.
 
     ``max_train`` 0 means every training row (the smoke profile caps it); ``epochs`` None
     takes the profile's value; ``base_model`` overrides the resolved base model or
     vocabulary (tests use tiny local models); ``quantize`` None means 4-bit where the
-    profile is ``paper`` (QLoRA), for Gemma only.
+    profile is ``paper`` (QLoRA), for Gemma only; ``lr`` None keeps the family's peak
+    learning rate.
     """
     import torch
     from tqdm.auto import tqdm
@@ -96,10 +97,14 @@ def train_victim(task: str, victim_kind: str, data_dir: str | Path, out_dir: str
     attack_rows, dev_rows = read_tsv(data_dir / "attack.tsv"), read_tsv(data_dir / "dev.tsv")
     cls = victim_class(kind)
     batch_size = int(batch_size or cls.train_batch_size)
+    if lr is not None and not lr > 0:
+        raise ValueError(f"lr must be a positive number, got {lr!r}")
     fingerprint = dict(task=task_name, kind=kind, profile=prof.name, epochs=epochs, seed=seed,
                        max_train=max_train or prof.max_train, train_sha256=_file_sha(train_path),
                        base_model=str(base_model) if base_model else None, select=select,
                        batch_size=batch_size, quantize=quantize)
+    if lr is not None:  # only when set, so models trained before the option keep their fingerprint
+        fingerprint["lr"] = lr
 
     info_path = out_dir / VICTIM_JSON
     if info_path.exists():
@@ -120,7 +125,7 @@ def train_victim(task: str, victim_kind: str, data_dir: str | Path, out_dir: str
 
     victim = cls.create(task_name, prof.name, seed, base_model=base_model, quantize=quantize)
     steps_per_epoch = math.ceil(len(train_rows) / batch_size)
-    optimizer, scheduler = victim.make_optimizer(epochs * steps_per_epoch)
+    optimizer, scheduler = victim.make_optimizer(epochs * steps_per_epoch, lr)
     history: list[dict] = []
     if record is not None:
         victim.load_trainable_state(restore(ckpt_dir, record, optimizer, scheduler))
@@ -172,6 +177,7 @@ def train_victim(task: str, victim_kind: str, data_dir: str | Path, out_dir: str
     atomic_write_json(info_path, dict(
         victim.describe(), name=f"{task_name}-{kind}", task=task_name, kind=kind, profile=prof.name,
         train_rows=len(train_rows), train_data=str(train_path.resolve()), epochs=epochs, selected_epoch=chosen,
-        seed=seed, batch_size=batch_size, weights_hash=weights_hash, training=fingerprint))
+        seed=seed, batch_size=batch_size, lr=optimizer.param_groups[0].get("initial_lr", optimizer.param_groups[0]["lr"]),
+        weights_hash=weights_hash, training=fingerprint))
     shutil.rmtree(ckpt_dir, ignore_errors=True)
     return out_dir
