@@ -10,11 +10,13 @@ boundary decisions are memoised so an adversarial text reuses its original's.
 """
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
-from functools import lru_cache
+from typing import Iterable
 
 import Levenshtein
 
+from bodega.scoring.segmenter import Segmenter
 from bodega.tasks import PAIR_SEPARATOR, get_task
 
 
@@ -45,68 +47,25 @@ def character_similarity(original: str, adversarial: str) -> float:
     return 1.0 - normalised_distance(normalise(original), normalise(adversarial))
 
 
-_SENTBREAK_MEMO_LIMIT = 200_000
-
-
-@lru_cache(maxsize=1)
-def _punkt():
-    """NLTK's English punkt model from the offline data folder (built once).
-
-    Punkt decides each candidate boundary from a short context around it, with a
-    pure function of that context (``text_contains_sentbreak``). An adversarial text
-    repeats almost every context of its original, so the decisions are memoised
-    (bounded): the result is the same, the second text costs a fraction.
-    """
-    from bodega.resources import use_nltk_data
-
-    use_nltk_data()
-    from nltk.tokenize import PunktTokenizer
-
-    class MemoPunkt(PunktTokenizer):
-        def __init__(self) -> None:
-            super().__init__("english")
-            self._sentbreak: dict[str, bool] = {}
-
-        def text_contains_sentbreak(self, text: str) -> bool:
-            found = self._sentbreak.get(text)
-            if found is None:
-                if len(self._sentbreak) >= _SENTBREAK_MEMO_LIMIT:
-                    self._sentbreak.clear()
-                found = self._sentbreak[text] = bool(super().text_contains_sentbreak(text))
-            return found
-
-    return MemoPunkt()
-
-
-def clear_segmenter_memo() -> None:
-    """Forget memoised punkt decisions (for fair timings; results never depend on the memo)."""
-    if _punkt.cache_info().currsize:
-        _punkt()._sentbreak.clear()
-
-
-def split_sentences(text: str, memo: dict[str, list[str]] | None = None) -> list[str]:
-    """Sentences of a multi-sentence text: lines first, then NLTK punkt within each line.
+def split_sentences(text: str, segmenter: Segmenter | None = None) -> list[str]:
+    """Sentences of a multi-sentence text: lines first, then NLTK's punkt within each line.
 
     BODEGA used the LAMBO segmenter, whose model is not installable offline; punkt is
-    the documented substitute. Empty pieces are dropped; a text with no sentence
-    gives one (possibly empty) segment so that every text has at least one. ``memo``
-    maps a line to its sentences: an attack leaves most lines of an article unchanged,
-    so the adversarial text reuses the original's segmentation of those lines.
+    the documented substitute (``bodega.scoring.segmenter``, a faster exact copy of
+    NLTK's English punkt). Empty pieces are dropped; a text with no sentence gives one
+    (possibly empty) segment so that every text has at least one. Pass the same
+    ``segmenter`` for both texts of a pair: the adversarial text then reuses the
+    original's unchanged lines and boundary decisions.
     """
-    tokenizer = _punkt()
-    memo = {} if memo is None else memo
+    segmenter = segmenter or Segmenter()
     sentences = []
     for line in text.splitlines():
-        if not line.strip():
-            continue
-        pieces = memo.get(line)
-        if pieces is None:
-            pieces = memo[line] = [s for s in tokenizer.tokenize(line) if s.strip()]
-        sentences.extend(pieces)
+        if line.strip():
+            sentences.extend(s for s in segmenter.tokenize(line) if s.strip())
     return sentences or [text]
 
 
-def segment(task: str, text: str, memo: dict[str, list[str]] | None = None) -> list[str]:
+def segment(task: str, text: str, segmenter: Segmenter | None = None) -> list[str]:
     """The units the semantic score averages over: PR2 whole, FC evidence and claim, HN/RD sentences."""
     mode = get_task(task).segmentation
     if mode == "whole":
@@ -114,7 +73,7 @@ def segment(task: str, text: str, memo: dict[str, list[str]] | None = None) -> l
     if mode == "pair":
         evidence, sep, claim = text.partition(PAIR_SEPARATOR)
         return [evidence, claim] if sep else [text]
-    return split_sentences(text, memo)
+    return split_sentences(text, segmenter)
 
 
 def align(original: list[str], adversarial: list[str]) -> list[int]:
@@ -123,8 +82,9 @@ def align(original: list[str], adversarial: list[str]) -> list[int]:
     Closest = smallest Levenshtein distance over the longer length; the first index wins
     ties. Equivalent to comparing every pair, but exact matches are a dictionary lookup;
     otherwise the sentence after the previous match is tried first (attacks keep the
-    order), which gives a tight bound, so a length-difference lower bound skips most
-    other pairs and the C distance stops early once a pair cannot win.
+    order), which gives a tight bound; only candidates whose length difference alone does
+    not exceed it are compared (found by bisection in the sentences sorted by length),
+    and the C distance stops early once a pair cannot win.
     """
     if not adversarial:
         raise ValueError("cannot align to an empty list of adversarial sentences")
@@ -134,27 +94,42 @@ def align(original: list[str], adversarial: list[str]) -> list[int]:
     for j, sentence in enumerate(adversarial):
         first_index.setdefault(sentence, j)
     lengths = [len(s) for s in adversarial]
+    by_length: list[int] = []
     alignment: list[int] = []
     for sentence in original:
         exact = first_index.get(sentence)
         if exact is None:
+            if not by_length:
+                by_length = sorted(range(len(adversarial)), key=lengths.__getitem__)
             hint = min(alignment[-1] + 1, len(adversarial) - 1) if alignment else 0
-            exact = _closest(sentence, adversarial, lengths, hint)
+            exact = _closest(sentence, adversarial, lengths, hint, by_length)
         alignment.append(exact)
     return alignment
 
 
-def _closest(sentence: str, candidates: list[str], lengths: list[int], hint: int) -> int:
-    """First index of the smallest distance / longest length, exactly, in integer arithmetic."""
+def _closest(sentence: str, candidates: list[str], lengths: list[int], hint: int,
+             by_length: list[int]) -> int:
+    """First index of the smallest distance / longest length, exactly, in integer arithmetic.
+
+    ``by_length`` lists the candidates' indices in order of length.
+    """
     n = len(sentence)
     # The best so far is the ratio num / den at index best; start from the hinted candidate.
     best, den = hint, max(n, lengths[hint])
     if den == 0:
         return _first_empty(lengths)
-    num = Levenshtein.distance(sentence, candidates[hint])
-    for j, candidate in enumerate(candidates):
+    num = Levenshtein.distance(sentence, candidates[hint], score_hint=max(abs(n - lengths[hint]), 1))
+    pool: Iterable[int] = by_length
+    if num < den:
+        # Length L can reach num / den only if |n - L| / max(n, L) <= num / den, that is
+        # n (den - num) / den <= L <= n den / (den - num); the bound only tightens later.
+        shortest, longest = -(-n * (den - num) // den), n * den // (den - num)
+        pool = by_length[bisect_left(by_length, shortest, key=lengths.__getitem__):
+                         bisect_right(by_length, longest, key=lengths.__getitem__)]
+    for j in pool:
         if j == hint:
             continue
+        candidate = candidates[j]
         longest = max(n, lengths[j])
         if longest == 0:  # both empty: distance 0
             if num > 0 or j < best:
@@ -188,13 +163,25 @@ class AlignedText:
     whole: str
 
 
-def prepare(task: str, text: str, memo: dict[str, list[str]] | None = None) -> AlignedText:
-    """Segment once and normalise each segment (and the whole text) once."""
-    segments = segment(task, text, memo)
+def prepare(task: str, text: str, segmenter: Segmenter | None = None,
+            normalised: dict[str, str] | None = None) -> AlignedText:
+    """Segment once and normalise each segment (and the whole text) once.
+
+    ``normalised`` maps a segment to its normalised form: an adversarial text repeats
+    most sentences of its original, which then need no normalising again.
+    """
+    segments = segment(task, text, segmenter)
     if len(segments) == 1 and segments[0] is text:
         whole = normalise(text)
         return AlignedText(segments, [whole], whole)
-    return AlignedText(segments, [normalise(s) for s in segments], normalise(text))
+    known = {} if normalised is None else normalised
+    forms = []
+    for sentence in segments:
+        form = known.get(sentence)
+        if form is None:
+            form = known[sentence] = normalise(sentence)
+        forms.append(form)
+    return AlignedText(segments, forms, normalise(text))
 
 
 def character_score(source: AlignedText, target: AlignedText) -> float:
@@ -203,9 +190,11 @@ def character_score(source: AlignedText, target: AlignedText) -> float:
 
 
 def prepare_pair(task: str, original: str, adversarial: str) -> tuple[AlignedText, AlignedText]:
-    """Both texts prepared, the adversarial one reusing the segmentation of unchanged lines."""
-    memo: dict[str, list[str]] = {}
-    return prepare(task, original, memo), prepare(task, adversarial, memo)
+    """Both texts prepared, the adversarial one reusing the original's segmentation work and
+    normalised sentences (memos that live for this pair only)."""
+    segmenter, normalised = Segmenter(), {}
+    return (prepare(task, original, segmenter, normalised),
+            prepare(task, adversarial, segmenter, normalised))
 
 
 def align_texts(task: str, original: str, adversarial: str) -> list[tuple[str, str]]:
