@@ -35,6 +35,7 @@ class BertVictim(TorchVictim):
     max_grad_norm = 1.0
     bucket_batches = True
     direct_tokenizer = True
+    max_padding = 0.1
 
     def encode(self, texts: list[str]) -> dict[str, torch.Tensor]:
         return dict(self.tokenize(texts))

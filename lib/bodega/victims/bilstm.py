@@ -34,9 +34,14 @@ class BiLSTMClassifier(nn.Module):
         self.linear = nn.Linear(2 * hidden_dim, 2)
 
     def forward(self, input_ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-        packed = pack_padded_sequence(self.embedding(input_ids), lengths.cpu(), batch_first=True,
-                                      enforce_sorted=False)
-        _, (final, _) = self.lstm(packed)
+        embedded = self.embedding(input_ids)
+        if not self.training and bool((lengths == input_ids.shape[1]).all()):
+            # No padding (one text, or texts of one length): packing would change no number, only
+            # cost time; unpacked, the LSTM also projects all inputs at once (bit-identical output).
+            _, (final, _) = self.lstm(embedded)
+        else:
+            packed = pack_padded_sequence(embedded, lengths.cpu(), batch_first=True, enforce_sorted=False)
+            _, (final, _) = self.lstm(packed)
         return self.linear(torch.cat([final[-2], final[-1]], dim=1))
 
 

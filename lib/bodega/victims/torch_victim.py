@@ -8,6 +8,7 @@ depend on the other texts of the batch.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Iterator, Sequence
 
 import numpy as np
 import torch
@@ -25,6 +26,7 @@ class TorchVictim:
     max_grad_norm: float | None = None
     bucket_batches: bool = False  # group training texts of similar length (less padding)
     direct_tokenizer: bool = False  # right-padded batches straight from the Rust tokenizer (same ids)
+    max_padding: float | None = None  # cut inference batches so padding stays under this share of tokens
 
     def __init__(self, model: torch.nn.Module, tokenizer, task: str, name: str, weights_hash: str = ""):
         self.model = model
@@ -103,16 +105,46 @@ class TorchVictim:
             self.model.eval()
         # Similar lengths share a batch (less padding); exact because rows are batch-independent.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i])) if len(texts) > 1 else [0]
-        out = []
+        out, rows = [], []
         with torch.inference_mode():
-            for part in chunks(order, self.inference_batch_size):
+            for part in self._inference_batches(texts, order):
                 logits = self.logits(self.to_device(self.encode([texts[i] for i in part])))
                 out.append(torch.softmax(logits.float(), dim=-1).cpu().numpy())
+                rows.extend(part)
         if was_training:
             self.model.train()
         result = np.empty((len(texts), 2), dtype=np.float64)
-        result[order] = np.concatenate(out) if len(out) > 1 else out[0]
+        result[rows] = np.concatenate(out) if len(out) > 1 else out[0]
         return result
+
+    def _inference_batches(self, texts: list[str], order: list[int]) -> Iterator[Sequence[int]]:
+        """Batches of ``inference_batch_size`` in ``order``; with ``max_padding``, by token length.
+
+        An encoder computes every padding position, so for it texts are ordered by token
+        length and a batch closes early when the next text would push the padded positions
+        above ``1 + max_padding`` times the real ones (the BiLSTM packs: padding costs it nothing).
+        """
+        if self.max_padding is None or len(order) < 2:
+            yield from chunks(order, self.inference_batch_size)
+            return
+        lengths = self._token_lengths(texts)
+        batch: list[int] = []
+        longest = real = 0
+        for i in sorted(order, key=lambda k: lengths[k]):
+            wider = max(longest, lengths[i])
+            if batch and (len(batch) == self.inference_batch_size or
+                          wider * (len(batch) + 1) > (1 + self.max_padding) * (real + lengths[i])):
+                yield batch
+                batch, longest, real, wider = [], 0, 0, lengths[i]
+            batch.append(i)
+            longest, real = wider, real + lengths[i]
+        yield batch
+
+    def _token_lengths(self, texts: list[str]) -> list[int]:
+        if self.direct_tokenizer and getattr(self.tokenizer, "is_fast", False):
+            inputs = [split_pair(text) for text in texts] if get_task(self.task).pair else texts
+            return [len(e) for e in self._backend(MAX_TOKENS).encode_batch_fast(inputs)]
+        return self.tokenize(texts)["attention_mask"].sum(dim=1).tolist()
 
     def predict(self, texts: list[str]) -> np.ndarray:
         return argmax_predictions(self.predict_proba(texts))

@@ -1,8 +1,9 @@
-"""The victims' direct Rust tokenising gives exactly the tensors of the Hugging Face wrapper."""
+"""Overhead cuts in the victims change no number: direct tokenising, unpacked BiLSTM, padding-aware batches."""
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 from victims_fixtures import mixed_texts, one_thread, tiny_bert_dir  # noqa: F401
@@ -65,3 +66,36 @@ def test_direct_tokenising_truncates_to_512_tokens(tmp_path):
     encoded = victim.tokenize(["word " * 2000, "short"])
     assert encoded["input_ids"].shape == (2, 512)
     assert encoded["attention_mask"].sum(dim=1).tolist() == [512, 3]
+
+
+def test_unpadded_bilstm_batches_skip_packing_with_bit_identical_logits():
+    from torch.nn.utils.rnn import pack_padded_sequence
+
+    torch.manual_seed(0)
+    model = BiLSTMClassifier(500).eval()
+    generator = torch.Generator().manual_seed(0)
+    with torch.inference_mode():
+        for batch, length in ((1, 1), (1, 37), (4, 12), (16, 300)):
+            ids = torch.randint(1, 500, (batch, length), generator=generator)
+            lengths = torch.full((batch,), length)
+            packed = pack_padded_sequence(model.embedding(ids), lengths, batch_first=True, enforce_sorted=False)
+            _, (final, _) = model.lstm(packed)
+            assert torch.equal(model(ids, lengths), model.linear(torch.cat([final[-2], final[-1]], dim=1)))
+
+
+def test_encoder_batches_are_cut_by_padding_and_rows_stay_in_place(tmp_path):
+    victim = list(_victims("PR2", tmp_path))[1]
+    assert victim.max_padding is not None
+    # Character order differs from token order here: one long word is few tokens, spaced letters many.
+    texts = ["a b c d e f g h i j k l m n o p", "internationalisation", "x", "q r s t u v w",
+             "the council met on tuesday " * 8, "", "notwithstanding"] * 3
+    shapes = []
+    original = victim.logits
+    victim.logits = lambda batch: shapes.append(tuple(batch["input_ids"].shape)) or original(batch)
+    together = victim.predict_proba(texts)
+    victim.logits = original
+    alone = np.stack([victim.predict_proba([text])[0] for text in texts])
+    np.testing.assert_allclose(together, alone, atol=1e-5)
+    lengths = victim.tokenize(texts)["attention_mask"].sum(dim=1).tolist()
+    assert len(shapes) > 1 and sum(rows for rows, _ in shapes) == len(texts)
+    assert sum(rows * width for rows, width in shapes) <= (1 + victim.max_padding) * sum(lengths) + max(lengths)
