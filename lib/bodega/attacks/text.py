@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Mapping
 
 WORD_PATTERN = re.compile(r"\w+(?:['’]\w+)*")
@@ -34,7 +35,11 @@ class TokenizedText:
 
     @property
     def tokens(self) -> list[str]:
-        return [word.text for word in self.words]
+        return list(self._token_tuple)
+
+    @cached_property
+    def _token_tuple(self) -> tuple[str, ...]:
+        return tuple(word.text for word in self.words)
 
     def replace(self, changes: Mapping[int, str]) -> str:
         """The text with word ``i`` replaced by ``changes[i]``; an empty string deletes the word."""
@@ -76,7 +81,8 @@ class TokenizedText:
 
     def with_words(self, words: list[str]) -> str:
         """The text with the word list ``words`` (same length) spliced in where it differs."""
-        return self.replace({i: w for i, w in enumerate(words) if w != self.words[i].text})
+        pairs = zip(words, self._token_tuple, strict=True)
+        return self.replace({i: new for i, (new, old) in enumerate(pairs) if new != old})
 
 
 def tokenize(text: str) -> TokenizedText:
