@@ -32,6 +32,14 @@ def test_fast_alignment_equals_every_pair_comparison(original, adversarial):
     assert align(original, adversarial) == brute_force_alignment(original, adversarial)
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet="ab c", max_size=10), min_size=10, max_size=30),
+       st.lists(st.text(alphabet="ab c", max_size=10), min_size=10, max_size=30))
+def test_fast_alignment_of_many_sentences_equals_every_pair_comparison(original, adversarial):
+    """Many short sentences: wide pools of candidates of similar length, and many ties."""
+    assert align(original, adversarial) == brute_force_alignment(original, adversarial)
+
+
 def test_alignment_takes_the_first_candidate_on_ties():
     assert align(["abc"], ["abd", "abe"]) == [0]
     assert align(["xyz", "abc"], ["abe", "abd"]) == [0, 0]

@@ -29,6 +29,7 @@ class PunktRules:
 
     abbreviations: frozenset[str]
     collocations: frozenset[tuple[str, str]]
+    collocation_starts: frozenset[str]  # first words of the collocations
     starters: frozenset[str]
     orthography: Mapping[str, int]
     sentence_end: frozenset[str]
@@ -64,6 +65,7 @@ def english_rules() -> PunktRules:
 
     return PunktRules(
         abbreviations=frozenset(params.abbrev_types), collocations=frozenset(params.collocations),
+        collocation_starts=frozenset(first for first, _ in params.collocations),
         starters=frozenset(params.sent_starters), orthography=dict(params.ortho_context),
         sentence_end=frozenset(language.sent_end_chars),
         punctuation=frozenset(punkt.PunktSentenceTokenizer.PUNCTUATION),
@@ -78,15 +80,17 @@ def contains_break(rules: PunktRules, context: str) -> bool:
     """Punkt's decision: does any token of ``context`` but the last end a sentence?
 
     A token's decision depends on its own first-pass label and its successor's, so each
-    token is decided in turn and the first break answers.
+    token is decided in turn and the first break answers. Only a token ending in a period
+    is reconsidered after the first pass; other tokens break when they are '?' or '!'.
     """
     tokens = _words(rules, context)
-    if len(tokens) < 2:
-        return False
-    following_label = _first_pass(rules, tokens[0])
     for k in range(len(tokens) - 1):
-        label, following_label = following_label, _first_pass(rules, tokens[k + 1])
-        if _second_pass(rules, tokens[k], label, tokens[k + 1], following_label):
+        token = tokens[k]
+        if token[-1] != ".":
+            if token in rules.sentence_end:
+                return True
+            continue
+        if _second_pass(rules, token, tokens[k + 1]):
             return True
     return False
 
@@ -138,23 +142,31 @@ def _without_period(kind: str) -> str:
     return kind[:-1] if len(kind) > 1 and kind[-1] == "." else kind
 
 
-def _second_pass(rules: PunktRules, token: str, label: int, following: str, following_label: int) -> bool:
-    """Whether ``token`` ends a sentence, given the next token (collocation, orthography, starters)."""
-    if not token.endswith("."):
-        return label == _BREAK
+def _second_pass(rules: PunktRules, token: str, following: str) -> bool:
+    """Whether ``token`` (ending in a period) ends a sentence, given the next token.
+
+    Punkt's second pass: collocations, then the orthographic and frequent-starter
+    heuristics for abbreviations and ellipses, then for initials and numbers. The next
+    token's type is only needed when one of them can apply.
+    """
+    label = _first_pass(rules, token)
     kind = _without_period(_type(rules, token))
+    initial = len(token) == 2 and bool(rules.initial.match(token))  # a letter and a period
+    number = kind == "##number##"
+    abbreviated = label in (_ABBREVIATION, _ELLIPSIS) and not initial
+    if not (abbreviated or initial or number or kind in rules.collocation_starts):
+        return label == _BREAK
     following_kind = _type(rules, following)
-    if following_label == _BREAK:
+    if _first_pass(rules, following) == _BREAK:
         following_kind = _without_period(following_kind)
-    initial = bool(rules.initial.match(token))
     if (kind, following_kind) in rules.collocations:
         return False
-    if label in (_ABBREVIATION, _ELLIPSIS) and not initial:
+    if abbreviated:
         if _starts_sentence(rules, following, following_kind) is True:
             return True
         if following[0].isupper() and following_kind in rules.starters:
             return True
-    if initial or kind == "##number##":
+    if initial or number:
         starts = _starts_sentence(rules, following, following_kind)
         if starts is False:
             return False
@@ -204,13 +216,13 @@ class Segmenter:
         """Sentences before realignment: each candidate whose context breaks ends one.
 
         The context of a candidate is the word before it (back to ASCII whitespace, but not
-        into the previous candidate's word), the mark, and what follows. A candidate whose
-        word reaches back over the previous one replaces it ("acting!!! I" is decided once).
+        into the previous candidate's word), the mark, and what follows; it is one stretch
+        of the text, since the mark's lookahead group begins right after it. A candidate
+        whose word reaches back over the previous one replaces it ("acting!!! I" is
+        decided once).
         """
         other_spaces = [c for c in _LOOKBACK_SPACES[1:] if c in text]
-        slices: list[tuple[int, int]] = []
-        last_break = 0
-        previous = None
+        kept: list[tuple[int, Any]] = []  # (word start, match)
         previous_start = previous_stop = 0
         for match in self.rules.candidates.finditer(text):
             mark = match.start()
@@ -218,30 +230,24 @@ class Segmenter:
             for space in other_spaces:
                 back = max(back, text.rfind(space, previous_stop, mark))
             start = back + 1 if back > previous_stop else previous_start
-            if previous is not None and previous_stop <= start:
-                last_break = self._close(text, previous, previous_start, last_break, slices)
-            previous, previous_start, previous_stop = match, start, mark
-        if previous is not None:
-            last_break = self._close(text, previous, previous_start, last_break, slices)
+            if kept and previous_stop > start:
+                kept.pop()
+            kept.append((start, match))
+            previous_start, previous_stop = start, mark
+        decisions, rules = self._decisions, self.rules
+        slices: list[tuple[int, int]] = []
+        last_break = 0
+        for start, match in kept:
+            context = text[start:match.end("after_tok")]
+            decision = decisions.get(context)
+            if decision is None:
+                decision = decisions[context] = contains_break(rules, context)
+            if decision:
+                slices.append((last_break, match.end()))
+                following = match.start("next_tok")
+                last_break = following if following >= 0 else match.end()
         slices.append((last_break, len(text.rstrip())))
         return slices
-
-    def _close(self, text: str, match: Any, start: int, last_break: int,
-               slices: list[tuple[int, int]]) -> int:
-        """Decide one candidate; return where the next sentence starts.
-
-        The context (word, mark, what follows) is one stretch of the text: the mark's
-        lookahead group begins right after it.
-        """
-        context = text[start:match.end("after_tok")]
-        decision = self._decisions.get(context)
-        if decision is None:
-            decision = self._decisions[context] = contains_break(self.rules, context)
-        if not decision:
-            return last_break
-        slices.append((last_break, match.end()))
-        following = match.start("next_tok")
-        return following if following >= 0 else match.end()
 
 
 def _realign(rules: PunktRules, text: str, slices: list[tuple[int, int]]) -> list[tuple[int, int]]:
