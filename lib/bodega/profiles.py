@@ -17,7 +17,12 @@ class Profile:
     models: dict[str, str | None]
     deviations: dict[str, str] = field(default_factory=dict)
     max_train: int = 0  # 0 = every training row
-    epochs: dict[str, int] = field(default_factory=dict)  # victim family -> epochs
+    epochs: dict[str, int] = field(default_factory=dict)  # victim family, or "TASK-family", -> epochs
+
+    def epochs_for(self, task: str, kind: str) -> int:
+        """A task's own value (key ``FC-BERT``) wins over the family's (``BERT``): a small
+        training set takes more epochs to reach the same number of optimiser steps."""
+        return self.epochs.get(f"{task}-{kind}", self.epochs[kind])
 
 
 _CPU_MODELS = {

@@ -78,7 +78,7 @@ def victim_cells(spec: GridSpec, hashes: HashCache, declared: set[str] | None = 
         data = {split: hashes.file(data_dir / f"{split}.tsv") for split in ("train", "dev", "attack")}
         for victim in spec.victims:
             out = victim_dir(results, task, victim)
-            epochs = spec.training.epochs.get(victim)
+            epochs = spec.training.epochs_for(task, victim)
             settings = {"task": task, "victim": victim, "profile": spec.profile,
                         "max_train": spec.training.max_train, "epochs": epochs, "seed": spec.training.seed}
             parameters = _declared({**settings, "data_dir": _abs(data_dir), "data_root": _abs(data_root),

@@ -28,11 +28,18 @@ class GridError(ValueError):
 
 @dataclass(frozen=True)
 class Training:
-    """How missing victims are trained: row cap (0 = all), epochs per victim family (profile default), seed."""
+    """How missing victims are trained: row cap (0 = all), epochs per victim family (profile default), seed.
+
+    An ``epochs`` key may also name one task's victim (``FC-BERT``); it wins over the family's key.
+    """
 
     max_train: int = 0
     seed: int = 0
     epochs: dict[str, int] = field(default_factory=dict)
+
+    def epochs_for(self, task: str, victim: str) -> int | None:
+        """The grid's epochs for one victim (None: the profile's value)."""
+        return self.epochs.get(f"{task}-{victim}", self.epochs.get(victim))
 
 
 @dataclass(frozen=True)
@@ -156,10 +163,16 @@ def parse_grid(data: Any, source: str = "<grid>") -> GridSpec:
     _int(f"{source}: training.seed", training.seed, 0)
     if not isinstance(training.epochs, dict):
         raise GridError(f"{source}: training.epochs: expected a mapping victim -> epochs")
-    for victim, epochs in training.epochs.items():
-        if victim not in VICTIMS:
-            raise GridError(f"{source}: training.epochs: unknown victim {victim!r}")
-        _int(f"{source}: training.epochs.{victim}", epochs, 1)
+    for name, epochs in training.epochs.items():
+        task, _, victim = str(name).rpartition("-") if str(name) not in VICTIMS else ("", "", name)
+        try:
+            known_task = not task or get_task(task).name == task
+        except KeyError:
+            known_task = False
+        if victim not in VICTIMS or not known_task:
+            raise GridError(f"{source}: training.epochs: unknown victim {name!r}; use a victim "
+                            f"({', '.join(VICTIMS)}) or TASK-victim such as FC-BERT")
+        _int(f"{source}: training.epochs.{name}", epochs, 1)
     seeds = data.get("seeds", [0])
     if not isinstance(seeds, list) or not seeds:
         raise GridError(f"{source}: seeds: expected a non-empty list of integers")

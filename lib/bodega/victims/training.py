@@ -90,7 +90,7 @@ def train_victim(task: str, victim_kind: str, data_dir: str | Path, out_dir: str
     prof = get_profile(profile)
     if select not in SELECTIONS:
         raise ValueError(f"select must be one of {SELECTIONS}, got {select!r}")
-    epochs = int(epochs or prof.epochs[kind])
+    epochs = int(epochs or prof.epochs_for(task_name, kind))
     data_dir, out_dir = Path(data_dir), Path(out_dir)
     train_path = data_dir / "train.tsv"
     train_rows = _subset(read_tsv(train_path), max_train or prof.max_train, seed)

@@ -1,0 +1,56 @@
+"""Per-task epochs: a ``FC-BERT`` key in a profile or a grid wins over the family's ``BERT`` key."""
+from __future__ import annotations
+
+import nbformat
+import pytest
+
+from bodega.experiments import GridError, parse_grid
+from bodega.experiments.cells import victim_cells
+from bodega.experiments.hashing import HashCache
+from bodega.profiles import Profile, get_profile
+
+BASE = {"name": "x", "profile": "cpu", "tasks": ["PR2", "FC"], "victims": ["BiLSTM", "BERT"],
+        "attackers": ["PWWS"], "scenarios": ["untargeted"]}
+
+
+def test_profile_task_key_wins_over_family_key():
+    profile = Profile("p", allow_hub=False, models={}, epochs={"BERT": 2, "FC-BERT": 7})
+    assert profile.epochs_for("FC", "BERT") == 7
+    assert profile.epochs_for("PR2", "BERT") == 2
+    with pytest.raises(KeyError):
+        profile.epochs_for("FC", "BiLSTM")
+
+
+def test_every_profile_has_epochs_for_every_family_and_task():
+    for name in ("paper", "cpu", "smoke"):
+        profile = get_profile(name)
+        for task in ("HN", "PR2", "FC", "RD"):
+            for kind in ("BiLSTM", "BERT", "GEMMA2B", "GEMMA7B"):
+                assert profile.epochs_for(task, kind) >= 1
+
+
+def test_grid_task_key_wins_and_reaches_the_training_cells(tmp_path):
+    for task in ("PR2", "FC"):
+        (tmp_path / "data" / task).mkdir(parents=True)
+        for split in ("train", "dev", "attack"):
+            (tmp_path / "data" / task / f"{split}.tsv").write_text(f"0\t{task}-1\ttext\n")
+    notebook = tmp_path / "victim.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")]), str(notebook))
+    spec = parse_grid({**BASE, "training": {"epochs": {"BERT": 1, "FC-BERT": 6}},
+                       "data_root": str(tmp_path / "data"), "results": str(tmp_path / "results"),
+                       "notebooks": {"victim": str(notebook)}})
+    assert spec.training.epochs_for("FC", "BERT") == 6 and spec.training.epochs_for("PR2", "BERT") == 1
+    assert spec.training.epochs_for("FC", "BiLSTM") is None  # the profile decides
+    epochs = {cell.name: cell.inputs["epochs"] for cell in victim_cells(spec, HashCache())}
+    assert epochs == {"PR2-BiLSTM": None, "PR2-BERT": 1, "FC-BiLSTM": None, "FC-BERT": 6}
+
+
+@pytest.mark.parametrize("key", ["FC-BART", "XX-BERT", "PR-BERT", "FC-"])
+def test_unknown_task_victim_keys_are_errors(key):
+    with pytest.raises(GridError, match=f"training.epochs: unknown victim '{key}'"):
+        parse_grid({**BASE, "training": {"epochs": {key: 3}}}, "g.yaml")
+
+
+def test_task_key_epochs_must_be_positive():
+    with pytest.raises(GridError, match="training.epochs.FC-BERT"):
+        parse_grid({**BASE, "training": {"epochs": {"FC-BERT": 0}}}, "g.yaml")
