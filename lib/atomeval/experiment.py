@@ -285,3 +285,56 @@ def table_cases(results: dict[str, dict], per_family: int = 1):
                          "perplexity ratio": (record["perplexity_rewrite"] / record["perplexity_claim"]
                                               if "perplexity_rewrite" in record else None)})
     return pd.DataFrame(rows)
+
+
+def compare_rewriters(runs_dir: str | Path, baseline_dir: str | Path, out: str | Path | None = None,
+                      examples: int = 3) -> dict:
+    """A rewriter's tables beside a baseline's (e.g. the rule rewriters) on the same claims.
+
+    Both runs are ``run_tables`` outputs (``<dir>/<family>/records.jsonl``) for the same verifier; the
+    baseline is restricted to the claims the first run judged, and both are summarised with the
+    default :class:`~atomeval.metrics.MetricsConfig`, so the two tables count the same population.
+    """
+    import json
+
+    from atomeval.metrics import MetricsConfig, summarise, surface_proxies
+    from bodega.io import read_jsonl
+
+    config = MetricsConfig()
+    rows: dict[str, list[dict]] = {"metrics": [], "diagnostics": [], "rewrites": [], "surface": []}
+    cases = []
+    families = sorted(p.parent.name for p in Path(runs_dir).glob("*/records.jsonl"))
+    if not families:
+        raise FileNotFoundError(f"no <family>/records.jsonl under {runs_dir}; run `bodega atomeval tables` first")
+    for family in families:
+        run = list(read_jsonl(Path(runs_dir) / family / "records.jsonl"))
+        meta = json.loads((Path(runs_dir) / family / "summary.json").read_text())
+        base_path = Path(baseline_dir) / family / "records.jsonl"
+        if not base_path.exists():
+            raise FileNotFoundError(f"{base_path} not found: the baseline has no {family} run")
+        base_meta = json.loads((base_path.parent / "summary.json").read_text())
+        if base_meta["verifier"] != meta["verifier"]:
+            raise ValueError(f"{family}: verifier {meta['verifier']} in {runs_dir} but {base_meta['verifier']} "
+                             f"in {baseline_dir}; compare runs against the same verifier")
+        ids = {r["id"] for r in run}
+        base = [r for r in read_jsonl(base_path) if r["id"] in ids]
+        if len(base) != len(run):
+            raise ValueError(f"{family}: {len(run)} claims in {runs_dir} but only {len(base)} of them in {base_path}")
+        base_by_id = {r["id"]: r for r in base}
+        for name, records in ((meta["rewriter"], run), (base_meta["rewriter"], base)):
+            summary = summarise(records, config)
+            label = {"rewriter": name, "family": family}
+            rows["metrics"].append({**label, **{k: summary[k] for k in
+                                                ("claims", "rewritten", "flips", "ASR", "S-ASR", "P-ASR", "VASR")}})
+            rows["diagnostics"].append({**label, **summary["diagnostics"]})
+            rows["rewrites"].append({**label, **summary["rewrites"]})
+            rows["surface"].append({**label, **surface_proxies(records)})
+        for record in run[:examples]:
+            cases.append({"family": family, "claim": record["claim"], "llm rewrite": record["rewrite"],
+                          "valid": record["valid"], "diagnostics": sorted({d["kind"] for d in record["diagnostics"]}),
+                          "rule rewrite": base_by_id[record["id"]]["rewrite"]})
+    result = {"runs": str(runs_dir), "baseline": str(baseline_dir), "verifier": meta["verifier"],
+              "claims": len(run), **rows, "examples": cases}
+    if out:
+        atomic_write_json(out, result)
+    return result

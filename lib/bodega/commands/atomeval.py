@@ -3,6 +3,7 @@
 - ``gold-accuracy``: extractor accuracy on the hand-checked gold atoms;
 - ``agreement``: the gate's (and BODEGA's semantic score's) agreement with people;
 - ``tables``: ASR / S-ASR / P-ASR / VASR, diagnostics, surface proxies, case study per family;
+- ``compare-rewriters``: one rewriter's tables beside another's (the rules) on the same claims;
 - ``attack-vasr``: VASR of BODEGA attack runs on FC from their records.jsonl.
 """
 from __future__ import annotations
@@ -49,6 +50,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     tables.add_argument("--out", default="results/atomeval/tables")
     tables.set_defaults(func=_tables)
 
+    compare = actions.add_parser("compare-rewriters", help="a rewriter's tables beside a baseline's, same claims")
+    compare.add_argument("--runs", required=True, help="the `tables --out` folder of the rewriter to compare")
+    compare.add_argument("--baseline", default="results/atomeval/cpu", help="the baseline's `tables` folder")
+    compare.add_argument("--out", default=None, help="JSON path")
+    compare.set_defaults(func=_compare)
+
     runs = actions.add_parser("attack-vasr", help="VASR of BODEGA attack runs on FC")
     runs.add_argument("--runs", default="results/runs")
     runs.add_argument("--profile", default="cpu")
@@ -91,6 +98,15 @@ def _tables(args: argparse.Namespace) -> int:
     results = run_tables(claims, verifier, folder.name, make_gate(args.profile), rewriter,
                          args.families.split(","), args.out, args.profile)
     print(table_metrics(results).to_string(index=False))
+    return 0
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from atomeval.experiment import compare_rewriters
+
+    result = compare_rewriters(args.runs, args.baseline, args.out)
+    for row in result["metrics"]:
+        print(json.dumps(row))
     return 0
 
 
