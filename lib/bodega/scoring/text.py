@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Iterator
 
 import Levenshtein
 
@@ -57,12 +57,19 @@ def split_sentences(text: str, segmenter: Segmenter | None = None) -> list[str]:
     ``segmenter`` for both texts of a pair: the adversarial text then reuses the
     original's unchanged lines and boundary decisions.
     """
-    segmenter = segmenter or Segmenter()
-    sentences = []
+    return _split(text, segmenter or Segmenter())[0]
+
+
+def _split(text: str, segmenter: Segmenter) -> tuple[list[str], bool]:
+    """``split_sentences`` and whether the sentences are spaced (``Segmenter.sentences``)."""
+    sentences: list[str] = []
+    spaced = True
     for line in text.splitlines():
         if line.strip():
-            sentences.extend(s for s in segmenter.tokenize(line) if s.strip())
-    return sentences or [text]
+            pieces, apart = segmenter.sentences(line)
+            sentences.extend(pieces)
+            spaced = spaced and apart
+    return (sentences, spaced) if sentences else ([text], False)
 
 
 def segment(task: str, text: str, segmenter: Segmenter | None = None) -> list[str]:
@@ -120,12 +127,15 @@ def _closest(sentence: str, candidates: list[str], lengths: list[int], hint: int
         return _first_empty(lengths)
     num = Levenshtein.distance(sentence, candidates[hint], score_hint=max(abs(n - lengths[hint]), 1))
     pool: Iterable[int] = by_length
-    if num < den:
+    nearest_first = num < den
+    if nearest_first:
         # Length L can reach num / den only if |n - L| / max(n, L) <= num / den, that is
-        # n (den - num) / den <= L <= n den / (den - num); the bound only tightens later.
+        # n (den - num) / den <= L <= n den / (den - num). Those lengths are tried nearest
+        # first, so the bound only grows and the first one past the best ends the search.
+        key = lengths.__getitem__
         shortest, longest = -(-n * (den - num) // den), n * den // (den - num)
-        pool = by_length[bisect_left(by_length, shortest, key=lengths.__getitem__):
-                         bisect_right(by_length, longest, key=lengths.__getitem__)]
+        pool = _nearest_first(by_length, lengths, n, bisect_left(by_length, shortest, key=key),
+                              bisect_right(by_length, longest, key=key))
     for j in pool:
         if j == hint:
             continue
@@ -139,6 +149,8 @@ def _closest(sentence: str, candidates: list[str], lengths: list[int], hint: int
         earlier = j < best
         limit = num * longest  # compare d * den with limit
         lower = abs(n - lengths[j])
+        if lower * den > limit and nearest_first:
+            break
         if lower * den > limit or (lower * den == limit and not earlier):
             continue
         cutoff = limit // den if earlier else -(-limit // den) - 1
@@ -148,6 +160,20 @@ def _closest(sentence: str, candidates: list[str], lengths: list[int], hint: int
         if distance * den < limit or (distance * den == limit and earlier):
             best, num, den = j, distance, longest
     return best
+
+
+def _nearest_first(by_length: list[int], lengths: list[int], n: int, low: int, high: int) -> Iterator[int]:
+    """``by_length[low:high]`` in order of |n - L| / max(n, L) (n > 0): lengths nearest n first."""
+    up = bisect_left(by_length, n, low, high, key=lengths.__getitem__)
+    down = up - 1
+    while down >= low or up < high:
+        if up < high and (down < low or (lengths[by_length[up]] - n) * n
+                          <= (n - lengths[by_length[down]]) * lengths[by_length[up]]):
+            yield by_length[up]
+            up += 1
+        else:
+            yield by_length[down]
+            down -= 1
 
 
 def _first_empty(lengths: list[int]) -> int:
@@ -168,9 +194,16 @@ def prepare(task: str, text: str, segmenter: Segmenter | None = None,
     """Segment once and normalise each segment (and the whole text) once.
 
     ``normalised`` maps a segment to its normalised form: an adversarial text repeats
-    most sentences of its original, which then need no normalising again.
+    most sentences of its original, which then need no normalising again. When only
+    whitespace separates the sentences (lines break at whitespace too), the whole text's
+    words are theirs and the whole form is their forms joined. Lower-casing must then
+    not depend on context, which in Python only capital sigma does (final form).
     """
-    segments = segment(task, text, segmenter)
+    spaced = False
+    if get_task(task).segmentation in ("whole", "pair"):
+        segments = segment(task, text)
+    else:
+        segments, spaced = _split(text, segmenter or Segmenter())
     if len(segments) == 1 and segments[0] is text:
         whole = normalise(text)
         return AlignedText(segments, [whole], whole)
@@ -181,7 +214,8 @@ def prepare(task: str, text: str, segmenter: Segmenter | None = None,
         if form is None:
             form = known[sentence] = normalise(sentence)
         forms.append(form)
-    return AlignedText(segments, forms, normalise(text))
+    whole = " ".join(forms) if spaced and "\u03a3" not in text else normalise(text)
+    return AlignedText(segments, forms, whole)
 
 
 def character_score(source: AlignedText, target: AlignedText) -> float:
