@@ -54,6 +54,17 @@ def test_normalise_lower_cases_and_collapses_whitespace():
     assert normalise("  The\tCAT \n sat  ") == "the cat sat"
 
 
+def test_the_only_printable_whitespace_is_the_space():
+    """normalise's shortcut: a printable text has no whitespace but ' '."""
+    assert [c for c in map(chr, range(0x110000)) if c.isspace() and c.isprintable()] == [" "]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("aBΣ İ\t\n\xa0\u2028\x1f\u200b.")), max_size=20))
+def test_normalise_equals_lower_split_join(text):
+    assert normalise(text) == " ".join(text.lower().split())
+
+
 def test_character_similarity_of_empty_texts_is_one():
     assert character_similarity("", "  ") == 1.0
     assert character_similarity("abc", "") == 0.0
