@@ -35,6 +35,8 @@ class PunktRules:
     sentence_end: frozenset[str]
     punctuation: frozenset[str]
     candidates: Any  # compiled ``regex`` patterns, as NLTK builds them
+    after_group: int  # numbers of the candidate pattern's groups "after_tok" and "next_tok"
+    next_group: int
     words: Any
     realignment: Any
     numeric: Any
@@ -63,13 +65,15 @@ def english_rules() -> PunktRules:
         """NLTK's pattern, compiled by the same engine with the same flags but no timeout."""
         return regex.compile(pattern.pattern, pattern.flags)
 
+    candidates = plain(language.period_context_re())
     return PunktRules(
         abbreviations=frozenset(params.abbrev_types), collocations=frozenset(params.collocations),
         collocation_starts=frozenset(first for first, _ in params.collocations),
         starters=frozenset(params.sent_starters), orthography=dict(params.ortho_context),
         sentence_end=frozenset(language.sent_end_chars),
         punctuation=frozenset(punkt.PunktSentenceTokenizer.PUNCTUATION),
-        candidates=plain(language.period_context_re()), words=plain(language._word_tokenizer_re()),
+        candidates=candidates, after_group=candidates.groupindex["after_tok"],
+        next_group=candidates.groupindex["next_tok"], words=plain(language._word_tokenizer_re()),
         realignment=plain(language.re_boundary_realignment),
         numeric=plain(punkt.PunktToken._RE_NUMERIC), ellipsis=plain(punkt.PunktToken._RE_ELLIPSIS),
         initial=plain(punkt.PunktToken._RE_INITIAL), lower_case=punkt._ORTHO_LC,
@@ -254,16 +258,17 @@ class Segmenter:
             kept.append((start, match))
             previous_start, previous_stop = start, mark
         decisions, rules = self._decisions, self.rules
+        after, following_token = rules.after_group, rules.next_group  # by number: faster than by name
         slices: list[tuple[int, int]] = []
         last_break = 0
         for start, match in kept:
-            context = text[start:match.end("after_tok")]
+            context = text[start:match.end(after)]
             decision = decisions.get(context)
             if decision is None:
                 decision = decisions[context] = contains_break(rules, context)
             if decision:
                 slices.append((last_break, match.end()))
-                following = match.start("next_tok")
+                following = match.start(following_token)
                 last_break = following if following >= 0 else match.end()
         slices.append((last_break, len(text.rstrip())))
         return slices
