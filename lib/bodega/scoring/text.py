@@ -5,8 +5,10 @@ score is one minus the Levenshtein distance over the longer length. Each origina
 sentence is aligned to the adversarial sentence at the smallest normalised
 distance (first on ties). Here every sentence is normalised once, exact matches are
 found by a dictionary lookup and other pairs are pruned with a length bound and a
-distance cutoff, which gives the same alignment as comparing every pair; punkt's
-boundary decisions are memoised so an adversarial text reuses its original's.
+distance cutoff, which gives the same alignment as comparing every pair. Sentences
+come from ``bodega.scoring.segmenter`` (NLTK's English punkt, exactly, but faster); the
+adversarial text of a pair reuses its original's segmentation work and normalised
+sentences through memos that live for that pair only.
 """
 from __future__ import annotations
 
