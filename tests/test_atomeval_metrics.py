@@ -148,9 +148,30 @@ def test_compare_rewriters_counts_the_same_claims_for_both(gate, tmp_path):
     assert llm.chunks == [3]  # asked together
     result = compare_rewriters(tmp_path / "llm", tmp_path / "rules", tmp_path / "cmp.json")
     by_name = {row["rewriter"]: row for row in result["metrics"]}
-    # claims[0] is initially "supported" (mentions film) so both populations are claims 1 and 2 only
+    # claims[0] is initially "supported" (mentions film); the baseline also has claims[3]: 1 and 2 are counted
     assert by_name["llm (fake)"]["claims"] == by_name["rules"]["claims"] == 2
     assert by_name["llm (fake)"]["rewritten"] == 1 and by_name["llm (fake)"]["flips"] == 1
     assert by_name["llm (fake)"]["VASR"] == 0.5  # the added "American" flips it and keeps every atom
     assert json.loads((tmp_path / "cmp.json").read_text())["claims"] == 2
-    assert result["examples"][0]["rule rewrite"].startswith("Savages , honestly")
+    assert result["populations"] == {"omission": {"run": 2, "baseline": 3, "common": 2}}
+    assert result["examples"][0]["baseline rewrite"].startswith("Savages , honestly")
+
+
+def test_saved_rewriter_replays_an_earlier_run(tmp_path):
+    from atomeval.experiment import make_rewriter
+    from bodega.io import atomic_write_json, write_jsonl
+
+    for family, rewrite in (("omission", "Savages was a film ."), ("advadd", None)):
+        write_jsonl(tmp_path / family / "records.jsonl",
+                    [{"id": "c0", "family": family, "claim": "Savages was only a film .", "rewrite": rewrite}])
+        atomic_write_json(tmp_path / family / "summary.json", {"rewriter": "llm (fake)"})
+    saved = make_rewriter(f"saved:{tmp_path}")
+    assert saved.name == "llm (fake)"
+    assert saved.rewrite("Savages was only a film .", "e", "omission") == "Savages was a film ."
+    assert saved.rewrite("Savages was only a film .", "e", "advadd") is None  # no rewrite was made
+    assert saved.covers("Savages was only a film .", ["omission", "advadd"])
+    assert not saved.covers("Savages was only a film .", ["omission", "factmix"])
+    with pytest.raises(KeyError, match="no saved factmix rewrite"):
+        saved.rewrite("Savages was only a film .", "e", "factmix")
+    with pytest.raises(FileNotFoundError, match="run `bodega atomeval tables` first"):
+        make_rewriter(f"saved:{tmp_path / 'absent'}")

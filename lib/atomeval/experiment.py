@@ -62,10 +62,15 @@ def make_extractor(spec: str = "spacy", threads: int | None = None):
 
 
 def make_rewriter(spec: str = "rules", threads: int | None = None):
+    """``rules``, ``saved:<tables dir>`` (rewrites of an earlier run) or an LLM spec (see :func:`make_client`)."""
     if spec == "rules":
         from atomeval.rewriters import RuleRewriter
 
         return RuleRewriter()
+    if spec.startswith("saved:"):
+        from atomeval.rewriters import SavedRewriter
+
+        return SavedRewriter(spec.removeprefix("saved:"))
     from atomeval.rewriters import LLMRewriter
 
     return LLMRewriter(make_client(spec, threads))
@@ -288,12 +293,13 @@ def table_cases(results: dict[str, dict], per_family: int = 1):
 
 
 def compare_rewriters(runs_dir: str | Path, baseline_dir: str | Path, out: str | Path | None = None,
-                      examples: int = 3) -> dict:
+                      examples: int = 3, verifier_folder: str | Path | None = None) -> dict:
     """A rewriter's tables beside a baseline's (e.g. the rule rewriters) on the same claims.
 
-    Both runs are ``run_tables`` outputs (``<dir>/<family>/records.jsonl``) for the same verifier; the
-    baseline is restricted to the claims the first run judged, and both are summarised with the
-    default :class:`~atomeval.metrics.MetricsConfig`, so the two tables count the same population.
+    Both runs are ``run_tables`` outputs (``<dir>/<family>/records.jsonl``) for the same verifier. Each
+    run's population is the claims its verifier first classified as refuted; only the claims in both are
+    counted (a near-chance verifier's decision on a claim can differ between runs; ``populations`` gives
+    the sizes), and both are summarised with the default :class:`~atomeval.metrics.MetricsConfig`.
     """
     import json
 
@@ -303,6 +309,7 @@ def compare_rewriters(runs_dir: str | Path, baseline_dir: str | Path, out: str |
     config = MetricsConfig()
     rows: dict[str, list[dict]] = {"metrics": [], "diagnostics": [], "rewrites": [], "surface": []}
     cases = []
+    populations: dict[str, dict[str, int]] = {}
     families = sorted(p.parent.name for p in Path(runs_dir).glob("*/records.jsonl"))
     if not families:
         raise FileNotFoundError(f"no <family>/records.jsonl under {runs_dir}; run `bodega atomeval tables` first")
@@ -316,10 +323,11 @@ def compare_rewriters(runs_dir: str | Path, baseline_dir: str | Path, out: str |
         if base_meta["verifier"] != meta["verifier"]:
             raise ValueError(f"{family}: verifier {meta['verifier']} in {runs_dir} but {base_meta['verifier']} "
                              f"in {baseline_dir}; compare runs against the same verifier")
-        ids = {r["id"] for r in run}
-        base = [r for r in read_jsonl(base_path) if r["id"] in ids]
-        if len(base) != len(run):
-            raise ValueError(f"{family}: {len(run)} claims in {runs_dir} but only {len(base)} of them in {base_path}")
+        base_all = list(read_jsonl(base_path))
+        ids = {r["id"] for r in run} & {r["id"] for r in base_all}
+        populations[family] = {"run": len(run), "baseline": len(base_all), "common": len(ids)}
+        run = [r for r in run if r["id"] in ids]
+        base = [r for r in base_all if r["id"] in ids]
         base_by_id = {r["id"]: r for r in base}
         for name, records in ((meta["rewriter"], run), (base_meta["rewriter"], base)):
             summary = summarise(records, config)
@@ -330,11 +338,17 @@ def compare_rewriters(runs_dir: str | Path, baseline_dir: str | Path, out: str |
             rows["rewrites"].append({**label, **summary["rewrites"]})
             rows["surface"].append({**label, **surface_proxies(records)})
         for record in run[:examples]:
-            cases.append({"family": family, "claim": record["claim"], "llm rewrite": record["rewrite"],
-                          "valid": record["valid"], "diagnostics": sorted({d["kind"] for d in record["diagnostics"]}),
-                          "rule rewrite": base_by_id[record["id"]]["rewrite"]})
+            cases.append({"family": family, "claim": record["claim"], "rewrite": record["rewrite"],
+                          "flip": record["flip"], "valid": record["valid"],
+                          "diagnostics": sorted({d["kind"] for d in record["diagnostics"]}),
+                          "baseline rewrite": base_by_id[record["id"]]["rewrite"]})
     result = {"runs": str(runs_dir), "baseline": str(baseline_dir), "verifier": meta["verifier"],
-              "claims": len(run), **rows, "examples": cases}
+              "claims": len(run), "populations": populations, **rows, "examples": cases}
+    if verifier_folder is not None:  # which weights judged both runs (the caller vouches for that)
+        folder = Path(verifier_folder)
+        result["verifier_info"] = {"folder": str(folder),
+                                   "victim": json.loads((folder / "victim.json").read_text()),
+                                   "attack": json.loads((folder / "metrics.json").read_text())["attack"]}
     if out:
         atomic_write_json(out, result)
     return result

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from pathlib import Path
 from typing import Any
 
 from atomeval.llm import ChatClient, complete_many
@@ -190,3 +191,32 @@ def first_line(answer: str) -> str | None:
         return None
     text = re.sub(r"^(rewritten claim|claim)\s*:\s*", "", lines[0], flags=re.IGNORECASE)
     return text or None
+
+
+class SavedRewriter:
+    """Rewrites read back from a ``tables`` run's records, to judge them again (another verifier, the
+    gate after a change) without generating them again: an LLM rewriter is slow on a CPU."""
+
+    def __init__(self, tables_dir: str | Path) -> None:
+        import json
+
+        from bodega.io import read_jsonl
+
+        self.source = Path(tables_dir)
+        self.rewrites: dict[tuple[str, str], str | None] = {}
+        for path in sorted(self.source.glob("*/records.jsonl")):
+            for record in read_jsonl(path):
+                self.rewrites[(record["family"], record["claim"])] = record["rewrite"]
+        if not self.rewrites:
+            raise FileNotFoundError(f"no <family>/records.jsonl under {tables_dir}; run `bodega atomeval tables` first")
+        names = {json.loads(p.read_text())["rewriter"] for p in self.source.glob("*/summary.json")}
+        self.name = names.pop() if len(names) == 1 else f"saved ({tables_dir})"
+
+    def covers(self, claim: str, families: list[str] | tuple[str, ...]) -> bool:
+        """Whether a rewrite of ``claim`` was saved for every family."""
+        return all((family, claim) in self.rewrites for family in families)
+
+    def rewrite(self, claim: str, evidence: str, family: str) -> str | None:
+        if (family, claim) not in self.rewrites:
+            raise KeyError(f"no saved {family} rewrite of {claim!r} under {self.source}")
+        return self.rewrites[(family, claim)]

@@ -21,7 +21,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       help="spacy, openai:<model>[@<base_url>] (key from $OPENAI_API_KEY) or "
                            "transformers:<path or resource role, e.g. smollm2-instruct>")
     gold.add_argument("--out", default=None, help="JSON report path")
-    gold.add_argument("--threads", type=int, default=None, help="torch CPU threads for a local LLM")
+    gold.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's)")
     gold.add_argument("--per-split", type=int, default=0,
                       help="only the first N gold claims of each split (dev, test); 0 = all 120")
     gold.set_defaults(func=_gold)
@@ -41,8 +41,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     tables.add_argument("--results", default="results")
     tables.add_argument("--verifier", default="auto", help="auto or a trained victim folder")
     tables.add_argument("--rewriter", default="rules",
-                        help="rules, openai:<model>[@<url>] or transformers:<path or role, e.g. smollm2-instruct>")
-    tables.add_argument("--threads", type=int, default=None, help="torch CPU threads for a local LLM")
+                        help="rules, openai:<model>[@<url>], transformers:<path or role, e.g. smollm2-instruct>, "
+                             "or saved:<an earlier --out folder> to judge its rewrites again")
+    tables.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's)")
     tables.add_argument("--families", default="colloquial,deseption,factmix,omission,advadd")
     tables.add_argument("--n-claims", type=int, default=0, help="0 = every refuted claim of the split")
     tables.add_argument("--split", default="attack")
@@ -54,6 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     compare.add_argument("--runs", required=True, help="the `tables --out` folder of the rewriter to compare")
     compare.add_argument("--baseline", default="results/atomeval/cpu", help="the baseline's `tables` folder")
     compare.add_argument("--out", default=None, help="JSON path")
+    compare.add_argument("--verifier", default=None, help="the verifier folder both runs used, to record it")
     compare.set_defaults(func=_compare)
 
     runs = actions.add_parser("attack-vasr", help="VASR of BODEGA attack runs on FC")
@@ -64,9 +66,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     runs.set_defaults(func=_attack_vasr)
 
 
+def _set_threads(threads: int | None) -> None:
+    """Cap torch's CPU threads for the whole command: the verifier's decisions near P = 0.5 can differ
+    between thread counts, so runs meant to be compared must use the same number."""
+    if threads:
+        import torch
+
+        torch.set_num_threads(threads)
+
+
 def _gold(args: argparse.Namespace) -> int:
     from atomeval.experiment import extractor_accuracy
 
+    _set_threads(args.threads)
     report = extractor_accuracy(args.extractor, args.out, args.threads, args.per_split)
     for split in ("dev", "test", "all"):
         print(f"{split}: {report['correct'][split]}/{report['n'][split]} = {report['accuracy'][split]:.3f}")
@@ -92,11 +104,16 @@ def _tables(args: argparse.Namespace) -> int:
     from atomeval.experiment import get_verifier, make_gate, make_rewriter, run_tables, table_metrics
     from atomeval.fever import refuted_claims
 
+    _set_threads(args.threads)
     claims = refuted_claims(args.data, args.split, args.n_claims or None)
     verifier, folder = get_verifier(args.verifier, args.results, args.data, args.profile)
     rewriter = make_rewriter(args.rewriter, args.threads)
+    families = args.families.split(",")
+    if hasattr(rewriter, "covers"):  # saved rewrites: only the claims an earlier run rewrote
+        claims = [c for c in claims if rewriter.covers(c.claim, families)]
+        print(f"{len(claims)} claims have saved rewrites for every family under {rewriter.source}")
     results = run_tables(claims, verifier, folder.name, make_gate(args.profile), rewriter,
-                         args.families.split(","), args.out, args.profile)
+                         families, args.out, args.profile)
     print(table_metrics(results).to_string(index=False))
     return 0
 
@@ -104,7 +121,7 @@ def _tables(args: argparse.Namespace) -> int:
 def _compare(args: argparse.Namespace) -> int:
     from atomeval.experiment import compare_rewriters
 
-    result = compare_rewriters(args.runs, args.baseline, args.out)
+    result = compare_rewriters(args.runs, args.baseline, args.out, verifier_folder=args.verifier)
     for row in result["metrics"]:
         print(json.dumps(row))
     return 0
