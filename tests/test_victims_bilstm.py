@@ -64,11 +64,11 @@ def test_interrupted_training_resumes_to_the_same_model(data, tmp_path, monkeypa
     calls = {"n": 0}
     evaluate = training_module._evaluate
 
-    def interrupt_in_epoch_two(victim, rows):
+    def interrupt_in_epoch_two(victim, rows, *args, **kwargs):
         calls["n"] += 1
         if calls["n"] == 3:  # epoch 1 evaluated twice (attack, dev); stop in epoch 2
             raise KeyboardInterrupt
-        return evaluate(victim, rows)
+        return evaluate(victim, rows, *args, **kwargs)
 
     monkeypatch.setattr(training_module, "_evaluate", interrupt_in_epoch_two)
     with pytest.raises(KeyboardInterrupt):
@@ -82,3 +82,16 @@ def test_interrupted_training_resumes_to_the_same_model(data, tmp_path, monkeypa
     untimed = lambda path: [{k: v for k, v in h.items() if k != "train_seconds"}  # noqa: E731
                             for h in json.loads((path / "metrics.json").read_text())["history"]]
     assert untimed(resumed) == untimed(reference)
+
+
+def test_chunked_evaluation_equals_one_call_and_shows_progress(data, trained, capsys):
+    from pathlib import Path
+
+    from bodega.data import read_tsv
+    from bodega.victims.metrics import f1_accuracy
+
+    victim = load_victim(trained)
+    rows = read_tsv(Path(data) / "train.tsv")  # 400 rows: a full chunk of 256 and a partial one
+    whole = f1_accuracy([r.label for r in rows], victim.predict([r.text for r in rows]))
+    assert training_module._evaluate(victim, rows, "train rows", progress=True) == whole
+    assert "train rows" in capsys.readouterr().err

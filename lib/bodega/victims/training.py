@@ -41,8 +41,20 @@ def _file_sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _evaluate(victim, rows) -> dict[str, float]:
-    predictions = victim.predict([row.text for row in rows])
+_EVAL_CHUNK = 256
+
+
+def _evaluate(victim, rows, desc: str = "evaluate", progress: bool = False) -> dict[str, float]:
+    """F1 and accuracy, predicted in chunks so a long evaluation shows progress (predictions are batch-independent)."""
+    from tqdm.auto import tqdm
+
+    texts = [row.text for row in rows]
+    predictions: list[int] = []
+    with tqdm(total=len(texts), desc=desc, unit="text", disable=not progress, mininterval=5) as bar:
+        for start in range(0, len(texts), _EVAL_CHUNK):
+            chunk = texts[start:start + _EVAL_CHUNK]
+            predictions.extend(int(p) for p in victim.predict(chunk))
+            bar.update(len(chunk))
     return f1_accuracy([row.label for row in rows], predictions)
 
 
@@ -159,7 +171,8 @@ def train_victim(task: str, victim_kind: str, data_dir: str | Path, out_dir: str
             bar.set_postfix(loss=f"{total_loss / (step + 1):.4f}", refresh=False)
         history.append({"epoch": epoch, "loss": total_loss / max(steps_per_epoch, 1),
                         "train_seconds": round(time.perf_counter() - started, 1),
-                        "attack": _evaluate(victim, attack_rows), "dev": _evaluate(victim, dev_rows)})
+                        "attack": _evaluate(victim, attack_rows, f"{task_name}-{kind} attack.tsv", progress),
+                        "dev": _evaluate(victim, dev_rows, f"{task_name}-{kind} dev.tsv", progress)})
         log.info("epoch %d: loss %.4f, dev F1 %.4f, attack F1 %.4f", epoch, history[-1]["loss"],
                  history[-1]["dev"]["f1"], history[-1]["attack"]["f1"])
         save_checkpoint(ckpt_dir, epoch, victim.trainable_state(), optimizer, scheduler,
