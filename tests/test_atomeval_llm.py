@@ -178,6 +178,13 @@ def test_gate_uses_nli_to_accept_a_restructured_rewrite():
     assert not Gate(extractor, nli=Entails(0.99)).judge("X was released in 2011 .", "X was released in 2012 .").valid
 
 
+def _save_chat_tokenizer(folder, tokenizer) -> None:
+    """Give the test tokenizer a minimal chat template and save it beside a tiny model."""
+    tokenizer.chat_template = ("{% for m in messages %}{{ m['role'] }}: {{ m['content'] }}\n{% endfor %}"
+                               "{% if add_generation_prompt %}assistant:{% endif %}")
+    tokenizer.save_pretrained(folder)
+
+
 def test_perplexity_on_a_tiny_random_causal_lm(vocab_dir, tmp_path):
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel
@@ -208,9 +215,7 @@ def test_transformers_chat_client_wires_a_tiny_random_model_into_the_extractor(v
                                n_positions=2048, bos_token_id=tokenizer.cls_token_id,
                                eos_token_id=tokenizer.sep_token_id,
                                pad_token_id=tokenizer.pad_token_id)).save_pretrained(tmp_path)
-    tokenizer.chat_template = ("{% for m in messages %}{{ m['role'] }}: {{ m['content'] }}\n{% endfor %}"
-                               "{% if add_generation_prompt %}assistant:{% endif %}")
-    tokenizer.save_pretrained(tmp_path)
+    _save_chat_tokenizer(tmp_path, tokenizer)
     client = TransformersChatClient(str(tmp_path), max_new_tokens=5)
     answer = client.complete([{"role": "user", "content": "Claim: Saxony is in Ireland ."}])
     assert isinstance(answer, str)
@@ -233,9 +238,7 @@ def _tiny_chat_model(folder, tokenizer):
                                  max_position_embeddings=1024, bos_token_id=tokenizer.cls_token_id,
                                  eos_token_id=tokenizer.sep_token_id,
                                  pad_token_id=tokenizer.pad_token_id)).save_pretrained(folder)
-    tokenizer.chat_template = ("{% for m in messages %}{{ m['role'] }}: {{ m['content'] }}\n{% endfor %}"
-                               "{% if add_generation_prompt %}assistant:{% endif %}")
-    tokenizer.save_pretrained(folder)
+    _save_chat_tokenizer(folder, tokenizer)
     return folder
 
 
