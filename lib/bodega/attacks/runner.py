@@ -120,6 +120,10 @@ def attack_one(attacker: Attacker, accountant, target: Target, targeted: bool, s
 
 def _check_config(out: Path, config: dict) -> None:
     path = out / RUN_CONFIG
+    if path.exists() and not config["victim_weights"]:
+        raise ValueError(f"{out} already holds a run and victim {config['victim']} names no version, so "
+                         "its earlier records cannot be trusted to come from the same model; give it a "
+                         "version (a `version` attribute or --victim-version) or use a new output folder")
     if path.exists():
         import json
 
@@ -144,10 +148,12 @@ def run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str,
 def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str, out_dir: str | Path,
                 targeted: bool = False, n_examples: int | None = None, query_budget: int | None = None,
                 seed: int = 0, profile: str = "cpu", backend: str = "native", attacker_options: dict | None = None,
-                semantic=None, progress: bool = True, batch_size: int = 32) -> dict:
+                semantic=None, progress: bool = True, batch_size: int = 32,
+                victim_options: dict | None = None) -> dict:
     """Attack ``n_examples`` of ``<data_dir>/attack.tsv`` and return the scored summary.
 
-    ``victim_path`` is a trained model folder (or a loaded victim object). ``semantic``
+    ``victim_path`` is a trained model folder, ``hf:PATH``, ``py:module:factory`` (with
+    ``victim_options`` of :func:`bodega.victims.external.open_victim`) or a loaded victim object. ``semantic``
     overrides the profile's semantic model for scoring (tests pass a small one).
     ``batch_size`` is the largest batch the victim computes at once (candidates of one
     step are split into batches of this size, shortest texts first).
@@ -164,9 +170,10 @@ def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     if isinstance(victim_path, (str, Path)):
-        from bodega.victims import load_victim
+        from bodega.victims.external import open_victim
 
-        victim, victim_label = load_victim(victim_path, profile=profile), str(victim_path)
+        victim = open_victim(victim_path, task_name, profile, **(victim_options or {}))
+        victim_label = str(victim_path)
     else:
         victim, victim_label = victim_path, getattr(victim_path, "name", type(victim_path).__name__)
     trimmer = trimmer_for(victim)
