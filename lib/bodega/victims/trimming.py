@@ -78,3 +78,11 @@ def trimmer_for(victim) -> Trimmer | None:
     if tokenizer is None:
         return None
     return Trimmer(tokenizer, getattr(victim, "trim_tokenizer_name", type(tokenizer).__name__))
+
+
+def trimming_counts(texts: list[str], task: str, trimmer: Trimmer) -> dict[str, int]:
+    """How many of ``texts`` BODEGA's cut shortens, and how many it empties (the 511-piece quirk)."""
+    cuts = trimmer.trim(texts, task)
+    return {"rows": len(texts), "trimmed": sum(c.trimmed for c in cuts),
+            "emptied": sum(c.trimmed and not c.text.replace(PAIR_SEPARATOR, "").strip() for c in cuts),
+            "max_tokens": max((c.tokens for c in cuts), default=0)}
