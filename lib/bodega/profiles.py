@@ -47,9 +47,12 @@ SHARED: dict[str, str] = {
                        "depend on the other texts of its batch; BODEGA's BiLSTM ran over right padding (batch-"
                        "dependent). `bodega train --bilstm-padding right` trains and predicts as BODEGA did; the "
                        "measured effect is on the deviations page"),
-    "queries": ("a query is every text sent to the victim, repeats and cache hits included, as in BODEGA "
-                "(OpenAttack counts every text its classifier is asked about); the runner adds one query per "
-                "example to confirm a claimed success with the victim, as OpenAttack's evaluation does"),
+    "queries": ("counted as BODEGA counts them: every text sent to the victim, repeats and cache hits "
+                "included, with the example's initial prediction and the final check of the adversarial "
+                "text, as OpenAttack's ClassificationAttacker asks them. The count is the same; what is asked "
+                "can differ: OpenAttack's attackers re-send texts they already asked about (Genetic about "
+                "3x), and a native attacker that does not asks fewer queries for the same search (the "
+                "attackers' as-run settings say which do); the openattack backend asks as BODEGA did"),
     "TSV reading": ("texts are un-escaped in one pass; BODEGA's chained replace turns a literal backslash "
                     "followed by n into a newline"),
     "victim cache": ("predictions are cached by a hash of the model's files and text, only misses computed; "
