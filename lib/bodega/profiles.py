@@ -55,6 +55,16 @@ SHARED: dict[str, str] = {
                 "attackers' as-run settings say which do); the openattack backend asks as BODEGA did"),
     "TSV reading": ("texts are un-escaped in one pass; BODEGA's chained replace turns a literal backslash "
                     "followed by n into a newline"),
+    "HN data": ("the by-article part of SemEval-2019 Task 4 (645 + 628 articles) instead of BODEGA's by-publisher "
+                "training set (60,235 articles): far less training data"),
+    "FC data": "FeverSymmetric pairs (a claim with one gold evidence sentence) instead of FEVER with Wikipedia evidence",
+    "RD data": ("source tweets only (RPDNN leave-one-event-out data) instead of the augmented threads (source and "
+                "replies); no RD text reaches 512 tokens here, so trimming never cuts one"),
+    "sentence splitting": ("NLTK punkt (English) splits HN and RD texts for the semantic score; BODEGA used the "
+                           "LAMBO segmenter, not installable offline: sentence alignment of long texts can differ"),
+    "SCPN": ("the published SCPN weights and Stanford parser are not reachable offline: the network is implemented "
+             "and runs where the user supplies the files; without a parser command it parses with an approximate "
+             "tree from spaCy's dependency parse"),
     "victim cache": ("predictions are cached by a hash of the model's files and text, only misses computed; "
                      "BODEGA's cache is keyed by the model's path and recomputes a whole batch on one miss "
                      "(same probabilities, fewer forwards)"),
