@@ -141,3 +141,19 @@ def test_runner_attacks_and_scores_the_trimmed_text(tmp_path, wordpiece):
     assert not records[1]["trimmed"] and records[1]["original"] == "an evil plan"
     assert victim.longest <= len(trimmed) + 20  # no query carried the words beyond the cut
     assert summary["trimmed"] == 1 and summary["trim"].startswith("first 512 tokens")
+
+
+def test_trimming_command_counts_cut_rows_per_task_and_tokenizer(tmp_path, capsys):
+    import json
+
+    from bodega.cli import main
+
+    folder = tmp_path / "data" / "HN"
+    folder.mkdir(parents=True)
+    write_tsv(folder / "attack.tsv", [Example(1, "long", " ".join(["news"] * 600)), Example(0, "short", "a text"),
+                                      Example(0, "quirk", " ".join(["credible"] * 511))])
+    out = tmp_path / "trimming.json"
+    assert main(["trimming", "--data", str(tmp_path / "data"), "--tasks", "HN", "--out", str(out)]) == 0
+    counts = json.loads(out.read_text())["tokenizers"]["bert-base-uncased WordPiece"]["tasks"]["HN"]
+    assert counts == {"rows": 3, "trimmed": 2, "emptied": 1, "max_tokens": 600}
+    capsys.readouterr()
