@@ -79,6 +79,8 @@ class HFFolderVictim:
         self.weights_hash = hash_files(files, f"{relative}|positive={self.positive}")
         self.batch_size = batch_size
         self.max_length = min(MAX_TOKENS, int(getattr(self.tokenizer, "model_max_length", MAX_TOKENS)))
+        if not getattr(self.tokenizer, "is_fast", False):
+            log.warning("%s: its tokenizer is not a fast one (no offsets), so texts are attacked untrimmed", self.name)
         self._torch = torch
 
     @property
