@@ -95,3 +95,31 @@ def test_chunked_evaluation_equals_one_call_and_shows_progress(data, trained, ca
     whole = f1_accuracy([r.label for r in rows], victim.predict([r.text for r in rows]))
     assert training_module._evaluate(victim, rows, "train rows", progress=True) == whole
     assert "train rows" in capsys.readouterr().err
+
+
+def test_right_padding_reads_the_padding_as_bodegas_bilstm(data, tmp_path):
+    """BODEGA's BiLSTM runs over right padding: a text's probabilities change with its batch-mates."""
+    import torch
+
+    out = train_victim("PR2", "BiLSTM", data, tmp_path / "right", epochs=1, seed=0, progress=False,
+                       bilstm_padding="right")
+    assert json.loads((out / "config.json").read_text())["packed"] is False
+    assert json.loads((out / "victim.json").read_text())["training"]["bilstm_padding"] == "right"
+    victim = load_victim(out)
+    short, long = "a short claim", " ".join(["a much longer text with many words"] * 20)
+    alone = victim.predict_proba([short])[0]
+    padded = victim.predict_proba([short, long])[0]
+    assert np.abs(alone - padded).max() > 1e-4
+    # the same as BODEGA's forward: one unpacked LSTM pass over the right-padded ids
+    ids = victim.tokenizer([short, long], padding=True, truncation=True, max_length=512,
+                           return_tensors="pt")["input_ids"]
+    model = victim.model
+    with torch.no_grad():
+        _, (hidden, _) = model.lstm(model.embedding(ids))
+        reference = torch.softmax(model.linear(hidden.transpose(0, 1).reshape(2, -1)), dim=-1)[0].numpy()
+    np.testing.assert_allclose(padded, reference, atol=1e-6)
+
+
+def test_right_padding_is_refused_for_other_families(data, tmp_path):
+    with pytest.raises(ValueError, match="BiLSTM only"):
+        train_victim("PR2", "BERT", data, tmp_path / "b", epochs=1, bilstm_padding="right", progress=False)

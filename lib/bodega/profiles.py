@@ -2,8 +2,10 @@
 
 A profile maps each model role to a resource role of :mod:`bodega.resources` (or to
 ``None`` where the profile has no such model) and says whether the model hub may be
-used. Every difference of ``cpu`` from ``paper`` is listed in ``deviations`` so that the
-book can state it next to the numbers it affects.
+used. ``deviations`` (name -> one sentence) lists every way a profile differs from
+BODEGA as it ran, the ``paper`` profile included, so that the book renders them from
+here (book/deviations.md). A difference every profile shares goes in ``SHARED``; one
+of a single profile in its own dict.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ class Profile:
     deviations: dict[str, str] = field(default_factory=dict)
     max_train: int = 0  # 0 = every training row
     epochs: dict[str, int] = field(default_factory=dict)  # victim family, or "TASK-family", -> epochs
+    select: str = "last"  # kept epoch: "last" (as BODEGA) or "dev" (best dev F1; a deviation)
 
     def epochs_for(self, task: str, kind: str) -> int:
         """A task's own value (key ``FC-BERT``) wins over the family's (``BERT``): a small
@@ -39,6 +42,35 @@ _CPU_MODELS = {
     "llm": "smollm2-instruct",  # AtomEval's LLM extractor and rewriter (a local chat model)
 }
 
+SHARED: dict[str, str] = {
+    "BiLSTM packing": ("the BiLSTM packs its sequences, so padding never reaches the LSTM and a prediction does not "
+                       "depend on the other texts of its batch; BODEGA's BiLSTM ran over right padding (batch-"
+                       "dependent). `bodega train --bilstm-padding right` trains and predicts as BODEGA did; the "
+                       "measured effect is on the deviations page"),
+    "queries": ("counted as BODEGA counts them: every text sent to the victim, repeats and cache hits "
+                "included, with the example's initial prediction and the final check of the adversarial "
+                "text, as OpenAttack's ClassificationAttacker asks them. The count is the same; what is asked "
+                "can differ: OpenAttack's attackers re-send texts they already asked about (Genetic about "
+                "3x), and a native attacker that does not asks fewer queries for the same search (the "
+                "attackers' as-run settings say which do); the openattack backend asks as BODEGA did"),
+    "TSV reading": ("texts are un-escaped in one pass; BODEGA's chained replace turns a literal backslash "
+                    "followed by n into a newline"),
+    "HN data": ("the by-article part of SemEval-2019 Task 4 (645 + 628 articles) instead of BODEGA's by-publisher "
+                "training set (60,235 articles): far less training data"),
+    "FC data": "FeverSymmetric pairs (a claim with one gold evidence sentence) instead of FEVER with Wikipedia evidence",
+    "RD data": ("source tweets only (RPDNN leave-one-event-out data) instead of the augmented threads (source and "
+                "replies); no RD text reaches 512 tokens here, so trimming never cuts one"),
+    "sentence splitting": ("NLTK punkt (English) splits HN and RD texts for the semantic score; BODEGA used the "
+                           "LAMBO segmenter, not installable offline: sentence alignment of long texts can differ"),
+    "SCPN": ("the published SCPN weights and Stanford parser are not reachable offline: the network is implemented "
+             "and runs where the user supplies the files; without a parser command it parses with an approximate "
+             "tree from spaCy's dependency parse"),
+    "victim cache": ("predictions are cached by a hash of the model's files and text, only misses computed; "
+                     "BODEGA's cache is keyed by the model's path and recomputes a whole batch on one miss "
+                     "(same probabilities, fewer forwards)"),
+}
+"""Deviations in force in every profile; another component adds its own here (or to one profile's dict)."""
+
 PROFILES: dict[str, Profile] = {
     "paper": Profile(
         "paper", allow_hub=True,
@@ -48,11 +80,15 @@ PROFILES: dict[str, Profile] = {
             "causal-lm": "gpt2", "nli": "mnli", "spacy": "spacy-en", "wordpiece-vocab": "wordpiece-vocab",
             "llm": None,  # an OpenAI-compatible endpoint, given as openai:<model>[@<base_url>]
         },
-        epochs={"BiLSTM": 10, "BERT": 5, "GEMMA2B": 1, "GEMMA7B": 1},
+        deviations=dict(SHARED),
+        epochs={"BiLSTM": 10, "BERT": 5, "GEMMA2B": 5, "GEMMA7B": 5},
     ),
     "cpu": Profile(
         "cpu", allow_hub=False, models=dict(_CPU_MODELS),
         deviations={
+            **SHARED,
+            "epoch selection": "the epoch with the best dev F1 is kept; BODEGA keeps the last epoch",
+            "epochs": "BERT (MiniLM) 2 epochs (FC 10), Gemma 1 epoch; BODEGA trains transformers 5 epochs",
             "BERT": "all-MiniLM-L6-v2 (22.7M parameters) instead of bert-base-uncased (110M)",
             "GEMMA2B": "LoRA on Gemma-3-270M (de-quantised from Q4_K_M GGUF) instead of QLoRA on Gemma-2B",
             "GEMMA7B": "LoRA on Gemma-3-270M instead of QLoRA on Gemma-7B",
@@ -69,12 +105,13 @@ PROFILES: dict[str, Profile] = {
         },
         # FC-BERT: FC has 702 training rows (44 steps an epoch); MiniLM stays at chance for about
         # 250 steps and learns after that (measured on dev: book, Victims, "FC on the cpu profile").
-        epochs={"BiLSTM": 10, "BERT": 2, "FC-BERT": 10, "GEMMA2B": 1, "GEMMA7B": 1},
+        epochs={"BiLSTM": 10, "BERT": 2, "FC-BERT": 10, "GEMMA2B": 1, "GEMMA7B": 1}, select="dev",
     ),
     "smoke": Profile(
         "smoke", allow_hub=False, models=dict(_CPU_MODELS),
-        deviations={"scale": "toy training subsets and a handful of examples: for tests only"},
-        max_train=200, epochs={"BiLSTM": 1, "BERT": 1, "GEMMA2B": 1, "GEMMA7B": 1},
+        deviations={**SHARED, "scale": "toy training subsets and a handful of examples: for tests only",
+                    "epoch selection": "the epoch with the best dev F1 is kept; BODEGA keeps the last epoch"},
+        max_train=200, epochs={"BiLSTM": 1, "BERT": 1, "GEMMA2B": 1, "GEMMA7B": 1}, select="dev",
     ),
 }
 

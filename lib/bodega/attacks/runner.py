@@ -7,6 +7,9 @@ Each record has wall-clock ``seconds`` and the process's ``cpu_seconds`` (on a s
 machine the second is the steadier measure of the work done). An exception in one
 example is recorded as that example's error and the run goes on;
 an exhausted query budget is a plain failure, flagged ``budget_exhausted``.
+Texts are first cut after the victim's 512th token as BODEGA does (``trimmed`` and
+``original_tokens`` in each record), so the score compares the trimmed original with
+the adversarial text, both as the victim saw them.
 """
 from __future__ import annotations
 
@@ -33,17 +36,32 @@ RUN_CONFIG = "run.json"
 
 @dataclass(frozen=True)
 class Target:
-    """One example to attack: its row number in attack.tsv, id, text and gold label."""
+    """One example to attack: its row number in attack.tsv, id, text (as attacked: trimmed) and gold label.
+
+    ``trimmed`` says whether the victim's 512-token cut shortened the text; ``tokens`` is the
+    untrimmed text's length in the trimming tokenizer's tokens (None without trimming)."""
 
     index: int
     id: str
     text: str
     label: int
+    trimmed: bool = False
+    tokens: int | None = None
 
 
-def select_examples(rows, victim, targeted: bool, n_examples: int | None, batch_size: int = 64) -> list[Target]:
-    """BODEGA's scenarios: untargeted = every row; targeted = rows with label 1 the victim calls 1."""
-    targets = [Target(i, row.id, row.text, int(row.label)) for i, row in enumerate(rows)]
+def load_targets(rows, task: str, trimmer) -> list[Target]:
+    """Every attack row as BODEGA attacks it: cut after the victim's 512th token when ``trimmer`` is given."""
+    if trimmer is None:
+        return [Target(i, row.id, row.text, int(row.label)) for i, row in enumerate(rows)]
+    cuts = trimmer.trim([row.text for row in rows], task)
+    return [Target(i, row.id, cut.text, int(row.label), cut.trimmed, cut.tokens)
+            for i, (row, cut) in enumerate(zip(rows, cuts))]
+
+
+def select_examples(targets: list[Target], victim, targeted: bool, n_examples: int | None,
+                    batch_size: int = 64) -> list[Target]:
+    """BODEGA's scenarios: untargeted = every row; targeted = rows with label 1 the victim calls 1
+    (decided on the trimmed text, as BODEGA filters its trimmed data set)."""
     if targeted:
         positives = [t for t in targets if t.label == 1]
         decisions = []
@@ -96,12 +114,16 @@ def attack_one(attacker: Attacker, accountant, target: Target, targeted: bool, s
         log.warning("example %d (%s): %s", target.index, target.id, error)
     seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
     return dict(index=target.index, id=target.id, original=target.text, adversarial=adversarial,
-                success=success, **accountant.counts(), seconds=round(seconds, 6),
+                success=success, trimmed=target.trimmed, original_tokens=target.tokens, **accountant.counts(), seconds=round(seconds, 6),
                 cpu_seconds=round(cpu_seconds, 6), error=error, budget_exhausted=exhausted)
 
 
 def _check_config(out: Path, config: dict) -> None:
     path = out / RUN_CONFIG
+    if path.exists() and not config["victim_weights"]:
+        raise ValueError(f"{out} already holds a run and victim {config['victim']} names no version, so "
+                         "its earlier records cannot be trusted to come from the same model; give it a "
+                         "version (a `version` attribute or --victim-version) or use a new output folder")
     if path.exists():
         import json
 
@@ -126,10 +148,12 @@ def run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str,
 def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str, out_dir: str | Path,
                 targeted: bool = False, n_examples: int | None = None, query_budget: int | None = None,
                 seed: int = 0, profile: str = "cpu", backend: str = "native", attacker_options: dict | None = None,
-                semantic=None, progress: bool = True, batch_size: int = 32) -> dict:
+                semantic=None, progress: bool = True, batch_size: int = 32,
+                victim_options: dict | None = None) -> dict:
     """Attack ``n_examples`` of ``<data_dir>/attack.tsv`` and return the scored summary.
 
-    ``victim_path`` is a trained model folder (or a loaded victim object). ``semantic``
+    ``victim_path`` is a trained model folder, ``hf:PATH``, ``py:module:factory`` (with
+    ``victim_options`` of :func:`bodega.victims.external.open_victim`) or a loaded victim object. ``semantic``
     overrides the profile's semantic model for scoring (tests pass a small one).
     ``batch_size`` is the largest batch the victim computes at once (candidates of one
     step are split into batches of this size, shortest texts first).
@@ -139,24 +163,28 @@ def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str
     from bodega.data import read_tsv
     from bodega.tasks import get_task
     from bodega.victims.accounting import QueryAccountant
+    from bodega.victims.trimming import trimmer_for
 
     task_name = get_task(task).name
     name = canonical_name(attacker)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     if isinstance(victim_path, (str, Path)):
-        from bodega.victims import load_victim
+        from bodega.victims.external import open_victim
 
-        victim, victim_label = load_victim(victim_path, profile=profile), str(victim_path)
+        victim = open_victim(victim_path, task_name, profile, **(victim_options or {}))
+        victim_label = str(victim_path)
     else:
         victim, victim_label = victim_path, getattr(victim_path, "name", type(victim_path).__name__)
+    trimmer = trimmer_for(victim)
     config = dict(task=task_name, victim=victim_label, victim_weights=victim.weights_hash, attacker=name,
                   scenario="targeted" if targeted else "untargeted", profile=profile, n_examples=n_examples,
-                  budget=query_budget, seed=seed, backend=backend, attacker_options=attacker_options or {})
+                  budget=query_budget, seed=seed, backend=backend, attacker_options=attacker_options or {},
+                  trim=trimmer.describe() if trimmer is not None else None)
     _check_config(out, config)
 
     rows = read_tsv(Path(data_dir) / "attack.tsv")
-    targets = select_examples(rows, victim, targeted, n_examples)
+    targets = select_examples(load_targets(rows, task_name, trimmer), victim, targeted, n_examples)
     records_path = out / RECORDS
     records_path.touch()  # exists even when the scenario selects no example
     records = load_records(records_path)
@@ -188,6 +216,7 @@ def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str
                                for r, score in zip(records, scores)])
     summary.update(config)
     summary["n_examples"] = len(records)
+    summary["trimmed"] = sum(bool(r.get("trimmed")) for r in records)
     summary["n_examples_requested"] = n_examples
     atomic_write_json(out / SUMMARY, summary)
     return summary

@@ -36,16 +36,31 @@ def run_paths(task: str, victim: str, attacker: str, targeted: bool, n_examples:
     from bodega.attacks.base import canonical_name
     from bodega.tasks import get_task
 
+    from bodega.victims.external import is_spec
+
     root = project_root()
     task = get_task(task).name
     data = Path(data_root) if data_root else root / "data"
     results = Path(results_root) if results_root else root / "results"
-    name = f"{task}-{victim}-{canonical_name(attacker)}-{'T' if targeted else 'U'}"
+    label = _spec_label(victim) if is_spec(victim) else victim
+    name = f"{task}-{label}-{canonical_name(attacker)}-{'T' if targeted else 'U'}"
     # The project-wide results folder is shared by all profiles; a grid passes its own results root.
     models = "models" if results_root or profile == "cpu" else f"models-{profile}"
     out = Path(out_dir) if out_dir else results / "notebook-runs" / f"{name}-{profile}-n{n_examples or 'all'}-s{seed}-{backend}"
-    return RunPaths(Path(data_dir) if data_dir else data / task,
-                    Path(victim_dir) if victim_dir else results / models / f"{task}-{victim}", out)
+    if is_spec(victim):  # hf:/py: victims are used where they are; the spec stands for the folder
+        victim_path = Path(victim)
+    else:
+        victim_path = Path(victim_dir) if victim_dir else results / models / f"{task}-{victim}"
+    return RunPaths(Path(data_dir) if data_dir else data / task, victim_path, out)
+
+
+def _spec_label(spec: str) -> str:
+    """A folder-name-safe label of an ``hf:``/``py:`` victim (hf:/x/my-model -> hf-my-model)."""
+    import re
+
+    kind, _, target = str(spec).partition(":")
+    target = Path(target).name if kind == "hf" else target
+    return f"{kind}-" + re.sub(r"[^A-Za-z0-9._-]+", "_", target).strip("_")
 
 
 def ensure_data(task: str, data_dir: Path, raw_root: str | None = None) -> None:
@@ -62,7 +77,15 @@ def ensure_data(task: str, data_dir: Path, raw_root: str | None = None) -> None:
 def ensure_victim(task: str, victim: str, data_dir: Path, victim_dir: Path, profile: str, seed: int = 0) -> Path:
     """Train the victim with the profile's settings unless a finished model folder is there.
 
-    A finished folder trained with another profile is refused rather than silently used."""
+    ``hf:PATH`` and ``py:module:factory`` victims are not trained: they are opened once
+    here (so that a bad spec fails at this cell) and the spec is returned for
+    :func:`~bodega.attacks.run_attack`. A finished folder trained with another profile is
+    refused rather than silently used."""
+    from bodega.victims.external import is_spec, open_victim
+
+    if is_spec(victim):
+        open_victim(victim, task, profile)
+        return Path(victim)
     info_file = victim_dir / "victim.json"
     if info_file.exists():
         trained = json.loads(info_file.read_text(encoding="utf-8")).get("profile")

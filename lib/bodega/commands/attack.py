@@ -8,7 +8,20 @@ import json
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("attack", help="attack a trained victim and score the run")
     parser.add_argument("--task", required=True, help="HN, PR2, FC or RD")
-    parser.add_argument("--victim", required=True, help="trained victim folder (e.g. models/PR2-BiLSTM)")
+    parser.add_argument("--victim", required=True,
+                        help="a victim folder trained by `bodega train` (e.g. results/models/PR2-BiLSTM); "
+                             "hf:PATH, a local transformers sequence-classification folder; or "
+                             "py:module:factory, a function returning an object with predict_proba(texts) -> [n, 2] "
+                             "(column 1 = P(non-credible))")
+    parser.add_argument("--positive-label", default=None,
+                        help="hf: victims: the label (name in config.json's id2label, or 0/1) meaning "
+                             "non-credible; default: read from id2label")
+    parser.add_argument("--victim-version", default=None,
+                        help="py: victims: a version naming the model, needed to cache or resume (default: "
+                             "the object's `version` attribute)")
+    parser.add_argument("--trim-tokenizer", default=None,
+                        help="py: victims: a tokenizer folder whose first 512 tokens are kept, as BODEGA "
+                             "trims (default: the object's `trim_tokenizer`, else no trimming)")
     parser.add_argument("--data", required=True, help="folder with attack.tsv")
     parser.add_argument("--attacker", required=True,
                         help="BAE, BERT-ATTACK, DeepWordBug, Genetic, PSO, PWWS, SCPN or TextFooler")
@@ -39,6 +52,12 @@ def _parse_options(pairs: list[str]) -> dict:
     return options
 
 
+def _victim_options(args: argparse.Namespace) -> dict:
+    names = {"positive_label": args.positive_label, "version": args.victim_version,
+             "trim_tokenizer": args.trim_tokenizer}
+    return {key: value for key, value in names.items() if value is not None}
+
+
 def _attack(args: argparse.Namespace) -> int:
     from bodega.attacks import run_attack
 
@@ -48,6 +67,7 @@ def _attack(args: argparse.Namespace) -> int:
         torch.set_num_threads(args.threads)
     summary = run_attack(args.task, args.victim, args.data, args.attacker, args.out, targeted=args.targeted,
                          n_examples=args.n, query_budget=args.budget, seed=args.seed, profile=args.profile,
-                         backend=args.backend, attacker_options=_parse_options(args.option))
+                         backend=args.backend, attacker_options=_parse_options(args.option),
+                         victim_options=_victim_options(args))
     print(json.dumps(summary, indent=2))
     return 0

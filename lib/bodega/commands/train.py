@@ -16,8 +16,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--lr", type=float, default=None,
                         help="peak learning rate (default: the family's: BiLSTM 1e-3, BERT 5e-5, Gemma 1e-4)")
-    parser.add_argument("--select", choices=("dev", "last"), default="dev",
-                        help="keep the epoch with the best dev F1, or the last epoch")
+    parser.add_argument("--select", choices=("dev", "last"), default=None,
+                        help="keep the epoch with the best dev F1, or the last epoch (default: the profile's; "
+                             "paper: last, as BODEGA)")
+    parser.add_argument("--bilstm-padding", choices=("packed", "right"), default="packed",
+                        help="BiLSTM only: packed sequences (batch-independent), or right padding read by the "
+                             "LSTM as BODEGA ran it")
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
     parser.set_defaults(func=_train)
 
@@ -33,7 +37,7 @@ def _train(args: argparse.Namespace) -> int:
 
     out = train_victim(args.task, args.victim, args.data, args.out, profile=args.profile,
                        max_train=args.max_train, epochs=args.epochs, seed=args.seed, select=args.select,
-                       lr=args.lr)
+                       lr=args.lr, bilstm_padding=args.bilstm_padding)
     metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
     print(f"{out}: epoch {metrics['selected_epoch']} ({metrics['selection']}); "
           f"attack F1 {metrics['attack']['f1']:.4f} acc {metrics['attack']['accuracy']:.4f}; "

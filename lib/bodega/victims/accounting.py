@@ -28,6 +28,9 @@ class QueryAccountant:
                  batch_size: int = 32):
         if budget is not None and budget < 0:
             raise ValueError(f"budget must be >= 0 or None, got {budget}")
+        if cache is not None and not getattr(victim, "weights_hash", ""):
+            raise ValueError(f"victim {getattr(victim, 'name', victim)!r} has no identity (weights hash or "
+                             "version), so its predictions cannot be cached across runs; give it a version")
         self.victim = victim
         self.budget = budget
         self.cache = cache

@@ -2,8 +2,10 @@
 
 Embedding 32, one bidirectional LSTM of 128 units per direction, the two final states
 concatenated (256) and a linear layer to 2 classes; Adam with lr 1e-3. Unlike BODEGA,
-sequences are packed, so padding never reaches the LSTM and a text's prediction does
-not depend on the other texts in its batch.
+sequences are packed by default, so padding never reaches the LSTM and a text's
+prediction does not depend on the other texts in its batch; ``padding="right"`` runs the
+LSTM over the right-padded batch as BODEGA's BiLSTM does (a listed deviation either way:
+book/deviations.md measures the difference).
 """
 from __future__ import annotations
 
@@ -21,23 +23,27 @@ EMBEDDING_DIM = 32
 HIDDEN_DIM = 128
 LEARNING_RATE = 1e-3
 BATCH_SIZE = 32
+PADDINGS = ("packed", "right")  # ours (batch-independent); BODEGA's (LSTM reads the right padding)
 
 
 class BiLSTMClassifier(nn.Module):
     def __init__(self, vocab_size: int, embedding_dim: int = EMBEDDING_DIM, hidden_dim: int = HIDDEN_DIM,
-                 pad_id: int = 0):
+                 pad_id: int = 0, packed: bool = True):
         super().__init__()
         self.config = dict(vocab_size=vocab_size, embedding_dim=embedding_dim, hidden_dim=hidden_dim,
                            pad_id=pad_id)
+        if not packed:  # only then, so that packed models keep their config.json and weights hash
+            self.config["packed"] = False
+        self.packed = packed
         self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=pad_id)
         self.lstm = nn.LSTM(embedding_dim, hidden_dim, batch_first=True, bidirectional=True)
         self.linear = nn.Linear(2 * hidden_dim, 2)
 
     def forward(self, input_ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         embedded = self.embedding(input_ids)
-        if not self.training and bool((lengths == input_ids.shape[1]).all()):
-            # No padding (one text, or texts of one length): packing would change no number, only
-            # cost time; unpacked, the LSTM also projects all inputs at once (bit-identical output).
+        if not self.packed or (not self.training and bool((lengths == input_ids.shape[1]).all())):
+            # BODEGA's way (padding read as input), or no padding at all (one text, or texts of one
+            # length): then packing would change no number, only cost time.
             _, (final, _) = self.lstm(embedded)
         else:
             packed = pack_padded_sequence(embedded, lengths.cpu(), batch_first=True, enforce_sorted=False)
@@ -71,13 +77,15 @@ class BiLSTMVictim(TorchVictim):
 
     @classmethod
     def create(cls, task: str, profile: str, seed: int, base_model: str | Path | None = None,
-               quantize: bool | None = None) -> "BiLSTMVictim":
+               quantize: bool | None = None, padding: str = "packed") -> "BiLSTMVictim":
         from bodega.resources import resolve
 
+        if padding not in PADDINGS:
+            raise ValueError(f"BiLSTM padding must be one of {PADDINGS}, got {padding!r}")
         source = Path(base_model) if base_model else resolve("wordpiece-vocab").path
         tokenizer = wordpiece_tokenizer(source)
         torch.manual_seed(seed)
-        model = BiLSTMClassifier(len(tokenizer), pad_id=tokenizer.pad_token_id)
+        model = BiLSTMClassifier(len(tokenizer), pad_id=tokenizer.pad_token_id, packed=padding == "packed")
         victim = cls(model, tokenizer, task, name=f"{task}-BiLSTM")
         return victim
 
@@ -102,5 +110,6 @@ class BiLSTMVictim(TorchVictim):
 
     def describe(self) -> dict:
         return {"base_model": "none (trained from scratch)",
+                "padding": "packed" if self.model.packed else "right (as BODEGA ran it)",
                 "tokenizer": "bert-base-uncased WordPiece vocabulary (resource wordpiece-vocab)",
                 "n_params": self.n_params}

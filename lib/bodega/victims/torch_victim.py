@@ -37,6 +37,16 @@ class TorchVictim:
         self.device = next(model.parameters()).device
         self._backends: dict[int, object] = {}
 
+    @property
+    def trim_tokenizer(self):
+        """The tokenizer whose first 512 tokens BODEGA keeps before an attack: the victim's own
+        (for the BiLSTM, its bert-base-uncased WordPiece; see :mod:`bodega.victims.trimming`)."""
+        return self.tokenizer
+
+    @property
+    def trim_tokenizer_name(self) -> str:
+        return f"{self.kind} tokenizer ({getattr(self.tokenizer, 'name_or_path', '') or type(self.tokenizer).__name__})"
+
     # -- encoding -------------------------------------------------------------------------
     def tokenize(self, texts: list[str], max_length: int = MAX_TOKENS, padding_side: str = "right") -> dict:
         """Tokenize single texts, or (evidence, claim) pairs for pair tasks, padded on one side."""

@@ -3,8 +3,9 @@
 Every epoch ends with an evaluation on ``attack.tsv`` and ``dev.tsv`` and an atomic
 checkpoint; restarting the same command continues after the last complete epoch and
 gives the same result as an uninterrupted run (shuffling and dropout are seeded per
-epoch). The kept epoch is the last one, or with ``select="dev"`` the epoch with the best
-dev F1: attack-set numbers are recorded but never used to choose.
+epoch). The kept epoch is the profile's choice (``paper``: the last one, as BODEGA), or
+with ``select="dev"`` the epoch with the best dev F1: attack-set numbers are recorded
+but never used to choose.
 """
 from __future__ import annotations
 
@@ -81,15 +82,17 @@ def _choose(history: list[dict], select: str) -> int:
 
 def train_victim(task: str, victim_kind: str, data_dir: str | Path, out_dir: str | Path, profile: str = "cpu",
                  max_train: int = 0, epochs: int | None = None, seed: int = 0, *,
-                 base_model: str | Path | None = None, select: str = "dev", batch_size: int | None = None,
-                 quantize: bool | None = None, lr: float | None = None, progress: bool = True) -> Path:
+                 base_model: str | Path | None = None, select: str | None = None, batch_size: int | None = None,
+                 quantize: bool | None = None, lr: float | None = None, progress: bool = True,
+                 bilstm_padding: str = "packed") -> Path:
     """Train (or resume, or skip when already complete) and return ``out_dir``.
 
     ``max_train`` 0 means every training row (the smoke profile caps it); ``epochs`` None
     takes the profile's value; ``base_model`` overrides the resolved base model or
     vocabulary (tests use tiny local models); ``quantize`` None means 4-bit where the
     profile is ``paper`` (QLoRA), for Gemma only; ``lr`` None keeps the family's peak
-    learning rate.
+    learning rate; ``select`` None takes the profile's; ``bilstm_padding="right"`` trains a
+    BiLSTM that reads its padding, as BODEGA's did.
     """
     import torch
     from tqdm.auto import tqdm
@@ -100,6 +103,7 @@ def train_victim(task: str, victim_kind: str, data_dir: str | Path, out_dir: str
     task_name = get_task(task).name
     kind = normalise_kind(victim_kind)
     prof = get_profile(profile)
+    select = select or prof.select
     if select not in SELECTIONS:
         raise ValueError(f"select must be one of {SELECTIONS}, got {select!r}")
     epochs = int(epochs or prof.epochs_for(task_name, kind))
@@ -117,6 +121,11 @@ def train_victim(task: str, victim_kind: str, data_dir: str | Path, out_dir: str
                        batch_size=batch_size, quantize=quantize)
     if lr is not None:  # only when set, so models trained before the option keep their fingerprint
         fingerprint["lr"] = lr
+    create_options: dict = {}
+    if bilstm_padding != "packed":  # likewise only when not the default
+        if kind != "BiLSTM":
+            raise ValueError(f"bilstm_padding={bilstm_padding!r} applies to the BiLSTM only, not {kind}")
+        fingerprint["bilstm_padding"] = create_options["padding"] = bilstm_padding
 
     info_path = out_dir / VICTIM_JSON
     if info_path.exists():
@@ -135,7 +144,7 @@ def train_victim(task: str, victim_kind: str, data_dir: str | Path, out_dir: str
     info_path.unlink(missing_ok=True)
     (out_dir / METRICS_JSON).unlink(missing_ok=True)
 
-    victim = cls.create(task_name, prof.name, seed, base_model=base_model, quantize=quantize)
+    victim = cls.create(task_name, prof.name, seed, base_model=base_model, quantize=quantize, **create_options)
     steps_per_epoch = math.ceil(len(train_rows) / batch_size)
     optimizer, scheduler = victim.make_optimizer(epochs * steps_per_epoch, lr)
     history: list[dict] = []

@@ -1,0 +1,50 @@
+"""``bodega trimming``: count the attack texts that BODEGA's 512-token cut shortens, per task and tokenizer."""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+TOKENIZERS = {
+    "bert-base-uncased WordPiece": ("wordpiece-vocab", "BiLSTM (every profile) and BERT (paper)"),
+    "all-MiniLM-L6-v2": ("minilm", "BERT (cpu, smoke)"),
+    "Gemma-3-270M": ("gemma3-270m", "GEMMA2B and GEMMA7B (cpu, smoke)"),
+}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "trimming", help="count attack texts cut after the victim's 512th token (as BODEGA trims)")
+    parser.add_argument("--data", default="data", help="folder with <TASK>/attack.tsv")
+    parser.add_argument("--tasks", nargs="+", default=["PR2", "FC", "HN", "RD"])
+    parser.add_argument("--out", default="book/data/trimming.json")
+    parser.set_defaults(func=_trimming)
+
+
+def _tokenizer(role: str):
+    from transformers import AutoTokenizer
+
+    from bodega.resources import resolve
+    from bodega.victims.bilstm import wordpiece_tokenizer
+
+    location = resolve(role).path
+    return wordpiece_tokenizer(location) if role == "wordpiece-vocab" else AutoTokenizer.from_pretrained(location)
+
+
+def _trimming(args: argparse.Namespace) -> int:
+    from bodega.data import read_tsv
+    from bodega.io import atomic_write_json
+    from bodega.victims.trimming import Trimmer, trimming_counts
+
+    texts = {task: [row.text for row in read_tsv(Path(args.data) / task / "attack.tsv")] for task in args.tasks}
+    result = {"command": "bodega trimming " + " ".join(["--data", args.data, "--out", args.out]),
+              "max_tokens": 512, "tokenizers": {}}
+    for name, (role, victims) in TOKENIZERS.items():
+        trimmer = Trimmer(_tokenizer(role), name)
+        result["tokenizers"][name] = {"victims": victims, "resource": role,
+                                      "tasks": {task: trimming_counts(rows, task, trimmer)
+                                                for task, rows in texts.items()}}
+    result["not_measured"] = "Gemma-2B and Gemma-7B tokenizers (paper profile): not available offline"
+    atomic_write_json(Path(args.out), result)
+    print(json.dumps(result, indent=2))
+    return 0

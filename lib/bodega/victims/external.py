@@ -1,0 +1,193 @@
+"""Victims the package did not train: ``hf:PATH`` (a local transformers classifier folder) and
+``py:module:factory`` (any Python object with ``predict_proba(texts) -> [n, 2]``).
+
+Both end up behind the same :class:`~bodega.victims.accounting.QueryAccountant`, trimming
+and scoring as the package's own victims. Their identity (``weights_hash``) keys the
+cache and a run folder's resume check: for a folder it is a hash of every file in it and
+the chosen label; a callable has none unless it names a version (a ``version`` attribute
+or ``version=``), and an unversioned callable is refused by the persistent cache and by
+a run folder that already holds records.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib
+import logging
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from bodega.tasks import get_task, split_pair
+from bodega.victims.base import MAX_TOKENS, argmax_predictions, check_texts, hash_files
+
+log = logging.getLogger(__name__)
+PREFIXES = ("hf:", "py:")
+NON_CREDIBLE_NAMES = ("1", "label_1", "non-credible", "noncredible", "not credible", "fake", "false",
+                      "propaganda", "hyperpartisan", "rumour", "rumor", "refuted", "unreliable")
+"""Label names read as non-credible when ``positive_label`` is not given (case-insensitive)."""
+
+
+def is_spec(victim: object) -> bool:
+    """True for an ``hf:`` or ``py:`` victim string (a plain folder of ours is not a spec)."""
+    return isinstance(victim, (str, Path)) and str(victim).startswith(PREFIXES)
+
+
+def positive_index(id2label: dict, positive_label: str | int | None, where: str) -> int:
+    """The class index meaning non-credible: the given label (name or index), else the one known name."""
+    labels = {int(k): str(v) for k, v in id2label.items()}
+    if sorted(labels) != [0, 1]:
+        raise ValueError(f"{where}: a binary classifier has labels 0 and 1, this one has {sorted(labels)}; "
+                         "attack a two-class sequence classifier")
+    if positive_label is not None:
+        text = str(positive_label)
+        if text.isdigit() and int(text) in labels:
+            return int(text)
+        matches = [i for i, name in labels.items() if name.lower() == text.lower()]
+        if not matches:
+            raise ValueError(f"{where}: positive label {positive_label!r} is neither 0, 1 nor one of the "
+                             f"config's labels {labels}")
+        return matches[0]
+    matches = [i for i, name in labels.items() if name.lower() in NON_CREDIBLE_NAMES]
+    if len(matches) != 1:
+        raise ValueError(f"{where}: cannot tell which label means non-credible from id2label {labels}; "
+                         "pass --positive-label NAME_OR_INDEX")
+    return matches[0]
+
+
+class HFFolderVictim:
+    """A local ``AutoModelForSequenceClassification`` folder with its own tokenizer (used for trimming too)."""
+
+    def __init__(self, path: str | Path, task: str, positive_label: str | int | None = None,
+                 batch_size: int = 16):
+        import torch
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        self.path = Path(path).expanduser()
+        if not (self.path / "config.json").is_file():
+            raise FileNotFoundError(f"hf:{path}: no config.json there; give a folder written by "
+                                    "save_pretrained (model and tokenizer)")
+        self.task = get_task(task).name
+        self.name = f"hf:{self.path.name}"
+        self.tokenizer = AutoTokenizer.from_pretrained(self.path)
+        self.model = AutoModelForSequenceClassification.from_pretrained(self.path)
+        self.model.eval()
+        self.positive = positive_index(self.model.config.id2label, positive_label, f"hf:{path}")
+        files = [p for p in self.path.rglob("*") if p.is_file() and not any(
+            part.startswith(".") for part in p.relative_to(self.path).parts)]
+        relative = ",".join(str(p.relative_to(self.path)) for p in sorted(files))
+        self.weights_hash = hash_files(files, f"{relative}|positive={self.positive}")
+        self.batch_size = batch_size
+        self.max_length = min(MAX_TOKENS, int(getattr(self.tokenizer, "model_max_length", MAX_TOKENS)))
+        if not getattr(self.tokenizer, "is_fast", False):
+            log.warning("%s: its tokenizer is not a fast one (no offsets), so texts are attacked untrimmed", self.name)
+        self._torch = torch
+
+    @property
+    def trim_tokenizer(self):
+        return self.tokenizer if getattr(self.tokenizer, "is_fast", False) else None
+
+    @property
+    def trim_tokenizer_name(self) -> str:
+        return f"the tokenizer of {self.name}"
+
+    def predict_proba(self, texts: list[str]) -> np.ndarray:
+        texts = check_texts(texts)
+        out = np.zeros((len(texts), 2), dtype=np.float64)
+        pair = get_task(self.task).pair
+        for start in range(0, len(texts), self.batch_size):
+            part = texts[start:start + self.batch_size]
+            pairs = [split_pair(text) for text in part] if pair else []
+            args = ([e for e, _ in pairs], [c for _, c in pairs]) if pair else (part,)
+            batch = self.tokenizer(*args, truncation=True, max_length=self.max_length, padding=True,
+                                   return_tensors="pt")
+            with self._torch.inference_mode():
+                probs = self._torch.softmax(self.model(**batch).logits.float(), dim=-1).numpy()
+            out[start:start + len(part), 1] = probs[:, self.positive]
+            out[start:start + len(part), 0] = probs[:, 1 - self.positive]
+        return out
+
+    def predict(self, texts: list[str]) -> np.ndarray:
+        return argmax_predictions(self.predict_proba(texts))
+
+
+class CallableVictim:
+    """Any object with ``predict_proba``; checked on every call for the [n, 2] shape."""
+
+    def __init__(self, obj, spec: str, task: str, version: str | None = None, trim_tokenizer=None):
+        self.obj = obj
+        self.task = get_task(task).name
+        self.name = spec
+        version = version if version is not None else getattr(obj, "version", None)
+        self.version = None if version is None else str(version)
+        self.weights_hash = (hashlib.sha256(f"{spec}@{self.version}".encode()).hexdigest()
+                             if self.version is not None else "")
+        self.trim_tokenizer = trim_tokenizer if trim_tokenizer is not None else getattr(obj, "trim_tokenizer", None)
+        self.trim_tokenizer_name = f"the trimming tokenizer given for {spec}"
+
+    def predict_proba(self, texts: list[str]) -> np.ndarray:
+        texts = check_texts(texts)
+        probs = np.asarray(self.obj.predict_proba(texts), dtype=np.float64)
+        if probs.shape != (len(texts), 2):
+            raise ValueError(f"{self.name}: predict_proba returned shape {probs.shape} for {len(texts)} texts; "
+                             "it must return one row [P(credible), P(non-credible)] per text")
+        return probs
+
+    def predict(self, texts: list[str]) -> np.ndarray:
+        return argmax_predictions(self.predict_proba(texts))
+
+
+def _load_callable(spec: str):
+    target = spec[len("py:"):]
+    module_name, sep, factory_name = target.rpartition(":")
+    if not sep or not module_name or not factory_name:
+        raise ValueError(f"victim {spec!r}: expected py:module:factory, e.g. py:my_victims:build")
+    if "" not in sys.path and str(Path.cwd()) not in sys.path:
+        sys.path.insert(0, str(Path.cwd()))  # a module beside the user, as `python -m` would find it
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise ValueError(f"victim {spec!r}: cannot import {module_name!r} ({error}); put it on PYTHONPATH "
+                         "or in the current folder") from error
+    factory = getattr(module, factory_name, None)
+    if factory is None or not callable(factory):
+        raise ValueError(f"victim {spec!r}: {module_name} has no callable {factory_name!r}")
+    obj = factory()
+    if not callable(getattr(obj, "predict_proba", None)):
+        raise ValueError(f"victim {spec!r}: {factory_name}() returned {type(obj).__name__}, which has no "
+                         "predict_proba(texts) method")
+    return obj
+
+
+def open_victim(victim, task: str, profile: str = "cpu", positive_label: str | int | None = None,
+                version: str | None = None, trim_tokenizer: str | None = None):
+    """A victim from a folder trained here, ``hf:PATH`` or ``py:module:factory``.
+
+    ``trim_tokenizer`` (a tokenizer folder) sets the trimming tokenizer of a ``py:`` victim;
+    without one, and without a ``trim_tokenizer`` attribute, its texts are not trimmed.
+    """
+    text = str(victim)
+    if text.startswith("hf:"):
+        if version is not None or trim_tokenizer is not None:
+            raise ValueError(f"victim {text!r}: a folder is identified and trimmed by its own files; "
+                             "--victim-version and --trim-tokenizer apply to py: victims")
+        return HFFolderVictim(text[3:], task, positive_label)
+    if text.startswith("py:"):
+        if positive_label is not None:
+            raise ValueError(f"victim {text!r}: --positive-label applies to hf: folders; predict_proba's "
+                             "column 1 must be P(non-credible)")
+        tokenizer = None
+        if trim_tokenizer is not None:
+            from transformers import AutoTokenizer
+
+            tokenizer = AutoTokenizer.from_pretrained(trim_tokenizer)
+        wrapped = CallableVictim(_load_callable(text), text, task, version, tokenizer)
+        if wrapped.trim_tokenizer is None:
+            log.warning("%s: no trimming tokenizer given; texts are attacked untrimmed", text)
+        return wrapped
+    if positive_label is not None or version is not None or trim_tokenizer is not None:
+        raise ValueError(f"victim {text!r}: --positive-label, --victim-version and --trim-tokenizer apply to "
+                         "hf: and py: victims only")
+    from bodega.victims.modeldir import load_victim
+
+    return load_victim(victim, profile=profile)

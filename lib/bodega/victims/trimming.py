@@ -1,0 +1,88 @@
+"""Cut every text after its 512th token of the victim's tokenizer, as BODEGA does before attacking.
+
+BODEGA's ``trim`` (``victims/transformer.py``) tokenises a text with the victim's
+pretrained tokenizer, special tokens included, and when the encoding has more than 512
+entries keeps the characters up to the end offset of entry 512. Entry 0 is the leading
+special token ([CLS] for BERT's WordPiece, <bos> for Gemma), so entry 512 is the 512th
+word piece and the cut falls right after it. The same arithmetic has one quirk that is
+kept here because it is what ran: a WordPiece text of exactly 511 pieces has [SEP] (end
+offset 0) at entry 512, so it is cut to the empty string. FC rows are trimmed part by
+part (evidence, then claim) and joined again with `` ~ ``, as BODEGA trims its two
+columns. This module encodes each text once without truncation through the tokenizer's
+Rust backend, so it also reports how many tokens the untrimmed text had.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bodega.tasks import PAIR_SEPARATOR, get_task, join_pair, split_pair
+from bodega.victims.base import MAX_TOKENS
+
+
+@dataclass(frozen=True)
+class Trimmed:
+    """A text as it is attacked and scored; ``tokens`` counts the untrimmed text (pairs: both parts)."""
+
+    text: str
+    trimmed: bool
+    tokens: int
+
+
+class Trimmer:
+    """BODEGA's 512-token cut with one pretrained (fast) tokenizer; ``name`` says which, for records."""
+
+    def __init__(self, tokenizer, name: str, max_tokens: int = MAX_TOKENS):
+        from tokenizers import Tokenizer
+
+        if not getattr(tokenizer, "is_fast", False):
+            raise ValueError(f"trimming needs a fast (Rust) tokenizer for offsets; {name!r} is not one")
+        backend = Tokenizer.from_str(tokenizer.backend_tokenizer.to_str())
+        backend.no_truncation()
+        backend.no_padding()
+        self._backend = backend
+        self.name = name
+        self.max_tokens = max_tokens
+
+    def describe(self) -> str:
+        return f"first {self.max_tokens} tokens of {self.name}"
+
+    def _cut(self, texts: list[str]) -> list[tuple[str, bool, int]]:
+        out = []
+        for text, encoding in zip(texts, self._backend.encode_batch(texts)):
+            offsets, special = encoding.offsets, encoding.special_tokens_mask
+            tokens = len(offsets) - sum(special)
+            if len(offsets) > self.max_tokens:
+                cut = text[:offsets[self.max_tokens][1]]
+                out.append((cut, cut != text, tokens))
+            else:
+                out.append((text, False, tokens))
+        return out
+
+    def trim(self, texts: list[str], task: str) -> list[Trimmed]:
+        """Each text as BODEGA attacks it; pair tasks trim evidence and claim apart."""
+        if not get_task(task).pair:
+            return [Trimmed(*cut) for cut in self._cut(texts)]
+        pairs = [split_pair(text) for text in texts]
+        evidence = self._cut([e for e, _ in pairs])
+        claims = self._cut([c for _, c in pairs])
+        result = []
+        for text, (e_cut, e_trim, e_n), (c_cut, c_trim, c_n) in zip(texts, evidence, claims):
+            joined = join_pair(e_cut, c_cut) if PAIR_SEPARATOR in text else c_cut
+            result.append(Trimmed(joined, e_trim or c_trim, e_n + c_n))
+        return result
+
+
+def trimmer_for(victim) -> Trimmer | None:
+    """The victim's trimming tokenizer (attribute ``trim_tokenizer``: a fast tokenizer) or None."""
+    tokenizer = getattr(victim, "trim_tokenizer", None)
+    if tokenizer is None:
+        return None
+    return Trimmer(tokenizer, getattr(victim, "trim_tokenizer_name", type(tokenizer).__name__))
+
+
+def trimming_counts(texts: list[str], task: str, trimmer: Trimmer) -> dict[str, int]:
+    """How many of ``texts`` BODEGA's cut shortens, and how many it empties (the 511-piece quirk)."""
+    cuts = trimmer.trim(texts, task)
+    return {"rows": len(texts), "trimmed": sum(c.trimmed for c in cuts),
+            "emptied": sum(c.trimmed and not c.text.replace(PAIR_SEPARATOR, "").strip() for c in cuts),
+            "max_tokens": max((c.tokens for c in cuts), default=0)}
