@@ -13,7 +13,7 @@ from bodega.attacks.goal import Goal
 from bodega.attacks.pos import PosTagger
 from bodega.attacks.result import AttackResult
 from bodega.attacks.search import SearchState
-from bodega.attacks.text import tokenize
+from bodega.attacks.text import openattack_view, tokenize
 
 
 class Attacker(Protocol):
@@ -27,13 +27,20 @@ class WordLevelAttacker:
     """An attack assembled from parts: a search function over a tokenised text.
 
     ``search(state)`` returns the adversarial text or None; ``tagger`` is set when the
-    search needs part-of-speech tags (WordNet candidates do).
+    search needs part-of-speech tags (WordNet candidates do). Two named as-run options
+    (see :mod:`bodega.attacks.fidelity`): ``respace`` attacks OpenAttack's view of the text
+    (``PunctTokenizer`` tokens, punctuation included, re-joined by single spaces; lower-cased
+    too when ``lower``) instead of word spans of the text as it is; ``reask`` sends a text
+    to the victim every time the search asks, as OpenAttack does.
     """
 
     name: str
     search: Callable[[SearchState], str | None]
     tagger: PosTagger | None = None
     options: dict = field(default_factory=dict)
+    respace: bool = False
+    lower: bool = False
+    reask: bool = False
 
     def warm_up(self) -> None:
         """Load lexicons and models now, so the first example's time is the attack's alone."""
@@ -44,9 +51,12 @@ class WordLevelAttacker:
                 part.warm_up()
 
     def attack(self, victim: Any, text: str, goal: Goal, rng: np.random.Generator) -> AttackResult:
-        tokenized = tokenize(text)
-        pos = self.tagger.tags(tokenized) if self.tagger is not None else ["other"] * len(tokenized)
-        state = SearchState(tokenized, pos, Evaluator(victim, goal), rng)
+        if self.respace:
+            tokenized, source = openattack_view(text, self.lower)
+        else:
+            tokenized = source = tokenize(text)
+        pos = self.tagger.tags(source) if self.tagger is not None else ["other"] * len(tokenized)
+        state = SearchState(tokenized, pos, Evaluator(victim, goal, reask=self.reask), rng)
         adversarial = self.search(state)
         return AttackResult(adversarial, adversarial is not None)
 

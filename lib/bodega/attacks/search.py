@@ -19,7 +19,7 @@ from bodega.attacks.text import TokenizedText
 from bodega.attacks.transformations import WordTransformation
 
 UNK = "<UNK>"
-"""What a word is replaced by to measure its importance (OpenAttack's default ``token_unk``)."""
+"""OpenAttack's default ``token_unk``; the recipes default to BODEGA's ``UNK_TEXT`` (:mod:`bodega.attacks.filter_words`)."""
 
 
 @dataclass
@@ -55,18 +55,30 @@ def substitute_lists(state: SearchState, transformation: WordTransformation,
 # --- DeepWordBug ---------------------------------------------------------------------------------
 
 def char_edit_search(state: SearchState, edit: Callable[[str, np.random.Generator], str], power: int = 5,
-                     unk: str = UNK) -> str | None:
+                     unk: str = UNK, openattack_order: bool = False) -> str | None:
     """Rank words by the gain of replacing each with ``unk`` ("replaceone"), edit the top ``power``.
 
     As OpenAttack: one edit in each of the ``power`` most important words, then a
     single check. Differences: the leave-one-out texts go in one batch (OpenAttack
     sends one text per call); only words are ranked (OpenAttack also ranks
     punctuation tokens, on which an edit is a no-op that uses up one of the ``power``
-    slots); ties keep text order.
+    slots; the recipe's ``respace`` option restores that); ties keep text order.
+    ``openattack_order`` is OpenAttack's order: the original is not asked, the loss
+    (probability of the class to leave) is sorted by numpy's default sort, and edits draw
+    from :class:`~bodega.attacks.transformations.LegacyDraws`, most important word first.
     """
     n = len(state.text)
     if n == 0:
         return None
+    if openattack_order:
+        from bodega.attacks.transformations import LegacyDraws
+
+        probs = state.evaluator.probs([state.text.replace({i: unk}) for i in range(n)])[:, state.evaluator.goal.target]
+        losses = 1 - probs if state.evaluator.goal.targeted else probs
+        draws = LegacyDraws(state.rng)
+        changes = {int(i): edit(state.text.words[i].text, draws) for i in np.argsort(losses)[:power]}
+        candidate = state.text.replace(changes)
+        return candidate if state.evaluator.reached([candidate])[0] else None
     _, gains = leave_one_out_gain(state, range(n), unk)
     order = np.argsort(-gains, kind="stable")[:power]
     changes = {int(i): edit(state.text.words[i].text, state.rng) for i in sorted(order)}
@@ -76,15 +88,53 @@ def char_edit_search(state: SearchState, edit: Callable[[str, np.random.Generato
 
 # --- PWWS ----------------------------------------------------------------------------------------
 
+def _pwws_openattack_order(state: SearchState, transformation: WordTransformation, stopwords: Stopwords | None,
+                           unk: str) -> str | None:
+    """PWWS in OpenAttack 2.1.1's order of work, queries included (the ``openattack_order`` option).
+
+    Every token (filter words and punctuation too) is scored with ``unk`` in one call with
+    the original; every token with candidates has them asked with the original again; then
+    tokens by softmax(saliency) x best drop, each applied (a filter word skipped, a token
+    without candidates "replaced" by itself) and the text asked, until the goal is reached.
+    """
+    goal, text, n = state.evaluator.goal, state.text, len(state.text)
+    sign = -1.0 if goal.targeted else 1.0
+    probs = state.evaluator.probs([text.replace({i: unk}) for i in range(n)] + [text.text])[:, goal.target]
+    saliency = sign * (probs[-1] - probs[:-1])
+    weights = np.exp(saliency - saliency.max())
+    weights = weights / weights.sum()
+    best: list[tuple[int, str, float]] = []
+    for i, word in enumerate(text.words):
+        options = [c for c in transformation(text, i, state.pos[i]) if c != word.text]
+        if not options:
+            best.append((i, word.text, 0.0))
+            continue
+        p = state.evaluator.probs([text.replace({i: c}) for c in options] + [text.text])[:, goal.target]
+        j = int(np.argmax(p[:-1])) if goal.targeted else int(np.argmin(p[:-1]))
+        best.append((i, options[j], float(weights[i] * sign * (p[-1] - p[j]))))
+    changes: dict[int, str] = {}
+    for i, word, _ in sorted(best, key=lambda item: -item[2]):
+        if stopwords is not None and not stopwords.allows(text.words[i].text):
+            continue
+        changes[i] = word
+        candidate = text.replace(changes)
+        if state.evaluator.reached([candidate])[0]:
+            return candidate
+    return None
+
+
 def pwws_search(state: SearchState, transformation: WordTransformation, stopwords: Stopwords | None,
-                unk: str = UNK) -> str | None:
+                unk: str = UNK, openattack_order: bool = False) -> str | None:
     """Probability-weighted word saliency: order words by softmax(saliency) x best gain, apply greedily.
 
     As OpenAttack, except: stopwords are neither scored nor offered candidates
     (OpenAttack queries them and then skips them; the softmax denominator is shared,
     so the order of the other words is the same); words without candidates are not
-    re-sent; all candidates of all words are scored in one batch.
+    re-sent; all candidates of all words are scored in one batch. ``openattack_order``
+    restores OpenAttack's order of work and queries (:func:`_pwws_openattack_order`).
     """
+    if openattack_order:
+        return _pwws_openattack_order(state, transformation, stopwords, unk)
     candidates = substitute_lists(state, transformation, stopwords)
     positions = [i for i, cands in enumerate(candidates) if cands]
     if not positions:

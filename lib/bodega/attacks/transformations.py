@@ -187,6 +187,29 @@ def _substitute(word: str, rng: np.random.Generator) -> str:
     return word[:i] + _LETTERS[int(rng.integers(26))] + word[i + 1:]
 
 
+def openattack_homoglyph(word: str, rng) -> str:
+    """OpenAttack 2.1.1's homoglyph edit, with its own table (lower case, digits, ``-`` and ``'`` only)."""
+    from bodega.attacks.filter_words import openattack_constant
+
+    table = openattack_constant("attackers/deepwordbug/__init__.py", "homos")
+    i = int(rng.integers(len(word)))
+    return word[:i] + table.get(word[i], word[i]) + word[i + 1:]
+
+
+class LegacyDraws:
+    """``integers(n)`` from numpy's legacy ``RandomState``, the order of OpenAttack's ``np.random.randint(0, n)``.
+
+    Seeded with the first draw of the example's generator, as the OpenAttack backend
+    seeds numpy's global state, so both backends draw the same numbers.
+    """
+
+    def __init__(self, rng: np.random.Generator):
+        self.state = np.random.RandomState(int(rng.integers(2**32)))
+
+    def integers(self, n: int) -> int:
+        return int(self.state.randint(0, n))
+
+
 CHARACTER_EDITS: dict[str, Callable[[str, np.random.Generator], str]] = {
     "homoglyph": _homoglyph, "swap": _swap, "delete": _delete, "insert": _insert, "substitute": _substitute,
 }
