@@ -30,10 +30,14 @@ class WordNetSynonyms:
     word itself, nothing for forms of *to be* or for tags outside noun/verb/adj/adv,
     duplicates removed case-insensitively in WordNet's order, all lower case (here the
     case of the replaced word is then restored). ``max_candidates`` cuts the list.
+    ``openattack_lists`` keeps OpenAttack's slip: a lemma is compared with the word before
+    lower-casing, so a capitalised lemma of the word itself (``Nation`` for ``nation``)
+    stays in the list, where it weighs in Genetic's and PSO's choice of positions.
     """
 
-    def __init__(self, max_candidates: int | None = None):
+    def __init__(self, max_candidates: int | None = None, openattack_lists: bool = False):
         self.max_candidates = max_candidates
+        self.openattack_lists = openattack_lists
         self._wordnet = None
         self._cache: dict[tuple[str, str], tuple[str, ...]] = {}
 
@@ -64,9 +68,9 @@ class WordNetSynonyms:
         found: dict[str, None] = {}
         for synset in self.wordnet.synsets(word, pos=_WORDNET_POS[pos]):
             for lemma in synset.lemmas():
-                first = lemma.name().replace("_", " ").split()[0].lower()
-                if first != word:
-                    found.setdefault(first)
+                first = lemma.name().replace("_", " ").split()[0]
+                if (first if self.openattack_lists else first.lower()) != word:
+                    found.setdefault(first.lower())
         names = tuple(found)
         return names[: self.max_candidates] if self.max_candidates else names
 

@@ -7,8 +7,9 @@ OpenAttack is a named option whose default follows ``fidelity`` (as-run on ``pap
 fixed elsewhere; :mod:`bodega.attacks.fidelity`): ``respace`` (attack OpenAttack's
 lower-cased, re-spaced token view, punctuation tokens included, instead of the text as
 it is), ``reask`` (send a text each time it is asked), ``openattack_order`` (DeepWordBug
-and PWWS: OpenAttack's order of work and random draws, so both give the same text and
+PWWS and Genetic: OpenAttack's order of work and random draws, so both give the same text and
 query count), ``homoglyphs`` (DeepWordBug: OpenAttack's table, or ours that covers capitals),
+``openattack_bests`` (PSO: OpenAttack's bests that never update, and its random draws),
 ``sticky_threshold`` (TextFooler: the short-text threshold stays for later texts).
 Part-of-speech tags come from spaCy in every setting (OpenAttack's NLTK tagger cannot
 load offline).
@@ -27,15 +28,15 @@ from bodega.attacks.transformations import (EmbeddingNeighbours, LexiconSubstitu
                                             character_edit, openattack_homoglyph)
 
 
-def word_candidates(lexicon: str | None = None, vectors: str | None = None):
-    """WordNet by default; a user lexicon file or a word-vector file when given."""
+def word_candidates(lexicon: str | None = None, vectors: str | None = None, openattack_lists: bool = False):
+    """WordNet by default (``openattack_lists``: OpenAttack's lists); a user lexicon or word-vector file when given."""
     if lexicon and vectors:
         raise ValueError("give either lexicon= or vectors=, not both")
     if lexicon:
         return LexiconSubstitutes(lexicon)
     if vectors:
         return EmbeddingNeighbours(vectors)
-    return WordNetSynonyms()
+    return WordNetSynonyms(openattack_lists=openattack_lists)
 
 
 def deepwordbug(profile: str = "cpu", transform: str = "homoglyph", power: int = 5, unk: str = UNK_TEXT,
@@ -73,7 +74,7 @@ def pwws(profile: str = "cpu", unk: str = UNK_TEXT, lexicon: str | None = None, 
          reask: bool | None = None, openattack_order: bool | None = None):
     """PWWS (Ren et al. 2019): WordNet synonyms ordered by probability-weighted word saliency."""
     ordered = flag(openattack_order, profile, fidelity)
-    search = partial(pwws_search, transformation=word_candidates(lexicon, vectors),
+    search = partial(pwws_search, transformation=word_candidates(lexicon, vectors, ordered),
                      stopwords=filter_stopwords(filter_words), unk=unk, openattack_order=ordered)
     return WordLevelAttacker("PWWS", search, PosTagger(), dict(filter_words=filter_words, openattack_order=ordered),
                              **_as_run_parts(profile, fidelity, respace, reask))
@@ -112,26 +113,33 @@ def textfooler(profile: str = "cpu", vectors: str | None = None, lexicon: str | 
 
 def genetic(profile: str = "cpu", population: int = 20, generations: int = 20,
             lexicon: str | None = None, vectors: str | None = None, filter_words: str = "openattack",
-            fidelity: str = "profile", respace: bool | None = None, reask: bool | None = None):
+            fidelity: str = "profile", respace: bool | None = None, reask: bool | None = None,
+            openattack_order: bool | None = None):
     """Genetic attack (Alzantot et al. 2018): population 20, 20 generations, WordNet candidates."""
-    search = partial(genetic_search, transformation=word_candidates(lexicon, vectors),
-                     stopwords=filter_stopwords(filter_words), population=population, generations=generations)
-    return WordLevelAttacker("Genetic", search, PosTagger(), dict(filter_words=filter_words),
+    ordered = flag(openattack_order, profile, fidelity)
+    search = partial(genetic_search, transformation=word_candidates(lexicon, vectors, ordered),
+                     stopwords=filter_stopwords(filter_words), population=population, generations=generations,
+                     openattack_order=ordered)
+    return WordLevelAttacker("Genetic", search, PosTagger(), dict(filter_words=filter_words, openattack_order=ordered),
                              **_as_run_parts(profile, fidelity, respace, reask))
 
 
 def pso(profile: str = "cpu", population: int = 20, iterations: int = 20,
         lexicon: str | None = None, vectors: str | None = None, filter_words: str = "openattack",
-        fidelity: str = "profile", respace: bool | None = None, reask: bool | None = None):
+        fidelity: str = "profile", respace: bool | None = None, openattack_bests: bool | None = None):
     """SememePSO (Zang et al. 2020) as OpenAttack runs it by default: WordNet candidates, 20 x 20.
 
     The paper's HowNet sememe candidates are used when the user supplies them as a
-    lexicon file (``lexicon=``, one ``word<TAB>candidates`` line per word).
+    lexicon file (``lexicon=``, one ``word<TAB>candidates`` line per word). OpenAttack's PSO
+    remembers the texts it asked, so it has no ``reask`` option; ``openattack_bests`` (as-run)
+    keeps its never-updated bests and its random draws (:func:`~bodega.attacks.search.pso_search`).
     """
-    search = partial(pso_search, transformation=word_candidates(lexicon, vectors),
-                     stopwords=filter_stopwords(filter_words), population=population, iterations=iterations)
-    return WordLevelAttacker("PSO", search, PosTagger(), dict(filter_words=filter_words),
-                             **_as_run_parts(profile, fidelity, respace, reask))
+    bests = flag(openattack_bests, profile, fidelity)
+    search = partial(pso_search, transformation=word_candidates(lexicon, vectors, bests),
+                     stopwords=filter_stopwords(filter_words), population=population, iterations=iterations,
+                     openattack_bests=bests)
+    return WordLevelAttacker("PSO", search, PosTagger(), dict(filter_words=filter_words, openattack_bests=bests),
+                             **_as_run_parts(profile, fidelity, respace, False))
 
 
 register_attacker("DeepWordBug", deepwordbug)
