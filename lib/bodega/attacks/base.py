@@ -81,7 +81,13 @@ def _load_recipes() -> None:
         importlib.import_module(f"{recipes.__name__}.{module.name}")
 
 
+USER_PREFIX = "py:"
+
+
 def canonical_name(name: str) -> str:
+    """The registered name of an attacker; a user's ``py:module:factory`` is its own name."""
+    if name.startswith(USER_PREFIX):
+        return name
     _load_recipes()
     key = name.lower()
     if key not in _ALIASES:
@@ -95,7 +101,16 @@ def registered_attackers() -> list[str]:
 
 
 def get_attacker(name: str, profile: str = "cpu", backend: str = "native", **options: Any) -> Attacker:
-    """Build an attacker by its paper name (or BODEGA's spelling) for a profile and backend."""
+    """Build an attacker by its paper name (or BODEGA's spelling) for a profile and backend.
+
+    ``py:module:factory`` (or ``py:path/to/file.py:factory``) builds a user's attacker:
+    ``factory(**options)`` returns an object with this package's ``attack(victim, text,
+    goal, rng)`` (native backend) or an OpenAttack ``Attacker`` (openattack backend).
+    """
+    if name.startswith(USER_PREFIX):
+        from bodega.attacks.user import build_user_attacker
+
+        return build_user_attacker(name, backend, **options)
     if backend == "openattack":
         from bodega.attacks.openattack_backend import build_openattack_attacker
 
