@@ -90,6 +90,40 @@ def test_fixed_fidelity_differs_where_documented():
     assert fixed["queries"] < as_run["queries"]
 
 
+# --- BERT-ATTACK, both sides on the same tiny masked LM -----------------------------------------------
+
+@pytest.fixture(scope="module")
+def tiny_mlm(tmp_path_factory) -> str:
+    """A 2-layer random BertForMaskedLM with BERT's vocabulary: OpenAttack's BERTAttacker loads it by path too."""
+    from mlm_fakes import tiny_bert
+
+    return str(tiny_bert(tmp_path_factory.mktemp("mlm") / "tiny-bert"))
+
+
+def bert(backend: str, mlm: str, **options):
+    return attacker("BERT-ATTACK", backend, mlm_path=mlm, **options)
+
+
+@pytest.mark.parametrize("index,targeted", [(i, t) for i in range(len(SENTENCES)) for t in (False, True)])
+def test_bert_attack_as_run_is_openattacks(index, targeted, tiny_mlm):
+    native = run(bert("native", tiny_mlm), SENTENCES[index], targeted, index)
+    reference = run(bert("openattack", tiny_mlm), SENTENCES[index], targeted, index)
+    assert native["error"] is None and reference["error"] is None
+    assert native["success"] == reference["success"]
+    assert bodega_normalise(native["adversarial"]) == bodega_normalise(reference["adversarial"])
+    assert native["queries"] == reference["queries"]
+
+
+def test_bert_attack_cap_is_openattacks_two_tenths(tiny_mlm):
+    """BODEGA ran OpenAttack 2.1.1's cap of int(0.2 * words) changes; the 0.4 of the BERT-Attack repository
+    lets the attack go on past the point where OpenAttack gave up (sentence 0: 9 words, cap 1 change)."""
+    reference = run(bert("openattack", tiny_mlm), SENTENCES[0], False, 0)
+    default = run(bert("native", tiny_mlm), SENTENCES[0], False, 0)
+    wider = run(bert("native", tiny_mlm, max_change_rate=0.4), SENTENCES[0], False, 0)
+    assert not reference["success"] and default["queries"] == reference["queries"]
+    assert wider["queries"] != reference["queries"]
+
+
 # --- the settings, against OpenAttack built as BODEGA's runs/attack.py builds it --------------------
 
 @pytest.fixture(scope="module")

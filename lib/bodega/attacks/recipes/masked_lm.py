@@ -106,11 +106,25 @@ def _source(profile: str, candidates: str, mlm_path: str | None, causal_path: st
 def bert_attack(profile: str = "cpu", k: int = 36, max_change_rate: float = 0.2,
                 threshold_pred_score: float | str | None = "profile", mlm_path: str | None = None,
                 batch_size: int = 32, candidates: str = "profile", causal_path: str | None = None,
-                filter_words: str = "openattack"):
+                filter_words: str = "openattack", fidelity: str = "profile", openattack_search: bool | None = None):
     """BERT-ATTACK (Li et al. 2020) as BODEGA ran it: k=36, no sub-word combinations (``use_bpe=False``),
     importance by masking, at most ``int(0.2 * words)`` changes (OpenAttack 2.1.1's cap; the
-    original BERT-Attack repository's 0.4 is not what ran), BODEGA's filter words."""
+    original BERT-Attack repository's 0.4 is not what ran), BODEGA's filter words.
+
+    ``openattack_search`` (as-run) is OpenAttack's own search, quirks included
+    (:mod:`bodega.attacks.bert_attack_as_run`), on the masked LM (``mlm_path`` or the profile's).
+    """
+    from bodega.attacks.fidelity import flag
     from bodega.mlm.search import bert_attack_search
+
+    if flag(openattack_search, profile, fidelity):
+        from bodega.attacks.bert_attack_as_run import BertAttackAsRun
+        from bodega.attacks.filter_words import bodega_filter_words
+        from bodega.mlm.model import resolve_masked_lm
+
+        threshold = 0.3 if threshold_pred_score == "profile" else (threshold_pred_score or 0)
+        return BertAttackAsRun(resolve_masked_lm(profile, mlm_path), frozenset(bodega_filter_words(filter_words)),
+                               k=k, threshold_pred_score=float(threshold), max_change_rate=max_change_rate)
 
     source = _source(profile, candidates, mlm_path, causal_path)
     threshold = _threshold(profile, threshold_pred_score) if source == "masked-lm" else None
