@@ -59,7 +59,9 @@ def test_word_predictions_skip_multi_piece_words(tiny_mlm):
 
 def test_bert_attack_takes_first_flip_in_mlm_order_and_keeps_text():
     victim = KeywordVictim()
-    search = partial(bert_attack_search, mlm=ListMLM(["kind", "calm", "evil", "fine"]), stopwords=Stopwords(), k=36)
+    # two of the four words must change: above OpenAttack's cap of int(0.2 * 4) = 0 changes, so widen it
+    search = partial(bert_attack_search, mlm=ListMLM(["kind", "calm", "evil", "fine"]), stopwords=Stopwords(), k=36,
+                     max_change_rate=0.5)
     attacker = WordLevelAttacker("BERT-ATTACK", search)
     text = "Corrupt  traitors lie,\nagain."
     result = attacker.attack(victim, text, Goal.towards(0), np.random.default_rng(0))

@@ -13,7 +13,7 @@ from bodega.attacks.goal import Goal
 from bodega.attacks.pos import PosTagger
 from bodega.attacks.result import AttackResult
 from bodega.attacks.search import SearchState
-from bodega.attacks.text import tokenize
+from bodega.attacks.text import openattack_view, tokenize
 
 
 class Attacker(Protocol):
@@ -27,13 +27,20 @@ class WordLevelAttacker:
     """An attack assembled from parts: a search function over a tokenised text.
 
     ``search(state)`` returns the adversarial text or None; ``tagger`` is set when the
-    search needs part-of-speech tags (WordNet candidates do).
+    search needs part-of-speech tags (WordNet candidates do). Two named as-run options
+    (see :mod:`bodega.attacks.fidelity`): ``respace`` attacks OpenAttack's view of the text
+    (``PunctTokenizer`` tokens, punctuation included, re-joined by single spaces; lower-cased
+    too when ``lower``) instead of word spans of the text as it is; ``reask`` sends a text
+    to the victim every time the search asks, as OpenAttack does.
     """
 
     name: str
     search: Callable[[SearchState], str | None]
     tagger: PosTagger | None = None
     options: dict = field(default_factory=dict)
+    respace: bool = False
+    lower: bool = False
+    reask: bool = False
 
     def warm_up(self) -> None:
         """Load lexicons and models now, so the first example's time is the attack's alone."""
@@ -44,9 +51,12 @@ class WordLevelAttacker:
                 part.warm_up()
 
     def attack(self, victim: Any, text: str, goal: Goal, rng: np.random.Generator) -> AttackResult:
-        tokenized = tokenize(text)
-        pos = self.tagger.tags(tokenized) if self.tagger is not None else ["other"] * len(tokenized)
-        state = SearchState(tokenized, pos, Evaluator(victim, goal), rng)
+        if self.respace:
+            tokenized, source = openattack_view(text, self.lower)
+        else:
+            tokenized = source = tokenize(text)
+        pos = self.tagger.tags(source) if self.tagger is not None else ["other"] * len(tokenized)
+        state = SearchState(tokenized, pos, Evaluator(victim, goal, reask=self.reask), rng)
         adversarial = self.search(state)
         return AttackResult(adversarial, adversarial is not None)
 
@@ -71,7 +81,13 @@ def _load_recipes() -> None:
         importlib.import_module(f"{recipes.__name__}.{module.name}")
 
 
+USER_PREFIX = "py:"
+
+
 def canonical_name(name: str) -> str:
+    """The registered name of an attacker; a user's ``py:module:factory`` is its own name."""
+    if name.startswith(USER_PREFIX):
+        return name
     _load_recipes()
     key = name.lower()
     if key not in _ALIASES:
@@ -85,7 +101,16 @@ def registered_attackers() -> list[str]:
 
 
 def get_attacker(name: str, profile: str = "cpu", backend: str = "native", **options: Any) -> Attacker:
-    """Build an attacker by its paper name (or BODEGA's spelling) for a profile and backend."""
+    """Build an attacker by its paper name (or BODEGA's spelling) for a profile and backend.
+
+    ``py:module:factory`` (or ``py:path/to/file.py:factory``) builds a user's attacker:
+    ``factory(**options)`` returns an object with this package's ``attack(victim, text,
+    goal, rng)`` (native backend) or an OpenAttack ``Attacker`` (openattack backend).
+    """
+    if name.startswith(USER_PREFIX):
+        from bodega.attacks.user import build_user_attacker
+
+        return build_user_attacker(name, backend, **options)
     if backend == "openattack":
         from bodega.attacks.openattack_backend import build_openattack_attacker
 

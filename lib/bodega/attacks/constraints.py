@@ -99,18 +99,21 @@ class SentenceSimilarity:
     ``window`` words around the change are compared (the whole text when it is
     shorter); ``short_text_threshold`` applies to texts shorter than the window, as in
     OpenAttack's TextFooler, but only to that text (OpenAttack keeps the lowered
-    threshold for every later example).
+    threshold for every later example: ``sticky=True`` does the same).
     """
 
     encoder: SentenceEncoder = field(default_factory=SentenceEncoder)
     threshold: float = 0.5
     window: int = 15
     short_text_threshold: float = 0.1
+    sticky: bool = False
 
     def warm_up(self) -> None:
         self.encoder.warm_up()
 
     def threshold_for(self, n_words: int) -> float:
+        if self.sticky and n_words < self.window:
+            self.threshold = self.short_text_threshold
         return self.short_text_threshold if n_words < self.window else self.threshold
 
     def window_bounds(self, index: int, n_words: int) -> tuple[int, int]:

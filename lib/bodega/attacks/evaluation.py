@@ -19,14 +19,24 @@ class ProbabilityModel(Protocol):
 
 
 class Evaluator:
-    """Memoised, batched access to a victim for one attack."""
+    """Memoised, batched access to a victim for one attack.
 
-    def __init__(self, victim: ProbabilityModel, goal: Goal):
+    ``reask=True`` is OpenAttack's behaviour (the ``reask`` option of the recipes): every
+    text is sent again each time the search asks, so query counts match the reference's.
+    """
+
+    def __init__(self, victim: ProbabilityModel, goal: Goal, reask: bool = False):
         self.victim = victim
         self.goal = goal
+        self.reask = reask
         self._seen: dict[str, np.ndarray] = {}
 
     def probs(self, texts: Sequence[str]) -> np.ndarray:
+        if self.reask:
+            answers = np.asarray(self.victim.predict_proba(list(texts)), dtype=float) if texts else np.zeros((0, 2))
+            if answers.shape != (len(texts), 2):
+                raise ValueError(f"victim returned shape {answers.shape} for {len(texts)} texts; expected (n, 2)")
+            return answers
         missing = list(dict.fromkeys(t for t in texts if t not in self._seen))
         if missing:
             answers = np.asarray(self.victim.predict_proba(missing), dtype=float)

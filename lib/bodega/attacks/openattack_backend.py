@@ -3,16 +3,18 @@
 OpenAttack's defaults try to download resources and its NLTK tokenizer cannot load
 with recent NLTK, so this module supplies what they need: a tokenizer of our own
 (regex words and punctuation, spaCy part-of-speech tags, OpenAttack's single-space
-detokenisation), auto-download off and WordNet from the offline NLTK folder. The
-attackers themselves run unchanged, bugs included: their output is lower-cased and
-re-spaced as the reference produces it. OpenAttack draws from numpy's global random
+detokenisation), auto-download off and WordNet from the offline NLTK folder. Each
+attacker is built as BODEGA's ``runs/attack.py`` builds it: filter words = OpenAttack's
+list + ``~``, ``token_unk='🔥'`` for PWWS and DeepWordBug, ``BERTAttacker(filter_words,
+use_bpe=False)``; an option given by the user overrides one of these. The attackers run
+unchanged, bugs included: their output is lower-cased and re-spaced as the reference
+produces it. ``py:module:factory`` builds a user's OpenAttack attacker instead. OpenAttack draws from numpy's global random
 state; it is seeded from the example's generator before each attack so a run is
 repeatable. TextFooler and BAE need the Universal Sentence Encoder and SCPN its own
 weights and a Stanford parser; none is available offline, so they are refused here.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,9 +23,9 @@ import numpy as np
 from bodega.attacks.goal import Goal
 from bodega.attacks.pos import PosTagger, coarse_tag
 from bodega.attacks.result import AttackResult
+from bodega.attacks.text import OPENATTACK_TOKEN
 
-_TOKEN = re.compile(r"\w+(?:['’]\w+)*|[^\w\s]")
-SUPPORTED = ("DeepWordBug", "PWWS", "Genetic", "PSO")
+SUPPORTED = ("DeepWordBug", "PWWS", "Genetic", "PSO", "BERT-ATTACK")
 
 
 def _prepare_openattack():
@@ -38,7 +40,7 @@ def _prepare_openattack():
 
 
 def make_tokenizer(tagger: PosTagger | None = None):
-    """An ``OpenAttack`` tokenizer: regex tokens, spaCy tags mapped to OpenAttack's five classes."""
+    """OpenAttack's ``PunctTokenizer`` tokens (NLTK's word-punct pattern), spaCy tags in its five classes."""
     import bisect
 
     from OpenAttack.tags import TAG_English
@@ -50,7 +52,7 @@ def make_tokenizer(tagger: PosTagger | None = None):
         TAGS = {TAG_English}
 
         def do_tokenize(self, x: str, pos_tagging: bool = True):
-            matches = list(_TOKEN.finditer(x))
+            matches = list(OPENATTACK_TOKEN.finditer(x))
             tokens = [m.group() for m in matches]
             if not pos_tagging:
                 return tokens
@@ -75,7 +77,8 @@ class OpenAttackAttacker:
 
     def warm_up(self) -> None:
         """Tokenise once so spaCy and WordNet load before the first timed example."""
-        self.attacker.tokenizer.tokenize("Warm up the tagger.")
+        if hasattr(self.attacker, "tokenizer"):
+            self.attacker.tokenizer.tokenize("Warm up the tagger.")
         if hasattr(self.attacker, "substitute"):
             self.attacker.substitute("house", "noun")
 
@@ -90,17 +93,41 @@ class OpenAttackAttacker:
         return AttackResult(adversarial, adversarial is not None)
 
 
+def bodega_settings(name: str) -> dict:
+    """The keyword arguments BODEGA's ``runs/attack.py`` gives OpenAttack's attacker ``name``."""
+    from bodega.attacks.filter_words import UNK_TEXT, bodega_filter_words
+
+    words = list(bodega_filter_words("openattack"))
+    return {"DeepWordBug": dict(token_unk=UNK_TEXT),
+            "PWWS": dict(token_unk=UNK_TEXT, filter_words=words),
+            "TextFooler": dict(token_unk=UNK_TEXT, filter_words=words),
+            "Genetic": dict(filter_words=words),
+            "PSO": dict(filter_words=words),
+            "BERT-ATTACK": dict(filter_words=words, use_bpe=False),
+            "BAE": dict(filter_words=words)}.get(name, {})
+
+
 def build_openattack_attacker(name: str, profile: str = "cpu", **options: Any) -> OpenAttackAttacker:
-    """OpenAttack's attacker for a paper name, with its defaults unless ``options`` override them."""
+    """OpenAttack's attacker for a paper name with BODEGA's settings, ``options`` overriding them.
+
+    BERT-ATTACK's masked LM is the profile's (``mlm_path=`` overrides it), read from a local folder.
+    """
     if name not in SUPPORTED:
         raise ValueError(f"the OpenAttack backend runs {', '.join(SUPPORTED)} offline; {name} needs resources "
                          "(Universal Sentence Encoder, SCPN weights, Stanford parser) that cannot be fetched here: "
                          "use backend='native'")
     OpenAttack = _prepare_openattack()
+    settings = {**bodega_settings(name), **options}
+    if name == "BERT-ATTACK":
+        from bodega.mlm.model import resolve_masked_lm
+
+        settings["mlm_path"] = str(resolve_masked_lm(profile, settings.pop("mlm_path", None)))
+        settings.setdefault("device", "cpu")
+        return OpenAttackAttacker(name, OpenAttack.attackers.BERTAttacker(**settings))
     tokenizer = make_tokenizer()
     if name == "DeepWordBug":
-        return OpenAttackAttacker(name, OpenAttack.attackers.DeepWordBugAttacker(tokenizer=tokenizer, **options))
+        return OpenAttackAttacker(name, OpenAttack.attackers.DeepWordBugAttacker(tokenizer=tokenizer, **settings))
     substitute = OpenAttack.attack_assist.substitute.word.WordNetSubstitute()
     classes = {"PWWS": OpenAttack.attackers.PWWSAttacker, "Genetic": OpenAttack.attackers.GeneticAttacker,
                "PSO": OpenAttack.attackers.PSOAttacker}
-    return OpenAttackAttacker(name, classes[name](tokenizer=tokenizer, substitute=substitute, **options))
+    return OpenAttackAttacker(name, classes[name](tokenizer=tokenizer, substitute=substitute, **settings))

@@ -19,7 +19,7 @@ from bodega.attacks.text import TokenizedText
 from bodega.attacks.transformations import WordTransformation
 
 UNK = "<UNK>"
-"""What a word is replaced by to measure its importance (OpenAttack's default ``token_unk``)."""
+"""OpenAttack's default ``token_unk``; the recipes default to BODEGA's ``UNK_TEXT`` (:mod:`bodega.attacks.filter_words`)."""
 
 
 @dataclass
@@ -40,33 +40,45 @@ def leave_one_out_gain(state: SearchState, positions: Sequence[int], unk: str = 
 
 
 def substitute_lists(state: SearchState, transformation: WordTransformation,
-                     stopwords: Stopwords | None) -> list[list[str]]:
-    """Candidates for every word (empty for stopwords), without the word itself."""
+                     stopwords: Stopwords | None, keep_self: bool = False) -> list[list[str]]:
+    """Candidates for every word (empty for stopwords), without the word itself unless ``keep_self``."""
     out = []
     for i, word in enumerate(state.text.words):
         if stopwords is not None and not stopwords.allows(word.text):
             out.append([])
             continue
         original = word.text.lower()
-        out.append([c for c in transformation(state.text, i, state.pos[i]) if c.lower() != original])
+        out.append([c for c in transformation(state.text, i, state.pos[i]) if keep_self or c.lower() != original])
     return out
 
 
 # --- DeepWordBug ---------------------------------------------------------------------------------
 
 def char_edit_search(state: SearchState, edit: Callable[[str, np.random.Generator], str], power: int = 5,
-                     unk: str = UNK) -> str | None:
+                     unk: str = UNK, openattack_order: bool = False) -> str | None:
     """Rank words by the gain of replacing each with ``unk`` ("replaceone"), edit the top ``power``.
 
     As OpenAttack: one edit in each of the ``power`` most important words, then a
     single check. Differences: the leave-one-out texts go in one batch (OpenAttack
     sends one text per call); only words are ranked (OpenAttack also ranks
     punctuation tokens, on which an edit is a no-op that uses up one of the ``power``
-    slots); ties keep text order.
+    slots; the recipe's ``respace`` option restores that); ties keep text order.
+    ``openattack_order`` is OpenAttack's order: the original is not asked, the loss
+    (probability of the class to leave) is sorted by numpy's default sort, and edits draw
+    from :class:`~bodega.attacks.transformations.LegacyDraws`, most important word first.
     """
     n = len(state.text)
     if n == 0:
         return None
+    if openattack_order:
+        from bodega.attacks.transformations import LegacyDraws
+
+        probs = state.evaluator.probs([state.text.replace({i: unk}) for i in range(n)])[:, state.evaluator.goal.target]
+        losses = 1 - probs if state.evaluator.goal.targeted else probs
+        draws = LegacyDraws(state.rng)
+        changes = {int(i): edit(state.text.words[i].text, draws) for i in np.argsort(losses)[:power]}
+        candidate = state.text.replace(changes)
+        return candidate if state.evaluator.reached([candidate])[0] else None
     _, gains = leave_one_out_gain(state, range(n), unk)
     order = np.argsort(-gains, kind="stable")[:power]
     changes = {int(i): edit(state.text.words[i].text, state.rng) for i in sorted(order)}
@@ -76,15 +88,53 @@ def char_edit_search(state: SearchState, edit: Callable[[str, np.random.Generato
 
 # --- PWWS ----------------------------------------------------------------------------------------
 
+def _pwws_openattack_order(state: SearchState, transformation: WordTransformation, stopwords: Stopwords | None,
+                           unk: str) -> str | None:
+    """PWWS in OpenAttack 2.1.1's order of work, queries included (the ``openattack_order`` option).
+
+    Every token (filter words and punctuation too) is scored with ``unk`` in one call with
+    the original; every token with candidates has them asked with the original again; then
+    tokens by softmax(saliency) x best drop, each applied (a filter word skipped, a token
+    without candidates "replaced" by itself) and the text asked, until the goal is reached.
+    """
+    goal, text, n = state.evaluator.goal, state.text, len(state.text)
+    sign = -1.0 if goal.targeted else 1.0
+    probs = state.evaluator.probs([text.replace({i: unk}) for i in range(n)] + [text.text])[:, goal.target]
+    saliency = sign * (probs[-1] - probs[:-1])
+    weights = np.exp(saliency - saliency.max())
+    weights = weights / weights.sum()
+    best: list[tuple[int, str, float]] = []
+    for i, word in enumerate(text.words):
+        options = [c for c in transformation(text, i, state.pos[i]) if c != word.text]
+        if not options:
+            best.append((i, word.text, 0.0))
+            continue
+        p = state.evaluator.probs([text.replace({i: c}) for c in options] + [text.text])[:, goal.target]
+        j = int(np.argmax(p[:-1])) if goal.targeted else int(np.argmin(p[:-1]))
+        best.append((i, options[j], float(weights[i] * sign * (p[-1] - p[j]))))
+    changes: dict[int, str] = {}
+    for i, word, _ in sorted(best, key=lambda item: -item[2]):
+        if stopwords is not None and not stopwords.allows(text.words[i].text):
+            continue
+        changes[i] = word
+        candidate = text.replace(changes)
+        if state.evaluator.reached([candidate])[0]:
+            return candidate
+    return None
+
+
 def pwws_search(state: SearchState, transformation: WordTransformation, stopwords: Stopwords | None,
-                unk: str = UNK) -> str | None:
+                unk: str = UNK, openattack_order: bool = False) -> str | None:
     """Probability-weighted word saliency: order words by softmax(saliency) x best gain, apply greedily.
 
     As OpenAttack, except: stopwords are neither scored nor offered candidates
     (OpenAttack queries them and then skips them; the softmax denominator is shared,
     so the order of the other words is the same); words without candidates are not
-    re-sent; all candidates of all words are scored in one batch.
+    re-sent; all candidates of all words are scored in one batch. ``openattack_order``
+    restores OpenAttack's order of work and queries (:func:`_pwws_openattack_order`).
     """
+    if openattack_order:
+        return _pwws_openattack_order(state, transformation, stopwords, unk)
     candidates = substitute_lists(state, transformation, stopwords)
     positions = [i for i, cands in enumerate(candidates) if cands]
     if not positions:
@@ -232,20 +282,34 @@ def _pick_position(rng: np.random.Generator, current: Sequence[str], original: S
     return position
 
 
+def _preference(goal, probs: np.ndarray) -> np.ndarray:
+    """Higher is better for the attacker, in OpenAttack's arithmetic (the target class's probability, or minus it)."""
+    p = np.asarray(probs)[:, goal.target]
+    return p if goal.targeted else -p
+
+
+def legacy_rng(rng: np.random.Generator) -> np.random.RandomState:
+    """numpy's legacy generator seeded from the example's one, as the OpenAttack backend seeds numpy's global state."""
+    return np.random.RandomState(int(rng.integers(2**32)))
+
+
 def genetic_search(state: SearchState, transformation: WordTransformation, stopwords: Stopwords | None,
-                   population: int = 20, generations: int = 20) -> str | None:
+                   population: int = 20, generations: int = 20, openattack_order: bool = False) -> str | None:
     """Alzantot et al.'s genetic search with OpenAttack's defaults (20 x 20, WordNet candidates).
 
     As OpenAttack, except: the perturbations of a whole generation are scored in one
     batch, and no text is sent twice (OpenAttack re-sends each parent and each member
-    of the population, about three times the unique texts).
+    of the population, about three times the unique texts; the ``reask`` option restores
+    that). ``openattack_order`` draws from numpy's legacy generator (:func:`legacy_rng`)
+    in OpenAttack's order, so both backends give the same text and queries.
     """
     original = tuple(state.text.tokens)
-    candidates = substitute_lists(state, transformation, stopwords)
+    candidates = substitute_lists(state, transformation, stopwords, keep_self=openattack_order)
     select = _chooser(candidates)
     if select is None:
         return None
-    rng, evaluator = state.rng, state.evaluator
+    rng, evaluator = (legacy_rng(state.rng) if openattack_order else state.rng), state.evaluator
+    goal = evaluator.goal
 
     def text_of(words: Sequence[str]) -> str:
         return state.text.with_words(list(words))
@@ -254,29 +318,31 @@ def genetic_search(state: SearchState, transformation: WordTransformation, stopw
         trials: list[list[tuple[str, ...]]] = []
         for member in members:
             position = _pick_position(rng, member, original, select)
-            options = [member[:position] + (w,) + member[position + 1:] for w in candidates[position]]
+            options = [member[:position] + (w,) + member[position + 1:] for w in candidates[position]
+                       if w != original[position]]
             trials.append(options)
-        flat = [text_of(t) for options in trials for t in options] + [text_of(m) for m in members]
-        gains = evaluator.gain(flat)
+        flat: list[str] = []
+        for member, options in zip(members, trials):
+            flat += [text_of(t) for t in options] + [text_of(member)] if options else []
+        preference = _preference(goal, evaluator.probs(flat))
         out, cursor = [], 0
-        current_gains = gains[len(flat) - len(members):]
-        for member, options, current in zip(members, trials, current_gains):
-            block = gains[cursor:cursor + len(options)]
-            cursor += len(options)
-            if len(block) and block.max() - current > 0:
-                out.append(options[int(np.argmax(block))])
-            else:
+        for member, options in zip(members, trials):
+            if not options:
                 out.append(member)
+                continue
+            block = preference[cursor:cursor + len(options)] - preference[cursor + len(options)]
+            cursor += len(options) + 1
+            out.append(options[int(np.argmax(block))] if block.max() > 0 else member)
         return out
 
     pop = perturb([original] * population)
     for _ in range(generations):
         texts = [text_of(m) for m in pop]
         probs = evaluator.probs(texts)
-        gains = evaluator.goal.gain(probs)
-        top = int(np.argmax(gains))
-        if evaluator.goal.reached(probs[top:top + 1])[0]:
+        top = int(np.argmax(_preference(goal, probs)))
+        if goal.reached(probs[top:top + 1])[0]:
             return texts[top]
+        gains = goal.gain(probs)
         if gains.sum() == 0:
             return None
         weights = gains / gains.sum()
@@ -292,8 +358,73 @@ def genetic_search(state: SearchState, transformation: WordTransformation, stopw
 
 # --- Particle swarm (Zang et al., SememePSO) -----------------------------------------------------
 
+def _pso_openattack_order(state: SearchState, candidates: list[list[str]], select: np.ndarray,
+                          population: int, iterations: int) -> str | None:
+    """PSO as OpenAttack 2.1.1 runs it (the ``openattack_bests`` option), bugs and random draws included.
+
+    Its bests start at -1 (untargeted, minimising a probability) or 100 (targeted,
+    maximising one), so no score ever beats them: the global best stays the first
+    particle, and the personal bests are the population list itself until the first
+    mutation replaces that list (then they stay as it was). Draws come from numpy's
+    legacy generator in OpenAttack's order; each swarm state is one batch.
+    """
+    original = list(state.text.tokens)
+    n = len(original)
+    rng, evaluator, goal = legacy_rng(state.rng), state.evaluator, state.evaluator.goal
+    pop: list[list[str]] = []
+    for _ in range(population):
+        position = int(rng.choice(n, 1, p=select)[0])
+        word = candidates[position][int(rng.randint(0, len(candidates[position]), size=1)[0])]
+        pop.append(original[:position] + [word] + original[position + 1:])
+    personal, best = pop, pop[0]
+    velocity = [[v] * n for v in (rng.uniform(-3, 3) for _ in range(population))]
+
+    def assess() -> str | None:
+        texts = [state.text.with_words(m) for m in pop]
+        probs = evaluator.probs(texts)
+        ranks = np.argsort(probs[:, goal.target])
+        top = int(ranks[::-1][0] if goal.targeted else ranks[0])
+        return texts[top] if goal.reached(probs[top:top + 1])[0] else None
+
+    def turn(source: list[str], target: list[str], prob: list[float]) -> list[str]:
+        return [s if rng.uniform() < p else t for s, t, p in zip(source, target, prob)]
+
+    for step in range(iterations):
+        found = assess()
+        if found is not None:
+            return found
+        omega = (0.8 - 0.2) * (iterations - step) / iterations + 0.2
+        c1 = 0.8 - step / iterations * (0.8 - 0.2)
+        c2 = 0.2 + step / iterations * (0.8 - 0.2)
+        for k in range(population):
+            for d in range(n):
+                velocity[k][d] = omega * velocity[k][d] + (1 - omega) * (
+                    (-3 if pop[k][d] == personal[k][d] else 3) + (-3 if pop[k][d] == best[d] else 3))
+            prob = [1 / (1 + np.exp(-v)) for v in velocity[k]]
+            if rng.uniform() < c1:
+                pop[k] = turn(personal[k], pop[k], prob)
+            if rng.uniform() < c2:
+                pop[k] = turn(best, pop[k], prob)
+        found = assess()
+        if found is not None:
+            return found
+        mutated = []
+        for member in pop:
+            changed = float(np.sum(np.array(member) != np.array(original))) / float(n)
+            if rng.uniform() < 1 - 2 * changed:
+                position = int(rng.choice(n, 1, p=select)[0])
+                while member[position] != original[position] and \
+                        sum(a != b for a, b in zip(original, member)) < np.sum(np.sign(select)):
+                    position = int(rng.choice(n, 1, p=select)[0])
+                replace = candidates[position]
+                member = member[:position] + [replace[int(rng.randint(0, len(replace), size=1)[0])]] + member[position + 1:]
+            mutated.append(member)
+        pop = mutated
+    return None
+
+
 def pso_search(state: SearchState, transformation: WordTransformation, stopwords: Stopwords | None,
-               population: int = 20, iterations: int = 20) -> str | None:
+               population: int = 20, iterations: int = 20, openattack_bests: bool = False) -> str | None:
     """Discrete particle swarm over word substitutions with OpenAttack's defaults (20 x 20).
 
     As OpenAttack's PSOAttacker (WordNet candidates by default, at most 10 counted per
@@ -302,14 +433,17 @@ def pso_search(state: SearchState, transformation: WordTransformation, stopwords
     while minimising a probability, so the global and personal bests never update,
     and its personal bests alias the population list, so they are overwritten by
     every move. Here bests start at -infinity of the goal gain and are copies. Each
-    swarm state is scored in one batch; no text is sent twice.
+    swarm state is scored in one batch; no text is sent twice (OpenAttack's PSO does
+    not re-send either). ``openattack_bests`` runs :func:`_pso_openattack_order` instead.
     """
     original = tuple(state.text.tokens)
     n = len(original)
-    candidates = substitute_lists(state, transformation, stopwords)
+    candidates = substitute_lists(state, transformation, stopwords, keep_self=openattack_bests)
     select = _chooser(candidates, cap=10)
     if select is None:
         return None
+    if openattack_bests:
+        return _pso_openattack_order(state, candidates, select, population, iterations)
     rng, evaluator, goal = state.rng, state.evaluator, state.evaluator.goal
 
     def text_of(words: Sequence[str]) -> str:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,7 +44,8 @@ def run_paths(task: str, victim: str, attacker: str, targeted: bool, n_examples:
     data = Path(data_root) if data_root else root / "data"
     results = Path(results_root) if results_root else root / "results"
     label = _spec_label(victim) if is_spec(victim) else victim
-    name = f"{task}-{label}-{canonical_name(attacker)}-{'T' if targeted else 'U'}"
+    attacker_name = re.sub(r"[^\w.-]+", "_", canonical_name(attacker))  # py:path/file.py:factory -> one folder
+    name = f"{task}-{label}-{attacker_name}-{'T' if targeted else 'U'}"
     # The project-wide results folder is shared by all profiles; a grid passes its own results root.
     models = "models" if results_root or profile == "cpu" else f"models-{profile}"
     out = Path(out_dir) if out_dir else results / "notebook-runs" / f"{name}-{profile}-n{n_examples or 'all'}-s{seed}-{backend}"

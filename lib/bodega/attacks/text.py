@@ -96,3 +96,24 @@ def match_case(original: str, replacement: str) -> str:
     if original[:1].isupper() and replacement[:1].islower():
         return replacement[:1].upper() + replacement[1:]
     return replacement
+
+
+OPENATTACK_TOKEN = re.compile(r"\w+|[^\w\s]+")
+"""NLTK's ``WordPunctTokenizer`` pattern, which OpenAttack's ``PunctTokenizer`` applies to each sentence."""
+
+
+def openattack_view(text: str, lower: bool) -> tuple[TokenizedText, TokenizedText]:
+    """A text as OpenAttack's word-level attackers see it: ``(re-joined, source)``.
+
+    ``re-joined`` is the (lower-cased when ``lower``) text's ``PunctTokenizer`` tokens
+    joined by single spaces, every token a position (punctuation included), as OpenAttack
+    detokenises; ``source`` has the same tokens as spans of the un-joined text, for tagging.
+    """
+    source_text = text.lower() if lower else text
+    source = TokenizedText(source_text, tuple(Word(m.group(), m.start(), m.end())
+                                              for m in OPENATTACK_TOKEN.finditer(source_text)))
+    words, cursor = [], 0
+    for token in source.tokens:
+        words.append(Word(token, cursor, cursor + len(token)))
+        cursor += len(token) + 1
+    return TokenizedText(" ".join(source.tokens), tuple(words)), source

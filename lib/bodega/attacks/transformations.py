@@ -30,10 +30,14 @@ class WordNetSynonyms:
     word itself, nothing for forms of *to be* or for tags outside noun/verb/adj/adv,
     duplicates removed case-insensitively in WordNet's order, all lower case (here the
     case of the replaced word is then restored). ``max_candidates`` cuts the list.
+    ``openattack_lists`` keeps OpenAttack's slip: a lemma is compared with the word before
+    lower-casing, so a capitalised lemma of the word itself (``Nation`` for ``nation``)
+    stays in the list, where it weighs in Genetic's and PSO's choice of positions.
     """
 
-    def __init__(self, max_candidates: int | None = None):
+    def __init__(self, max_candidates: int | None = None, openattack_lists: bool = False):
         self.max_candidates = max_candidates
+        self.openattack_lists = openattack_lists
         self._wordnet = None
         self._cache: dict[tuple[str, str], tuple[str, ...]] = {}
 
@@ -64,9 +68,9 @@ class WordNetSynonyms:
         found: dict[str, None] = {}
         for synset in self.wordnet.synsets(word, pos=_WORDNET_POS[pos]):
             for lemma in synset.lemmas():
-                first = lemma.name().replace("_", " ").split()[0].lower()
-                if first != word:
-                    found.setdefault(first)
+                first = lemma.name().replace("_", " ").split()[0]
+                if (first if self.openattack_lists else first.lower()) != word:
+                    found.setdefault(first.lower())
         names = tuple(found)
         return names[: self.max_candidates] if self.max_candidates else names
 
@@ -185,6 +189,29 @@ def _insert(word: str, rng: np.random.Generator) -> str:
 def _substitute(word: str, rng: np.random.Generator) -> str:
     i = int(rng.integers(len(word)))
     return word[:i] + _LETTERS[int(rng.integers(26))] + word[i + 1:]
+
+
+def openattack_homoglyph(word: str, rng) -> str:
+    """OpenAttack 2.1.1's homoglyph edit, with its own table (lower case, digits, ``-`` and ``'`` only)."""
+    from bodega.attacks.filter_words import openattack_constant
+
+    table = openattack_constant("attackers/deepwordbug/__init__.py", "homos")
+    i = int(rng.integers(len(word)))
+    return word[:i] + table.get(word[i], word[i]) + word[i + 1:]
+
+
+class LegacyDraws:
+    """``integers(n)`` from numpy's legacy ``RandomState``, the order of OpenAttack's ``np.random.randint(0, n)``.
+
+    Seeded with the first draw of the example's generator, as the OpenAttack backend
+    seeds numpy's global state, so both backends draw the same numbers.
+    """
+
+    def __init__(self, rng: np.random.Generator):
+        self.state = np.random.RandomState(int(rng.integers(2**32)))
+
+    def integers(self, n: int) -> int:
+        return int(self.state.randint(0, n))
 
 
 CHARACTER_EDITS: dict[str, Callable[[str, np.random.Generator], str]] = {

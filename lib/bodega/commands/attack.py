@@ -24,7 +24,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "trims (default: the object's `trim_tokenizer`, else no trimming)")
     parser.add_argument("--data", required=True, help="folder with attack.tsv")
     parser.add_argument("--attacker", required=True,
-                        help="BAE, BERT-ATTACK, DeepWordBug, Genetic, PSO, PWWS, SCPN or TextFooler")
+                        help="BAE, BERT-ATTACK, DeepWordBug, Genetic, PSO, PWWS, SCPN or TextFooler; or your own "
+                             "as py:module:factory or py:path/to/file.py:factory (with --backend openattack: a "
+                             "factory of an OpenAttack attacker)")
     parser.add_argument("--out", required=True, help="run folder for records.jsonl and summary.json")
     parser.add_argument("--targeted", action="store_true", help="targeted scenario (1 -> 0)")
     parser.add_argument("--n", type=int, default=None, help="attack only the first N examples")

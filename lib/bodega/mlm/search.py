@@ -76,14 +76,14 @@ def _apply_word(state: SearchState, changes: dict[int, str], position: int, subs
 
 
 def bert_attack_search(state: SearchState, mlm: MaskedLM, stopwords: Stopwords | None, k: int = 36,
-                       max_change_rate: float = 0.4, threshold: float | None = None,
+                       max_change_rate: float = 0.2, threshold: float | None = None,
                        unk: str = MLM_UNK) -> str | None:
     """BERT-ATTACK (Li et al. 2020): masked-LM predictions on the unmasked text as candidates.
 
     Words by importance (masking with ``unk``); for each, the ``k`` best single-token
     predictions at its position (no sub-word combinations); the first candidate in the
     masked LM's order that flips the victim wins, else the one that moves it most is kept.
-    Gives up when more than ``max_change_rate`` of the words would change (OpenAttack's 0.4).
+    Gives up when more than ``max_change_rate`` of the words would change (OpenAttack 2.1.1's 0.2).
     """
     n = len(state.text)
     if n == 0:

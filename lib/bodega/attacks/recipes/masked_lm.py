@@ -15,7 +15,8 @@ from __future__ import annotations
 from functools import partial
 
 from bodega.attacks.base import WordLevelAttacker, register_attacker
-from bodega.attacks.constraints import PosAgreement, SentenceEncoder, Stopwords
+from bodega.attacks.constraints import PosAgreement, SentenceEncoder
+from bodega.attacks.filter_words import filter_stopwords
 from bodega.attacks.pos import PosTagger
 
 PAPER_THRESHOLD = 0.3
@@ -102,24 +103,42 @@ def _source(profile: str, candidates: str, mlm_path: str | None, causal_path: st
     return candidate_source(profile, candidates)
 
 
-def bert_attack(profile: str = "cpu", k: int = 36, max_change_rate: float = 0.4,
+def bert_attack(profile: str = "cpu", k: int = 36, max_change_rate: float = 0.2,
                 threshold_pred_score: float | str | None = "profile", mlm_path: str | None = None,
-                batch_size: int = 32, candidates: str = "profile", causal_path: str | None = None):
-    """BERT-ATTACK (Li et al. 2020) as BODEGA ran it: k=36, no sub-word combinations, importance by masking."""
+                batch_size: int = 32, candidates: str = "profile", causal_path: str | None = None,
+                filter_words: str = "openattack", fidelity: str = "profile", openattack_search: bool | None = None):
+    """BERT-ATTACK (Li et al. 2020) as BODEGA ran it: k=36, no sub-word combinations (``use_bpe=False``),
+    importance by masking, at most ``int(0.2 * words)`` changes (OpenAttack 2.1.1's cap; the
+    original BERT-Attack repository's 0.4 is not what ran), BODEGA's filter words.
+
+    ``openattack_search`` (as-run) is OpenAttack's own search, quirks included
+    (:mod:`bodega.attacks.bert_attack_as_run`), on the masked LM (``mlm_path`` or the profile's).
+    """
+    from bodega.attacks.fidelity import flag
     from bodega.mlm.search import bert_attack_search
+
+    if flag(openattack_search, profile, fidelity):
+        from bodega.attacks.bert_attack_as_run import BertAttackAsRun
+        from bodega.attacks.filter_words import bodega_filter_words
+        from bodega.mlm.model import resolve_masked_lm
+
+        threshold = 0.3 if threshold_pred_score == "profile" else (threshold_pred_score or 0)
+        return BertAttackAsRun(resolve_masked_lm(profile, mlm_path), frozenset(bodega_filter_words(filter_words)),
+                               k=k, threshold_pred_score=float(threshold), max_change_rate=max_change_rate)
 
     source = _source(profile, candidates, mlm_path, causal_path)
     threshold = _threshold(profile, threshold_pred_score) if source == "masked-lm" else None
     search = partial(bert_attack_search, mlm=_LazyMaskedLM(profile, mlm_path, batch_size, source, causal_path),
-                     stopwords=Stopwords(), k=k, max_change_rate=max_change_rate, threshold=threshold)
+                     stopwords=filter_stopwords(filter_words), k=k, max_change_rate=max_change_rate,
+                     threshold=threshold)
     return WordLevelAttacker("BERT-ATTACK", search, None, dict(k=k, max_change_rate=max_change_rate,
-                                                               candidates=source))
+                                                               candidates=source, filter_words=filter_words))
 
 
 def bae(profile: str = "cpu", k: int = 50, max_change_rate: float = 0.2, similarity_threshold: float = 0.936,
         threshold_pred_score: float | str | None = "profile", mlm_path: str | None = None,
         encoder_path: str | None = None, batch_size: int = 32, candidates: str = "profile",
-        causal_path: str | None = None):
+        causal_path: str | None = None, filter_words: str = "openattack"):
     """BAE-R (Garg and Ramakrishnan 2020), OpenAttack's default: replace only, k=50, similarity >= 0.936."""
     from bodega.mlm.search import bae_search
     from bodega.profiles import get_profile
@@ -132,11 +151,12 @@ def bae(profile: str = "cpu", k: int = 50, max_change_rate: float = 0.2, similar
     threshold = _threshold(profile, threshold_pred_score) if source == "masked-lm" else None
     tagger = PosTagger()
     search = partial(bae_search, mlm=_LazyMaskedLM(profile, mlm_path, batch_size, source, causal_path),
-                     stopwords=Stopwords(), encoder=SentenceEncoder(encoder_path), pos_agreement=PosAgreement(tagger),
+                     stopwords=filter_stopwords(filter_words), encoder=SentenceEncoder(encoder_path),
+                     pos_agreement=PosAgreement(tagger),
                      k=k, max_change_rate=max_change_rate, similarity_threshold=similarity_threshold,
                      threshold=threshold)
     return WordLevelAttacker("BAE", search, tagger, dict(k=k, similarity_threshold=similarity_threshold,
-                                                         candidates=source))
+                                                         candidates=source, filter_words=filter_words))
 
 
 register_attacker("BERT-ATTACK", bert_attack, aliases=("BERTattack", "BERT-Attack", "BertAttack"))

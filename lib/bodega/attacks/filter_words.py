@@ -1,0 +1,58 @@
+"""BODEGA's word-level settings: the words an attack never replaces and the unknown-word token.
+
+BODEGA's ``runs/attack.py`` passes OpenAttack's English filter-word list plus ``~`` (its
+separator of FC's claim and evidence) to PWWS, TextFooler, Genetic, PSO, BERT-ATTACK and
+BAE, and ``token_unk='🔥'`` (its ``UNK_TEXT``) to PWWS, TextFooler and DeepWordBug. Both
+backends take them from here. The list is read from the installed OpenAttack 2.1.1 as
+data (its module is not imported: importing OpenAttack loads torch and its downloader).
+"""
+from __future__ import annotations
+
+import ast
+import importlib.util
+from functools import lru_cache
+from pathlib import Path
+
+SEPARATOR = "~"
+"""BODEGA's ``SEPARATOR_CHAR``: joins FC's claim and evidence, and is a filter word."""
+
+UNK_TEXT = "🔥"
+"""BODEGA's ``UNK_TEXT``: the token that stands in for a word when its importance is measured."""
+
+FILTER_WORD_LISTS = ("openattack", "spacy")
+
+
+def openattack_constant(module: str, name: str):
+    """A literal (list, dict) assigned at the top of an installed OpenAttack module, read without importing it."""
+    spec = importlib.util.find_spec("OpenAttack")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError(f"OpenAttack 2.1.1 is needed for its {name}: pip install -r requirements.txt")
+    source = Path(list(spec.submodule_search_locations)[0], *module.split("/"))
+    for node in ast.parse(source.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == name for t in node.targets):
+            return ast.literal_eval(node.value)
+    raise ValueError(f"{source}: no {name}; is OpenAttack 2.1.1 installed?")
+
+
+@lru_cache(maxsize=1)
+def openattack_filter_words() -> tuple[str, ...]:
+    """OpenAttack 2.1.1's ``ENGLISH_FILTER_WORDS`` (``filter_words='spacy'`` does without OpenAttack)."""
+    return tuple(openattack_constant("attack_assist/filter_words/english.py", "ENGLISH_FILTER_WORDS"))
+
+
+def bodega_filter_words(kind: str = "openattack") -> tuple[str, ...]:
+    """The filter words BODEGA passes (``openattack``: its list + ``~``) or spaCy's stop words + ``~``."""
+    if kind == "openattack":
+        return (*openattack_filter_words(), SEPARATOR)
+    if kind == "spacy":
+        from spacy.lang.en.stop_words import STOP_WORDS
+
+        return (*sorted(w.lower() for w in STOP_WORDS), SEPARATOR)
+    raise ValueError(f"filter_words={kind!r}: choose one of {', '.join(FILTER_WORD_LISTS)}")
+
+
+def filter_stopwords(kind: str = "openattack"):
+    """The :class:`~bodega.attacks.constraints.Stopwords` constraint over :func:`bodega_filter_words`."""
+    from bodega.attacks.constraints import Stopwords
+
+    return Stopwords(frozenset(bodega_filter_words(kind)))
