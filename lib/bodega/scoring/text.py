@@ -55,7 +55,7 @@ def split_sentences(text: str, segmenter: Segmenter | None = None) -> list[str]:
     reuses the original's unchanged lines and boundary decisions.
     """
     segmenter = segmenter or Segmenter()
-    return [piece for line in text.splitlines() if line.strip() for piece in segmenter.sentences(line)[0]]
+    return [piece for line in text.splitlines() if line.strip() for piece in segmenter.sentences(line)]
 
 
 def segment(task: str, text: str, segmenter: Segmenter | None = None) -> list[str]:
