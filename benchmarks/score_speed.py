@@ -21,7 +21,7 @@ simulated attack: a seeded ~3% of words replaced (character swaps or other words
 from the text), and one in four examples gets an extra sentence. The semantic model's
 time is measured separately on the aligned pairs.
 
-    .venv/bin/python benchmarks/score_speed.py [--raw ../shared/data/raw] [--semantic-examples 20] \
+    .venv/bin/python benchmarks/score_speed.py [--raw ../shared/data/raw] [--semantic-examples 20]
         [--reference-repeats 1] [--out book/data/score_speed.json]
 """
 from __future__ import annotations
