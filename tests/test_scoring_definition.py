@@ -1,4 +1,6 @@
-"""The BODEGA score's definition, pinned on small cases with a scripted semantic model."""
+"""The BODEGA score's definition (BODEGA's ``BODEGAScore.compute``), pinned on small cases with a
+scripted semantic model. Texts reach the model as ``normalise_for_bert`` gives them (tokens
+re-joined by single spaces, case kept) and Levenshtein sees ``normalise_for_lev`` (also lower-cased)."""
 from __future__ import annotations
 
 import numpy as np
@@ -23,11 +25,11 @@ class ScriptedModel:
         return np.array([self.table.get(p, self.default) for p in pairs])
 
 
-def test_identical_texts_score_one_for_character_and_model_sees_the_pair():
-    model = ScriptedModel({("The cat sat.", "The cat sat."): 1.0})
+def test_identical_texts_score_one_for_character_and_model_sees_the_normalised_pair():
+    model = ScriptedModel({("The cat sat .", "The cat sat ."): 1.0})
     [score] = score_examples("PR2", ["The cat sat."], ["The cat sat."], [True], model)
     assert score == ExampleScore(True, 1.0, 1.0, 1.0)
-    assert model.calls == [[("The cat sat.", "The cat sat.")]]
+    assert model.calls == [[("The cat sat .", "The cat sat .")]]
 
 
 def test_one_character_edit_gives_one_minus_one_over_length():
@@ -37,8 +39,11 @@ def test_one_character_edit_gives_one_minus_one_over_length():
     assert score.bodega == pytest.approx(0.9)
 
 
-def test_character_score_ignores_case_and_whitespace_runs():
+def test_character_score_ignores_case_whitespace_and_spacing_around_punctuation():
     [score] = score_examples("PR2", ["Hello   World\n"], ["hello world"], [True], ScriptedModel(default=1.0))
+    assert score.character == 1.0
+    [score] = score_examples("PR2", ["Hello,World (again) now!"], ["hello , world ( again ) now !"], [True],
+                             ScriptedModel(default=1.0))
     assert score.character == 1.0
 
 
@@ -57,40 +62,48 @@ def test_success_without_adversarial_text_is_an_error_naming_the_example():
 def test_fc_pair_is_split_into_evidence_and_claim():
     original = "Paris is the capital of France. ~ Paris is in France."
     adversarial = "Paris is the capital of France. ~ Paris is in Spain."
-    model = ScriptedModel({("Paris is the capital of France.", "Paris is the capital of France."): 1.0,
-                           ("Paris is in France.", "Paris is in Spain."): 0.25})
+    model = ScriptedModel({("Paris is the capital of France .", "Paris is the capital of France ."): 1.0,
+                           ("Paris is in France .", "Paris is in Spain ."): 0.25})
     [score] = score_examples("FC", [original], [adversarial], [True], model)
-    assert model.calls == [[("Paris is the capital of France.", "Paris is the capital of France."),
-                            ("Paris is in France.", "Paris is in Spain.")]]
+    assert model.calls == [[("Paris is the capital of France .", "Paris is the capital of France ."),
+                            ("Paris is in France .", "Paris is in Spain .")]]
     assert score.semantic == pytest.approx((1.0 + 0.25) / 2)
     lev = 5  # "france" -> "spain": 5 edits
-    assert score.character == pytest.approx(1 - lev / len(original))
+    assert score.character == pytest.approx(1 - lev / len("paris is the capital of france . ~ paris is in france ."))
     assert score.bodega == pytest.approx(score.semantic * score.character)
 
 
 def test_added_sentence_is_ignored_by_alignment_and_averaging():
     original = "The economy grew last year. Unemployment fell sharply."
     adversarial = "The economy grew last year. Nobody expected this. Unemployment fell sharply!"
-    model = ScriptedModel({("The economy grew last year.", "The economy grew last year."): 1.0,
-                           ("Unemployment fell sharply.", "Unemployment fell sharply!"): 0.5})
+    model = ScriptedModel({("The economy grew last year .", "The economy grew last year ."): 1.0,
+                           ("Unemployment fell sharply .", "Unemployment fell sharply !"): 0.5})
     [score] = score_examples("HN", [original], [adversarial], [True], model)
     # Two original sentences, each aligned to its closest adversarial sentence; the added one is unused.
-    assert model.calls == [[("The economy grew last year.", "The economy grew last year."),
-                            ("Unemployment fell sharply.", "Unemployment fell sharply!")]]
+    assert model.calls == [[("The economy grew last year .", "The economy grew last year ."),
+                            ("Unemployment fell sharply .", "Unemployment fell sharply !")]]
     assert score.semantic == pytest.approx(0.75)
-    assert score.character == pytest.approx(1 - (len(" Nobody expected this.") + 1) / len(adversarial))
+    compared = "the economy grew last year . nobody expected this . unemployment fell sharply !"
+    assert score.character == pytest.approx(1 - (len("nobody expected this . ") + 1) / len(compared))
 
 
-def test_empty_adversarial_text_scores_zero_without_the_model():
-    model = ScriptedModel(default=1.0)
+def test_empty_adversarial_text_is_judged_by_the_model_as_in_bodega():
+    model = ScriptedModel({("Something was said .", ""): 0.3})
     [score] = score_examples("PR2", ["Something was said."], [""], [True], model)
-    assert score == ExampleScore(True, 0.0, 0.0, 0.0)
-    assert model.calls == []
+    assert score == ExampleScore(True, 0.3, 0.0, 0.0)
+    assert model.calls == [[("Something was said .", "")]]
+
+
+def test_a_blank_adversarial_article_has_no_sentence_and_the_model_sees_not_generated():
+    model = ScriptedModel({("One .", "NOT_GENERATED"): 0.2, ("Two .", "NOT_GENERATED"): 0.4})
+    [score] = score_examples("HN", ["One. Two."], [" \n "], [True], model)
+    assert model.calls == [[("One .", "NOT_GENERATED"), ("Two .", "NOT_GENERATED")]]
+    assert score.semantic == pytest.approx(0.3) and score.character == 0.0
 
 
 def test_semantic_scores_are_clipped_per_sentence():
     original = "One is here. Two is there."
-    model = ScriptedModel({("One is here.", "One is here."): 1.7, ("Two is there.", "Two is where."): -0.4})
+    model = ScriptedModel({("One is here .", "One is here ."): 1.7, ("Two is there .", "Two is where ."): -0.4})
     [score] = score_examples("HN", [original], ["One is here. Two is where."], [True], model)
     assert score.semantic == pytest.approx(0.5)
 

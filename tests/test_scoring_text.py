@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bodega.scoring.confusables import fold_confusables
-from bodega.scoring.text import (align, character_similarity, normalise, prepare_pair, segment,
-                                 split_sentences)
+from bodega.scoring.punct import normalise_for_bert, normalise_for_lev
+from bodega.scoring.text import align, character_similarity, prepare_pair, segment, split_sentences
 
 
 def brute_force_alignment(original: list[str], adversarial: list[str]) -> list[int]:
@@ -50,19 +50,13 @@ def test_one_adversarial_sentence_may_serve_several_original_ones():
     assert align(["a b", "c d", "e f"], ["c d", "a b"]) == [1, 0, 0]  # "e f" ties: first wins
 
 
-def test_normalise_lower_cases_and_collapses_whitespace():
-    assert normalise("  The\tCAT \n sat  ") == "the cat sat"
+def test_normalise_for_lev_lower_cases_and_re_spaces_tokens():
+    assert normalise_for_lev("  The\tCAT \n sat,  (really)!  ") == "the cat sat , ( really )!"
 
 
-def test_the_only_printable_whitespace_is_the_space():
-    """normalise's shortcut: a printable text has no whitespace but ' '."""
-    assert [c for c in map(chr, range(0x110000)) if c.isspace() and c.isprintable()] == [" "]
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list("aBΣ İ\t\n\xa0\u2028\x1f\u200b.")), max_size=20))
-def test_normalise_equals_lower_split_join(text):
-    assert normalise(text) == " ".join(text.lower().split())
+def test_normalise_for_bert_keeps_case():
+    assert normalise_for_bert("Mr. Smith\nsaid: \"No.\"") == 'Mr . Smith said : " No ."'
+    assert normalise_for_bert(None) == "NOT_GENERATED"
 
 
 def test_character_similarity_of_empty_texts_is_one():
@@ -72,11 +66,12 @@ def test_character_similarity_of_empty_texts_is_one():
 
 def test_segmentation_per_task():
     assert segment("PR2", "One. Two.") == ["One. Two."]
-    assert segment("FC", "Evidence one. Two. ~ The claim.") == ["Evidence one. Two.", "The claim."]
+    assert segment("FC", "Evidence one. Two. ~ The claim.") == ["Evidence one. Two. ", " The claim."]
     assert segment("FC", "no separator here") == ["no separator here"]
+    assert segment("FC", "a ~ b~c") == ["a ", " b", "c"]  # every '~', as BODEGA splits
     assert segment("HN", "Title line\nMr. Smith went to Washington. He said hi.") == [
         "Title line", "Mr. Smith went to Washington.", "He said hi."]
-    assert segment("RD", "") == [""]
+    assert segment("RD", "") == [] and segment("RD", " \n ") == []
 
 
 def test_adversarial_segmentation_with_memo_matches_a_fresh_one():
@@ -85,7 +80,8 @@ def test_adversarial_segmentation_with_memo_matches_a_fresh_one():
     source, target = prepare_pair("HN", original, adversarial)
     assert source.segments == split_sentences(original)
     assert target.segments == split_sentences(adversarial)
-    assert target.whole == normalise(adversarial)
+    assert target.whole == normalise_for_lev(adversarial)
+    assert target.normalised == [normalise_for_lev(s) for s in target.segments]
 
 
 @pytest.mark.parametrize("attacked, read", [
@@ -100,11 +96,3 @@ def test_homoglyphs_fold_to_what_a_reader_sees(attacked, read):
 def test_folding_leaves_ascii_text_alone():
     text = "Plain ASCII text, with m and rn and 0 and O."
     assert fold_confusables(text) is text
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list("aB \t\n\r\x0b\x0c\x1c\x85\xa0\u2003\u3000x")), max_size=20))
-def test_normalise_matches_the_regular_expression_definition(text):
-    import re
-
-    assert normalise(text) == re.sub(r"\s+", " ", text.lower()).strip()

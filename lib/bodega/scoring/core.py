@@ -1,11 +1,11 @@
-"""The BODEGA score of adversarial examples, per example and aggregated.
+"""The BODEGA score of adversarial examples, per example and aggregated, as BODEGA computes it.
 
-Per example: 0 unless an adversarial text exists and the decision changed; then
-semantic x character. The semantic part is the mean, over the original's sentences,
-of the semantic model's score for (original sentence, aligned adversarial sentence),
-each clipped to [0, 1]. A sentence aligned to an empty adversarial sentence scores 0
-without asking the model (an empty text keeps no meaning). All pairs of all examples
-go to the model in one call, so it can batch them.
+Per example (``BODEGAScore.compute``): 0 unless an adversarial text exists and the
+decision changed; then semantic x character. The semantic part is the mean, over the
+original's units, of the semantic model's score for (original unit, aligned adversarial
+unit), each clipped to [0, 1], both texts given to the model as ``normalise_for_bert``
+forms (``NOT_GENERATED`` when the adversarial text has no unit, as BODEGA sends). All
+pairs of all examples go to the model in one call, so it can batch them.
 """
 from __future__ import annotations
 
@@ -15,7 +15,9 @@ from typing import Sequence
 
 import numpy as np
 
+from bodega.scoring.punct import NOT_GENERATED, normalise_for_bert
 from bodega.scoring.semantic import SemanticModel
+from bodega.scoring.segmenter import Segmenter
 from bodega.scoring.text import align, character_score, prepare_pair
 
 
@@ -35,7 +37,6 @@ def score_examples(task: str, originals: Sequence[str], adversarials: Sequence[s
                          f"successes ({len(successes)}) must have the same length")
     pairs: list[tuple[str, str]] = []
     spans: dict[int, tuple[int, int]] = {}
-    fixed: dict[int, float] = {}  # index into pairs -> score decided without the model
     characters: dict[int, float] = {}
     for i, (original, adversarial, success) in enumerate(zip(originals, adversarials, successes)):
         if not success:
@@ -43,21 +44,11 @@ def score_examples(task: str, originals: Sequence[str], adversarials: Sequence[s
         if adversarial is None:
             raise ValueError(f"example {i}: marked successful but has no adversarial text; "
                              "set success to false or supply the text")
-        source, target = prepare_pair(task, original, adversarial)
         start = len(pairs)
-        alignment = align(source.normalised, target.normalised)
-        for sentence, normalised, j in zip(source.segments, source.normalised, alignment):
-            if not target.normalised[j]:
-                fixed[len(pairs)] = 0.0 if normalised else 1.0
-            pairs.append((sentence, target.segments[j]))
+        units, characters[i] = _example(task, original, adversarial)
+        pairs.extend(units)
         spans[i] = (start, len(pairs))
-        characters[i] = character_score(source, target)
-    to_model = [k for k in range(len(pairs)) if k not in fixed]
-    values = np.zeros(len(pairs))
-    if to_model:
-        values[to_model] = np.asarray(semantic.score([pairs[k] for k in to_model]), dtype=np.float64)
-    for k, value in fixed.items():
-        values[k] = value
+    values = np.asarray(semantic.score(pairs), dtype=np.float64) if pairs else np.zeros(0)
     values = np.clip(values, 0.0, 1.0)
     scores = []
     for i, success in enumerate(successes):
@@ -68,6 +59,36 @@ def score_examples(task: str, originals: Sequence[str], adversarials: Sequence[s
         sem = float(values[start:end].mean())
         scores.append(ExampleScore(True, sem, characters[i], sem * characters[i]))
     return scores
+
+
+def semantic_pairs(task: str, original: str, adversarial: str) -> list[tuple[str, str]]:
+    """What BODEGA gives the semantic model for one example: per original unit, its
+    ``normalise_for_bert`` form and that of the aligned adversarial unit.
+
+    An original without units (a blank HN or RD text) is taken whole, where BODEGA
+    would divide by zero.
+    """
+    return _example(task, original, adversarial)[0]
+
+
+def _example(task: str, original: str, adversarial: str) -> tuple[list[tuple[str, str]], float]:
+    """The semantic model's pairs and the character score of one example (one segmenter memo)."""
+    segmenter = Segmenter()
+    source, target = prepare_pair(task, original, adversarial, segmenter)
+    units = source.segments or [original]
+    bert: dict[str, str] = {}
+
+    def form(text: str) -> str:
+        found = bert.get(text)
+        if found is None:
+            found = bert[text] = normalise_for_bert(text, segmenter)
+        return found
+
+    character = character_score(source, target)
+    if not target.segments:
+        return [(form(unit), NOT_GENERATED) for unit in units], character
+    alignment = align(source.normalised or [source.whole], target.normalised)
+    return [(form(unit), form(target.segments[j])) for unit, j in zip(units, alignment)], character
 
 
 @dataclass(frozen=True)

@@ -202,33 +202,19 @@ class Segmenter:
 
     def __init__(self, rules: PunktRules | None = None) -> None:
         self.rules = rules or english_rules()
-        self._lines: dict[str, tuple[list[str], bool]] = {}
+        self._lines: dict[str, list[str]] = {}
         self._decisions: dict[str, bool] = {}
 
     def tokenize(self, text: str) -> list[str]:
         """The sentences of ``text`` exactly as ``PunktTokenizer("english").tokenize`` gives them."""
         return [text[start:stop] for start, stop in self.spans(text)]
 
-    def sentences(self, line: str) -> tuple[list[str], bool]:
-        """The non-blank sentences of a line (remembered), and whether they are spaced.
-
-        Spaced: only whitespace lies before, after and between them, at least one character
-        between two. Then the line's words are its sentences' words in order, so a caller
-        may build the line's normalised form from its sentences' forms.
-        """
+    def sentences(self, line: str) -> list[str]:
+        """The non-blank sentences of a line (remembered: an attack leaves most lines as they were)."""
         found = self._lines.get(line)
         if found is None:
-            pieces: list[str] = []
-            spaced, stop = True, 0
-            for start, end in self.spans(line):
-                piece = line[start:end]
-                if piece.strip():
-                    gap = line[stop:start]
-                    spaced = spaced and (gap.isspace() if pieces else not gap or gap.isspace())
-                    pieces.append(piece)
-                    stop = end
-            tail = line[stop:]
-            found = self._lines[line] = (pieces, spaced and (not tail or tail.isspace()))
+            found = self._lines[line] = [piece for start, end in self.spans(line)
+                                         if (piece := line[start:end]).strip()]
         return found
 
     def spans(self, text: str) -> list[tuple[int, int]]:

@@ -1,14 +1,15 @@
-"""Segmentation, normalisation, sentence alignment and the character score.
+"""Segmentation, normalisation, sentence alignment and the character score, as BODEGA defines them.
 
-BODEGA compares texts after lower-casing and collapsing whitespace; the character
-score is one minus the Levenshtein distance over the longer length. Each original
-sentence is aligned to the adversarial sentence at the smallest normalised
-distance (first on ties). Here every sentence is normalised once, exact matches are
-found by a dictionary lookup and other pairs are pruned with a length bound and a
-distance cutoff, which gives the same alignment as comparing every pair. Sentences
-come from ``bodega.scoring.segmenter`` (NLTK's English punkt, exactly, but faster); the
-adversarial text of a pair reuses its original's segmentation work and normalised
-sentences through memos that live for that pair only.
+BODEGA compares texts after ``normalise_for_lev`` (lower-cased, newlines to spaces,
+OpenAttack's ``PunctTokenizer`` tokens re-joined by single spaces:
+``bodega.scoring.punct``); the character score is one minus the Levenshtein distance
+over the longer length. Each original sentence is aligned to the adversarial sentence
+at the smallest normalised distance (first on ties). Here every sentence is normalised
+once, exact matches are found by a dictionary lookup and other pairs are pruned with a
+length bound and a distance cutoff, which gives the same alignment as comparing every
+pair. Sentences come from ``bodega.scoring.segmenter`` (NLTK's English punkt, exactly,
+but faster; BODEGA used LAMBO); the adversarial text of a pair reuses its original's
+segmentation work and normalised sentences through memos that live for that pair only.
 """
 from __future__ import annotations
 
@@ -18,22 +19,12 @@ from typing import Iterable, Iterator
 
 import Levenshtein
 
+from bodega.scoring.punct import normalise_for_lev
 from bodega.scoring.segmenter import Segmenter
-from bodega.tasks import PAIR_SEPARATOR, get_task
+from bodega.tasks import get_task
 
-
-def normalise(text: str) -> str:
-    """Lower-case and collapse every whitespace run to one space (stripped).
-
-    ``str.split()`` splits at exactly the characters ``re``'s ``\\s`` matches (both use
-    Unicode's whitespace test), and is several times faster than a regular expression.
-    Most sentences already have single spaces only: no other character that is both
-    whitespace and printable exists (tests check every code point), so then lower-casing
-    is all there is to do.
-    """
-    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
-        return text.lower()
-    return " ".join(text.lower().split())
+PAIR_CHARACTER = "~"
+"""BODEGA splits an FC text into units at every ``~`` (``segment_sentences``)."""
 
 
 def normalised_distance(a: str, b: str) -> float:
@@ -51,7 +42,7 @@ def normalised_distance(a: str, b: str) -> float:
 
 def character_similarity(original: str, adversarial: str) -> float:
     """BODEGA's character score: 1 - Levenshtein / max length, on normalised text."""
-    return 1.0 - normalised_distance(normalise(original), normalise(adversarial))
+    return 1.0 - normalised_distance(normalise_for_lev(original), normalise_for_lev(adversarial))
 
 
 def split_sentences(text: str, segmenter: Segmenter | None = None) -> list[str]:
@@ -59,34 +50,21 @@ def split_sentences(text: str, segmenter: Segmenter | None = None) -> list[str]:
 
     BODEGA used the LAMBO segmenter, whose model is not installable offline; punkt is
     the documented substitute (``bodega.scoring.segmenter``, a faster exact copy of
-    NLTK's English punkt). Empty pieces are dropped; a text with no sentence gives one
-    (possibly empty) segment so that every text has at least one. Pass the same
-    ``segmenter`` for both texts of a pair: the adversarial text then reuses the
-    original's unchanged lines and boundary decisions.
+    NLTK's English punkt). Empty pieces are dropped, so a blank text has no sentence.
+    Pass the same ``segmenter`` for both texts of a pair: the adversarial text then
+    reuses the original's unchanged lines and boundary decisions.
     """
-    return _split(text, segmenter or Segmenter())[0]
-
-
-def _split(text: str, segmenter: Segmenter) -> tuple[list[str], bool]:
-    """``split_sentences`` and whether the sentences are spaced (``Segmenter.sentences``)."""
-    sentences: list[str] = []
-    spaced = True
-    for line in text.splitlines():
-        if line.strip():
-            pieces, apart = segmenter.sentences(line)
-            sentences.extend(pieces)
-            spaced = spaced and apart
-    return (sentences, spaced) if sentences else ([text], False)
+    segmenter = segmenter or Segmenter()
+    return [piece for line in text.splitlines() if line.strip() for piece in segmenter.sentences(line)]
 
 
 def segment(task: str, text: str, segmenter: Segmenter | None = None) -> list[str]:
-    """The units the semantic score averages over: PR2 whole, FC evidence and claim, HN/RD sentences."""
+    """BODEGA's units of a text: PR2 whole, FC split at every ``~``, HN/RD sentences (maybe none)."""
     mode = get_task(task).segmentation
     if mode == "whole":
         return [text]
     if mode == "pair":
-        evidence, sep, claim = text.partition(PAIR_SEPARATOR)
-        return [evidence, claim] if sep else [text]
+        return text.split(PAIR_CHARACTER)
     return split_sentences(text, segmenter)
 
 
@@ -189,7 +167,7 @@ def _first_empty(lengths: list[int]) -> int:
 
 @dataclass(frozen=True)
 class AlignedText:
-    """A text's segments (raw, for the semantic model), their normalised forms and the whole normalised."""
+    """A text's units (raw), their ``normalise_for_lev`` forms and the whole text's form."""
 
     segments: list[str]
     normalised: list[str]
@@ -198,30 +176,22 @@ class AlignedText:
 
 def prepare(task: str, text: str, segmenter: Segmenter | None = None,
             normalised: dict[str, str] | None = None) -> AlignedText:
-    """Segment once and normalise each segment (and the whole text) once.
+    """Segment once and normalise each unit (and the whole text) once.
 
-    ``normalised`` maps a segment to its normalised form: an adversarial text repeats
-    most sentences of its original, which then need no normalising again. When only
-    whitespace separates the sentences (lines break at whitespace too), the whole text's
-    words are theirs and the whole form is their forms joined. Lower-casing must then
-    not depend on context, which in Python only capital sigma does (final form).
+    ``normalised`` maps a unit to its normalised form: an adversarial text repeats most
+    sentences of its original, which then need no normalising again. The segmenter's
+    memo of punkt decisions serves the normalisation too (its contexts are plain strings).
     """
-    spaced = False
-    if get_task(task).segmentation in ("whole", "pair"):
-        segments = segment(task, text)
-    else:
-        segments, spaced = _split(text, segmenter or Segmenter())
-    if len(segments) == 1 and segments[0] is text:
-        whole = normalise(text)
-        return AlignedText(segments, [whole], whole)
+    segmenter = segmenter or Segmenter()
+    segments = segment(task, text, segmenter)
     known = {} if normalised is None else normalised
     forms = []
-    for sentence in segments:
-        form = known.get(sentence)
+    for unit in segments:
+        form = known.get(unit)
         if form is None:
-            form = known[sentence] = normalise(sentence)
+            form = known[unit] = normalise_for_lev(unit, segmenter)
         forms.append(form)
-    whole = " ".join(forms) if spaced and "\u03a3" not in text else normalise(text)
+    whole = forms[0] if len(segments) == 1 and segments[0] == text else normalise_for_lev(text, segmenter)
     return AlignedText(segments, forms, whole)
 
 
@@ -230,16 +200,24 @@ def character_score(source: AlignedText, target: AlignedText) -> float:
     return 1.0 - normalised_distance(source.whole, target.whole)
 
 
-def prepare_pair(task: str, original: str, adversarial: str) -> tuple[AlignedText, AlignedText]:
+def prepare_pair(task: str, original: str, adversarial: str,
+                 segmenter: Segmenter | None = None) -> tuple[AlignedText, AlignedText]:
     """Both texts prepared, the adversarial one reusing the original's segmentation work and
     normalised sentences (memos that live for this pair only)."""
-    segmenter, normalised = Segmenter(), {}
+    segmenter, normalised = segmenter or Segmenter(), {}
     return (prepare(task, original, segmenter, normalised),
             prepare(task, adversarial, segmenter, normalised))
 
 
-def align_texts(task: str, original: str, adversarial: str) -> list[tuple[str, str]]:
-    """(original sentence, aligned adversarial sentence) pairs, raw text, in original order."""
+def align_texts(task: str, original: str, adversarial: str) -> list[tuple[str, str | None]]:
+    """(original unit, aligned adversarial unit) pairs, raw text, in original order.
+
+    An adversarial text without units (a blank HN or RD text) aligns nothing: None, as in
+    BODEGA. An original without units is taken whole (where BODEGA would divide by zero).
+    """
     source, target = prepare_pair(task, original, adversarial)
-    indices = align(source.normalised, target.normalised)
-    return [(s, target.segments[j]) for s, j in zip(source.segments, indices)]
+    segments = source.segments or [original]
+    if not target.segments:
+        return [(s, None) for s in segments]
+    indices = align(source.normalised or [source.whole], target.normalised)
+    return [(s, target.segments[j]) for s, j in zip(segments, indices)]
