@@ -41,3 +41,12 @@ def test_training_keeps_the_profiles_epoch(tmp_path):
     out = train_victim("PR2", "BiLSTM", data, tmp_path / "cpu", profile="cpu", epochs=2, progress=False)
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["selection"] == "best dev F1"
+
+
+@pytest.mark.parametrize("name", sorted(PROFILES))
+def test_a_profile_that_runs_fixed_attackers_says_so(name):
+    from bodega.attacks.fidelity import resolve_fidelity
+    from bodega.profiles import FIXED_ATTACKERS
+
+    fixed = resolve_fidelity(name) == "fixed"
+    assert (set(FIXED_ATTACKERS) <= set(get_profile(name).deviations)) == fixed

@@ -68,7 +68,31 @@ SHARED: dict[str, str] = {
     "victim cache": ("predictions are cached by a hash of the model's files and text, only misses computed; "
                      "BODEGA's cache is keyed by the model's path and recomputes a whole batch on one miss "
                      "(same probabilities, fewer forwards)"),
+    "part-of-speech tags": ("PWWS, TextFooler, Genetic, PSO and BAE take part-of-speech tags from spaCy; OpenAttack's "
+                            "NLTK tagger files come from its dead server and cannot be loaded"),
+    "BAE": ("BAE runs the project's search with OpenAttack's filter words; OpenAttack's part-of-speech rule and "
+            "threshold behaviour are not reproduced (OpenAttack's BAE cannot run offline: it needs the Universal "
+            "Sentence Encoder)"),
+    "scorer edge cases": ("where BODEGA's scorer divides by zero (two empty texts, an original with no sentences) "
+                          "ours gives a character score of 1 and scores the text whole"),
+    "punctuation tokenizer": ("BODEGA's normalisation re-joins OpenAttack's PunctTokenizer tokens as NLTK 3.10.4 "
+                              "splits them; older NLTK versions differ for a sentence mark before a curly quote and "
+                              "for combining accents"),
+    "semantic batching": ("semantic-model pairs are batched by length and duplicates scored once; BODEGA sends "
+                          "batches of 16 in input order (the same inputs: differences are floating-point noise)"),
 }
+
+FIXED_ATTACKERS: dict[str, str] = {
+    "attackers (fidelity=fixed)": (
+        "native attackers run with the project's fixes, each a named option that `--option fidelity=as-run` (or the "
+        "option itself) turns back: respace (OpenAttack re-joins tokens with single spaces and lower-cases in "
+        "PWWS, TextFooler, Genetic and PSO), reask (OpenAttack re-sends texts it already asked), openattack_order "
+        "(OpenAttack's order of work and random draws in DeepWordBug, PWWS and Genetic), homoglyphs (OpenAttack's "
+        "DeepWordBug table has no capitals), openattack_bests (PSO's bests never update), openattack_search "
+        "(BERT-ATTACK's candidate aliasing and last word never ranked), sticky_threshold (TextFooler keeps a "
+        "threshold one short text changed); the Attacks chapter measures each"),
+}
+"""The attackers' fixes, in force where a profile's default fidelity is "fixed" (cpu, smoke)."""
 """Deviations in force in every profile; another component adds its own here (or to one profile's dict)."""
 
 PROFILES: dict[str, Profile] = {
@@ -80,13 +104,15 @@ PROFILES: dict[str, Profile] = {
             "causal-lm": "gpt2", "nli": "mnli", "spacy": "spacy-en", "wordpiece-vocab": "wordpiece-vocab",
             "llm": None,  # an OpenAI-compatible endpoint, given as openai:<model>[@<base_url>]
         },
-        deviations=dict(SHARED),
+        deviations={**SHARED,
+                    "sentence-encoder": ("MiniLM sentence embeddings instead of the Universal Sentence Encoder for "
+                                         "TextFooler's and BAE's similarity constraint (no PyTorch USE)")},
         epochs={"BiLSTM": 10, "BERT": 5, "GEMMA2B": 5, "GEMMA7B": 5},
     ),
     "cpu": Profile(
         "cpu", allow_hub=False, models=dict(_CPU_MODELS),
         deviations={
-            **SHARED,
+            **SHARED, **FIXED_ATTACKERS,
             "epoch selection": "the epoch with the best dev F1 is kept; BODEGA keeps the last epoch",
             "epochs": "BERT (MiniLM) 2 epochs (FC 10), Gemma 1 epoch; BODEGA trains transformers 5 epochs",
             "BERT": "all-MiniLM-L6-v2 (22.7M parameters) instead of bert-base-uncased (110M)",
@@ -109,7 +135,7 @@ PROFILES: dict[str, Profile] = {
     ),
     "smoke": Profile(
         "smoke", allow_hub=False, models=dict(_CPU_MODELS),
-        deviations={**SHARED, "scale": "toy training subsets and a handful of examples: for tests only",
+        deviations={**SHARED, **FIXED_ATTACKERS, "scale": "toy training subsets and a handful of examples: for tests only",
                     "epoch selection": "the epoch with the best dev F1 is kept; BODEGA keeps the last epoch"},
         max_train=200, epochs={"BiLSTM": 1, "BERT": 1, "GEMMA2B": 1, "GEMMA7B": 1}, select="dev",
     ),
