@@ -13,7 +13,7 @@ from bodega.attacks.goal import Goal
 from bodega.attacks.pos import PosTagger
 from bodega.attacks.result import AttackResult
 from bodega.attacks.search import SearchState
-from bodega.attacks.text import tokenize
+from bodega.text import tokenize
 
 
 class Attacker(Protocol):

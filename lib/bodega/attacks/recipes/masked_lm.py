@@ -8,7 +8,7 @@ from the left context (Gemma-3-270M on ``cpu``, :mod:`bodega.mlm.causal`;
 ``causal_path=`` overrides it). ``paper`` uses the masked LM; ``cpu`` uses the source
 that recovered masked words best in the book's measurement (``CPU_CANDIDATES``). BAE's sentence similarity uses the profile's
 sentence encoder (MiniLM) in place of the Universal Sentence Encoder. Searches and
-their differences from OpenAttack are in :mod:`bodega.mlm.search`.
+their differences from OpenAttack are in :mod:`bodega.attacks.mlm_search`.
 """
 from __future__ import annotations
 
@@ -106,7 +106,7 @@ def bert_attack(profile: str = "cpu", k: int = 36, max_change_rate: float = 0.4,
                 threshold_pred_score: float | str | None = "profile", mlm_path: str | None = None,
                 batch_size: int = 32, candidates: str = "profile", causal_path: str | None = None):
     """BERT-ATTACK (Li et al. 2020) as BODEGA ran it: k=36, no sub-word combinations, importance by masking."""
-    from bodega.mlm.search import bert_attack_search
+    from bodega.attacks.mlm_search import bert_attack_search
 
     source = _source(profile, candidates, mlm_path, causal_path)
     threshold = _threshold(profile, threshold_pred_score) if source == "masked-lm" else None
@@ -121,7 +121,7 @@ def bae(profile: str = "cpu", k: int = 50, max_change_rate: float = 0.2, similar
         encoder_path: str | None = None, batch_size: int = 32, candidates: str = "profile",
         causal_path: str | None = None):
     """BAE-R (Garg and Ramakrishnan 2020), OpenAttack's default: replace only, k=50, similarity >= 0.936."""
-    from bodega.mlm.search import bae_search
+    from bodega.attacks.mlm_search import bae_search
     from bodega.profiles import get_profile
     from bodega.resources import resolve
 
