@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from bodega.data import read_tsv
-from bodega.io import atomic_write_json
+from bodega.io import atomic_write_json, relative_path
 from bodega.profiles import get_profile
 from bodega.tasks import get_task
 from bodega.victims.base import hash_files
@@ -189,7 +189,7 @@ def train_victim(task: str, victim_kind: str, data_dir: str | Path, out_dir: str
         "selection": "best dev F1" if select == "dev" else "last epoch", "history": history})
     atomic_write_json(info_path, dict(
         victim.describe(), name=f"{task_name}-{kind}", task=task_name, kind=kind, profile=prof.name,
-        train_rows=len(train_rows), train_data=str(train_path.resolve()), epochs=epochs, selected_epoch=chosen,
+        train_rows=len(train_rows), train_data=relative_path(train_path, out_dir), epochs=epochs, selected_epoch=chosen,
         seed=seed, batch_size=batch_size, lr=optimizer.param_groups[0].get("initial_lr", optimizer.param_groups[0]["lr"]),
         weights_hash=weights_hash, training=fingerprint))
     shutil.rmtree(ckpt_dir, ignore_errors=True)
