@@ -79,6 +79,27 @@ def _choose(history: list[dict], select: str) -> int:
     return max(history, key=lambda h: (h["dev"]["f1"], -h["epoch"]))["epoch"]
 
 
+def training_fingerprint(task: str, victim_kind: str, data_dir: str | Path, profile: str = "cpu",
+                         max_train: int = 0, epochs: int | None = None, seed: int = 0, *,
+                         base_model: str | Path | None = None, select: str = "dev", batch_size: int | None = None,
+                         quantize: bool | None = None, lr: float | None = None) -> dict:
+    """The settings ``train_victim`` records in ``victim.json`` (``training``) for these arguments.
+
+    A finished model folder with the same fingerprint is the model these arguments would train.
+    """
+    from bodega.victims.families import normalise_kind, victim_class
+
+    kind, prof = normalise_kind(victim_kind), get_profile(profile)
+    fingerprint = dict(task=get_task(task).name, kind=kind, profile=prof.name,
+                       epochs=int(epochs or prof.epochs_for(get_task(task).name, kind)), seed=seed,
+                       max_train=max_train or prof.max_train, train_sha256=_file_sha(Path(data_dir) / "train.tsv"),
+                       base_model=str(base_model) if base_model else None, select=select,
+                       batch_size=int(batch_size or victim_class(kind).train_batch_size), quantize=quantize)
+    if lr is not None:  # only when set, so models trained before the option keep their fingerprint
+        fingerprint["lr"] = lr
+    return fingerprint
+
+
 def train_victim(task: str, victim_kind: str, data_dir: str | Path, out_dir: str | Path, profile: str = "cpu",
                  max_train: int = 0, epochs: int | None = None, seed: int = 0, *,
                  base_model: str | Path | None = None, select: str = "dev", batch_size: int | None = None,
@@ -111,12 +132,9 @@ def train_victim(task: str, victim_kind: str, data_dir: str | Path, out_dir: str
     batch_size = int(batch_size or cls.train_batch_size)
     if lr is not None and not lr > 0:
         raise ValueError(f"lr must be a positive number, got {lr!r}")
-    fingerprint = dict(task=task_name, kind=kind, profile=prof.name, epochs=epochs, seed=seed,
-                       max_train=max_train or prof.max_train, train_sha256=_file_sha(train_path),
-                       base_model=str(base_model) if base_model else None, select=select,
-                       batch_size=batch_size, quantize=quantize)
-    if lr is not None:  # only when set, so models trained before the option keep their fingerprint
-        fingerprint["lr"] = lr
+    fingerprint = training_fingerprint(task_name, kind, data_dir, prof.name, max_train, epochs, seed,
+                                       base_model=base_model, select=select, batch_size=batch_size,
+                                       quantize=quantize, lr=lr)
 
     info_path = out_dir / VICTIM_JSON
     if info_path.exists():
