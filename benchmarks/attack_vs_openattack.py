@@ -6,7 +6,9 @@ eligible example) and the untargeted one (the first ``--untargeted-n`` rows). Th
 time the victim spends in its model forward is clocked apart (``forward ms/example``:
 the rest is the attack's own work, tokenising and the accountant). Runs
 are resumable: finished run folders are read back, not recomputed. Prints a Markdown
-table (also written to ``<out>/table.md`` and ``<out>/table.json``).
+table (also written to ``<out>/table.md`` and ``<out>/table.json``; ``--json`` also writes the rows with
+the command line and the load average, e.g. to ``book/data/attack_vs_openattack.json``, which the
+book's Performance chapter renders).
 
     HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/attack_vs_openattack.py \
         --victim results/models/PR2-BiLSTM --data data/PR2 --out results/benchmarks/attack_vs_openattack
@@ -97,6 +99,7 @@ def main() -> None:
     parser.add_argument("--profile", default="cpu")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--batch-size", type=int, default=128, help="largest batch the victim computes at once")
+    parser.add_argument("--json", default=None, help="also write the rows, command and load average here")
     args = parser.parse_args()
 
     import os
@@ -117,6 +120,14 @@ def main() -> None:
     markdown = table(rows)
     atomic_write_text(Path(args.out) / "table.md", markdown)
     atomic_write_json(Path(args.out) / "table.json", rows)
+    if args.json:
+        import sys
+        from datetime import datetime, timezone
+
+        atomic_write_json(Path(args.json), {
+            "command": "python benchmarks/attack_vs_openattack.py " + " ".join(sys.argv[1:]),
+            "date": datetime.now(timezone.utc).isoformat(timespec="minutes"), "cpu_count": os.cpu_count(),
+            "load_average": os.getloadavg()[0], "rows": rows})
     print(markdown)
 
 
