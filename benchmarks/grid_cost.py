@@ -4,7 +4,7 @@ Wall time depends on how busy the machine was; CPU time does not, so the estimat
 machine is the CPU time of the cells divided by the cores the workers can use (each cell runs
 single-threaded with the shipped grids' ``threads_per_cell: 1``).
 
-    .venv/bin/python benchmarks/grid_cost.py results/demo --cores 2
+    .venv/bin/python benchmarks/grid_cost.py results/demo --cores 2 [--json book/data/grid_cost_demo.json]
 """
 from __future__ import annotations
 
@@ -17,12 +17,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", help="a grid's results folder, e.g. results/demo")
     parser.add_argument("--cores", type=int, default=2)
+    parser.add_argument("--json", default=None, help="also write the cells' costs and totals here (the book reads it)")
     args = parser.parse_args()
     costs = cell_costs(args.results)
     print(costs.to_string(index=False))
     cpu = costs.cpu_seconds.fillna(0).sum()
     print(f"{len(costs)} finished cells: wall {costs.seconds.sum() / 60:.1f} cell-minutes, CPU {cpu / 60:.1f} "
           f"minutes; on {args.cores} idle cores about {cpu / args.cores / 60:.1f} minutes")
+    if args.json:
+        import sys
+
+        from bodega.io import atomic_write_json
+
+        atomic_write_json(args.json, {
+            "command": "python benchmarks/grid_cost.py " + " ".join(sys.argv[1:]), "cores": args.cores,
+            "cells": costs.astype(object).where(costs.notna(), None).to_dict("records"),
+            "wall_cell_minutes": float(costs.seconds.sum() / 60), "cpu_minutes": float(cpu / 60),
+            "idle_minutes_estimate": float(cpu / args.cores / 60)})
     if costs.cpu_seconds.isna().any():
         print(f"({int(costs.cpu_seconds.isna().sum())} cells ran before the runner measured CPU time)")
 

@@ -31,9 +31,9 @@ import numpy as np
 
 def gemma_left_ranker():
     """Gemma-3-270M's best whole-word next tokens after the left context (the cpu attack route)."""
-    from bodega.attacks.text import tokenize
     from bodega.mlm.causal import CausalLMCandidates
     from bodega.resources import resolve
+    from bodega.text import tokenize
 
     candidates = CausalLMCandidates(resolve("gemma3-270m").path)
 
@@ -67,10 +67,10 @@ def main(argv: list[str] | None = None) -> int:
     import torch
     from transformers import AutoTokenizer
 
-    from bodega.attacks.constraints import default_stopwords
     from bodega.mlm.corpus import task_sentences
     from bodega.mlm.recovery import draw_items, masked_lm_ranker, recovery, tiny_random_ranker
     from bodega.resources import resolve
+    from bodega.text import default_stopwords
 
     torch.set_num_threads(1)
     model_dir = Path(args.model) if args.model else resolve("minilm-mlm").path

@@ -9,7 +9,7 @@ were not checked). Random weights rarely emit the end symbol, so decoding runs t
 step limits (150 parse steps, 40 sentence steps): an upper bound for a trained model.
 Parses are the spaCy approximation. One thread.
 
-    .venv/bin/python benchmarks/scpn_speed.py [--sentences 5]
+    .venv/bin/python benchmarks/scpn_speed.py [--sentences 5] [--json book/data/scpn_speed.json]
 """
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ import time
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sentences", type=int, default=5)
+    parser.add_argument("--json", default=None, help="also write the times as JSON (the book reads it)")
     args = parser.parse_args()
     import torch
 
@@ -55,6 +56,7 @@ def main() -> None:
                  "They say the deal was terrible for everyone who works here.",
                  "A terrible, corrupt deal from the government."][: args.sentences]
     spacy_parser(sentences[0])  # load spaCy outside the timing
+    rows = []
     for sentence in sentences:
         started = time.perf_counter()
         parses = model.parse_generator.generate(
@@ -65,6 +67,19 @@ def main() -> None:
         total = time.perf_counter() - started - parse_seconds
         print(f"{len(sentence.split()):2d} words: parse generator {parse_seconds:.2f} s "
               f"({max(map(len, parses))} steps); whole paraphrase() call, both networks, {total:.2f} s")
+        rows.append({"words": len(sentence.split()), "parse_seconds": parse_seconds,
+                     "parse_steps": max(map(len, parses)), "paraphrase_seconds": total})
+    if args.json:
+        import os
+        import sys
+        from datetime import datetime, timezone
+
+        from bodega.io import atomic_write_json
+
+        atomic_write_json(args.json, {
+            "command": "python benchmarks/scpn_speed.py " + " ".join(sys.argv[1:]),
+            "date": datetime.now(timezone.utc).isoformat(timespec="minutes"), "cpu_count": os.cpu_count(),
+            "load_average": os.getloadavg()[0], "torch_threads": 1, "rows": rows})
 
 
 def _templates(paraphraser):

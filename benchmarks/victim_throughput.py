@@ -19,7 +19,9 @@ padding included) against this CPU's fp32 matrix-multiplication peak, a large
 ``torch.matmul`` timed in the same process on the same threads. The peak bounds any
 speed-up that batching can bring.
 
-Usage: ``python benchmarks/victim_throughput.py --data data --threads 2 [--markdown out.md]``
+Usage: ``python benchmarks/victim_throughput.py --data data --threads 2 [--markdown out.md]
+[--json book/data/victim_throughput.json]`` (the JSON, with the command line and the load average,
+is what the book's Performance chapter renders).
 """
 from __future__ import annotations
 
@@ -117,6 +119,19 @@ def matmul_peak(size: int = 2048, repeats: int = 5) -> float:
     return 2 * size ** 3 / best
 
 
+def compute_bound(config, modes: dict[str, Mode], peak: float, n_texts: int) -> dict:
+    """The compute-bound check as numbers: forward FLOP rates against the matmul peak."""
+    rates = {}
+    for name in ("one-per-call", "accountant"):
+        mode = modes[name]
+        flops = encoder_flops(config, mode.shapes)
+        rates[name] = {"texts_per_second": mode.rate, "forward_gflops": flops / mode.forward_seconds / 1e9,
+                       "share_of_peak": flops / mode.forward_seconds / peak, "gflop_per_text": flops / n_texts / 1e9}
+    ceiling = peak / (encoder_flops(config, modes["accountant"].shapes) / n_texts)
+    return {"matmul_peak_gflops": peak / 1e9, "modes": rates, "ceiling_texts_per_second": ceiling,
+            "ceiling_over_one_per_call": ceiling / modes["one-per-call"].rate}
+
+
 def compute_bound_lines(config, modes: dict[str, Mode], peak: float, n_texts: int) -> list[str]:
     """How close MiniLM's forwards come to the matmul peak, and the speed-up that peak allows."""
     lines = ["| mode | texts/s | forward GFLOP/s | % of matmul peak | GFLOP per text computed |",
@@ -142,6 +157,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--pr2", type=int, default=128, help="PR2 texts per measurement")
     parser.add_argument("--hn", type=int, default=32, help="HN texts per measurement")
     parser.add_argument("--markdown", default=None, help="also write the tables to this file")
+    parser.add_argument("--json", default=None, help="also write the measurements as JSON (the book reads it)")
     args = parser.parse_args(argv)
 
     import torch
@@ -158,7 +174,7 @@ def main(argv: list[str] | None = None) -> None:
     lines = ["| victim | texts | n | mean chars | one-per-call | forward share | accountant (batched) | "
              "forward share | speed-up | sqlite hit | memory hit |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
-    minilm_pr2 = None
+    minilm_pr2, rows = None, []
     for name, build in victims.items():
         for task, sample in texts.items():
             victim = build(task)
@@ -171,6 +187,10 @@ def main(argv: list[str] | None = None) -> None:
                          f"{one.rate:.1f}/s | {100 * one.forward_share:.0f}% | {batched.rate:.1f}/s | "
                          f"{100 * batched.forward_share:.0f}% | {batched.rate / one.rate:.1f}x | "
                          f"{modes['sqlite hit'].rate:.0f}/s | {modes['memory hit'].rate:.0f}/s |")
+            rows.append({"victim": name, "texts": f"{task}-length", "n": len(sample), "mean_chars": mean_chars,
+                         **{f"{mode}_per_second": modes[mode].rate for mode in modes},
+                         "one_per_call_forward_share": one.forward_share,
+                         "accountant_forward_share": batched.forward_share})
             print(lines[-1], flush=True)
     peak = matmul_peak()
     lines += ["", "MiniLM, PR2-length texts, compute-bound check:", ""]
@@ -181,6 +201,18 @@ def main(argv: list[str] | None = None) -> None:
         from bodega.io import atomic_write_text
 
         atomic_write_text(Path(args.markdown), table + "\n")
+    if args.json:
+        import os
+        import sys
+        from datetime import datetime, timezone
+
+        from bodega.io import atomic_write_json
+
+        atomic_write_json(Path(args.json), {
+            "command": "python benchmarks/victim_throughput.py " + " ".join(sys.argv[1:] if argv is None else argv),
+            "date": datetime.now(timezone.utc).isoformat(timespec="minutes"), "cpu_count": os.cpu_count(),
+            "load_average": os.getloadavg()[0], "torch_threads": args.threads, "rows": rows,
+            "compute_bound_minilm_pr2": compute_bound(*minilm_pr2[:2], peak, minilm_pr2[2])})
 
 
 if __name__ == "__main__":

@@ -10,9 +10,9 @@ from attack_fakes import SENTENCES, KeywordVictim
 from bodega.attacks import Goal, get_attacker, registered_attackers
 from bodega.attacks.base import WordLevelAttacker
 from bodega.attacks.constraints import Stopwords
-from bodega.attacks.text import tokenize
+from bodega.attacks.mlm_search import bert_attack_search, word_substitutes
 from bodega.mlm.model import Candidate, MaskedLM
-from bodega.mlm.search import bert_attack_search, word_substitutes
+from bodega.text import tokenize
 from mlm_fakes import tiny_bert
 
 

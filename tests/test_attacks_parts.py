@@ -7,8 +7,8 @@ import pytest
 from attack_fakes import SENTENCES, KeywordVictim
 from bodega.attacks import Goal, get_attacker, registered_attackers
 from bodega.attacks.evaluation import Evaluator
-from bodega.attacks.text import match_case, tokenize
 from bodega.attacks.transformations import CHARACTER_EDITS, HOMOGLYPHS, LexiconSubstitutes, WordNetSynonyms
+from bodega.text import match_case, tokenize
 
 
 def test_replace_keeps_everything_else_byte_for_byte():

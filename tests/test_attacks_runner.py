@@ -141,3 +141,17 @@ def test_a_second_process_cannot_write_the_same_run(data_dir, tmp_path):
         holder.wait()
     summary = run_attack("PR2", FlakyVictim(), data_dir, "DeepWordBug", out, semantic=OnesSemantic(), progress=False)
     assert summary["n_examples"] == 12  # a killed holder leaves no stale lock
+
+
+def test_summary_names_the_victim_folder_relative_to_the_run(data_dir, tmp_path, monkeypatch):
+    """summary.json never holds an absolute path: the run and its victim move together."""
+    import bodega.victims.external
+
+    folder = tmp_path / "results" / "models" / "PR2-Keyword"
+    folder.mkdir(parents=True)
+    monkeypatch.setattr(bodega.victims.external, "open_victim", lambda path, task, profile, **options: KeywordVictim())
+    out = tmp_path / "results" / "runs" / "PR2-Keyword-DeepWordBug-U"
+    run_attack("PR2", str(folder), data_dir, "DeepWordBug", out, n_examples=2, semantic=OnesSemantic(), progress=False)
+    text = (out / "summary.json").read_text(encoding="utf-8")
+    assert str(tmp_path) not in text
+    assert (out / json.loads(text)["victim"]).resolve() == folder.resolve()

@@ -236,3 +236,19 @@ def test_a_cell_records_its_cpu_time_including_the_kernel(grid, tmp_path):
     outcome = run_cell(cell)
     assert outcome.status == "done" and outcome.cpu_seconds >= 1.0
     assert read_marker(cell.out_dir)["cpu_seconds"] == outcome.cpu_seconds
+
+
+def test_cell_files_and_executed_notebooks_name_no_absolute_path(grid, monkeypatch):
+    """A results folder moved to another machine still renders: nothing written names this machine's folders."""
+    make, root = grid
+    monkeypatch.chdir(root)  # the grid runs from the project folder; here the test's folder is the project
+    assert run_grid(make(), show_progress=False).count("done") == 3
+    written = [p for p in (root / "results").rglob("*") if p.is_file() and p.name != "executions.log"]
+    written += list((root / "generated").rglob("*.ipynb"))
+    assert any(p.name == "cell.json" for p in written) and any(p.suffix == ".ipynb" for p in written)
+    for path in written:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        assert str(root) not in text, f"{path} names an absolute path"
+    marker = read_marker(root / "results" / "runs" / "PR2-BiLSTM-DeepWordBug-T")
+    assert (Path.cwd() / marker["notebook"]).resolve() == root / "generated" / "t" / "runs" / \
+        "PR2-BiLSTM-DeepWordBug-T.ipynb"

@@ -6,8 +6,9 @@ import pytest
 
 from attack_fakes import SENTENCES, KeywordVictim
 from bodega.attacks import Goal, get_attacker
-from bodega.attacks.text import tokenize
-from bodega.mlm.causal import CausalLMCandidates, bpe_tokenizer_json, load_causal_tokenizer, word_token_positions
+from bodega.gguf_tokenizer import bpe_tokenizer_json
+from bodega.mlm.causal import CausalLMCandidates, load_causal_tokenizer, word_token_positions
+from bodega.text import tokenize
 from mlm_fakes import tiny_gemma, tiny_unigram_spec
 
 
@@ -110,7 +111,7 @@ def test_the_converted_gemma_folder_is_repaired_in_place(gemma_dir, tmp_path):
 
     from transformers import AutoTokenizer
 
-    from bodega.resources import TOKENIZER_REPAIRED, repair_rank_scored_tokenizer
+    from bodega.gguf_tokenizer import TOKENIZER_REPAIRED, repair_rank_scored_tokenizer
 
     folder = tmp_path / "hf"
     shutil.copytree(gemma_dir, folder)

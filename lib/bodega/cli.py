@@ -15,8 +15,20 @@ import sys
 import bodega.commands
 
 
+DESCRIPTION = """Measure how robust credibility classifiers are to adversarial examples (BODEGA),
+and how valid adversarial claim rewrites are (AtomEval).
+
+Typical use: prepare a task's data, train a victim, attack it, score the run:
+  bodega data prepare --task PR2 --raw ../shared/data/raw/PR2 --out data/PR2
+  bodega train --task PR2 --victim BiLSTM --data data/PR2 --out results/models/PR2-BiLSTM
+  bodega attack --task PR2 --victim results/models/PR2-BiLSTM --data data/PR2 --attacker PWWS --out results/runs/x
+  bodega grid run parameters/grid_demo.yaml     (all of it, for every cell of a grid)
+Run "bodega COMMAND --help" for a command's options."""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="bodega", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="bodega", description=DESCRIPTION,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     subparsers = parser.add_subparsers(dest="command", required=True)
     for info in sorted(pkgutil.iter_modules(bodega.commands.__path__), key=lambda m: m.name):

@@ -9,6 +9,15 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 
+def relative_path(path: str | os.PathLike, start: str | os.PathLike) -> str:
+    """``path`` relative to the folder ``start`` (POSIX form, ``..`` where needed).
+
+    Results files store this rather than an absolute path, so a results folder or a project
+    moved to another machine still resolves it.
+    """
+    return Path(os.path.relpath(Path(path).resolve(), Path(start).resolve())).as_posix()
+
+
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
     """Write to a temporary file in the same folder, fsync, then rename over ``path``."""
     path = Path(path)

@@ -17,6 +17,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from bodega.gguf_tokenizer import repair_rank_scored_tokenizer
 from bodega.io import atomic_write_text
 
 WORDNET_DEBIAN_DIR = Path("/usr/share/wordnet")
@@ -345,29 +346,6 @@ def smollm2_instruct_dir(root: Path | None = None) -> Path | None:
     tokenizer.save_pretrained(tmp)
     tmp.rename(converted)
     return converted
-
-
-TOKENIZER_REPAIRED = "bodega-tokenizer-repaired"
-
-
-def repair_rank_scored_tokenizer(folder: Path) -> None:
-    """Rewrite a GGUF-converted ``tokenizer.json`` whose Unigram scores are really BPE merge ranks as BPE.
-
-    transformers converts the Gemma-3 GGUF vocabulary into a Unigram model scored by merge rank,
-    which splits common words into fragments ("government" -> "g", "ov", "ern", "ment"); rebuilt
-    as BPE it tokenizes as Gemma does. Done once per folder (a marker file records it).
-    """
-    marker = folder / TOKENIZER_REPAIRED
-    if marker.exists() or not (folder / "tokenizer.json").exists():
-        return
-    import json
-
-    from bodega.mlm.causal import bpe_tokenizer_json, is_rank_scored_unigram
-
-    spec = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
-    if is_rank_scored_unigram(spec):
-        atomic_write_text(folder / "tokenizer.json", json.dumps(bpe_tokenizer_json(spec), ensure_ascii=False))
-    atomic_write_text(marker, "tokenizer.json checked (rank-scored Unigram rebuilt as BPE where found)\n")
 
 
 def _spacy_dir() -> Path | None:

@@ -13,7 +13,7 @@ from bodega.attacks.goal import Goal
 from bodega.attacks.pos import PosTagger
 from bodega.attacks.result import AttackResult
 from bodega.attacks.search import SearchState
-from bodega.attacks.text import openattack_view, tokenize
+from bodega.text import openattack_view, tokenize
 
 
 class Attacker(Protocol):

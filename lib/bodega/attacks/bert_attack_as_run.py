@@ -1,7 +1,7 @@
 """BERT-ATTACK exactly as OpenAttack 2.1.1's ``BERTAttacker(filter_words, use_bpe=False)`` ran in BODEGA.
 
 The ``fidelity="as-run"`` form of the BERT-ATTACK recipe. OpenAttack's algorithm is kept
-with its quirks, each of which the fixed search (:mod:`bodega.mlm.search`) changes:
+with its quirks, each of which the fixed search (:mod:`bodega.attacks.mlm_search`) changes:
 the text is lower-cased and split on single spaces, with newlines deleted (a word with
 punctuation attached, or any word the masked LM splits into several pieces, gets no
 substitutes, since ``use_bpe=False``); the last word is never ranked; substitutes are the

@@ -2,20 +2,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
 
 from bodega.attacks.pos import PosTagger
-
-
-@lru_cache(maxsize=1)
-def default_stopwords() -> frozenset[str]:
-    """spaCy's English stopword list (OpenAttack ships its own list of the same kind)."""
-    from spacy.lang.en.stop_words import STOP_WORDS
-
-    return frozenset(w.lower() for w in STOP_WORDS)
+from bodega.text import default_stopwords
 
 
 @dataclass(frozen=True)

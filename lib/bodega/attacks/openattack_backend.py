@@ -23,7 +23,7 @@ import numpy as np
 from bodega.attacks.goal import Goal
 from bodega.attacks.pos import PosTagger, coarse_tag
 from bodega.attacks.result import AttackResult
-from bodega.attacks.text import OPENATTACK_TOKEN
+from bodega.text import OPENATTACK_TOKEN
 
 SUPPORTED = ("DeepWordBug", "PWWS", "Genetic", "PSO", "BERT-ATTACK")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import bisect
 from functools import lru_cache
 
-from bodega.attacks.text import TokenizedText
+from bodega.text import TokenizedText
 
 COARSE = ("noun", "verb", "adj", "adv", "other")
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from bodega.attacks.base import Attacker, canonical_name, get_attacker
 from bodega.attacks.goal import Goal
-from bodega.io import append_jsonl, atomic_write_json, exclusive_lock, read_jsonl, write_jsonl
+from bodega.io import append_jsonl, atomic_write_json, exclusive_lock, read_jsonl, relative_path, write_jsonl
 
 log = logging.getLogger(__name__)
 
@@ -173,7 +173,7 @@ def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str
         from bodega.victims.external import open_victim
 
         victim = open_victim(victim_path, task_name, profile, **(victim_options or {}))
-        victim_label = str(victim_path)
+        victim_label = _victim_label(victim_path, out)
     else:
         victim, victim_label = victim_path, getattr(victim_path, "name", type(victim_path).__name__)
     trimmer = trimmer_for(victim)
@@ -220,6 +220,11 @@ def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str
     summary["n_examples_requested"] = n_examples
     atomic_write_json(out / SUMMARY, summary)
     return summary
+
+
+def _victim_label(victim_path: str | Path, out: Path) -> str:
+    """A victim folder as seen from the run folder (``../../models/PR2-BiLSTM``), never an absolute path."""
+    return relative_path(victim_path, out) if Path(victim_path).is_dir() else str(victim_path)
 
 
 def score_run(task: str, records: list[dict], profile: str, semantic=None) -> tuple[dict, list]:

@@ -15,8 +15,8 @@ import numpy as np
 
 from bodega.attacks.constraints import MaxModificationRate, PosAgreement, SentenceSimilarity, Stopwords
 from bodega.attacks.evaluation import Evaluator
-from bodega.attacks.text import TokenizedText
 from bodega.attacks.transformations import WordTransformation
+from bodega.text import TokenizedText
 
 UNK = "<UNK>"
 """OpenAttack's default ``token_unk``; the recipes default to BODEGA's ``UNK_TEXT`` (:mod:`bodega.attacks.filter_words`)."""

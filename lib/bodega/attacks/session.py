@@ -77,7 +77,8 @@ def ensure_data(task: str, data_dir: Path, raw_root: str | None = None) -> None:
 
 
 def ensure_victim(task: str, victim: str, data_dir: Path, victim_dir: Path, profile: str, seed: int = 0) -> Path:
-    """Train the victim with the profile's settings unless a finished model folder is there.
+    """Train the victim with the profile's settings unless a finished model folder is there, or one
+    trained with the same settings elsewhere under ``results/`` (a grid's ``models/``): returns the folder.
 
     ``hf:PATH`` and ``py:module:factory`` victims are not trained: they are opened once
     here (so that a bad spec fails at this cell) and the spec is returned for
@@ -96,6 +97,12 @@ def ensure_victim(task: str, victim: str, data_dir: Path, victim_dir: Path, prof
                              "pass another victim folder or remove this one")
         return victim_dir
     from bodega.victims import train_victim
+    from bodega.victims.reuse import find_trained_victim
+
+    trained = find_trained_victim(task, victim, data_dir, profile, seed, project_root() / "results")
+    if trained is not None:
+        log.info("using %s, trained with the same settings", trained)
+        return trained
 
     log.info("training %s on %s into %s", victim, task, victim_dir)
     return Path(train_victim(task, victim, data_dir, victim_dir, profile=profile, seed=seed))

@@ -1,7 +1,7 @@
 """Where candidate words come from: WordNet synonyms, user-supplied lexicons or vectors, character edits.
 
 A word transformation is any callable ``(text, index, pos) -> list[str]`` giving the
-replacements for word ``index`` of a :class:`~bodega.attacks.text.TokenizedText`
+replacements for word ``index`` of a :class:`~bodega.text.TokenizedText`
 (``pos`` is its coarse tag). Context-free lexicons ignore ``text``; a masked-LM
 transformation reads it. Candidates keep the case pattern of the word they replace.
 """
@@ -12,7 +12,7 @@ from typing import Callable, Protocol
 
 import numpy as np
 
-from bodega.attacks.text import TokenizedText, match_case
+from bodega.text import TokenizedText, match_case
 
 
 class WordTransformation(Protocol):

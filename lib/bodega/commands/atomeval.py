@@ -27,42 +27,44 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     gold.set_defaults(func=_gold)
 
     agree = actions.add_parser("agreement", help="gate vs human meaning judgments")
-    agree.add_argument("--pairs", default="../shared/data/human/incrediblae_fc_meaning_dev.csv")
-    agree.add_argument("--profile", default="cpu")
-    agree.add_argument("--extractor", default="spacy")
+    agree.add_argument("--pairs", default="../shared/data/human/incrediblae_fc_meaning_dev.csv",
+                       help="CSV of FC claim pairs with human meaning judgments (default: %(default)s)")
+    agree.add_argument("--profile", default="cpu", help="paper, cpu or smoke (models of the gate)")
+    agree.add_argument("--extractor", default="spacy", help="atom extractor, as for gold-accuracy")
     agree.add_argument("--no-semantic", action="store_true", help="skip the BODEGA semantic score")
     agree.add_argument("--ablation", action="store_true",
                        help="instead: agreement with each gate parameter switched off in turn")
-    agree.add_argument("--out", default=None)
+    agree.add_argument("--out", default=None, help="JSON report path")
     agree.set_defaults(func=_agreement)
 
     tables = actions.add_parser("tables", help="AtomEval tables for one verifier")
     tables.add_argument("--data", default="data/FC", help="prepared FC task folder")
-    tables.add_argument("--results", default="results")
+    tables.add_argument("--results", default="results", help="results folder with the trained victims")
     tables.add_argument("--verifier", default="auto", help="auto or a trained victim folder")
     tables.add_argument("--rewriter", default="rules",
                         help="rules, openai:<model>[@<url>], transformers:<path or role, e.g. smollm2-instruct>, "
                              "or saved:<an earlier --out folder> to judge its rewrites again")
     tables.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's)")
-    tables.add_argument("--families", default="colloquial,deseption,factmix,omission,advadd")
+    tables.add_argument("--families", default="colloquial,deseption,factmix,omission,advadd",
+                        help="comma-separated rewriting families (default: all five)")
     tables.add_argument("--n-claims", type=int, default=0, help="0 = every refuted claim of the split")
-    tables.add_argument("--split", default="attack")
-    tables.add_argument("--profile", default="cpu")
-    tables.add_argument("--out", default="results/atomeval/tables")
+    tables.add_argument("--split", default="attack", help="which TSV of --data: attack, dev or train")
+    tables.add_argument("--profile", default="cpu", help="paper, cpu or smoke")
+    tables.add_argument("--out", default="results/atomeval/tables", help="folder for the tables (default: %(default)s)")
     tables.set_defaults(func=_tables)
 
     compare = actions.add_parser("compare-rewriters", help="a rewriter's tables beside a baseline's, same claims")
-    compare.add_argument("--runs", required=True, help="the `tables --out` folder of the rewriter to compare")
-    compare.add_argument("--baseline", default="results/atomeval/cpu", help="the baseline's `tables` folder")
+    compare.add_argument("--runs", required=True, help="the folder the tables command wrote (its --out) for the rewriter to compare")
+    compare.add_argument("--baseline", default="results/atomeval/cpu", help="the tables folder of the baseline rewriter")
     compare.add_argument("--out", default=None, help="JSON path")
     compare.add_argument("--verifier", default=None, help="the verifier folder both runs used, to record it")
     compare.set_defaults(func=_compare)
 
     runs = actions.add_parser("attack-vasr", help="VASR of BODEGA attack runs on FC")
-    runs.add_argument("--runs", default="results/runs")
-    runs.add_argument("--profile", default="cpu")
+    runs.add_argument("--runs", default="results/runs", help="folder of attack run folders (default: %(default)s)")
+    runs.add_argument("--profile", default="cpu", help="paper, cpu or smoke")
     runs.add_argument("--claim-only", action="store_true", help="do not require the evidence to be preserved")
-    runs.add_argument("--out", default=None)
+    runs.add_argument("--out", default=None, help="JSON report path")
     runs.set_defaults(func=_attack_vasr)
 
 

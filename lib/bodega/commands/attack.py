@@ -31,9 +31,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--targeted", action="store_true", help="targeted scenario (1 -> 0)")
     parser.add_argument("--n", type=int, default=None, help="attack only the first N examples")
     parser.add_argument("--budget", type=int, default=None, help="query budget per example")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="random seed of the attacker")
     parser.add_argument("--profile", default="cpu", help="paper, cpu or smoke")
-    parser.add_argument("--backend", default="native", choices=("native", "openattack"))
+    parser.add_argument("--backend", default="native", choices=("native", "openattack"),
+                        help="this package's attackers, or OpenAttack 2.1.1's as BODEGA ran them")
     parser.add_argument("--threads", type=int, default=None,
                         help="torch threads (1 is fastest on a shared or small machine)")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",

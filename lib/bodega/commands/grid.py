@@ -23,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     status.set_defaults(func=_status)
 
     profiles = actions.add_parser("profiles", help="write the profiles reference parameters/profiles.yaml")
-    profiles.add_argument("--out", default="parameters/profiles.yaml")
+    profiles.add_argument("--out", default="parameters/profiles.yaml", help="file to write (default: %(default)s)")
     profiles.set_defaults(func=_profiles)
 
 

@@ -9,15 +9,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     actions = resources.add_subparsers(dest="action", required=True)
     build = actions.add_parser("build-mlm", help="fit a masked-LM head onto MiniLM with task training text")
     build.add_argument("--data", required=True, help="data root holding <TASK>/train.tsv (every task found is used)")
-    build.add_argument("--out", default=None, help="model folder (default: where resolve('minilm-mlm') looks)")
+    build.add_argument("--out", default=None, help="model folder (default: the project cache, where attacks look for it)")
     build.add_argument("--tasks", default=None, help="comma-separated tasks (default: all present)")
     build.add_argument("--sentences-per-task", type=int, default=None,
-                       help="training sentences drawn from each task (default: MLMConfig's)")
+                       help="training sentences drawn from each task (default: 1500)")
     build.add_argument("--epochs", type=int, default=None, help="passes of the head over the masked features")
-    build.add_argument("--seed", type=int, default=0)
+    build.add_argument("--seed", type=int, default=0, help="random seed")
     build.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     build.add_argument("--tune-layers", type=int, default=0,
-                       help="then tune the top N encoder layers and the head (bodega.mlm.tune; default 0: frozen)")
+                       help="then tune the top N encoder layers with the head (default 0: encoder frozen)")
     build.add_argument("--tune-minutes", type=float, default=None, help="time box of the tuning steps")
     build.set_defaults(func=_build_mlm)
 

@@ -9,7 +9,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "score", help="score adversarial examples (InCrediblAE TSV or our records.jsonl)",
         description="Writes one JSON line per input row, in input order, and prints BODEGA's summary.")
     score.add_argument("--task", required=True, help="HN, PR2, FC or RD (decides sentence splitting)")
-    score.add_argument("--input", required=True, help="InCrediblAE TSV or records.jsonl of `bodega attack`")
+    score.add_argument("--input", required=True, help="InCrediblAE TSV, or the records.jsonl of a bodega attack run")
     score.add_argument("--out", required=True, help="output JSON lines, one per input row")
     score.add_argument("--profile", default="cpu", help="paper (BLEURT-20), cpu or smoke")
     score.add_argument("--semantic", default=None, help="override the profile's semantic model")

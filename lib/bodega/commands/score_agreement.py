@@ -15,7 +15,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--candidates", default=None,
                         help="comma-separated semantic model names (default: every offline candidate)")
     parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the intervals")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     parser.set_defaults(func=_run)
 

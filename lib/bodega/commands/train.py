@@ -13,7 +13,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--profile", default="cpu", help="paper, cpu or smoke (default: cpu)")
     parser.add_argument("--max-train", type=int, default=0, help="train on N random rows (0: every row)")
     parser.add_argument("--epochs", type=int, default=None, help="default: the profile's value")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="random seed (initialisation, row sample, batch order)")
     parser.add_argument("--lr", type=float, default=None,
                         help="peak learning rate (default: the family's: BiLSTM 1e-3, BERT 5e-5, Gemma 1e-4)")
     parser.add_argument("--select", choices=("dev", "last"), default=None,

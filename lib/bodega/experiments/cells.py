@@ -17,6 +17,7 @@ from typing import Any
 
 from bodega.experiments.hashing import HashCache, key_of, tree_sha256
 from bodega.experiments.spec import GridSpec
+from bodega.io import relative_path
 
 VICTIM_OUTPUTS = ("victim.json", "metrics.json")  # victim.json is written last by training
 ATTACK_OUTPUTS = ("summary.json", "records.jsonl")
@@ -63,6 +64,12 @@ def _abs(path: str | Path) -> str:
     return str(Path(path).resolve())
 
 
+def _param(path: str | Path) -> str:
+    """A folder as a notebook parameter: relative to the kernel's working folder (the project), so the
+    executed notebooks and the parameter files name no folder of the machine that ran them."""
+    return relative_path(path, ".")
+
+
 def _declared(parameters: dict[str, Any], declared: set[str] | None) -> dict[str, Any]:
     return parameters if declared is None else {k: v for k, v in parameters.items() if k in declared}
 
@@ -81,8 +88,8 @@ def victim_cells(spec: GridSpec, hashes: HashCache, declared: set[str] | None = 
             epochs = spec.training.epochs_for(task, victim)
             settings = {"task": task, "victim": victim, "profile": spec.profile,
                         "max_train": spec.training.max_train, "epochs": epochs, "seed": spec.training.seed}
-            parameters = _declared({**settings, "data_dir": _abs(data_dir), "data_root": _abs(data_root),
-                                    "out_dir": _abs(out), "results_root": _abs(results)}, declared)
+            parameters = _declared({**settings, "data_dir": _param(data_dir), "data_root": _param(data_root),
+                                    "out_dir": _param(out), "results_root": _param(results)}, declared)
             inputs = {"stage": "victim", "notebook": notebook_sha, "code": code_sha, "data": data, **settings}
             name = f"{task}-{victim}"
             cells.append(Cell(
@@ -119,9 +126,9 @@ def attack_cells(spec: GridSpec, victim: Cell, hashes: HashCache, declared: set[
                 settings = {"task": task, "victim": kind, "attacker": attacker, "targeted": scenario == "targeted",
                             "n_examples": spec.examples, "query_budget": spec.query_budget, "seed": seed,
                             "profile": spec.profile, "backend": spec.backend}
-                parameters = _declared({**settings, "victim_dir": victim.out_dir, "data_dir": _abs(data_dir),
-                                        "data_root": _abs(spec.data_root), "out_dir": _abs(out),
-                                        "results_root": _abs(spec.results)}, declared)
+                parameters = _declared({**settings, "victim_dir": _param(victim.out_dir), "data_dir": _param(data_dir),
+                                        "data_root": _param(spec.data_root), "out_dir": _param(out),
+                                        "results_root": _param(spec.results)}, declared)
                 inputs = {"stage": "attack", "notebook": notebook_sha, "code": code_sha, "victim_weights": victim_sha,
                           "attack_data": attack_sha, **settings}
                 cells.append(Cell(

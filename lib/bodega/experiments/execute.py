@@ -24,7 +24,7 @@ import yaml
 
 from bodega.experiments.cells import Cell
 from bodega.experiments.hashing import MARKER
-from bodega.io import atomic_write_json, atomic_write_text
+from bodega.io import atomic_write_json, atomic_write_text, relative_path
 
 LOG_NAME = ".grid.log"
 PARAMS_NAME = ".papermill-params.yaml"
@@ -123,11 +123,14 @@ def run_cell(cell: Cell) -> Outcome:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
            "OMP_NUM_THREADS": str(cell.threads), "MKL_NUM_THREADS": str(cell.threads),
            "TOKENIZERS_PARALLELISM": "false", **cell.env}
-    command = [sys.executable, "-m", "papermill", cell.notebook, cell.output_notebook,
-               "-f", str(params), "--cwd", cell.cwd, "--log-output", "--no-progress-bar"]
+    # Run from the cell's working folder with relative notebook paths: papermill records them in the
+    # executed notebook, which must not name the folders of the machine that ran it.
+    command = [sys.executable, "-m", "papermill", relative_path(cell.notebook, cell.cwd),
+               relative_path(cell.output_notebook, cell.cwd), "-f", str(Path(params).resolve()),
+               "--cwd", ".", "--log-output", "--no-progress-bar"]
     with open(log, "w", encoding="utf-8") as handle:
         # A session of its own, so that stopping the cell stops papermill and its kernel together.
-        child = subprocess.Popen(command, stdout=handle, stderr=subprocess.STDOUT, env=env,
+        child = subprocess.Popen(command, stdout=handle, stderr=subprocess.STDOUT, env=env, cwd=cell.cwd,
                                  start_new_session=True)
         with _LIVE_LOCK:
             _LIVE.add(child.pid)
@@ -154,8 +157,8 @@ def run_cell(cell: Cell) -> Outcome:
         error = f"{cell.name}: {reason}; executed notebook {cell.output_notebook}; log {log}\n{_tail(log)}"
         atomic_write_json(out / MARKER, {"status": "failed", "key": cell.key, "name": cell.name,
                                          "inputs": cell.inputs, "finished": _now(), "error": reason})
-        return Outcome(cell.name, cell.kind, "failed", seconds, error, str(log), cpu_seconds)
+        return Outcome(cell.name, cell.kind, "failed", seconds, error, relative_path(log, cell.cwd), cpu_seconds)
     atomic_write_json(out / MARKER, {"status": "done", "key": cell.key, "name": cell.name,
                                      "inputs": cell.inputs, "finished": _now(), "seconds": round(seconds, 2),
-                                     "cpu_seconds": cpu_seconds, "notebook": cell.output_notebook})
-    return Outcome(cell.name, cell.kind, "done", seconds, "", str(log), cpu_seconds)
+                                     "cpu_seconds": cpu_seconds, "notebook": relative_path(cell.output_notebook, cell.cwd)})
+    return Outcome(cell.name, cell.kind, "done", seconds, "", relative_path(log, cell.cwd), cpu_seconds)

@@ -24,7 +24,7 @@ from bodega.experiments.execute import Outcome, is_done, run_cell, terminate_run
 from bodega.experiments.hashing import HashCache
 from bodega.experiments.progress import Progress, format_seconds
 from bodega.experiments.spec import GridSpec
-from bodega.io import atomic_write_json, atomic_write_text
+from bodega.io import atomic_write_json, atomic_write_text, relative_path
 
 log = logging.getLogger("bodega.grid")
 
@@ -78,7 +78,7 @@ def ensure_data(spec: GridSpec) -> None:
         raise FileNotFoundError(
             f"no prepared data for {', '.join(missing)} under {spec.data_root} and no data notebook with "
             f"raw_root/out_root parameters at {notebook}; run `bodega data prepare` for each task")
-    params = {"raw_root": str(Path(spec.raw_root).resolve()), "out_root": str(Path(spec.data_root).resolve())}
+    params = {"raw_root": relative_path(spec.raw_root, "."), "out_root": relative_path(spec.data_root, ".")}
     if "tasks" in declared:
         params["tasks"] = missing
     if "missing_ok" in declared:

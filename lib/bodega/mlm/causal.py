@@ -12,10 +12,9 @@ boundary gets no candidates; the first word is predicted from the beginning-of-t
 
 The GGUF-converted Gemma tokenizer in the resource folder is a Unigram model whose
 scores are BPE merge ranks, so it cuts common words into pieces ("▁ev" "il");
-:func:`bpe_tokenizer_json` rebuilds the BPE merges from those ranks (the
-SentencePiece-BPE rule: the adjacent pair whose join ranks best merges first), which
-restores the model's own segmentation ("▁evil"). The rebuilt tokenizer is cached under
-the project cache, keyed by the original's sha256.
+:func:`bodega.gguf_tokenizer.bpe_tokenizer_json` rebuilds the BPE merges from those ranks,
+which restores the model's own segmentation ("▁evil"). The rebuilt tokenizer is cached
+under the project cache, keyed by the original's sha256.
 """
 from __future__ import annotations
 
@@ -23,40 +22,12 @@ import json
 from pathlib import Path
 from typing import Callable, Sequence
 
-from bodega.attacks.text import TokenizedText
+from bodega.gguf_tokenizer import BPE_VERSION, bpe_tokenizer_json, is_rank_scored_unigram
 from bodega.mlm.model import Candidate
+from bodega.text import TokenizedText
 
-BPE_VERSION = "3"
-"""Part of the cache key of a rebuilt tokenizer: a change to the rebuild must not reuse an old file."""
 WORD_START = "▁"
 """SentencePiece's mark of a piece that begins after a space (GPT-2's byte-level BPE uses "Ġ")."""
-
-
-def bpe_tokenizer_json(unigram: dict) -> dict:
-    """A ``tokenizer.json`` with a BPE model rebuilt from a Unigram vocabulary scored by merge rank.
-
-    Every split of a token into two vocabulary pieces becomes a merge ranked by the
-    token's score (higher first), as SentencePiece's BPE applies them. Control, unused and byte tokens
-    (``<...>`` names scored -1000 or 0) are never merged into.
-    """
-    vocab = unigram["model"]["vocab"]
-    ids = {token: i for i, (token, _) in enumerate(vocab)}
-    special = {a["content"] for a in unigram.get("added_tokens", [])}
-    merges = []
-    for i, (token, score) in enumerate(vocab):
-        if len(token) < 2 or token in special or _control(token, score):
-            continue
-        for cut in range(1, len(token)):
-            left, right = token[:cut], token[cut:]
-            if left in ids and right in ids:
-                merges.append((-score, i, ids[left], left, right))
-    merges.sort()
-    out = dict(unigram)
-    out["model"] = dict(type="BPE", dropout=None, unk_token=vocab[unigram["model"].get("unk_id", 0)][0],
-                        continuing_subword_prefix=None, end_of_word_suffix=None, fuse_unk=True,
-                        byte_fallback=unigram["model"].get("byte_fallback", False), ignore_merges=False,
-                        vocab=ids, merges=[[left, right] for *_, left, right in merges])
-    return out
 
 
 def load_causal_tokenizer(model_dir: str | Path, cache: str | Path | None = None):
@@ -82,26 +53,6 @@ def load_causal_tokenizer(model_dir: str | Path, cache: str | Path | None = None
                                    unk_token=original.unk_token)
 
 
-def is_rank_scored_unigram(spec: dict) -> bool:
-    """Whether a ``tokenizer.json`` holds a Unigram model whose scores are BPE merge ranks."""
-    return spec["model"]["type"] == "Unigram" and _rank_scored(spec["model"]["vocab"])
-
-
-def _control(token: str, score: float) -> bool:
-    """The GGUF's control, unused and byte tokens: ``<...>`` names scored -1000 or 0."""
-    return token.startswith("<") and token.endswith(">") and score in (-1000.0, 0.0)
-
-
-def _rank_scored(vocab: list) -> bool:
-    """Scores that fall by one per id over most ordinary tokens: merge ranks, not log-probabilities.
-
-    The GGUF gives byte tokens 0 and control and unused tokens -1000; ordinary tokens fall by one per id.
-    """
-    scores = [s for t, s in vocab if not _control(t, s) and s != 0.0][:1000]
-    steps = [a - b == 1.0 for a, b in zip(scores, scores[1:])]
-    return len(steps) > 0 and sum(steps) >= 0.9 * len(steps)
-
-
 def word_token_positions(text: TokenizedText, offsets: list[tuple[int, int]], tokens: list[str],
                          marker: str = WORD_START) -> list[int | None]:
     """For each word, the index of the token the word begins with, or None when it begins mid-token."""
@@ -125,8 +76,8 @@ def english_word() -> Callable[[str], bool]:
 
     from nltk.corpus import wordnet
 
-    from bodega.attacks.constraints import default_stopwords
     from bodega.resources import use_nltk_data
+    from bodega.text import default_stopwords
 
     use_nltk_data()
     stopwords = default_stopwords()

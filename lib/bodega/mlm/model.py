@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from bodega.attacks.text import TokenizedText
+from bodega.text import TokenizedText
 
 
 @dataclass(frozen=True)

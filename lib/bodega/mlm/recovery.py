@@ -13,7 +13,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from bodega.attacks.text import tokenize
+from bodega.text import tokenize
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from bodega.data import read_tsv
-from bodega.io import atomic_write_json
+from bodega.io import atomic_write_json, relative_path
 from bodega.profiles import get_profile
 from bodega.tasks import get_task
 from bodega.victims.base import hash_files
@@ -80,6 +80,30 @@ def _choose(history: list[dict], select: str) -> int:
     return max(history, key=lambda h: (h["dev"]["f1"], -h["epoch"]))["epoch"]
 
 
+def training_fingerprint(task: str, victim_kind: str, data_dir: str | Path, profile: str = "cpu",
+                         max_train: int = 0, epochs: int | None = None, seed: int = 0, *,
+                         base_model: str | Path | None = None, select: str | None = None,
+                         batch_size: int | None = None, quantize: bool | None = None, lr: float | None = None,
+                         bilstm_padding: str = "packed") -> dict:
+    """The settings ``train_victim`` records in ``victim.json`` (``training``) for these arguments.
+
+    A finished model folder with the same fingerprint is the model these arguments would train.
+    """
+    from bodega.victims.families import normalise_kind, victim_class
+
+    kind, prof = normalise_kind(victim_kind), get_profile(profile)
+    fingerprint = dict(task=get_task(task).name, kind=kind, profile=prof.name,
+                       epochs=int(epochs or prof.epochs_for(get_task(task).name, kind)), seed=seed,
+                       max_train=max_train or prof.max_train, train_sha256=_file_sha(Path(data_dir) / "train.tsv"),
+                       base_model=str(base_model) if base_model else None, select=select or prof.select,
+                       batch_size=int(batch_size or victim_class(kind).train_batch_size), quantize=quantize)
+    if lr is not None:  # only when set, so models trained before the option keep their fingerprint
+        fingerprint["lr"] = lr
+    if bilstm_padding != "packed":  # likewise only when not the default
+        fingerprint["bilstm_padding"] = bilstm_padding
+    return fingerprint
+
+
 def train_victim(task: str, victim_kind: str, data_dir: str | Path, out_dir: str | Path, profile: str = "cpu",
                  max_train: int = 0, epochs: int | None = None, seed: int = 0, *,
                  base_model: str | Path | None = None, select: str | None = None, batch_size: int | None = None,
@@ -115,17 +139,14 @@ def train_victim(task: str, victim_kind: str, data_dir: str | Path, out_dir: str
     batch_size = int(batch_size or cls.train_batch_size)
     if lr is not None and not lr > 0:
         raise ValueError(f"lr must be a positive number, got {lr!r}")
-    fingerprint = dict(task=task_name, kind=kind, profile=prof.name, epochs=epochs, seed=seed,
-                       max_train=max_train or prof.max_train, train_sha256=_file_sha(train_path),
-                       base_model=str(base_model) if base_model else None, select=select,
-                       batch_size=batch_size, quantize=quantize)
-    if lr is not None:  # only when set, so models trained before the option keep their fingerprint
-        fingerprint["lr"] = lr
     create_options: dict = {}
-    if bilstm_padding != "packed":  # likewise only when not the default
+    if bilstm_padding != "packed":
         if kind != "BiLSTM":
             raise ValueError(f"bilstm_padding={bilstm_padding!r} applies to the BiLSTM only, not {kind}")
-        fingerprint["bilstm_padding"] = create_options["padding"] = bilstm_padding
+        create_options["padding"] = bilstm_padding
+    fingerprint = training_fingerprint(task_name, kind, data_dir, prof.name, max_train, epochs, seed,
+                                       base_model=base_model, select=select, batch_size=batch_size,
+                                       quantize=quantize, lr=lr, bilstm_padding=bilstm_padding)
 
     info_path = out_dir / VICTIM_JSON
     if info_path.exists():
@@ -198,7 +219,7 @@ def train_victim(task: str, victim_kind: str, data_dir: str | Path, out_dir: str
         "selection": "best dev F1" if select == "dev" else "last epoch", "history": history})
     atomic_write_json(info_path, dict(
         victim.describe(), name=f"{task_name}-{kind}", task=task_name, kind=kind, profile=prof.name,
-        train_rows=len(train_rows), train_data=str(train_path.resolve()), epochs=epochs, selected_epoch=chosen,
+        train_rows=len(train_rows), train_data=relative_path(train_path, out_dir), epochs=epochs, selected_epoch=chosen,
         seed=seed, batch_size=batch_size, lr=optimizer.param_groups[0].get("initial_lr", optimizer.param_groups[0]["lr"]),
         weights_hash=weights_hash, training=fingerprint))
     shutil.rmtree(ckpt_dir, ignore_errors=True)

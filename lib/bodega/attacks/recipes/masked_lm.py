@@ -8,7 +8,7 @@ from the left context (Gemma-3-270M on ``cpu``, :mod:`bodega.mlm.causal`;
 ``causal_path=`` overrides it). ``paper`` uses the masked LM; ``cpu`` uses the source
 that recovered masked words best in the book's measurement (``CPU_CANDIDATES``). BAE's sentence similarity uses the profile's
 sentence encoder (MiniLM) in place of the Universal Sentence Encoder. Searches and
-their differences from OpenAttack are in :mod:`bodega.mlm.search`.
+their differences from OpenAttack are in :mod:`bodega.attacks.mlm_search`.
 """
 from __future__ import annotations
 
@@ -115,7 +115,7 @@ def bert_attack(profile: str = "cpu", k: int = 36, max_change_rate: float = 0.2,
     (:mod:`bodega.attacks.bert_attack_as_run`), on the masked LM (``mlm_path`` or the profile's).
     """
     from bodega.attacks.fidelity import flag
-    from bodega.mlm.search import bert_attack_search
+    from bodega.attacks.mlm_search import bert_attack_search
 
     if flag(openattack_search, profile, fidelity):
         from bodega.attacks.bert_attack_as_run import BertAttackAsRun
@@ -140,7 +140,7 @@ def bae(profile: str = "cpu", k: int = 50, max_change_rate: float = 0.2, similar
         encoder_path: str | None = None, batch_size: int = 32, candidates: str = "profile",
         causal_path: str | None = None, filter_words: str = "openattack"):
     """BAE-R (Garg and Ramakrishnan 2020), OpenAttack's default: replace only, k=50, similarity >= 0.936."""
-    from bodega.mlm.search import bae_search
+    from bodega.attacks.mlm_search import bae_search
     from bodega.profiles import get_profile
     from bodega.resources import resolve
 

@@ -1,4 +1,7 @@
-"""Words with character offsets, so an attack rewrites only the words it changes.
+"""Words with character offsets, so an attack rewrites only the words it changes, and stop-word lists.
+
+A neutral layer below models and attacks: word-candidate models (:mod:`bodega.mlm`) and
+attacks (:mod:`bodega.attacks`) both read texts as word spans and skip the same stopwords.
 
 OpenAttack tokenises, lower-cases and re-joins every token with single spaces, so
 even a failed attack returns a text that differs from the input. Here a text is
@@ -9,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Mapping
 
 WORD_PATTERN = re.compile(r"\w+(?:['’]\w+)*")
@@ -117,3 +120,10 @@ def openattack_view(text: str, lower: bool) -> tuple[TokenizedText, TokenizedTex
         words.append(Word(token, cursor, cursor + len(token)))
         cursor += len(token) + 1
     return TokenizedText(" ".join(source.tokens), tuple(words)), source
+
+@lru_cache(maxsize=1)
+def default_stopwords() -> frozenset[str]:
+    """spaCy's English stopword list (OpenAttack ships its own list of the same kind)."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    return frozenset(w.lower() for w in STOP_WORDS)

@@ -18,8 +18,8 @@ import numpy as np
 
 from bodega.attacks.constraints import PosAgreement, SentenceEncoder, Stopwords
 from bodega.attacks.search import SearchState
-from bodega.attacks.text import match_case
 from bodega.mlm.model import Candidate, MaskedLM
+from bodega.text import match_case
 
 MLM_UNK = "[UNK]"
 """BERT's unknown token: what OpenAttack's BERT-ATTACK and BAE put in place of a word to rank it."""

@@ -1,0 +1,45 @@
+"""Find a victim that is already trained with the same settings somewhere under the results folder.
+
+Why: the demo grid trains its victims into ``results/demo/models/``, while an attack notebook run by
+hand looks in ``results/models/``; without this, ``papermill notebooks/attack.ipynb ... -p task FC
+-p victim BERT`` retrained for 18 minutes a victim the demo had just trained. A folder counts only
+when its ``victim.json`` (written last by training) records the training these settings would run:
+same task, family, profile, epochs, seed, training-file hash and the rest (``training_fingerprint``).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bodega.data import read_tsv
+
+
+def same_training(recorded: dict, wanted: dict, n_train_rows: int) -> bool:
+    """Whether two training fingerprints train on the same rows with the same settings.
+
+    A row cap at or above the number of training rows takes every row, the same as no cap.
+    """
+    def rows(fingerprint: dict) -> dict:
+        cap = fingerprint.get("max_train") or 0
+        return {**fingerprint, "max_train": 0 if cap >= n_train_rows else cap}
+
+    return rows(recorded) == rows(wanted)
+
+
+def find_trained_victim(task: str, victim: str, data_dir: str | Path, profile: str, seed: int,
+                        results_root: str | Path) -> Path | None:
+    """The first finished model folder (by path) under ``results_root`` trained as ``train_victim`` would
+    train this victim with the profile's settings, or None."""
+    from bodega.victims.training import training_fingerprint
+
+    wanted = training_fingerprint(task, victim, data_dir, profile, seed=seed)
+    n_rows = len(read_tsv(Path(data_dir) / "train.tsv"))
+    root = Path(results_root)
+    for info_file in sorted([*root.glob("*/*/victim.json"), *root.glob("*/*/*/victim.json")]):
+        try:
+            recorded = json.loads(info_file.read_text(encoding="utf-8")).get("training") or {}
+        except (OSError, json.JSONDecodeError):
+            continue
+        if same_training(recorded, wanted, n_rows):
+            return info_file.parent
+    return None
