@@ -9,7 +9,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("attack", help="attack a trained victim and score the run")
     parser.add_argument("--task", required=True, help="HN, PR2, FC or RD")
     parser.add_argument("--victim", required=True,
-                        help="a victim folder trained by `bodega train` (e.g. results/models/PR2-BiLSTM); "
+                        help="a victim folder trained by bodega train (e.g. results/models/PR2-BiLSTM); "
                              "hf:PATH, a local transformers sequence-classification folder; or "
                              "py:module:factory, a function returning an object with predict_proba(texts) -> [n, 2] "
                              "(column 1 = P(non-credible))")
@@ -18,10 +18,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "non-credible; default: read from id2label")
     parser.add_argument("--victim-version", default=None,
                         help="py: victims: a version naming the model, needed to cache or resume (default: "
-                             "the object's `version` attribute)")
+                             "the object's version attribute)")
     parser.add_argument("--trim-tokenizer", default=None,
                         help="py: victims: a tokenizer folder whose first 512 tokens are kept, as BODEGA "
-                             "trims (default: the object's `trim_tokenizer`, else no trimming)")
+                             "trims (default: the object's trim_tokenizer attribute, else no trimming)")
     parser.add_argument("--data", required=True, help="folder with attack.tsv")
     parser.add_argument("--attacker", required=True,
                         help="BAE, BERT-ATTACK, DeepWordBug, Genetic, PSO, PWWS, SCPN or TextFooler; or your own "

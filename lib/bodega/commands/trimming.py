@@ -16,8 +16,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "trimming", help="count attack texts cut after the victim's 512th token (as BODEGA trims)")
     parser.add_argument("--data", default="data", help="folder with <TASK>/attack.tsv")
-    parser.add_argument("--tasks", nargs="+", default=["PR2", "FC", "HN", "RD"])
-    parser.add_argument("--out", default="book/data/trimming.json")
+    parser.add_argument("--tasks", nargs="+", default=["PR2", "FC", "HN", "RD"], help="tasks to count")
+    parser.add_argument("--out", default="book/data/trimming.json", help="JSON file to write")
     parser.set_defaults(func=_trimming)
 
 
