@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 
+from bodega.threads import THREADS_HELP
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("train", help="train a victim classifier (BiLSTM, BERT, GEMMA2B, GEMMA7B)")
@@ -18,17 +20,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="peak learning rate (default: the family's: BiLSTM 1e-3, BERT 5e-5, Gemma 1e-4)")
     parser.add_argument("--select", choices=("dev", "last"), default="dev",
                         help="keep the epoch with the best dev F1, or the last epoch")
-    parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+    parser.add_argument("--threads", type=int, default=None, help=THREADS_HELP)
     parser.set_defaults(func=_train)
 
 
 def _train(args: argparse.Namespace) -> int:
     import json
 
-    if args.threads:
-        import torch
-
-        torch.set_num_threads(args.threads)
     from bodega.victims import train_victim
 
     out = train_victim(args.task, args.victim, args.data, args.out, profile=args.profile,
