@@ -11,7 +11,8 @@ this script starts before and stops after the measurement), under each policy:
 
 - ``old``: torch's defaults before issue 16 (one thread per core, libgomp's spinning wait);
 - ``new``: :func:`bodega.threads.thread_environment` with no ``--threads``;
-- ``N-passive`` / ``N-active``: N threads with ``OMP_WAIT_POLICY`` PASSIVE / ACTIVE (to compare options).
+- ``N-passive`` / ``N-active``: N threads with ``OMP_WAIT_POLICY`` PASSIVE / ACTIVE (to compare options);
+- ``N-set``: ``torch.set_num_threads(N)`` after torch is loaded, no variables (``--threads N`` before issue 16).
 
 The machine may be shared: ``/proc/loadavg`` is recorded before and after every measurement.
 Measurements of one workload and load are taken back to back, policy after policy.
@@ -61,9 +62,25 @@ def policy_environment(policy: str, base: dict[str, str]) -> dict[str, str]:
     if policy == "new":
         return thread_environment(None, clean)
     count, _, wait = policy.partition("-")
-    if not count.isdigit() or wait not in ("passive", "active"):
-        raise ValueError(f"policy {policy!r}: use old, new, N-passive or N-active")
-    return {**clean, **ThreadPolicy(int(count), wait.upper()).environment()}
+    if not count.isdigit() or wait not in ("passive", "active", "set"):
+        raise ValueError(f"policy {policy!r}: use old, new, N-passive, N-active or N-set")
+    return clean if wait == "set" else {**clean, **ThreadPolicy(int(count), wait.upper()).environment()}
+
+
+def describe(policy: str) -> str:
+    """What a policy sets, for the JSON file."""
+    if policy == "old":
+        return "torch's defaults: one thread per core, libgomp's spin-then-sleep wait, no variables"
+    if set_threads(policy):
+        return f"torch.set_num_threads({set_threads(policy)}) after torch is loaded, no variables"
+    env = policy_environment(policy, {})
+    return ", ".join(f"{k}={v}" for k, v in env.items())
+
+
+def set_threads(policy: str) -> int | None:
+    """The count an ``N-set`` policy gives ``torch.set_num_threads`` in the worker."""
+    count, _, wait = policy.partition("-")
+    return int(count) if wait == "set" else None
 
 
 # -- worker side (runs in the child process) ----------------------------------------------
@@ -125,9 +142,11 @@ def _attack_step(data: Path, family: str):
     return step
 
 
-def worker(workload: str, data: Path, seconds: float) -> dict:
+def worker(workload: str, data: Path, seconds: float, threads: int | None) -> dict:
     import torch
 
+    if threads:
+        torch.set_num_threads(threads)
     step = _train_step(data) if workload == "bilstm-train" else _attack_step(data, workload.split("-")[0])
     step(0)  # warm-up: first-call allocations and lazy initialisation
     count, elapsed = _timed(lambda i: step(i + 1), seconds)
@@ -144,8 +163,10 @@ def measure(workload: str, policy: str, competitors: int, data: Path, seconds: f
     before = _loadavg()
     busy = [subprocess.Popen([sys.executable, "-c", COMPETITOR]) for _ in range(competitors)]
     try:
-        out = subprocess.run([sys.executable, __file__, "--worker", workload, "--data", str(data),
-                              "--seconds", str(seconds)], env=env, check=True, capture_output=True, text=True)
+        command = [sys.executable, __file__, "--worker", workload, "--data", str(data), "--seconds", str(seconds)]
+        if set_threads(policy):
+            command += ["--set-threads", str(set_threads(policy))]
+        out = subprocess.run(command, env=env, check=True, capture_output=True, text=True)
     except subprocess.CalledProcessError as error:
         raise RuntimeError(f"{workload} under {policy}: worker failed\n{error.stderr[-2000:]}") from error
     finally:
@@ -197,14 +218,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--data", default="data", help="folder with PR2/train.tsv and PR2/attack.tsv")
     parser.add_argument("--seconds", type=float, default=12.0, help="timed seconds per measurement")
     parser.add_argument("--workloads", default=",".join(WORKLOADS), help=f"comma-separated: {', '.join(WORKLOADS)}")
-    parser.add_argument("--policies", default="old,new", help="comma-separated: old, new, N-passive, N-active")
+    parser.add_argument("--policies", default="old,new", help="comma-separated: old, new, N-passive, N-active, N-set")
     parser.add_argument("--competitors", default="0,1,2", help="comma-separated numbers of busy processes")
     parser.add_argument("--out", default=None, help="write the measurements as JSON (book/data/contention.json)")
     parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--set-threads", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     data = Path(args.data)
     if args.worker:
-        print(json.dumps(worker(args.worker, data, args.seconds)))
+        print(json.dumps(worker(args.worker, data, args.seconds, args.set_threads)))
         return
     workloads, policies = args.workloads.split(","), args.policies.split(",")
     loads = [int(k) for k in args.competitors.split(",")]
@@ -223,15 +245,11 @@ def main(argv: list[str] | None = None) -> None:
     print("\n" + render(summary, loads))
     if args.out:
         from bodega.io import atomic_write_json
-        from bodega.threads import ThreadPolicy, resolve_policy
-
-        new = resolve_policy(None, {})
         atomic_write_json(args.out, {
             "command": "benchmarks/contention.py " + " ".join(argv if argv is not None else sys.argv[1:]),
             "started": started, "finished": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "seconds_per_measurement": args.seconds, "competitor": f"python -c {COMPETITOR!r}",
-            "policies": {"old": "torch defaults: one thread per core, libgomp's default (spinning) wait",
-                         "new": ThreadPolicy(new.threads, new.wait_policy).environment()},
+            "policies": {policy: describe(policy) for policy in policies},
             "runtime": _runtime_info(), "competitor_counts": loads,
             "measurements": [asdict(r) for r in rows], "summary": summary})
 
