@@ -19,7 +19,7 @@ from bodega.experiments import parse_grid
 from bodega.experiments.cells import victim_cells
 from bodega.experiments.execute import run_cell
 from bodega.experiments.hashing import HashCache
-from bodega.threads import apply_thread_policy, default_threads, resolve_policy, thread_environment
+from bodega.threads import default_threads, resolve_policy, thread_environment
 
 LIB = str(Path(__file__).resolve().parents[1] / "lib")
 RUNTIME = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_WAIT_POLICY")
@@ -83,10 +83,14 @@ def test_child_environment_keeps_the_rest_of_the_base():
     assert env["PATH"] == "/bin" and env["OMP_NUM_THREADS"] == "2" and env["OMP_WAIT_POLICY"] == "PASSIVE"
 
 
-def test_apply_writes_the_given_environment():
-    environ: dict[str, str] = {}
-    policy = apply_thread_policy(2, environ)
-    assert policy.threads == 2 and environ == policy.environment()
+def test_a_policy_applied_after_torch_still_sets_the_count_and_warns():
+    code = ("import logging, os, torch; logging.basicConfig(); from bodega.threads import apply_thread_policy; "
+            "apply_thread_policy(1); print(torch.get_num_threads(), os.environ['OMP_WAIT_POLICY'])")
+    out = subprocess.run([sys.executable, "-c", code], env=_clean_env(), capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["1", "PASSIVE"]
+    assert "torch was imported before the thread policy" in out.stderr
 
 
 def test_building_the_command_line_does_not_import_torch():

@@ -16,7 +16,7 @@ import logging
 import os
 import sys
 from dataclasses import dataclass
-from typing import Mapping, MutableMapping
+from typing import Mapping
 
 log = logging.getLogger(__name__)
 
@@ -64,16 +64,14 @@ def thread_environment(threads: int | None = None, base: Mapping[str, str] | Non
     return {**base, **resolve_policy(threads, base).environment()}
 
 
-def apply_thread_policy(threads: int | None = None,
-                        environ: MutableMapping[str, str] | None = None) -> ThreadPolicy:
+def apply_thread_policy(threads: int | None = None) -> ThreadPolicy:
     """Apply the policy to this process (and the children it starts) and return it.
 
     Call it before torch is imported: the wait policy cannot change afterwards (a warning
     says so); the thread count still can, through ``torch.set_num_threads``.
     """
-    environ = os.environ if environ is None else environ
-    policy = resolve_policy(threads, environ)
-    environ.update(policy.environment())
+    policy = resolve_policy(threads)
+    os.environ.update(policy.environment())
     torch = sys.modules.get("torch")
     if torch is not None:
         torch.set_num_threads(policy.threads)
