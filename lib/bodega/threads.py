@@ -4,11 +4,12 @@ Torch here runs its intra-op work on GNU OpenMP (libgomp), and MKL follows it. L
 its defaults, libgomp starts one thread per core and lets idle threads spin before they
 sleep; beside another busy process the spinning threads steal the time their partner
 needs, and training slowed 15-50 times (issue 16, ``benchmarks/contention.py``). The
-policy keeps one thread per CPU but makes idle threads sleep at once (a passive wait). libgomp reads its variables
-once, when torch is first imported, so :func:`apply_thread_policy` must run before that:
-the ``bodega`` command calls it before any command imports torch, the grid passes
-:func:`thread_environment` to its notebook processes, and the notebooks call it in their
-first code cell. Importing this module changes nothing.
+policy keeps one thread per CPU but makes idle threads sleep at once (a passive wait).
+libgomp reads its variables once, when torch is first imported, so
+:func:`apply_thread_policy` must run before that: the ``bodega`` command calls it before
+any command imports torch, the grid passes :func:`thread_environment` to its notebook
+processes, and the notebooks call it in their first code cell. Importing this module
+changes nothing.
 """
 from __future__ import annotations
 
@@ -40,8 +41,8 @@ class ThreadPolicy:
 
 
 def default_threads() -> int:
-    """One thread per CPU this process may run on: as fast as torch's default when the machine is
-    idle, and with a passive wait it degrades in proportion to the load (book/performance_threads.md)."""
+    """One thread per CPU this process may run on: torch's own count, so an idle machine is used
+    as fully as before; the passive wait is what changes (book/performance_threads.md)."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
