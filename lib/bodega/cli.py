@@ -2,7 +2,8 @@
 
 A command module defines ``register(subparsers)``, which adds a parser and sets
 ``func`` to a callable taking the parsed arguments and returning an exit code.
-Discovery keeps this file unchanged as commands are added.
+Discovery keeps this file unchanged as commands are added. Every command runs under the
+thread policy of :mod:`bodega.threads`; a command's ``--threads`` overrides its default.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pkgutil
 import sys
 
 import bodega.commands
+from bodega.threads import apply_thread_policy
 
 
 DESCRIPTION = """Measure how robust credibility classifiers are to adversarial examples (BODEGA),
@@ -42,6 +44,8 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
+        # Before any command imports torch: OpenMP reads its wait policy once, when it loads.
+        apply_thread_policy(getattr(args, "threads", None))
         return int(args.func(args) or 0)
     except (FileNotFoundError, KeyError, ValueError, RuntimeError) as error:
         print(f"bodega {args.command}: error: {error}", file=sys.stderr)

@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from bodega.threads import THREADS_HELP
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("attack", help="attack a trained victim and score the run")
@@ -35,8 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--profile", default="cpu", help="paper, cpu or smoke")
     parser.add_argument("--backend", default="native", choices=("native", "openattack"),
                         help="this package's attackers, or OpenAttack 2.1.1's as BODEGA ran them")
-    parser.add_argument("--threads", type=int, default=None,
-                        help="torch threads (1 is fastest on a shared or small machine)")
+    parser.add_argument("--threads", type=int, default=None, help=THREADS_HELP)
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="attacker option (JSON value, e.g. power=3 or transform=\"swap\")")
     parser.set_defaults(func=_attack)
@@ -64,10 +65,6 @@ def _victim_options(args: argparse.Namespace) -> dict:
 def _attack(args: argparse.Namespace) -> int:
     from bodega.attacks import run_attack
 
-    if args.threads:
-        import torch
-
-        torch.set_num_threads(args.threads)
     summary = run_attack(args.task, args.victim, args.data, args.attacker, args.out, targeted=args.targeted,
                          n_examples=args.n, query_budget=args.budget, seed=args.seed, profile=args.profile,
                          backend=args.backend, attacker_options=_parse_options(args.option),

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 
+from bodega.threads import THREADS_HELP
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     score = subparsers.add_parser(
@@ -15,6 +17,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     score.add_argument("--semantic", default=None, help="override the profile's semantic model")
     score.add_argument("--semantic-path", default=None, help="local folder of the semantic model")
     score.add_argument("--summary", default=None, help="also write the summary as JSON here")
+    score.add_argument("--threads", type=int, default=None, help=THREADS_HELP)
     score.set_defaults(func=_score)
 
     export = subparsers.add_parser("score-export", help="export records.jsonl to the InCrediblAE TSV")

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 
+from bodega.threads import THREADS_HELP
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("train", help="train a victim classifier (BiLSTM, BERT, GEMMA2B, GEMMA7B)")
@@ -22,17 +24,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--bilstm-padding", choices=("packed", "right"), default="packed",
                         help="BiLSTM only: packed sequences (batch-independent), or right padding read by the "
                              "LSTM as BODEGA ran it")
-    parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+    parser.add_argument("--threads", type=int, default=None, help=THREADS_HELP)
     parser.set_defaults(func=_train)
 
 
 def _train(args: argparse.Namespace) -> int:
     import json
 
-    if args.threads:
-        import torch
-
-        torch.set_num_threads(args.threads)
     from bodega.victims import train_victim
 
     out = train_victim(args.task, args.victim, args.data, args.out, profile=args.profile,

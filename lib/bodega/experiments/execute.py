@@ -25,6 +25,7 @@ import yaml
 from bodega.experiments.cells import Cell
 from bodega.experiments.hashing import MARKER
 from bodega.io import atomic_write_json, atomic_write_text, relative_path
+from bodega.threads import thread_environment
 
 LOG_NAME = ".grid.log"
 PARAMS_NAME = ".papermill-params.yaml"
@@ -120,8 +121,7 @@ def run_cell(cell: Cell) -> Outcome:
     atomic_write_text(params, yaml.safe_dump(cell.parameters, sort_keys=True))
     Path(cell.output_notebook).parent.mkdir(parents=True, exist_ok=True)
     log = out / LOG_NAME
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-           "OMP_NUM_THREADS": str(cell.threads), "MKL_NUM_THREADS": str(cell.threads),
+    env = {**thread_environment(cell.threads), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
            "TOKENIZERS_PARALLELISM": "false", **cell.env}
     # Run from the cell's working folder with relative notebook paths: papermill records them in the
     # executed notebook, which must not name the folders of the machine that ran it.
