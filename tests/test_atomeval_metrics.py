@@ -9,7 +9,8 @@ import pytest
 
 from atomeval.attack_runs import attack_vasr, runs_vasr
 from atomeval.gate import Gate
-from atomeval.metrics import MetricsConfig, RewriteCase, evaluate, surface_proxies
+from atomeval.metrics import (MetricsConfig, RewriteCase, diagnostic_breakdown, diagnostics_table_row, evaluate,
+                              surface_proxies)
 from atomeval.rewriters import FAMILIES, RuleRewriter
 from bodega.tasks import split_pair
 
@@ -58,7 +59,7 @@ def test_metrics_count_flips_valid_similar_and_fluent(gate):
     summary, records = evaluate(cases, KeywordVerifier(), gate, FixedSimilarity(sims), LengthPerplexity(),
                                 MetricsConfig(similarity_threshold=0.9, perplexity_ratio=1.1))
     assert summary["claims"] == 4 and summary["flips"] == 2
-    assert summary["rewrites"]["n"] == 3 and summary["rewrites"]["invalid"] == pytest.approx(1 / 3)
+    assert summary["rewrites"]["n"] == 3 and summary["rewrites"]["invalid share"] == pytest.approx(1 / 3)
     assert summary["ASR"] == pytest.approx(0.5)
     assert summary["VASR"] == pytest.approx(0.25)
     assert summary["S-ASR"] == pytest.approx(0.25)   # only case 1 reaches 0.9
@@ -66,12 +67,37 @@ def test_metrics_count_flips_valid_similar_and_fluent(gate):
     by_id = {r["id"]: r for r in records}
     assert by_id["1"]["valid"] and not by_id["2"]["valid"]
     assert any(d["kind"] == "EvDrift" for d in by_id["2"]["diagnostics"])
-    assert summary["diagnostics"]["EvDrift"] == pytest.approx(0.5)
+    # one invalid flip: counted, but too few for a share (the paper's "–")
+    assert summary["diagnostics"]["EvDrift count"] == 1 and summary["diagnostics"]["EvDrift"] is None
     assert surface_proxies(records)["similarity: pass but invalid"] == 0
     _, loose = evaluate(cases, KeywordVerifier(), gate, FixedSimilarity(sims), None,
                         MetricsConfig(similarity_threshold=0.8))
     proxies = surface_proxies(loose)
     assert proxies["similarity: pass but invalid"] == 1 and proxies["perplexity: pass"] == 0
+
+
+def _judged(valid, *kinds):
+    return {"valid": valid, "diagnostics": [{"kind": k} for k in kinds]}
+
+
+def test_diagnostics_use_the_papers_denominators():
+    """Tables 6 and 8: EvDrift / ScopeLoss over invalid successes, EvEnt / UnverAdd over valid ones."""
+    invalid = [_judged(False, "EvDrift")] * 4 + [_judged(False, "ScopeLoss")] * 3 + [_judged(False, "UnverAdd")]
+    valid = [_judged(True, "UnverAdd")] + [_judged(True, "EvEnt")] * 17 + [_judged(True)] * 16
+    breakdown = diagnostic_breakdown(invalid + valid)
+    assert (breakdown["n"], breakdown["invalid"], breakdown["valid"]) == (42, 8, 34)
+    assert round(100 * breakdown["EvDrift"], 1) == 50.0      # 4 of 8 invalid, not 4 of 42 successes
+    assert round(100 * breakdown["ScopeLoss"], 1) == 37.5
+    assert round(100 * breakdown["UnverAdd"], 1) == 2.9      # 1 of 34 valid; the invalid one counted apart
+    assert round(100 * breakdown["EvEnt"], 1) == 50.0
+    assert breakdown["UnverAdd (invalid) count"] == 1 and breakdown["EvEnt (invalid) count"] == 0
+    row = diagnostics_table_row(breakdown)
+    assert row["EvDrift (% of invalid)"] == "50.0 (4)" and row["UnverAdd (% of valid)"] == "2.9 (1)"
+    # fewer than five rewrites in a subset: no share
+    few = diagnostic_breakdown(invalid[:4] + valid)
+    assert few["EvDrift"] is None and few["EvDrift count"] == 4
+    assert diagnostics_table_row(few)["EvDrift (% of invalid)"] == "–"
+    assert diagnostic_breakdown(invalid[:4] + valid, min_subset=4)["EvDrift"] == 1.0
 
 
 def test_rule_rewriters_are_deterministic_and_do_what_their_family_says(gate):
