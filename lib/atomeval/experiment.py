@@ -155,7 +155,7 @@ def human_agreement(pairs_path: str | Path, profile: str = "cpu", extractor: str
                               [s.semantic for s in scores]).to_dict())
         rows.append(agreement(f"BODEGA score ({name} x character)", truth, None,
                               [s.bodega for s in scores]).to_dict())
-    result = {"pairs": str(pairs_path), "profile": profile, "extractor": extractor, "rows": rows}
+    result = {"pairs": Path(pairs_path).name, "profile": profile, "extractor": extractor, "rows": rows}
     if out:
         atomic_write_json(out, result)
         write_jsonl(Path(out).with_suffix(".records.jsonl"),
@@ -167,6 +167,7 @@ ABLATIONS = {
     "no WordNet": ({"use_wordnet": False}, {}),
     "no typo tolerance": ({"typo_max_edits": 0}, {}),
     "no reordering rule": ({}, {"allow_reordering": False}),
+    "no role check": ({}, {"check_roles": False}),
     "no split-word rejoining": ({}, {"rejoin_split_words": False}),
 }
 
@@ -185,7 +186,7 @@ def gate_ablation(pairs_path: str | Path, extractor: str = "spacy", out: str | P
         for check_evidence in (False, True):
             result, _ = gate_agreement(gate, pairs, progress=False, check_evidence=check_evidence)
             rows.append({"setting": name, **result.to_dict()})
-    report = {"pairs": str(pairs_path), "extractor": extractor, "rows": rows}
+    report = {"pairs": Path(pairs_path).name, "extractor": extractor, "rows": rows}
     if out:
         atomic_write_json(out, report)
     return report
