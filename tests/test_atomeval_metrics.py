@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from atomeval.attack_runs import attack_vasr, runs_vasr
+from atomeval.attack_runs import runs_vasr
 from atomeval.gate import Gate
 from atomeval.metrics import (MetricsConfig, RewriteCase, diagnostic_breakdown, diagnostics_table_row, evaluate,
                               surface_proxies)
@@ -117,28 +117,72 @@ def test_rule_rewriters_are_deterministic_and_do_what_their_family_says(gate):
         rewriter.rewrite(claim, EVIDENCE, "poetry")
 
 
-def test_attack_vasr_from_records(gate, tmp_path):
+class _FirstDecisions:
+    """A victim whose first decision on a text is fixed: SUPPORTS (0) for the texts it names."""
+
+    weights_hash = "fixed"
+
+    def __init__(self, supports):
+        self.supports = set(supports)
+
+    def predict(self, texts):
+        return np.array([0 if t in self.supports else 1 for t in texts])
+
+
+def test_attack_vasr_counts_only_initially_correct_refuted_claims(gate, tmp_path):
+    from bodega.data.tsv import Example, write_tsv
+
     ev = "Michigan is a state in the Great Lakes region ."
+    claim = f"{ev} ~ Michigan is not a U.S. state ."
+    wrong = f"{ev} ~ Michigan is not a state ."
+    supports = f"{ev} ~ Michigan is a state ."
     records = [
-        {"id": "a", "original": f"{ev} ~ Michigan is not a U.S. state .",
-         "adversarial": f"{ev} ~ Michigan is not a U.S. sttae .", "success": True},          # typo: valid
-        {"id": "b", "original": f"{ev} ~ Michigan is not a U.S. state .",
-         "adversarial": f"{ev} ~ Michigan is a U.S. state .", "success": True},             # negation dropped
-        {"id": "c", "original": f"{ev} ~ Michigan is not a U.S. state .", "adversarial": None, "success": False},
-        {"id": "d", "original": f"{ev} ~ Michigan is not a U.S. state .",
-         "adversarial": f"Michigan is a city . ~ Michigan is not a U.S. state .", "success": True},  # evidence edited
+        {"index": 0, "id": "a", "original": claim, "adversarial": f"{ev} ~ Michigan is not a U.S. sttae .",
+         "success": True, "error": None},                                            # typo: valid
+        {"index": 1, "id": "b", "original": claim, "adversarial": f"{ev} ~ Michigan is a U.S. state .",
+         "success": True, "error": None},                                            # negation dropped
+        {"index": 2, "id": "c", "original": claim, "adversarial": None, "success": False, "error": None},
+        {"index": 3, "id": "d", "original": claim, "adversarial": f"Michigan is a city . ~ Michigan is not a U.S. state .",
+         "success": True, "error": None},                                            # evidence edited
+        {"index": 4, "id": "e", "original": supports, "adversarial": f"{ev} ~ Michigan is a sttae .",
+         "success": True, "error": None},                                            # SUPPORTS: excluded
+        {"index": 5, "id": "f", "original": wrong, "adversarial": f"{ev} ~ Michigan is not a sttae .",
+         "success": True, "error": None},                                            # victim wrong at start
+        {"index": 6, "id": "g", "original": claim, "adversarial": None, "success": False,
+         "error": "RuntimeError: boom"},                                             # attack error
     ]
-    summary, judged = attack_vasr(records, gate)
-    assert summary["records"] == 4 and summary["successes"] == 3
-    assert [j["valid"] for j in judged] == [True, False, False]
-    assert summary["VASR"] == pytest.approx(0.25)
-    assert attack_vasr(records, gate, check_evidence=False)[0]["VASR"] == pytest.approx(0.5)
-    run = tmp_path / "FC-BiLSTM-PWWS-U"
-    run.mkdir()
-    (run / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
-    (run / "summary.json").write_text(json.dumps({"victim": "BiLSTM", "attacker": "PWWS", "scenario": "U"}))
-    (row,) = runs_vasr(tmp_path, gate)
-    assert row["attacker"] == "PWWS" and row["VASR"] == pytest.approx(0.25)
+    data = tmp_path / "FC"
+    data.mkdir()
+    write_tsv(data / "attack.tsv", [Example(0 if r["id"] == "e" else 1, r["id"], r["original"]) for r in records])
+    runs = tmp_path / "runs"
+    untargeted = runs / "FC-BERT-PWWS-U"
+    untargeted.mkdir(parents=True)
+    (untargeted / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    (untargeted / "summary.json").write_text(json.dumps({"victim": "BERT", "attacker": "PWWS", "scenario": "U"}))
+    (untargeted / "run.json").write_text(json.dumps({"victim": "models/FC-BERT", "victim_weights": "fixed",
+                                                     "scenario": "untargeted"}))
+    victims = {"models/FC-BERT": _FirstDecisions([supports, wrong])}
+    (row,) = runs_vasr(runs, gate, data_dir=data, victims=victims)
+    assert (row["records"], row["supports excluded"], row["victim errors"], row["attack errors"]) == (7, 1, 1, 1)
+    assert row["population"] == 4 and row["successes"] == 3 and row["valid"] == 1
+    assert row["ASR"] == pytest.approx(3 / 4) and row["VASR"] == pytest.approx(1 / 4)  # not 4/7 and 2/7
+    claim_only = runs_vasr(runs, gate, data_dir=data, victims=victims, check_evidence=False)[0]
+    assert claim_only["VASR"] == pytest.approx(2 / 4)
+    # a targeted run attacked only refuted rows its victim got right: no victim needed
+    targeted = runs / "FC-BERT-PWWS-T"
+    targeted.mkdir()
+    (targeted / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records[:4]))
+    (targeted / "run.json").write_text(json.dumps({"victim": "gone/FC-BERT", "scenario": "targeted"}))
+    rows = {r["run"]: r for r in runs_vasr(runs, gate, data_dir=data, victims=victims)}
+    assert rows["FC-BERT-PWWS-T"]["population"] == 4 and rows["FC-BERT-PWWS-T"]["VASR"] == pytest.approx(1 / 4)
+    # an untargeted run whose victim is not here cannot be counted on the paper's population
+    (untargeted / "run.json").write_text(json.dumps({"victim": "gone/FC-BERT", "scenario": "untargeted"}))
+    with pytest.raises(FileNotFoundError, match="initially correct refuted"):
+        runs_vasr(runs, gate, data_dir=data)
+    # records of another data folder are refused
+    write_tsv(data / "attack.tsv", [Example(1, "zz", claim)])
+    with pytest.raises(ValueError, match="--data"):
+        runs_vasr(runs, gate, data_dir=data, victims=victims)
 
 
 class _MapRewriter:

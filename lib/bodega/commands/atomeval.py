@@ -59,7 +59,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     compare.set_defaults(func=_compare)
 
     runs = actions.add_parser("attack-vasr", help="VASR of BODEGA attack runs on FC")
-    runs.add_argument("--runs", default="results/runs")
+    runs.add_argument("--runs", default="results/runs", help="a folder of <TASK>-* attack run folders")
+    runs.add_argument("--data", default="data/FC", help="the prepared FC folder the runs attacked (gold labels)")
     runs.add_argument("--profile", default="cpu")
     runs.add_argument("--claim-only", action="store_true", help="do not require the evidence to be preserved")
     runs.add_argument("--out", default=None)
@@ -132,7 +133,7 @@ def _attack_vasr(args: argparse.Namespace) -> int:
     from atomeval.experiment import make_gate
     from bodega.io import atomic_write_json
 
-    rows = runs_vasr(args.runs, make_gate(args.profile), check_evidence=not args.claim_only)
+    rows = runs_vasr(args.runs, make_gate(args.profile), check_evidence=not args.claim_only, data_dir=args.data)
     if not rows:
         print(f"no FC attack runs with records.jsonl under {args.runs}")
     for row in rows:
