@@ -10,7 +10,7 @@ import pytest
 from atomeval.attack_runs import runs_vasr
 from atomeval.gate import Gate
 from atomeval.metrics import (MetricsConfig, RewriteCase, diagnostic_breakdown, diagnostics_table_row, evaluate,
-                              surface_proxies)
+                              surface_proxies, threshold_sweep)
 from atomeval.rewriters import FAMILIES, RuleRewriter
 from bodega.tasks import split_pair
 
@@ -98,6 +98,20 @@ def test_diagnostics_use_the_papers_denominators():
     assert few["EvDrift"] is None and few["EvDrift count"] == 4
     assert diagnostics_table_row(few)["EvDrift (% of invalid)"] == "–"
     assert diagnostic_breakdown(invalid[:4] + valid, min_subset=4)["EvDrift"] == 1.0
+
+
+def test_threshold_sweep_moves_only_the_surface_metrics():
+    def record(flip, valid, similarity, ratio):
+        return {"flip": flip, "valid": valid, "similarity": similarity, "perplexity_claim": 10.0,
+                "perplexity_rewrite": 10.0 * ratio}
+
+    records = [record(True, True, 0.95, 1.0), record(True, False, 0.7, 1.3), record(True, False, 0.55, 2.5),
+               record(False, None, 0.99, 1.0)]
+    rows = threshold_sweep(records, similarity_thresholds=(0.5, 0.7, 0.9), perplexity_ratios=(1.0, 1.5, 3.0))
+    by = {(r["threshold"], r["value"]): r for r in rows}
+    assert all(r["ASR"] == pytest.approx(3 / 4) and r["VASR"] == pytest.approx(1 / 4) for r in rows)
+    assert [by[("similarity", v)]["S-ASR"] for v in (0.5, 0.7, 0.9)] == pytest.approx([3 / 4, 2 / 4, 1 / 4])
+    assert [by[("perplexity ratio", v)]["P-ASR"] for v in (1.0, 1.5, 3.0)] == pytest.approx([1 / 4, 2 / 4, 3 / 4])
 
 
 def test_rule_rewriters_are_deterministic_and_do_what_their_family_says(gate):

@@ -229,3 +229,27 @@ def make_cases(claims: Sequence[Any], rewriter: Any, family: str,
         cases.extend(RewriteCase(str(item.id), item.claim, item.evidence, rewrite, family)
                      for item, rewrite in zip(items, rewrites))
     return cases
+
+
+SWEEP_SIMILARITY = (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
+SWEEP_PERPLEXITY_RATIO = (1.0, 1.1, 1.25, 1.5, 2.0, 3.0)
+
+
+def threshold_sweep(records: list[dict], similarity_thresholds: Sequence[float] = SWEEP_SIMILARITY,
+                    perplexity_ratios: Sequence[float] = SWEEP_PERPLEXITY_RATIO) -> list[dict]:
+    """ASR, S-ASR, P-ASR and VASR over the given records (claims of one or more families) as each surface
+    threshold varies, the other kept at its default; the paper leaves both values open."""
+    n = len(records)
+    if not n:
+        return []
+    flips = [r for r in records if r["flip"]]
+    base = {"claims": n, "ASR": len(flips) / n, "VASR": sum(bool(r["valid"]) for r in flips) / n}
+    rows = []
+    for name, values in (("similarity", similarity_thresholds), ("perplexity ratio", perplexity_ratios)):
+        for value in values:
+            config = (MetricsConfig(similarity_threshold=value) if name == "similarity"
+                      else MetricsConfig(perplexity_ratio=value))
+            rows.append({"threshold": name, "value": value, **base,
+                         "S-ASR": sum(bool(_similar(r, config)) for r in flips) / n,
+                         "P-ASR": sum(bool(_fluent(r, config)) for r in flips) / n})
+    return rows

@@ -48,7 +48,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     tables.add_argument("--n-claims", type=int, default=0, help="0 = every refuted claim of the split")
     tables.add_argument("--split", default="attack")
     tables.add_argument("--profile", default="cpu")
-    tables.add_argument("--out", default="results/atomeval/tables")
+    tables.add_argument("--similarity-threshold", type=float, default=0.8,
+                        help="S-ASR: a flip counts when SBERT cosine(claim, rewrite) >= this")
+    tables.add_argument("--perplexity-ratio", type=float, default=1.5,
+                        help="P-ASR: a flip counts when the rewrite's perplexity <= this x the claim's")
+    tables.add_argument("--perplexity-threshold", type=float, default=None,
+                        help="P-ASR with an absolute perplexity bound instead of the ratio")
+    tables.add_argument("--out", default="results/atomeval/tables",
+                        help="per family records and summary, and thresholds.json (the metrics as the "
+                             "similarity threshold and perplexity ratio vary)")
     tables.set_defaults(func=_tables)
 
     compare = actions.add_parser("compare-rewriters", help="a rewriter's tables beside a baseline's, same claims")
@@ -104,6 +112,7 @@ def _agreement(args: argparse.Namespace) -> int:
 def _tables(args: argparse.Namespace) -> int:
     from atomeval.experiment import get_verifier, make_gate, make_rewriter, run_tables, table_metrics
     from atomeval.fever import refuted_claims
+    from atomeval.metrics import MetricsConfig
 
     _set_threads(args.threads)
     claims = refuted_claims(args.data, args.split, args.n_claims or None)
@@ -113,8 +122,10 @@ def _tables(args: argparse.Namespace) -> int:
     if hasattr(rewriter, "covers"):  # saved rewrites: only the claims an earlier run rewrote
         claims = [c for c in claims if rewriter.covers(c.claim, families)]
         print(f"{len(claims)} claims have saved rewrites for every family under {rewriter.source}")
+    config = MetricsConfig(similarity_threshold=args.similarity_threshold,
+                           perplexity_ratio=args.perplexity_ratio, perplexity_threshold=args.perplexity_threshold)
     results = run_tables(claims, verifier, folder.name, make_gate(args.profile), rewriter,
-                         families, args.out, args.profile)
+                         families, args.out, args.profile, config)
     print(table_metrics(results).to_string(index=False))
     return 0
 
