@@ -191,10 +191,11 @@ class Gate:
         return any(self._same_roles(atom, r, others) for r in candidates)
 
     def _same_roles(self, atom: Atom, rewrite: Atom, other_atoms: list[Atom]) -> bool:
-        agent, _ = _roles(atom)
+        agent, participants = _roles(atom)
         r_agent, r_participants = _roles(rewrite)
-        if agent and r_agent and not self._covers(agent, r_agent):
-            return False  # the agent is someone else (swapped with the object, a modifier, ...)
+        newcomers = tuple(w for w in r_agent if not self._covers((w,), agent))
+        if newcomers and any(self._covers((w,), participants) for w in newcomers):
+            return False  # one of the other participants became the agent (swapped with the object, ...)
         if not r_agent and self._covers(agent, r_participants):
             return False  # the agent became a participant
         r_words = r_participants + r_agent
@@ -297,12 +298,15 @@ class Gate:
         return Diagnostic(kind, f"{what}: {text}", original, rewrite)
 
 
+CIRCUMSTANCES = frozenset({"time", "quantity", "scope"})
+
+
 def _roles(atom: Atom) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(agent words, words of every other participant): the subject is the agent in the active voice; a
+    """(agent words, words of the other participants): the subject is the agent in the active voice; a
     passive atom (one with an ``agent`` modifier, its ``by`` phrase) has that phrase as agent and its subject
-    as a participant."""
+    as a participant. Time, quantity and scope modifiers are circumstances, not participants."""
     agents = [m.value for m in atom.modifiers if m.type == "agent"]
-    rest = [atom.object] + [m.value for m in atom.modifiers if m.type != "agent"]
+    rest = [atom.object] + [m.value for m in atom.modifiers if m.type != "agent" and m.type not in CIRCUMSTANCES]
     if agents:
         agent, rest = " ".join(agents), rest + [atom.subject]
     else:
