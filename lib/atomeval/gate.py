@@ -128,7 +128,7 @@ class Gate:
             rewrite = rejoin_split_words(rewrite, claim)
         original_atoms = self.atoms(claim)
         rewrite_atoms = self.atoms(rewrite)
-        judgements = [self._judge_atom(atom, rewrite_atoms, claim, rewrite, len(original_atoms))
+        judgements = [self._judge_atom(atom, rewrite_atoms, claim, rewrite, original_atoms)
                       for atom in original_atoms]
         valid = all(j.preserved for j in judgements)
         score = sum(j.score for j in judgements) / len(judgements) if judgements else 0.0
@@ -139,14 +139,15 @@ class Gate:
     # --- preservation ---------------------------------------------------------------------------
 
     def _judge_atom(self, atom: Atom, rewrite_atoms: list[Atom], claim: str, rewrite: str,
-                    n_atoms: int) -> AtomJudgement:
+                    original_atoms: list[Atom]) -> AtomJudgement:
+        n_atoms = len(original_atoms)
         comparisons = [self.matcher.compare(atom, r, rewrite) for r in rewrite_atoms]
         best = max(comparisons, key=lambda c: (c.preserved, c.score()), default=None)
         if best is not None and best.preserved:
             return AtomJudgement(atom, True, "slots", best, 1.0)
         score = best.score() if best is not None else 0.0
         if (self.config.allow_reordering and self._reordered(atom, claim, rewrite, n_atoms)
-                and (not self.config.check_roles or self._roles_kept(atom, rewrite_atoms))):
+                and (not self.config.check_roles or self._roles_kept(atom, rewrite_atoms, original_atoms))):
             return AtomJudgement(atom, True, "reordered", best, 1.0)
         if self.nli is not None:
             hypothesis = claim if n_atoms == 1 else render(atom)
@@ -175,11 +176,11 @@ class Gate:
         span_atom = atom.with_(span=claim)
         return not self.matcher.hedges(span_atom, Atom("_", "_", span=rewrite))
 
-    def _roles_kept(self, atom: Atom, rewrite_atoms: list[Atom]) -> bool:
-        """Who did what to whom is unchanged: some rewrite atom of the same relation keeps the atom's agent as
-        its agent (voice may change: a passive's agent is its ``by`` phrase), takes none of the atom's other
-        participants as agent, and holds every modifier that no other rewrite atom took. With no rewrite atom
-        of the same relation, the words alone decide (the reordering rule)."""
+    def _roles_kept(self, atom: Atom, rewrite_atoms: list[Atom], original_atoms: list[Atom]) -> bool:
+        """Who did what to whom is unchanged: some rewrite atom of the same relation does not exchange the
+        atom's agent with another participant (voice may change: a passive's agent is its ``by`` phrase), and
+        holds every modifier of the atom unless an atom of another of the claim's relations took it. With no
+        rewrite atom of the same relation, the words alone decide (the reordering rule)."""
         lemmas = set(normalise(atom.relation, relation=True)) | set(atom.relation.lower().split())
         if not content(normalise(atom.relation, relation=True)) or lemmas & self.config.symmetric_relations:
             return True  # a copula (dropped as an auxiliary by normalise) or a reciprocal verb
@@ -187,17 +188,18 @@ class Gate:
                       if self.matcher.compare_text(atom.relation, r.relation, relation=True).status.preserves]
         if not candidates:
             return True
-        others = [r for r in rewrite_atoms if all(r is not c for c in candidates)]
+        relations = [o.relation for o in original_atoms if o is not atom]
+        others = [r for r in rewrite_atoms if all(r is not c for c in candidates) and any(
+            self.matcher.compare_text(o, r.relation, relation=True).status.preserves for o in relations)]
         return any(self._same_roles(atom, r, others) for r in candidates)
 
     def _same_roles(self, atom: Atom, rewrite: Atom, other_atoms: list[Atom]) -> bool:
         agent, participants = _roles(atom)
         r_agent, r_participants = _roles(rewrite)
         newcomers = tuple(w for w in r_agent if not self._covers((w,), agent))
-        if newcomers and any(self._covers((w,), participants) for w in newcomers):
-            return False  # one of the other participants became the agent (swapped with the object, ...)
-        if not r_agent and self._covers(agent, r_participants):
-            return False  # the agent became a participant
+        if (newcomers and any(self._covers((w,), participants) for w in newcomers)
+                and self._covers(agent, r_participants)):
+            return False  # the agent and another participant exchanged places (a misparse seldom does both)
         r_words = r_participants + r_agent
         for modifier in atom.modifiers:
             if modifier.type == "agent":
