@@ -97,6 +97,7 @@ def test_diagnostics_use_the_papers_denominators():
     few = diagnostic_breakdown(invalid[:4] + valid)
     assert few["EvDrift"] is None and few["EvDrift count"] == 4
     assert diagnostics_table_row(few)["EvDrift (% of invalid)"] == "–"
+    assert diagnostics_table_row({**few, "EvDrift": float("nan")})["EvDrift (% of invalid)"] == "–"  # via pandas
     assert diagnostic_breakdown(invalid[:4] + valid, min_subset=4)["EvDrift"] == 1.0
 
 

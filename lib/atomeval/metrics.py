@@ -168,8 +168,9 @@ def diagnostic_breakdown(records: list[dict], min_subset: int = MIN_SUBSET) -> d
 
 
 def format_share(share: float | None, count: int) -> str:
-    """``"50.0 (4)"``: a percentage with its count, or ``"–"`` when the subset was too small."""
-    return "–" if share is None else f"{100 * share:.1f} ({count})"
+    """``"50.0 (4)"``: a percentage with its count, or ``"–"`` when the subset was too small (None, or NaN
+    after a trip through a DataFrame)."""
+    return "–" if share is None or share != share else f"{100 * share:.1f} ({count})"
 
 
 def diagnostics_table_row(breakdown: dict) -> dict:
