@@ -96,3 +96,41 @@ def test_negative_quantifier_and_exclusion_words_do_not_specialise(gate):
     assert not gate.judge("Tamerlan Tsarnaev had a brother .", "Tamerlan Tsarnaev had no brother .").valid
     assert not gate.judge("The show was set in Death Valley .", "The show was set outside Death Valley .").valid
     assert not gate.judge("A.J. Styles won a championship .", "A.J. Styles won all championships .").valid
+
+
+@pytest.mark.parametrize("claim, rewrite", [
+    ("Stone directed Savages .", "Savages directed Stone ."),                       # subject <-> object
+    ("Savages was directed by Stone .", "Stone was directed by Savages ."),         # passive, roles swapped
+    ("Magic Johnson played for the Lakers .", "The Lakers played for Magic Johnson ."),  # subject <-> modifier
+    ("Stone gave the award to Smith .", "Smith gave the award to Stone ."),         # who gave to whom
+    ("The Beatles influenced Nirvana in the 1990s .", "Nirvana influenced The Beatles in the 1990s ."),
+    ("Stone directed Savages in 2012 and wrote Platoon .",                          # modifier to another atom
+     "Stone directed Savages and wrote Platoon in 2012 ."),
+])
+def test_role_swaps_fail_the_gate(gate, claim, rewrite):
+    verdict = gate.judge(claim, rewrite)
+    assert not verdict.valid
+    assert not any(j.via == "reordered" for j in verdict.judgements if not j.preserved)
+
+
+@pytest.mark.parametrize("claim, rewrite", [
+    ("Stone directed Savages .", "Savages was directed by Stone ."),                # active -> passive
+    ("Savages was directed by Stone .", "Stone directed Savages ."),                # passive -> active
+    ("The Beatles influenced Nirvana in the 1990s .", "Nirvana was influenced in the 1990s by The Beatles ."),
+    ("Savages was directed by Oliver Stone in 2012 .", "In 2012 Oliver Stone directed Savages ."),
+    ("Stone directed Savages in 2012 and wrote Platoon .",                          # modifier moved to the front
+     "In 2012 , Stone directed Savages and wrote Platoon ."),
+    ("Stone gave the award to Smith .", "Stone gave Smith the award ."),            # dative shift
+    ("Tom Cruise married Katie Holmes .", "Katie Holmes married Tom Cruise ."),     # a reciprocal verb
+    (CLAIM, "An English-language television network is Telemundo ."),               # the copula
+])
+def test_voice_and_reordered_modifiers_stay_valid(gate, claim, rewrite):
+    assert gate.judge(claim, rewrite).valid
+
+
+def test_role_check_is_a_parameter():
+    from atomeval.extract_spacy import SpacyExtractor
+    from atomeval.gate import GateConfig
+
+    loose = Gate(SpacyExtractor(), config=GateConfig(check_roles=False))
+    assert loose.judge("Stone directed Savages .", "Savages directed Stone .").valid  # the old rule

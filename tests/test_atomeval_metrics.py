@@ -7,9 +7,10 @@ import json
 import numpy as np
 import pytest
 
-from atomeval.attack_runs import attack_vasr, runs_vasr
+from atomeval.attack_runs import runs_vasr
 from atomeval.gate import Gate
-from atomeval.metrics import MetricsConfig, RewriteCase, evaluate, surface_proxies
+from atomeval.metrics import (MetricsConfig, RewriteCase, diagnostic_breakdown, diagnostics_table_row, evaluate,
+                              surface_proxies, threshold_sweep)
 from atomeval.rewriters import FAMILIES, RuleRewriter
 from bodega.tasks import split_pair
 
@@ -58,7 +59,7 @@ def test_metrics_count_flips_valid_similar_and_fluent(gate):
     summary, records = evaluate(cases, KeywordVerifier(), gate, FixedSimilarity(sims), LengthPerplexity(),
                                 MetricsConfig(similarity_threshold=0.9, perplexity_ratio=1.1))
     assert summary["claims"] == 4 and summary["flips"] == 2
-    assert summary["rewrites"]["n"] == 3 and summary["rewrites"]["invalid"] == pytest.approx(1 / 3)
+    assert summary["rewrites"]["n"] == 3 and summary["rewrites"]["invalid share"] == pytest.approx(1 / 3)
     assert summary["ASR"] == pytest.approx(0.5)
     assert summary["VASR"] == pytest.approx(0.25)
     assert summary["S-ASR"] == pytest.approx(0.25)   # only case 1 reaches 0.9
@@ -66,12 +67,52 @@ def test_metrics_count_flips_valid_similar_and_fluent(gate):
     by_id = {r["id"]: r for r in records}
     assert by_id["1"]["valid"] and not by_id["2"]["valid"]
     assert any(d["kind"] == "EvDrift" for d in by_id["2"]["diagnostics"])
-    assert summary["diagnostics"]["EvDrift"] == pytest.approx(0.5)
+    # one invalid flip: counted, but too few for a share (the paper's "–")
+    assert summary["diagnostics"]["EvDrift count"] == 1 and summary["diagnostics"]["EvDrift"] is None
     assert surface_proxies(records)["similarity: pass but invalid"] == 0
     _, loose = evaluate(cases, KeywordVerifier(), gate, FixedSimilarity(sims), None,
                         MetricsConfig(similarity_threshold=0.8))
     proxies = surface_proxies(loose)
     assert proxies["similarity: pass but invalid"] == 1 and proxies["perplexity: pass"] == 0
+
+
+def _judged(valid, *kinds):
+    return {"valid": valid, "diagnostics": [{"kind": k} for k in kinds]}
+
+
+def test_diagnostics_use_the_papers_denominators():
+    """Tables 6 and 8: EvDrift / ScopeLoss over invalid successes, EvEnt / UnverAdd over valid ones."""
+    invalid = [_judged(False, "EvDrift")] * 4 + [_judged(False, "ScopeLoss")] * 3 + [_judged(False, "UnverAdd")]
+    valid = [_judged(True, "UnverAdd")] + [_judged(True, "EvEnt")] * 17 + [_judged(True)] * 16
+    breakdown = diagnostic_breakdown(invalid + valid)
+    assert (breakdown["n"], breakdown["invalid"], breakdown["valid"]) == (42, 8, 34)
+    assert round(100 * breakdown["EvDrift"], 1) == 50.0      # 4 of 8 invalid, not 4 of 42 successes
+    assert round(100 * breakdown["ScopeLoss"], 1) == 37.5
+    assert round(100 * breakdown["UnverAdd"], 1) == 2.9      # 1 of 34 valid; the invalid one counted apart
+    assert round(100 * breakdown["EvEnt"], 1) == 50.0
+    assert breakdown["UnverAdd (invalid) count"] == 1 and breakdown["EvEnt (invalid) count"] == 0
+    row = diagnostics_table_row(breakdown)
+    assert row["EvDrift (% of invalid)"] == "50.0 (4)" and row["UnverAdd (% of valid)"] == "2.9 (1)"
+    # fewer than five rewrites in a subset: no share
+    few = diagnostic_breakdown(invalid[:4] + valid)
+    assert few["EvDrift"] is None and few["EvDrift count"] == 4
+    assert diagnostics_table_row(few)["EvDrift (% of invalid)"] == "–"
+    assert diagnostics_table_row({**few, "EvDrift": float("nan")})["EvDrift (% of invalid)"] == "–"  # via pandas
+    assert diagnostic_breakdown(invalid[:4] + valid, min_subset=4)["EvDrift"] == 1.0
+
+
+def test_threshold_sweep_moves_only_the_surface_metrics():
+    def record(flip, valid, similarity, ratio):
+        return {"flip": flip, "valid": valid, "similarity": similarity, "perplexity_claim": 10.0,
+                "perplexity_rewrite": 10.0 * ratio}
+
+    records = [record(True, True, 0.95, 1.0), record(True, False, 0.7, 1.3), record(True, False, 0.55, 2.5),
+               record(False, None, 0.99, 1.0)]
+    rows = threshold_sweep(records, similarity_thresholds=(0.5, 0.7, 0.9), perplexity_ratios=(1.0, 1.5, 3.0))
+    by = {(r["threshold"], r["value"]): r for r in rows}
+    assert all(r["ASR"] == pytest.approx(3 / 4) and r["VASR"] == pytest.approx(1 / 4) for r in rows)
+    assert [by[("similarity", v)]["S-ASR"] for v in (0.5, 0.7, 0.9)] == pytest.approx([3 / 4, 2 / 4, 1 / 4])
+    assert [by[("perplexity ratio", v)]["P-ASR"] for v in (1.0, 1.5, 3.0)] == pytest.approx([1 / 4, 2 / 4, 3 / 4])
 
 
 def test_rule_rewriters_are_deterministic_and_do_what_their_family_says(gate):
@@ -91,28 +132,72 @@ def test_rule_rewriters_are_deterministic_and_do_what_their_family_says(gate):
         rewriter.rewrite(claim, EVIDENCE, "poetry")
 
 
-def test_attack_vasr_from_records(gate, tmp_path):
+class _FirstDecisions:
+    """A victim whose first decision on a text is fixed: SUPPORTS (0) for the texts it names."""
+
+    weights_hash = "fixed"
+
+    def __init__(self, supports):
+        self.supports = set(supports)
+
+    def predict(self, texts):
+        return np.array([0 if t in self.supports else 1 for t in texts])
+
+
+def test_attack_vasr_counts_only_initially_correct_refuted_claims(gate, tmp_path):
+    from bodega.data.tsv import Example, write_tsv
+
     ev = "Michigan is a state in the Great Lakes region ."
+    claim = f"{ev} ~ Michigan is not a U.S. state ."
+    wrong = f"{ev} ~ Michigan is not a state ."
+    supports = f"{ev} ~ Michigan is a state ."
     records = [
-        {"id": "a", "original": f"{ev} ~ Michigan is not a U.S. state .",
-         "adversarial": f"{ev} ~ Michigan is not a U.S. sttae .", "success": True},          # typo: valid
-        {"id": "b", "original": f"{ev} ~ Michigan is not a U.S. state .",
-         "adversarial": f"{ev} ~ Michigan is a U.S. state .", "success": True},             # negation dropped
-        {"id": "c", "original": f"{ev} ~ Michigan is not a U.S. state .", "adversarial": None, "success": False},
-        {"id": "d", "original": f"{ev} ~ Michigan is not a U.S. state .",
-         "adversarial": f"Michigan is a city . ~ Michigan is not a U.S. state .", "success": True},  # evidence edited
+        {"index": 0, "id": "a", "original": claim, "adversarial": f"{ev} ~ Michigan is not a U.S. sttae .",
+         "success": True, "error": None},                                            # typo: valid
+        {"index": 1, "id": "b", "original": claim, "adversarial": f"{ev} ~ Michigan is a U.S. state .",
+         "success": True, "error": None},                                            # negation dropped
+        {"index": 2, "id": "c", "original": claim, "adversarial": None, "success": False, "error": None},
+        {"index": 3, "id": "d", "original": claim, "adversarial": f"Michigan is a city . ~ Michigan is not a U.S. state .",
+         "success": True, "error": None},                                            # evidence edited
+        {"index": 4, "id": "e", "original": supports, "adversarial": f"{ev} ~ Michigan is a sttae .",
+         "success": True, "error": None},                                            # SUPPORTS: excluded
+        {"index": 5, "id": "f", "original": wrong, "adversarial": f"{ev} ~ Michigan is not a sttae .",
+         "success": True, "error": None},                                            # victim wrong at start
+        {"index": 6, "id": "g", "original": claim, "adversarial": None, "success": False,
+         "error": "RuntimeError: boom"},                                             # attack error
     ]
-    summary, judged = attack_vasr(records, gate)
-    assert summary["records"] == 4 and summary["successes"] == 3
-    assert [j["valid"] for j in judged] == [True, False, False]
-    assert summary["VASR"] == pytest.approx(0.25)
-    assert attack_vasr(records, gate, check_evidence=False)[0]["VASR"] == pytest.approx(0.5)
-    run = tmp_path / "FC-BiLSTM-PWWS-U"
-    run.mkdir()
-    (run / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
-    (run / "summary.json").write_text(json.dumps({"victim": "BiLSTM", "attacker": "PWWS", "scenario": "U"}))
-    (row,) = runs_vasr(tmp_path, gate)
-    assert row["attacker"] == "PWWS" and row["VASR"] == pytest.approx(0.25)
+    data = tmp_path / "FC"
+    data.mkdir()
+    write_tsv(data / "attack.tsv", [Example(0 if r["id"] == "e" else 1, r["id"], r["original"]) for r in records])
+    runs = tmp_path / "runs"
+    untargeted = runs / "FC-BERT-PWWS-U"
+    untargeted.mkdir(parents=True)
+    (untargeted / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    (untargeted / "summary.json").write_text(json.dumps({"victim": "BERT", "attacker": "PWWS", "scenario": "U"}))
+    (untargeted / "run.json").write_text(json.dumps({"victim": "models/FC-BERT", "victim_weights": "fixed",
+                                                     "scenario": "untargeted"}))
+    victims = {"models/FC-BERT": _FirstDecisions([supports, wrong])}
+    (row,) = runs_vasr(runs, gate, data_dir=data, victims=victims)
+    assert (row["records"], row["supports excluded"], row["victim errors"], row["attack errors"]) == (7, 1, 1, 1)
+    assert row["population"] == 4 and row["successes"] == 3 and row["valid"] == 1
+    assert row["ASR"] == pytest.approx(3 / 4) and row["VASR"] == pytest.approx(1 / 4)  # not 4/7 and 2/7
+    claim_only = runs_vasr(runs, gate, data_dir=data, victims=victims, check_evidence=False)[0]
+    assert claim_only["VASR"] == pytest.approx(2 / 4)
+    # a targeted run attacked only refuted rows its victim got right: no victim needed
+    targeted = runs / "FC-BERT-PWWS-T"
+    targeted.mkdir()
+    (targeted / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records[:4]))
+    (targeted / "run.json").write_text(json.dumps({"victim": "gone/FC-BERT", "scenario": "targeted"}))
+    rows = {r["run"]: r for r in runs_vasr(runs, gate, data_dir=data, victims=victims)}
+    assert rows["FC-BERT-PWWS-T"]["population"] == 4 and rows["FC-BERT-PWWS-T"]["VASR"] == pytest.approx(1 / 4)
+    # an untargeted run whose victim is not here cannot be counted on the paper's population
+    (untargeted / "run.json").write_text(json.dumps({"victim": "gone/FC-BERT", "scenario": "untargeted"}))
+    with pytest.raises(FileNotFoundError, match="initially correct refuted"):
+        runs_vasr(runs, gate, data_dir=data)
+    # records of another data folder are refused
+    write_tsv(data / "attack.tsv", [Example(1, "zz", claim)])
+    with pytest.raises(ValueError, match="--data"):
+        runs_vasr(runs, gate, data_dir=data, victims=victims)
 
 
 class _MapRewriter:

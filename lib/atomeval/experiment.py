@@ -155,7 +155,7 @@ def human_agreement(pairs_path: str | Path, profile: str = "cpu", extractor: str
                               [s.semantic for s in scores]).to_dict())
         rows.append(agreement(f"BODEGA score ({name} x character)", truth, None,
                               [s.bodega for s in scores]).to_dict())
-    result = {"pairs": str(pairs_path), "profile": profile, "extractor": extractor, "rows": rows}
+    result = {"pairs": Path(pairs_path).name, "profile": profile, "extractor": extractor, "rows": rows}
     if out:
         atomic_write_json(out, result)
         write_jsonl(Path(out).with_suffix(".records.jsonl"),
@@ -167,6 +167,7 @@ ABLATIONS = {
     "no WordNet": ({"use_wordnet": False}, {}),
     "no typo tolerance": ({"typo_max_edits": 0}, {}),
     "no reordering rule": ({}, {"allow_reordering": False}),
+    "no role check": ({}, {"check_roles": False}),
     "no split-word rejoining": ({}, {"rejoin_split_words": False}),
 }
 
@@ -185,7 +186,7 @@ def gate_ablation(pairs_path: str | Path, extractor: str = "spacy", out: str | P
         for check_evidence in (False, True):
             result, _ = gate_agreement(gate, pairs, progress=False, check_evidence=check_evidence)
             rows.append({"setting": name, **result.to_dict()})
-    report = {"pairs": str(pairs_path), "extractor": extractor, "rows": rows}
+    report = {"pairs": Path(pairs_path).name, "extractor": extractor, "rows": rows}
     if out:
         atomic_write_json(out, report)
     return report
@@ -213,6 +214,8 @@ def run_tables(claims: Sequence[Any], verifier, verifier_name: str, gate, rewrit
         write_jsonl(out_dir / family / "records.jsonl", records)
         atomic_write_json(out_dir / family / "summary.json", summary)
         results[family] = {"summary": summary, "records": records}
+    if with_surface:
+        atomic_write_json(out_dir / "thresholds.json", table_thresholds(results).to_dict("records"))
     return results
 
 
@@ -254,6 +257,31 @@ def table_diagnostics(results: dict[str, dict]):
 
     return pd.DataFrame([{"family": FAMILY_NAMES.get(f, f), **r["summary"]["diagnostics"]}
                          for f, r in results.items()])
+
+
+def table_diagnostics_paper(results: dict[str, dict]):
+    """Tables 6 and 8 as the paper prints them: "50.0 (4)" with the denominators named, "–" below five."""
+    import pandas as pd
+
+    from atomeval.metrics import diagnostics_table_row
+    from atomeval.rewriters import FAMILY_NAMES
+
+    return pd.DataFrame([{"family": FAMILY_NAMES.get(f, f), **diagnostics_table_row(r["summary"]["diagnostics"])}
+                         for f, r in results.items()])
+
+
+def table_thresholds(results: dict[str, dict]):
+    """ASR / S-ASR / P-ASR / VASR as the similarity threshold and the perplexity ratio vary, over all
+    families' claims together (``family`` = all) and per family."""
+    import pandas as pd
+
+    from atomeval.metrics import threshold_sweep
+    from atomeval.rewriters import FAMILY_NAMES
+
+    groups = {"all": [r for result in results.values() for r in result["records"]]}
+    groups.update({FAMILY_NAMES.get(f, f): r["records"] for f, r in results.items()})
+    return pd.DataFrame([{"family": name, **row} for name, records in groups.items()
+                         for row in threshold_sweep(records)])
 
 
 def table_rewrites(results: dict[str, dict]):

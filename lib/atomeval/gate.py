@@ -1,7 +1,8 @@
 """The one-way preservation gate and its diagnostics.
 
 A rewrite is *valid* when every atom of the original claim is preserved by the rewrite; content the
-rewrite adds never fails the gate (it is reported instead). Diagnostics, each with the atoms that
+rewrite adds never fails the gate (it is reported instead). A restructured rewrite that keeps an atom's
+words is accepted only when it keeps the atom's roles (who did what to whom; voice may change). Diagnostics, each with the atoms that
 triggered it:
 
 - **ScopeLoss**: an original atom dropped, generalised (words dropped or replaced by a WordNet
@@ -21,6 +22,10 @@ from atomeval.matching import NON_SPECIALISING, AtomComparison, Matcher, SlotSta
 from atomeval.normalise import NEGATORS, normalise, numbers_in, rejoin_split_words, tokens
 
 DIAGNOSTICS = ("ScopeLoss", "EvDrift", "EvEnt", "UnverAdd")
+# Relations (lemmas) for which "A r B" and "B r A" say the same: identity/class statements with the copula
+# and a few reciprocal verbs. Every other relation keeps who did what to whom.
+SYMMETRIC_RELATIONS = frozenset({"be", "marry", "meet", "date", "divorce", "resemble", "equal", "neighbor",
+                                 "neighbour", "border"})
 
 
 class Extractor(Protocol):
@@ -40,6 +45,9 @@ class GateConfig:
     allow_reordering: bool = True  # accept an atom whose words all appear in the rewrite (same negation,
     #                                numbers kept, no hedge or NON_SPECIALISING word added)
     rejoin_split_words: bool = True  # read "leona rd" as "leonard" when the original has "leonard"
+    check_roles: bool = True  # the reordering rule refuses a rewrite atom of the same relation whose roles
+    #                           differ (agent swapped with object or modifier; a modifier moved to another atom)
+    symmetric_relations: frozenset[str] = SYMMETRIC_RELATIONS  # relations whose two sides may swap
     nli_threshold: float = 0.5     # entailment probability for "asserted" / "evidence entails"
 
 
@@ -121,7 +129,7 @@ class Gate:
             rewrite = rejoin_split_words(rewrite, claim)
         original_atoms = self.atoms(claim)
         rewrite_atoms = self.atoms(rewrite)
-        judgements = [self._judge_atom(atom, rewrite_atoms, claim, rewrite, len(original_atoms))
+        judgements = [self._judge_atom(atom, rewrite_atoms, claim, rewrite, original_atoms)
                       for atom in original_atoms]
         valid = all(j.preserved for j in judgements)
         score = sum(j.score for j in judgements) / len(judgements) if judgements else 0.0
@@ -132,13 +140,15 @@ class Gate:
     # --- preservation ---------------------------------------------------------------------------
 
     def _judge_atom(self, atom: Atom, rewrite_atoms: list[Atom], claim: str, rewrite: str,
-                    n_atoms: int) -> AtomJudgement:
+                    original_atoms: list[Atom]) -> AtomJudgement:
+        n_atoms = len(original_atoms)
         comparisons = [self.matcher.compare(atom, r, rewrite) for r in rewrite_atoms]
         best = max(comparisons, key=lambda c: (c.preserved, c.score()), default=None)
         if best is not None and best.preserved:
             return AtomJudgement(atom, True, "slots", best, 1.0)
         score = best.score() if best is not None else 0.0
-        if self.config.allow_reordering and self._reordered(atom, claim, rewrite, n_atoms):
+        if (self.config.allow_reordering and self._reordered(atom, claim, rewrite, n_atoms)
+                and (not self.config.check_roles or self._roles_kept(atom, rewrite_atoms, original_atoms))):
             return AtomJudgement(atom, True, "reordered", best, 1.0)
         if self.nli is not None:
             hypothesis = claim if n_atoms == 1 else render(atom)
@@ -166,6 +176,44 @@ class Gate:
             return False
         span_atom = atom.with_(span=claim)
         return not self.matcher.hedges(span_atom, Atom("_", "_", span=rewrite))
+
+    def _roles_kept(self, atom: Atom, rewrite_atoms: list[Atom], original_atoms: list[Atom]) -> bool:
+        """Who did what to whom is unchanged: some rewrite atom of the same relation does not exchange the
+        atom's agent with another participant (voice may change: a passive's agent is its ``by`` phrase), and
+        holds every modifier of the atom unless an atom of another of the claim's relations took it. With no
+        rewrite atom of the same relation, the words alone decide (the reordering rule)."""
+        lemmas = set(normalise(atom.relation, relation=True)) | set(atom.relation.lower().split())
+        if not content(normalise(atom.relation, relation=True)) or lemmas & self.config.symmetric_relations:
+            return True  # a copula (dropped as an auxiliary by normalise) or a reciprocal verb
+        candidates = [r for r in rewrite_atoms
+                      if self.matcher.compare_text(atom.relation, r.relation, relation=True).status.preserves]
+        if not candidates:
+            return True
+        relations = [o.relation for o in original_atoms if o is not atom]
+        others = [r for r in rewrite_atoms if all(r is not c for c in candidates) and any(
+            self.matcher.compare_text(o, r.relation, relation=True).status.preserves for o in relations)]
+        return any(self._same_roles(atom, r, others) for r in candidates)
+
+    def _same_roles(self, atom: Atom, rewrite: Atom, other_atoms: list[Atom]) -> bool:
+        agent, participants = _roles(atom)
+        r_agent, r_participants = _roles(rewrite)
+        newcomers = tuple(w for w in r_agent if not self._covers((w,), agent))
+        if (newcomers and any(self._covers((w,), participants) for w in newcomers)
+                and self._covers(agent, r_participants)):
+            return False  # the agent and another participant exchanged places (a misparse seldom does both)
+        r_words = r_participants + r_agent
+        for modifier in atom.modifiers:
+            if modifier.type == "agent":
+                continue
+            words = content(normalise(modifier.value))
+            if words and not self._covers(words, r_words) and any(
+                    self._covers(words, content(normalise(" ".join(m.value for m in o.modifiers))))
+                    for o in other_atoms):
+                return False  # the modifier now belongs to another predication
+        return True
+
+    def _covers(self, words: tuple[str, ...], pool: tuple[str, ...]) -> bool:
+        return bool(words) and all(any(self.matcher.same_word(w, p) for p in pool) for w in words)
 
     # --- diagnostics ------------------------------------------------------------------------------
 
@@ -251,6 +299,22 @@ class Gate:
         original = best.original if best is not None else None
         rewrite = best.rewrite if best is not None else atom
         return Diagnostic(kind, f"{what}: {text}", original, rewrite)
+
+
+CIRCUMSTANCES = frozenset({"time", "quantity", "scope"})
+
+
+def _roles(atom: Atom) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(agent words, words of the other participants): the subject is the agent in the active voice; a
+    passive atom (one with an ``agent`` modifier, its ``by`` phrase) has that phrase as agent and its subject
+    as a participant. Time, quantity and scope modifiers are circumstances, not participants."""
+    agents = [m.value for m in atom.modifiers if m.type == "agent"]
+    rest = [atom.object] + [m.value for m in atom.modifiers if m.type != "agent" and m.type not in CIRCUMSTANCES]
+    if agents:
+        agent, rest = " ".join(agents), rest + [atom.subject]
+    else:
+        agent = atom.subject
+    return content(normalise(agent)), content(normalise(" ".join(rest)))
 
 
 def _negations(text: str) -> int:

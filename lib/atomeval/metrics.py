@@ -25,6 +25,9 @@ from atomeval.gate import DIAGNOSTICS, Gate
 from bodega.tasks import join_pair
 
 
+MIN_SUBSET = 5  # fewer rewrites than this in a diagnostic's subset: no share ("–" in tables)
+
+
 @dataclass(frozen=True)
 class MetricsConfig:
     """Thresholds of the surface metrics (documented in the book)."""
@@ -32,6 +35,7 @@ class MetricsConfig:
     similarity_threshold: float = 0.8
     perplexity_ratio: float = 1.5
     perplexity_threshold: float | None = None
+    min_subset: int = MIN_SUBSET  # diagnostics: no share for a smaller subset
 
 
 @dataclass(frozen=True)
@@ -130,22 +134,53 @@ def summarise(records: list[dict], config: MetricsConfig, with_similarity: bool 
                "similarity_threshold": config.similarity_threshold,
                "perplexity_rule": (f"<= {config.perplexity_threshold}" if config.perplexity_threshold is not None
                                    else f"<= {config.perplexity_ratio} x claim perplexity")}
-    summary["diagnostics"] = diagnostic_breakdown(flips)
-    summary["rewrites"] = diagnostic_breakdown([r for r in records if r["valid"] is not None])
+    summary["diagnostics"] = diagnostic_breakdown(flips, config.min_subset)
+    summary["rewrites"] = diagnostic_breakdown([r for r in records if r["valid"] is not None], config.min_subset)
     return summary
 
 
-def diagnostic_breakdown(flips: list[dict]) -> dict:
-    """Share of the given records (successful attacks, or all rewrites) that are invalid and that carry
-    each diagnostic."""
-    n = len(flips)
-    counts = Counter()
-    for record in flips:
-        for kind in {d["kind"] for d in record["diagnostics"]}:
-            counts[kind] += 1
-    out = {"n": n, "invalid": (sum(not r["valid"] for r in flips) / n) if n else None}
-    out.update({kind: (counts[kind] / n if n else None) for kind in DIAGNOSTICS})
+# Which successes each diagnostic is a share of (the paper's Tables 6 and 8): what made a rewrite invalid
+# among the invalid ones, what a valid rewrite added among the valid ones.
+DENOMINATORS = {"ScopeLoss": "invalid", "EvDrift": "invalid", "EvEnt": "valid", "UnverAdd": "valid"}
+
+
+def diagnostic_breakdown(records: list[dict], min_subset: int = MIN_SUBSET) -> dict:
+    """Counts and shares of the diagnostics over the given judged records (successes, or all rewrites).
+
+    ScopeLoss and EvDrift are shares of the *invalid* records, EvEnt and UnverAdd of the *valid* ones,
+    as in the paper; a share is None when its subset has fewer than ``min_subset`` records. EvEnt and
+    UnverAdd on invalid records are counted apart (``EvEnt (invalid)``, ``UnverAdd (invalid)``).
+    """
+    groups = {"valid": [r for r in records if r["valid"]], "invalid": [r for r in records if not r["valid"]]}
+    out: dict[str, Any] = {"n": len(records), "valid": len(groups["valid"]), "invalid": len(groups["invalid"]),
+                           "invalid share": len(groups["invalid"]) / len(records) if records else None}
+
+    def count(kind: str, group: list[dict]) -> int:
+        return sum(any(d["kind"] == kind for d in r["diagnostics"]) for r in group)
+
+    for kind, subset in DENOMINATORS.items():
+        group = groups[subset]
+        out[f"{kind} count"] = count(kind, group)
+        out[kind] = out[f"{kind} count"] / len(group) if len(group) >= min_subset else None
+    for kind in ("EvEnt", "UnverAdd"):
+        out[f"{kind} (invalid) count"] = count(kind, groups["invalid"])
     return out
+
+
+def format_share(share: float | None, count: int) -> str:
+    """``"50.0 (4)"``: a percentage with its count, or ``"–"`` when the subset was too small (None, or NaN
+    after a trip through a DataFrame)."""
+    return "–" if share is None or share != share else f"{100 * share:.1f} ({count})"
+
+
+def diagnostics_table_row(breakdown: dict) -> dict:
+    """One row of Tables 6 / 8 as the paper prints them (percentages with counts, denominators named)."""
+    row = {"successes": breakdown["n"], "invalid": breakdown["invalid"], "valid": breakdown["valid"]}
+    for kind, subset in DENOMINATORS.items():
+        row[f"{kind} (% of {subset})"] = format_share(breakdown[kind], breakdown[f"{kind} count"])
+    for kind in ("EvEnt", "UnverAdd"):
+        row[f"{kind} on invalid (count)"] = breakdown[f"{kind} (invalid) count"]
+    return row
 
 
 def surface_proxies(records: list[dict]) -> dict:
@@ -195,3 +230,27 @@ def make_cases(claims: Sequence[Any], rewriter: Any, family: str,
         cases.extend(RewriteCase(str(item.id), item.claim, item.evidence, rewrite, family)
                      for item, rewrite in zip(items, rewrites))
     return cases
+
+
+SWEEP_SIMILARITY = (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
+SWEEP_PERPLEXITY_RATIO = (1.0, 1.1, 1.25, 1.5, 2.0, 3.0)
+
+
+def threshold_sweep(records: list[dict], similarity_thresholds: Sequence[float] = SWEEP_SIMILARITY,
+                    perplexity_ratios: Sequence[float] = SWEEP_PERPLEXITY_RATIO) -> list[dict]:
+    """ASR, S-ASR, P-ASR and VASR over the given records (claims of one or more families) as each surface
+    threshold varies, the other kept at its default; the paper leaves both values open."""
+    n = len(records)
+    if not n:
+        return []
+    flips = [r for r in records if r["flip"]]
+    base = {"claims": n, "ASR": len(flips) / n, "VASR": sum(bool(r["valid"]) for r in flips) / n}
+    rows = []
+    for name, values in (("similarity", similarity_thresholds), ("perplexity ratio", perplexity_ratios)):
+        for value in values:
+            config = (MetricsConfig(similarity_threshold=value) if name == "similarity"
+                      else MetricsConfig(perplexity_ratio=value))
+            rows.append({"threshold": name, "value": value, **base,
+                         "S-ASR": sum(bool(_similar(r, config)) for r in flips) / n,
+                         "P-ASR": sum(bool(_fluent(r, config)) for r in flips) / n})
+    return rows

@@ -50,7 +50,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     tables.add_argument("--n-claims", type=int, default=0, help="0 = every refuted claim of the split")
     tables.add_argument("--split", default="attack", help="which TSV of --data: attack, dev or train")
     tables.add_argument("--profile", default="cpu", help="paper, cpu or smoke")
-    tables.add_argument("--out", default="results/atomeval/tables", help="folder for the tables (default: %(default)s)")
+    tables.add_argument("--similarity-threshold", type=float, default=0.8,
+                        help="S-ASR: a flip counts when SBERT cosine(claim, rewrite) >= this")
+    tables.add_argument("--perplexity-ratio", type=float, default=1.5,
+                        help="P-ASR: a flip counts when the rewrite's perplexity <= this x the claim's")
+    tables.add_argument("--perplexity-threshold", type=float, default=None,
+                        help="P-ASR with an absolute perplexity bound instead of the ratio")
+    tables.add_argument("--out", default="results/atomeval/tables",
+                        help="per family records and summary, and thresholds.json (the metrics as the "
+                             "similarity threshold and perplexity ratio vary)")
     tables.set_defaults(func=_tables)
 
     compare = actions.add_parser("compare-rewriters", help="a rewriter's tables beside a baseline's, same claims")
@@ -61,7 +69,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     compare.set_defaults(func=_compare)
 
     runs = actions.add_parser("attack-vasr", help="VASR of BODEGA attack runs on FC")
-    runs.add_argument("--runs", default="results/runs", help="folder of attack run folders (default: %(default)s)")
+    runs.add_argument("--runs", default="results/runs", help="a folder of <TASK>-* attack run folders")
+    runs.add_argument("--data", default="data/FC", help="the prepared FC folder the runs attacked (gold labels)")
     runs.add_argument("--profile", default="cpu", help="paper, cpu or smoke")
     runs.add_argument("--claim-only", action="store_true", help="do not require the evidence to be preserved")
     runs.add_argument("--out", default=None, help="JSON report path")
@@ -105,6 +114,7 @@ def _agreement(args: argparse.Namespace) -> int:
 def _tables(args: argparse.Namespace) -> int:
     from atomeval.experiment import get_verifier, make_gate, make_rewriter, run_tables, table_metrics
     from atomeval.fever import refuted_claims
+    from atomeval.metrics import MetricsConfig
 
     _set_threads(args.threads)
     claims = refuted_claims(args.data, args.split, args.n_claims or None)
@@ -114,8 +124,10 @@ def _tables(args: argparse.Namespace) -> int:
     if hasattr(rewriter, "covers"):  # saved rewrites: only the claims an earlier run rewrote
         claims = [c for c in claims if rewriter.covers(c.claim, families)]
         print(f"{len(claims)} claims have saved rewrites for every family under {rewriter.source}")
+    config = MetricsConfig(similarity_threshold=args.similarity_threshold,
+                           perplexity_ratio=args.perplexity_ratio, perplexity_threshold=args.perplexity_threshold)
     results = run_tables(claims, verifier, folder.name, make_gate(args.profile), rewriter,
-                         families, args.out, args.profile)
+                         families, args.out, args.profile, config)
     print(table_metrics(results).to_string(index=False))
     return 0
 
@@ -134,7 +146,7 @@ def _attack_vasr(args: argparse.Namespace) -> int:
     from atomeval.experiment import make_gate
     from bodega.io import atomic_write_json
 
-    rows = runs_vasr(args.runs, make_gate(args.profile), check_evidence=not args.claim_only)
+    rows = runs_vasr(args.runs, make_gate(args.profile), check_evidence=not args.claim_only, data_dir=args.data)
     if not rows:
         print(f"no FC attack runs with records.jsonl under {args.runs}")
     for row in rows:
