@@ -83,12 +83,12 @@ def test_candidate_source_follows_the_profile():
 @pytest.mark.parametrize("name", ["BERT-ATTACK", "BAE"])
 def test_attackers_run_on_tiny_random_gemma(name, gemma_dir, tmp_path, monkeypatch):
     monkeypatch.setenv("BODEGA_CACHE", str(tmp_path))
-    options = dict(candidates="causal-lm", causal_path=str(gemma_dir))
+    # Short sentences: BODEGA's cap of 20% of the words would allow one change only.
+    options = dict(candidates="causal-lm", causal_path=str(gemma_dir), max_change_rate=0.5)
     if name == "BAE":
         from mlm_fakes import tiny_bert
 
-        options.update(encoder_path=str(tiny_bert(tmp_path / "enc", masked_lm=False)), similarity_threshold=0.0,
-                       max_change_rate=0.5)
+        options.update(encoder_path=str(tiny_bert(tmp_path / "enc", masked_lm=False)), similarity_threshold=0.0)
     attacker = get_attacker(name, **options)
     assert attacker.options["candidates"] == "causal-lm"
     victim = KeywordVictim()

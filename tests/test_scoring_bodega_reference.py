@@ -242,3 +242,10 @@ def test_bodega_score_of_an_openattack_style_tsv_equals_bodegas(tmp_path):
     assert summary["success_score"] == pytest.approx(success)
     assert summary["semantic_score"] == pytest.approx(semantic)
     assert summary["character_score"] == pytest.approx(character)
+
+
+@pytest.mark.parametrize("text", [" .??", "\t.??", "́!!‘.”?@@Z{Mr‘\u200d́ }“;.!,?\t\x1c"])
+def test_leading_blanks_and_trailing_controls_are_seen_as_punkt_sees_them(text):
+    # found by the property test: punkt decides differently with one leading blank, and looks at what
+    # follows the last run even where str.rstrip would drop it
+    assert punct_join(text) == openattack_join(text)

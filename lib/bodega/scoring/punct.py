@@ -78,7 +78,7 @@ def punct_join(text: str, segmenter: Segmenter | None = None) -> str:
     Punkt's last sentence ends where ``str.rstrip`` stops, so trailing characters that
     Python counts as spaces and the word expression does not (``\x1c``-``\x1f``) are dropped.
     """
-    text = text[:len(text.rstrip())]
+    full, text = text, text[:len(text.rstrip())]
     places = [match.start() for match in _inner_break().finditer(text)]
     words = _expression(text)
     if not places:
@@ -91,9 +91,12 @@ def punct_join(text: str, segmenter: Segmenter | None = None) -> str:
     for k in sorted({bisect_right(starts, place) - 1 for place in places}):
         start, end = runs[k]
         tokens.extend(words.findall(text, done, start))
-        offset = runs[max(k - 1, 0)][0]
+        # From the run before, or from the text's start: punkt's first sentence keeps leading blanks,
+        # and one of them changes its decision (" .??" -> " .?" + "?", but ".??" -> "." + "?" + "?").
+        offset = runs[k - 1][0] if k > 0 else 0
         # A word after the next run keeps the window's end from being stripped as the text's end.
-        window = text[offset:runs[k + 1][1]] + " x" if k + 1 < len(runs) else text[offset:]
+        # At the end, what follows the last run (blanks, control characters) is kept: punkt looks at it.
+        window = text[offset:runs[k + 1][1]] + " x" if k + 1 < len(runs) else full[offset:]
         for first, stop in segmenter.spans(window):
             tokens.extend(match.group() for match in words.finditer(window, first, stop)
                           if start <= offset + match.start() < end)
