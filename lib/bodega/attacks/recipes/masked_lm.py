@@ -138,8 +138,16 @@ def bert_attack(profile: str = "cpu", k: int = 36, max_change_rate: float = 0.2,
 def bae(profile: str = "cpu", k: int = 50, max_change_rate: float = 0.2, similarity_threshold: float = 0.936,
         threshold_pred_score: float | str | None = "profile", mlm_path: str | None = None,
         encoder_path: str | None = None, batch_size: int = 32, candidates: str = "profile",
-        causal_path: str | None = None, filter_words: str = "openattack"):
-    """BAE-R (Garg and Ramakrishnan 2020), OpenAttack's default: replace only, k=50, similarity >= 0.936."""
+        causal_path: str | None = None, filter_words: str = "openattack", fidelity: str = "profile",
+        openattack_search: bool | None = None):
+    """BAE-R (Garg and Ramakrishnan 2020), OpenAttack's default: replace only, k=50, similarity >= 0.936.
+
+    ``openattack_search`` (as-run) is OpenAttack's own search, quirks included
+    (:mod:`bodega.attacks.bae_as_run`: its part-of-speech rule, whole-text similarity
+    threshold, ranking and one-at-a-time queries), on the masked LM (``mlm_path`` or the
+    profile's) and the profile's sentence encoder.
+    """
+    from bodega.attacks.fidelity import flag
     from bodega.attacks.mlm_search import bae_search
     from bodega.profiles import get_profile
     from bodega.resources import resolve
@@ -147,6 +155,14 @@ def bae(profile: str = "cpu", k: int = 50, max_change_rate: float = 0.2, similar
     if encoder_path is None:
         chosen = get_profile(profile)
         encoder_path = str(resolve(chosen.models.get("sentence-encoder") or "minilm", allow_hub=chosen.allow_hub).path)
+    if flag(openattack_search, profile, fidelity):
+        from bodega.attacks.bae_as_run import BaeAsRun, encoder_similarity
+        from bodega.attacks.filter_words import bodega_filter_words
+        from bodega.mlm.model import resolve_masked_lm
+
+        return BaeAsRun(resolve_masked_lm(profile, mlm_path), frozenset(bodega_filter_words(filter_words)),
+                        encoder_similarity(SentenceEncoder(encoder_path)), k=k,
+                        similarity_threshold=similarity_threshold, max_change_rate=max_change_rate)
     source = _source(profile, candidates, mlm_path, causal_path)
     threshold = _threshold(profile, threshold_pred_score) if source == "masked-lm" else None
     tagger = PosTagger()
