@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from functools import lru_cache
 
 import numpy as np
 import pytest
@@ -41,25 +42,32 @@ def bodega_normalise(text: str | None) -> str | None:
     return " ".join(re.findall(r"\w+|[^\w\s]+", text.lower().replace("\n", " ")))
 
 
-def ratio(text: str, reference: str) -> float:
-    """The stand-in for the Universal Sentence Encoder's cosine: similar texts score near 1."""
-    return difflib.SequenceMatcher(None, text, reference).ratio()
+def ratio(text: str, reference: str, leniency: float = 1.0) -> float:
+    """The stand-in for the Universal Sentence Encoder's cosine: similar texts score near 1.
+
+    ``leniency`` shrinks the distance from 1, so that more fillers pass OpenAttack's fixed 0.936.
+    """
+    return 1.0 - (1.0 - difflib.SequenceMatcher(None, text, reference).ratio()) / leniency
 
 
 class RatioEncoder:
     """OpenAttack's sentence-encoder protocol (``TAGS``, ``calc_score``) over :func:`ratio`."""
 
-    def __init__(self):
+    def __init__(self, leniency: float):
         from OpenAttack.tags import TAG_English
 
         self.TAGS = {TAG_English}
+        self.leniency = leniency
 
     def calc_score(self, text: str, reference: str) -> float:
-        return ratio(text, reference)
+        return ratio(text, reference, self.leniency)
 
 
-def ratios(texts, reference: str) -> np.ndarray:
-    return np.array([ratio(t, reference) for t in texts])
+def ratios(leniency: float):
+    return lambda texts, reference: np.array([ratio(t, reference, leniency) for t in texts])
+
+
+LENIENCIES = (1.0, 4.0)
 
 
 @pytest.fixture(scope="module")
@@ -76,31 +84,37 @@ def nlp():
     return _pipeline()
 
 
-@pytest.fixture
-def openattack_bae(tiny_mlm, nlp, monkeypatch):
-    """``BAEAttacker(device, filter_words=OpenAttack's list + '~')`` with the two offline stand-ins."""
+@pytest.fixture(scope="module")
+def openattack_bae(tiny_mlm, nlp):
+    """``BAEAttacker(device, filter_words=OpenAttack's list + '~')`` with the two offline stand-ins, per leniency."""
     import OpenAttack
     from OpenAttack.attackers import bae as bae_module
 
     real = bae_module.DataManager
 
+    @lru_cache(maxsize=None)
+    def tag(words: tuple[str, ...]) -> list[tuple[str, str]]:
+        return list(zip(words, penn_tags(nlp, [words])[0]))
+
     class TaggerShim:
         @staticmethod
         def load(name: str, cached: bool = True):
             if name == "TProcess.NLTKPerceptronPosTagger":
-                return lambda words: list(zip(words, penn_tags(nlp, [words])[0]))
+                return lambda words: tag(tuple(words))
             return real.load(name, cached)
 
-    monkeypatch.setattr(bae_module, "DataManager", TaggerShim)
     filter_words = OpenAttack.attack_assist.filter_words.get_default_filter_words("english") + ["~"]
-    attacker = OpenAttack.attackers.BAEAttacker(mlm_path=tiny_mlm, device="cpu", sentence_encoder=RatioEncoder(),
-                                                filter_words=filter_words)
-    return OpenAttackAttacker("BAE", attacker)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bae_module, "DataManager", TaggerShim)
+        yield {leniency: OpenAttackAttacker("BAE", OpenAttack.attackers.BAEAttacker(
+                   mlm_path=tiny_mlm, device="cpu", sentence_encoder=RatioEncoder(leniency), filter_words=filter_words))
+               for leniency in LENIENCIES}
 
 
 @pytest.fixture(scope="module")
 def native_bae(tiny_mlm, nlp):
-    return BaeAsRun(tiny_mlm, frozenset(bodega_filter_words("openattack")), ratios, nlp=nlp)
+    return {leniency: BaeAsRun(tiny_mlm, frozenset(bodega_filter_words("openattack")), ratios(leniency), nlp=nlp)
+            for leniency in LENIENCIES}
 
 
 def run(engine, text: str, targeted: bool, index: int, victim=None) -> dict:
@@ -108,14 +122,46 @@ def run(engine, text: str, targeted: bool, index: int, victim=None) -> dict:
                       targeted, 0)
 
 
-CASES = [(i, t) for i in range(len(TEXTS)) for t in (False, True)]
+_REFERENCE: dict[tuple, dict] = {}
 
 
-@pytest.mark.parametrize("index,targeted", CASES)
-def test_bae_as_run_is_openattacks(index, targeted, native_bae, openattack_bae):
-    native = run(native_bae, TEXTS[index], targeted, index)
-    reference = run(openattack_bae, TEXTS[index], targeted, index)
+def reference_run(openattack_bae, index: int, targeted: bool, leniency: float) -> dict:
+    key = (index, targeted, leniency)
+    if key not in _REFERENCE:
+        _REFERENCE[key] = run(openattack_bae[leniency], TEXTS[index], targeted, index)
+    return _REFERENCE[key]
+
+
+CASES = [(i, t, leniency) for i in range(len(TEXTS)) for t in (False, True) for leniency in LENIENCIES]
+
+
+@pytest.mark.parametrize("index,targeted,leniency", CASES)
+def test_bae_as_run_is_openattacks(index, targeted, leniency, native_bae, openattack_bae):
+    native = run(native_bae[leniency], TEXTS[index], targeted, index)
+    reference = reference_run(openattack_bae, index, targeted, leniency)
     assert native["error"] is None and reference["error"] is None
     assert native["success"] == reference["success"]
     assert bodega_normalise(native["adversarial"]) == bodega_normalise(reference["adversarial"])
     assert native["queries"] == reference["queries"]
+
+
+def test_the_cases_exercise_success_failure_and_the_threshold(openattack_bae):
+    """Guard against a vacuous comparison: OpenAttack's BAE both succeeds and fails on these cases, and the
+    similarity stand-in's leniency changes outcomes (so the 0.936 threshold is where both sides apply it)."""
+    outcomes = {case: reference_run(openattack_bae, *case) for case in CASES}
+    successes = [case for case, record in outcomes.items() if record["success"]]
+    assert 0 < len(successes) < len(outcomes)
+    for leniency in LENIENCIES[1:]:
+        strict = [(outcomes[(i, t, 1.0)]["adversarial"], outcomes[(i, t, 1.0)]["queries"]) for i, t, _ in CASES]
+        loose = [(outcomes[(i, t, leniency)]["adversarial"], outcomes[(i, t, leniency)]["queries"])
+                 for i, t, _ in CASES]
+        assert strict != loose
+
+
+def test_the_recipe_builds_the_as_run_search_only_when_asked(tiny_mlm):
+    as_run = get_attacker("BAE", profile="smoke", fidelity="as-run", mlm_path=tiny_mlm)
+    assert isinstance(as_run, BaeAsRun) and as_run.similarity_threshold == 0.936 and "~" in as_run.filter_words
+    assert as_run.k == 50 and as_run.max_change_rate == 0.2
+    assert not isinstance(get_attacker("BAE", profile="smoke", fidelity="fixed", mlm_path=tiny_mlm), BaeAsRun)
+    assert not isinstance(get_attacker("BAE", profile="smoke", fidelity="as-run", openattack_search=False,
+                                       mlm_path=tiny_mlm), BaeAsRun)
