@@ -165,3 +165,14 @@ def test_the_recipe_builds_the_as_run_search_only_when_asked(tiny_mlm):
     assert not isinstance(get_attacker("BAE", profile="smoke", fidelity="fixed", mlm_path=tiny_mlm), BaeAsRun)
     assert not isinstance(get_attacker("BAE", profile="smoke", fidelity="as-run", openattack_search=False,
                                        mlm_path=tiny_mlm), BaeAsRun)
+
+
+def test_the_recipe_runs_on_the_profiles_sentence_encoder(tiny_mlm):
+    """The as-run recipe scores similarity with a sentence encoder's cosine (here the tiny model's, threshold 0)."""
+    attacker = get_attacker("BAE", profile="smoke", fidelity="as-run", mlm_path=tiny_mlm, encoder_path=tiny_mlm,
+                            similarity_threshold=0.0)
+    scores = attacker.similarity(["the evil enemy", "a calm village"], "the evil enemy")
+    assert scores[0] == pytest.approx(1.0, abs=1e-5) and scores[1] < scores[0]
+    record = run(attacker, TEXTS[6], False, 6)
+    assert record["error"] is None and record["queries"] > len(TEXTS[6].split())
+    assert record["adversarial"] is None or record["adversarial"] == record["adversarial"].lower()

@@ -70,9 +70,14 @@ SHARED: dict[str, str] = {
                      "(same probabilities, fewer forwards)"),
     "part-of-speech tags": ("PWWS, TextFooler, Genetic, PSO and BAE take part-of-speech tags from spaCy; OpenAttack's "
                             "NLTK tagger files come from its dead server and cannot be loaded"),
-    "BAE": ("BAE runs the project's search with OpenAttack's filter words; OpenAttack's part-of-speech rule and "
-            "threshold behaviour are not reproduced (OpenAttack's BAE cannot run offline: it needs the Universal "
-            "Sentence Encoder)"),
+    "BAE": ("with fidelity as-run (the paper profile's default; openattack_search=) BAE runs OpenAttack 2.1.1's "
+            "own search, quirks included: lower-cased words split on spaces, [UNK] inserted after each word to rank "
+            "it, fillers masked at sub-word position word index + 1 of the original text, its part-of-speech rule "
+            "(the Penn tags of the whole word list unchanged), similarity of the whole text (no window) at least "
+            "0.936, one query at a time, candidate aliasing (tested against OpenAttack's BAEAttacker). Not "
+            "reproduced: the Universal Sentence Encoder (the profile's MiniLM cosine meets USE's 0.936) and NLTK's "
+            "perceptron tagger (spaCy's Penn tags of the same word list); with fidelity fixed (other profiles) BAE "
+            "runs the project's search (bodega.attacks.mlm_search)"),
     "scorer edge cases": ("where BODEGA's scorer divides by zero (two empty texts, an original with no sentences) "
                           "ours gives a character score of 1 and scores the text whole"),
     "punctuation tokenizer": ("BODEGA's normalisation re-joins OpenAttack's PunctTokenizer tokens as NLTK 3.10.4 "

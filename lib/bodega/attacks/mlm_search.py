@@ -8,7 +8,9 @@ inserts the unknown token *after* each word instead of replacing it); all candid
 one word go to the victim in one batch (OpenAttack sends them one by one and stops at
 the first success, so its query counts can be lower); the masked LM is called once for
 all positions (BAE masks each word of the original text in one batch, where OpenAttack
-re-runs the masked LM on the current text for each word).
+re-runs the masked LM for each word, masking sub-word position word index + 1 of the
+original text). The as-run forms are :mod:`bodega.attacks.bert_attack_as_run` and
+:mod:`bodega.attacks.bae_as_run`.
 """
 from __future__ import annotations
 
