@@ -39,8 +39,9 @@ def _summary_from_notebook(notebook: dict) -> dict[str, float]:
                 match = re.match(r"^(\w+)\s+(-?[0-9.]+(?:e-?\d+)?|None|NaN)\s*$", line)
                 if match and match.group(1) in COLUMNS:
                     values[match.group(1)] = _number(match.group(2))
-            if len(values) == len(COLUMNS):
-                return values
+            weights = re.search(r"^victim_weights\s+([0-9a-f]+)", text, re.M)
+            if len(values) == len(COLUMNS) and weights:
+                return {**values, "victim_weights": weights.group(1)}
     raise ValueError("no run summary table in the notebook")
 
 
@@ -60,16 +61,21 @@ def after(results: Path) -> pd.DataFrame:
     rows = []
     for path in sorted((results / "runs").glob("*/summary.json")):
         summary = json.loads(path.read_text())
-        rows.append({"cell": path.parent.name, **{c: _number(summary[c]) for c in COLUMNS}})
+        rows.append({"cell": path.parent.name, **{c: _number(summary[c]) for c in COLUMNS},
+                     "victim_weights": summary["victim_weights"]})
     return pd.DataFrame(rows)
 
 
 def compare(old: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
-    """One row per cell present in both, ``<column>_before`` / ``_after`` / ``_change``."""
+    """One row per cell present in both, ``<column>_before`` / ``_after`` / ``_change``, and whether the
+    victim's weights are the same (a retrained victim mixes its own change into the cell's)."""
     merged = old.merge(new, on="cell", suffixes=("_before", "_after"))
     for column in COLUMNS:
         merged[f"{column}_change"] = merged[f"{column}_after"] - merged[f"{column}_before"]
-    ordered = ["cell"] + [f"{c}_{part}" for c in COLUMNS for part in ("before", "after", "change")]
+    # The notebooks show the weights hash cut short: the same victim when the full hash starts with it.
+    merged["same_victim"] = [new.startswith(old) for old, new in
+                             zip(merged["victim_weights_before"], merged["victim_weights_after"])]
+    ordered = ["cell", "same_victim"] + [f"{c}_{part}" for c in COLUMNS for part in ("before", "after", "change")]
     return merged[ordered]
 
 

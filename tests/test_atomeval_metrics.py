@@ -190,6 +190,13 @@ def test_attack_vasr_counts_only_initially_correct_refuted_claims(gate, tmp_path
     (targeted / "run.json").write_text(json.dumps({"victim": "gone/FC-BERT", "scenario": "targeted"}))
     rows = {r["run"]: r for r in runs_vasr(runs, gate, data_dir=data, victims=victims)}
     assert rows["FC-BERT-PWWS-T"]["population"] == 4 and rows["FC-BERT-PWWS-T"]["VASR"] == pytest.approx(1 / 4)
+    # bodega attack stores the victim relative to the run folder: found from any working folder
+    (runs / "models" / "FC-BERT").mkdir(parents=True)
+    (untargeted / "run.json").write_text(json.dumps({"victim": "../models/FC-BERT", "scenario": "untargeted"}))
+    resolved = str((runs / "models" / "FC-BERT").resolve())
+    rows = {r["run"]: r for r in runs_vasr(runs, gate, data_dir=data,
+                                           victims={resolved: _FirstDecisions([supports, wrong])})}
+    assert rows["FC-BERT-PWWS-U"]["population"] == 4
     # an untargeted run whose victim is not here cannot be counted on the paper's population
     (untargeted / "run.json").write_text(json.dumps({"victim": "gone/FC-BERT", "scenario": "untargeted"}))
     with pytest.raises(FileNotFoundError, match="initially correct refuted"):

@@ -101,6 +101,8 @@ def _run_victim(folder: Path, config: dict, victims: dict[str, Any]):
     from bodega.victims import load_victim
 
     path = config.get("victim")
+    if path and not Path(path).is_absolute() and (folder / path).exists():
+        path = str((folder / path).resolve())  # stored relative to the run folder (bodega attack does)
     if path not in victims and (not path or not Path(path).exists()):
         raise FileNotFoundError(f"{folder}: the untargeted run's victim {path!r} (run.json) is not here, and its "
                                 "first decisions are needed to find the initially correct refuted claims; run "
