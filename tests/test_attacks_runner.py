@@ -155,3 +155,13 @@ def test_summary_names_the_victim_folder_relative_to_the_run(data_dir, tmp_path,
     text = (out / "summary.json").read_text(encoding="utf-8")
     assert str(tmp_path) not in text
     assert (out / json.loads(text)["victim"]).resolve() == folder.resolve()
+
+
+def test_victim_json_names_an_installed_base_model_by_its_role():
+    """A base model resolved from an installed package is stored as resource:<role>, not the
+    training machine's path; a model given explicitly keeps its path."""
+    from bodega.victims.bert import stored_location
+
+    assert stored_location("minilm", "/opt/venv/site-packages/minilm/model", explicit=False) == "resource:minilm"
+    assert stored_location("bert-base-uncased", "bert-base-uncased", explicit=False) == "bert-base-uncased"
+    assert stored_location("minilm", "/tmp/tiny", explicit=True) == "/tmp/tiny"

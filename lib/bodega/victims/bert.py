@@ -29,6 +29,12 @@ def base_location(kind: str, profile: str, base_model: str | Path | None) -> tup
     return role, resolve(role, allow_hub=prof.allow_hub).location
 
 
+def stored_location(role: str, location: str, explicit: bool) -> str:
+    """What ``victim.json`` says the base model was: a resolved installed resource as ``resource:<role>``
+    (its path belongs to the machine that trained; loading resolves the role again), else as given."""
+    return f"resource:{role}" if not explicit and Path(location).is_absolute() else location
+
+
 class BertVictim(TorchVictim):
     kind = "BERT"
     train_batch_size = 16
@@ -59,7 +65,7 @@ class BertVictim(TorchVictim):
         torch.manual_seed(seed)
         model = AutoModelForSequenceClassification.from_pretrained(location, num_labels=2)
         victim = cls(model, tokenizer, task, name=f"{task}-{cls.kind}")
-        victim.base = {"base_model": location, "base_role": role}
+        victim.base = {"base_model": stored_location(role, location, base_model is not None), "base_role": role}
         return victim
 
     @classmethod

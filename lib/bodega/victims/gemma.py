@@ -15,7 +15,7 @@ from pathlib import Path
 import torch
 
 from bodega.victims.base import hash_files
-from bodega.victims.bert import base_location
+from bodega.victims.bert import base_location, stored_location
 from bodega.victims.torch_victim import TorchVictim
 
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
@@ -116,7 +116,8 @@ class GemmaVictim(TorchVictim):
         config = LoraConfig(r=LORA_RANK, lora_alpha=LORA_ALPHA, lora_dropout=LORA_DROPOUT,
                             target_modules=list(LORA_TARGETS), task_type="SEQ_CLS")
         victim = cls(get_peft_model(model, config), tokenizer, task, name=f"{task}-{cls.kind}")
-        victim.base = {"base_model": location, "base_role": role, "base_sha256": base_hash(location),
+        victim.base = {"base_model": stored_location(role, location, base_model is not None), "base_role": role,
+                       "base_sha256": base_hash(location),
                        "quantized_4bit": quantize}
         return victim
 
