@@ -128,7 +128,6 @@ def main() -> None:
     parser.add_argument("--profile", default="cpu")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--batch-size", type=int, default=128, help="largest batch the victim computes at once")
-    parser.add_argument("--json", default=None, help="also write the rows, command and load average here")
     args = parser.parse_args()
 
     import os
