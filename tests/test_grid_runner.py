@@ -118,9 +118,33 @@ def test_runs_then_skips_unchanged_and_reruns_what_changed(grid):
 def test_changed_result_code_reruns_every_cell(grid, monkeypatch):
     make, root = grid
     assert run_grid(make(), show_progress=False).count("done") == 3
-    monkeypatch.setattr(HashCache, "code", lambda self: "a different library")
+    monkeypatch.setattr(HashCache, "code", lambda self, unused=(): "a different library")
     again = run_grid(make(), show_progress=False)
     assert again.count("done") == 3 and len(_executions(root)) == 6
+
+
+def test_a_change_to_attack_code_keeps_the_trained_victims(grid, monkeypatch):
+    make, root = grid
+    assert run_grid(make(), show_progress=False).count("done") == 3
+    real = HashCache.code
+    monkeypatch.setattr(HashCache, "code",
+                        lambda self, unused=(): real(self, unused) if "attacks" in unused else "attack code edited")
+    again = run_grid(make(), show_progress=False)
+    assert (again.count("skipped"), again.count("done")) == (1, 2)
+    assert sorted(_executions(root)[3:]) == ["attack PR2-BiLSTM-DeepWordBug-T", "attack PR2-BiLSTM-DeepWordBug-U"]
+
+
+def test_skip_rules_leave_cells_out_and_per_cell_examples_reach_the_notebook(grid):
+    make, root = grid
+    spec = make(victims=["BiLSTM", "BERT"], examples=3,
+                examples_for=[{"scenarios": ["targeted"], "examples": 2}],
+                skip=[{"victims": ["BERT"], "reason": "too slow here"},
+                      {"victims": ["BiLSTM"], "scenarios": ["untargeted"], "reason": "not needed"}])
+    report = run_grid(spec, show_progress=False)
+    assert report.count("done") == 2 and report.count("failed") == 0
+    assert sorted(_executions(root)) == ["attack PR2-BiLSTM-DeepWordBug-T", "victim PR2-BiLSTM"]
+    summary = json.loads((root / "results" / "runs" / "PR2-BiLSTM-DeepWordBug-T" / "summary.json").read_text())
+    assert summary["n"] == 2
 
 
 def test_failures_are_isolated_reported_and_block_only_what_needs_them(grid, tmp_path):

@@ -44,11 +44,36 @@ def test_names_are_normalised():
     ({"training": {"epoch": 3}}, "training: unknown key"),
     ({"training": {"epochs": {"BERT": 0}}}, "training.epochs.BERT"),
     ({"scenarios": []}, "scenarios: expected a non-empty list"),
+    ({"skip": [{"victims": ["BERT"]}]}, r"skip\[1\]: missing reason"),
+    ({"skip": [{"victims": ["BERT"], "reason": " "}]}, r"skip\[1\].reason: say in a sentence"),
+    ({"skip": [{"victim": ["BERT"], "reason": "x"}]}, r"skip\[1\]: unknown key.*victim"),
+    ({"examples_for": [{"tasks": ["XX"], "examples": 3}]}, r"examples_for\[1\].tasks"),
+    ({"examples_for": [{"victims": ["BERT"], "examples": 0}]}, r"examples_for\[1\].examples"),
+    ({"training": {"rows": {"GEMMA": {"max_train": 5}}}}, "training.rows: unknown victim 'GEMMA'"),
+    ({"training": {"rows": {"FC-BERT": {"max_rows": 5}}}}, r"training.rows.FC-BERT: expected"),
 ])
 def test_malformed_grids_name_the_file_and_key(change, message):
     with pytest.raises(GridError, match=message) as error:
         parse_grid({**BASE, **change}, "my-grid.yaml")
     assert str(error.value).startswith("my-grid.yaml")
+
+
+def test_cell_rules_later_examples_win_and_skips_carry_their_reason():
+    spec = parse_grid({**BASE, "tasks": ["PR2", "HN"], "victims": ["BiLSTM", "GEMMA7B"],
+                       "attackers": ["PWWS", "Genetic"], "scenarios": ["untargeted", "targeted"], "examples": 50,
+                       "examples_for": [{"victims": ["GEMMA7B"], "examples": 30}, {"tasks": ["HN"], "examples": 25}],
+                       "skip": [{"tasks": ["HN"], "victims": ["GEMMA7B"], "reason": "about an hour per example"}],
+                       "training": {"max_train": 0, "rows": {"GEMMA7B": {"max_train": 900, "max_dev": 200},
+                                                              "PR2-GEMMA7B": {"max_dev": 100}}}})
+    assert spec.examples_of("PR2", "BiLSTM", "PWWS", "targeted") == 50
+    assert spec.examples_of("PR2", "GEMMA7B", "PWWS", "targeted") == 30
+    assert spec.examples_of("HN", "GEMMA7B", "PWWS", "targeted") == 25
+    assert spec.skip_reason("HN", "GEMMA7B", "Genetic", "untargeted") == "about an hour per example"
+    assert spec.skip_reason("HN", "BiLSTM", "Genetic", "untargeted") is None
+    assert spec.n_attack_cells == 2 * 2 * 2 * 2 - 4 == len(spec.skipped_cells()) + 8
+    assert spec.training.caps_for("PR2", "GEMMA7B") == (900, 100)
+    assert spec.training.caps_for("FC", "GEMMA7B") == (900, 200)
+    assert spec.training.caps_for("FC", "BiLSTM") == (0, 0)
 
 
 def test_profiles_reference_is_current():

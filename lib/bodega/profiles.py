@@ -30,7 +30,7 @@ class Profile:
 
 _CPU_MODELS = {
     "BERT": "minilm",
-    "GEMMA2B": "gemma3-270m",
+    "GEMMA2B": "smollm2-instruct",  # the smaller decoder LM in the smaller Gemma's role
     "GEMMA7B": "gemma3-270m",
     "sentence-encoder": "minilm",
     "semantic": "cpu-default",  # chosen by measured agreement with people (see the book)
@@ -121,8 +121,11 @@ PROFILES: dict[str, Profile] = {
             "epoch selection": "the epoch with the best dev F1 is kept; BODEGA keeps the last epoch",
             "epochs": "BERT (MiniLM) 2 epochs (FC 10), Gemma 1 epoch; BODEGA trains transformers 5 epochs",
             "BERT": "all-MiniLM-L6-v2 (22.7M parameters) instead of bert-base-uncased (110M)",
-            "GEMMA2B": "LoRA on Gemma-3-270M (de-quantised from Q4_K_M GGUF) instead of QLoRA on Gemma-2B",
-            "GEMMA7B": "LoRA on Gemma-3-270M instead of QLoRA on Gemma-7B",
+            "GEMMA2B": ("LoRA on SmolLM2-135M-Instruct (a Llama-architecture decoder, de-quantised from GGUF Q4_1) "
+                        "instead of QLoRA on Gemma-2B: the smaller of the two decoder LMs takes the smaller "
+                        "Gemma's role, so the four victims have four distinct sizes"),
+            "GEMMA7B": ("LoRA on Gemma-3-270M (de-quantised from Q4_K_M GGUF) instead of QLoRA on Gemma-7B: the "
+                        "larger decoder LM in the larger Gemma's role"),
             "semantic": ("sbert-cosine-folded (MiniLM cosine after folding look-alike letters), chosen by "
                          "agreement with people, instead of BLEURT-20"),
             "masked-lm": "a masked-LM head fitted on MiniLM with task text instead of bert-base-uncased; BERT-ATTACK "

@@ -35,13 +35,34 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", default=None, help="prepared data folder (default: the grid's data_root)")
     parser.add_argument("--raw", default=None, help="raw corpora, for tasks whose data is not prepared yet")
     parser.add_argument("--generated", default=None, help="folder for executed notebooks")
+    for part in ("tasks", "victims", "attackers"):
+        parser.add_argument(f"--{part}", default=None,
+                            help=f"comma-separated {part} of the grid: run or list only these (a slice of the grid)")
+
+
+def _slice(spec, part: str, value: str | None) -> tuple[str, ...] | None:
+    """The grid's own names chosen by ``--tasks``/``--victims``/``--attackers`` (any spelling the grid accepts)."""
+    if value is None:
+        return None
+    from bodega.experiments import GridError, parse_grid
+
+    raw = {"name": "slice", "profile": spec.profile, "tasks": ["PR2"], "victims": ["BiLSTM"],
+           "attackers": ["PWWS"], "scenarios": ["untargeted"], part: value.split(",")}
+    chosen = getattr(parse_grid(raw, f"--{part}"), part)
+    outside = [name for name in chosen if name not in getattr(spec, part)]
+    if outside:
+        raise GridError(f"--{part}: {', '.join(outside)} not in the grid's {part} ({', '.join(getattr(spec, part))})")
+    return chosen
 
 
 def _spec(args: argparse.Namespace):
     from bodega.experiments import load_grid
 
-    return load_grid(args.grid).with_overrides(results=args.results, data_root=args.data,
-                                               raw_root=args.raw, generated=args.generated)
+    spec = load_grid(args.grid)
+    return spec.with_overrides(results=args.results, data_root=args.data, raw_root=args.raw,
+                               generated=args.generated,
+                               **{part: _slice(spec, part, getattr(args, part))
+                                  for part in ("tasks", "victims", "attackers")})
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -56,7 +77,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
-    from bodega.experiments.cells import attack_cells, victim_cells
+    from bodega.experiments.cells import attack_cells, run_name, victim_cells
     from bodega.experiments.execute import is_done
     from bodega.experiments.hashing import HashCache
 
@@ -72,7 +93,10 @@ def _status(args: argparse.Namespace) -> int:
             done = is_done(cell)
             todo += not done
             print(f"{'done' if done else 'todo'}  {cell.name}")
-    print(f"{todo} cells to run (attack cells of untrained victims not listed)")
+    for task, victim, attacker, scenario, reason in spec.skipped_cells():
+        print(f"not run  {run_name(task, victim, attacker, scenario)}: {reason}")
+    print(f"{todo} cells to run (attack cells of untrained victims not listed); "
+          f"{len(spec.skipped_cells())} left out by the grid's skip rules")
     return 0
 
 

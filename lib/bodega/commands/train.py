@@ -14,6 +14,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--out", required=True, help="model folder (re-running resumes an interrupted run)")
     parser.add_argument("--profile", default="cpu", help="paper, cpu or smoke (default: cpu)")
     parser.add_argument("--max-train", type=int, default=0, help="train on N random rows (0: every row)")
+    parser.add_argument("--max-dev", type=int, default=0,
+                        help="evaluate each epoch on N random dev rows (0: every row); for slow victims")
     parser.add_argument("--epochs", type=int, default=None, help="default: the profile's value")
     parser.add_argument("--seed", type=int, default=0, help="random seed (initialisation, row sample, batch order)")
     parser.add_argument("--lr", type=float, default=None,
@@ -35,7 +37,7 @@ def _train(args: argparse.Namespace) -> int:
 
     out = train_victim(args.task, args.victim, args.data, args.out, profile=args.profile,
                        max_train=args.max_train, epochs=args.epochs, seed=args.seed, select=args.select,
-                       lr=args.lr, bilstm_padding=args.bilstm_padding)
+                       lr=args.lr, bilstm_padding=args.bilstm_padding, max_dev=args.max_dev)
     metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
     print(f"{out}: epoch {metrics['selected_epoch']} ({metrics['selection']}); "
           f"attack F1 {metrics['attack']['f1']:.4f} acc {metrics['attack']['accuracy']:.4f}; "

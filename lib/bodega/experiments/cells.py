@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bodega.experiments.hashing import HashCache, key_of, tree_sha256
+from bodega.experiments.hashing import VICTIM_UNUSED_CODE, HashCache, key_of, profile_settings, tree_sha256
 from bodega.experiments.spec import GridSpec
 from bodega.io import relative_path
 
@@ -78,19 +78,23 @@ def victim_cells(spec: GridSpec, hashes: HashCache, declared: set[str] | None = 
     """One training cell per (task, victim), keyed by the data files, the notebook, the code and the settings."""
     results, data_root = Path(spec.results), Path(spec.data_root)
     notebook_sha = hashes.notebook(spec.notebooks.victim)
-    code_sha = hashes.code()
+    code_sha = hashes.code(VICTIM_UNUSED_CODE)
     cells = []
     for task in spec.tasks:
         data_dir = data_root / task
         data = {split: hashes.file(data_dir / f"{split}.tsv") for split in ("train", "dev", "attack")}
         for victim in spec.victims:
+            if not spec.attack_plan(task, victim):
+                continue  # every attack cell of this victim is left out: nothing needs it trained
             out = victim_dir(results, task, victim)
             epochs = spec.training.epochs_for(task, victim)
+            max_train, max_dev = spec.training.caps_for(task, victim)
             settings = {"task": task, "victim": victim, "profile": spec.profile,
-                        "max_train": spec.training.max_train, "epochs": epochs, "seed": spec.training.seed}
+                        "max_train": max_train, "max_dev": max_dev, "epochs": epochs, "seed": spec.training.seed}
             parameters = _declared({**settings, "data_dir": _param(data_dir), "data_root": _param(data_root),
                                     "out_dir": _param(out), "results_root": _param(results)}, declared)
-            inputs = {"stage": "victim", "notebook": notebook_sha, "code": code_sha, "data": data, **settings}
+            inputs = {"stage": "victim", "notebook": notebook_sha, "code": code_sha, "data": data,
+                      "profile_settings": profile_settings(spec.profile, victim, task), **settings}
             name = f"{task}-{victim}"
             cells.append(Cell(
                 kind="victim", name=name, notebook=_abs(spec.notebooks.victim),
@@ -118,23 +122,21 @@ def attack_cells(spec: GridSpec, victim: Cell, hashes: HashCache, declared: set[
     notebook_sha = hashes.notebook(spec.notebooks.attack)
     code_sha = hashes.code()
     cells = []
-    for attacker in spec.attackers:
-        for scenario in spec.scenarios:
-            for seed in spec.seeds:
-                name = run_name(task, kind, attacker, scenario, seed)
-                out = Path(spec.results) / "runs" / name
-                settings = {"task": task, "victim": kind, "attacker": attacker, "targeted": scenario == "targeted",
-                            "n_examples": spec.examples, "query_budget": spec.query_budget, "seed": seed,
-                            "profile": spec.profile, "backend": spec.backend}
-                parameters = _declared({**settings, "victim_dir": _param(victim.out_dir), "data_dir": _param(data_dir),
-                                        "data_root": _param(spec.data_root), "out_dir": _param(out),
-                                        "results_root": _param(spec.results)}, declared)
-                inputs = {"stage": "attack", "notebook": notebook_sha, "code": code_sha, "victim_weights": victim_sha,
-                          "attack_data": attack_sha, **settings}
-                cells.append(Cell(
-                    kind="attack", name=name, notebook=_abs(spec.notebooks.attack),
-                    output_notebook=_abs(Path(spec.generated) / spec.name / "runs" / f"{name}.ipynb"),
-                    out_dir=_abs(out), parameters=parameters, inputs=inputs, key=key_of(inputs),
-                    expected=ATTACK_OUTPUTS, cwd=_abs("."), threads=spec.threads_per_cell,
-                    depends_on=victim.name))
+    for attacker, scenario, seed in spec.attack_plan(task, kind):
+        name = run_name(task, kind, attacker, scenario, seed)
+        out = Path(spec.results) / "runs" / name
+        settings = {"task": task, "victim": kind, "attacker": attacker, "targeted": scenario == "targeted",
+                    "n_examples": spec.examples_of(task, kind, attacker, scenario),
+                    "query_budget": spec.query_budget, "seed": seed, "profile": spec.profile, "backend": spec.backend}
+        parameters = _declared({**settings, "victim_dir": _param(victim.out_dir), "data_dir": _param(data_dir),
+                                "data_root": _param(spec.data_root), "out_dir": _param(out),
+                                "results_root": _param(spec.results)}, declared)
+        inputs = {"stage": "attack", "notebook": notebook_sha, "code": code_sha, "victim_weights": victim_sha,
+                  "attack_data": attack_sha, "profile_settings": profile_settings(spec.profile), **settings}
+        cells.append(Cell(
+            kind="attack", name=name, notebook=_abs(spec.notebooks.attack),
+            output_notebook=_abs(Path(spec.generated) / spec.name / "runs" / f"{name}.ipynb"),
+            out_dir=_abs(out), parameters=parameters, inputs=inputs, key=key_of(inputs),
+            expected=ATTACK_OUTPUTS, cwd=_abs("."), threads=spec.threads_per_cell,
+            depends_on=victim.name))
     return cells

@@ -59,7 +59,12 @@ def key_of(inputs: dict[str, Any]) -> str:
 
 
 # Parts of the package that only orchestrate or render: editing them cannot change a result.
-_NOT_RESULT_CODE = ("experiments", "report", "commands", "cli.py", "__main__.py")
+# ``profiles.py`` is mostly prose (the deviations); what a profile makes the code do enters each
+# cell's inputs as data instead (:func:`profile_settings`), so rewording a deviation re-runs nothing.
+_NOT_RESULT_CODE = ("experiments", "report", "commands", "cli.py", "__main__.py", "profiles.py")
+
+VICTIM_UNUSED_CODE = ("attacks", "scoring", "mlm")
+"""Subpackages training never calls: a fix to an attacker or a scorer keeps the trained victims."""
 
 # Third-party packages whose version can change a number (models, tokenisers, lexicons, metrics).
 RESULT_PACKAGES = ("torch", "transformers", "tokenizers", "peft", "sentence-transformers", "OpenAttack",
@@ -82,18 +87,19 @@ def python_code_sha256(path: str | Path) -> str:
     return hashlib.sha256(ast.dump(tree, include_attributes=False).encode()).hexdigest()
 
 
-@lru_cache(maxsize=4)
-def result_code_sha256(package_root: str | None = None) -> str:
+@lru_cache(maxsize=8)
+def result_code_sha256(package_root: str | None = None, unused: tuple[str, ...] = ()) -> str:
     """One hash of the ``bodega`` code that computes results, and of the versions of the packages it calls.
 
     A change to a victim, attack, scorer or data converter therefore re-runs the cells it may affect;
-    a change to the grid runner, the report code or a docstring does not.
+    a change to the grid runner, the report code or a docstring does not. ``unused`` names further
+    top-level parts the cell never calls.
     """
     root = Path(package_root) if package_root else Path(__file__).resolve().parents[1]
     digest = hashlib.sha256()
     for path in sorted(root.rglob("*.py")):
         relative = path.relative_to(root)
-        if relative.parts[0] in _NOT_RESULT_CODE or "__pycache__" in relative.parts:
+        if relative.parts[0] in _NOT_RESULT_CODE + unused or "__pycache__" in relative.parts:
             continue
         digest.update(relative.as_posix().encode() + b"\0" + python_code_sha256(path).encode() + b"\n")
     for package in RESULT_PACKAGES:
@@ -122,5 +128,20 @@ class HashCache:
     def notebook(self, path: str | Path) -> str:
         return notebook_source_sha256(path)
 
-    def code(self) -> str:
-        return result_code_sha256()
+    def code(self, unused: tuple[str, ...] = ()) -> str:
+        return result_code_sha256(None, unused)
+
+
+def profile_settings(name: str, victim: str | None = None, task: str | None = None) -> dict[str, Any]:
+    """What a profile makes the code do, as data for a cell key: the model of each role, the hub switch
+    and, for one victim, its training settings. Its deviations (prose) are left out."""
+    from dataclasses import asdict
+
+    from bodega.profiles import get_profile
+
+    profile = asdict(get_profile(name))
+    profile.pop("deviations")
+    if victim is not None:
+        profile["epochs"] = get_profile(name).epochs_for(task, victim)
+        profile["models"] = {victim: profile["models"].get(victim)}
+    return profile

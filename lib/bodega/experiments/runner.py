@@ -133,11 +133,10 @@ def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, 
     attack_params = check_notebook(spec.notebooks.attack, ATTACK_REQUIRED)
     hashes = HashCache()
     victims = victim_cells(spec, hashes, victim_params)
-    per_victim = len(spec.attackers) * len(spec.scenarios) * len(spec.seeds)
     report, status = GridReport(spec.name), _Status(spec)
-    progress = Progress({"victim": len(victims), "attack": len(victims) * per_victim}, workers, show_progress)
-    log.info("grid %s (%s): %d victims, %d attack cells, %d workers (%s)", spec.name, spec.source,
-             len(victims), len(victims) * per_victim, workers, engine)
+    progress = Progress({"victim": len(victims), "attack": spec.n_attack_cells}, workers, show_progress)
+    log.info("grid %s (%s): %d victims, %d attack cells (%d left out by its skip rules), %d workers (%s)",
+             spec.name, spec.source, len(victims), spec.n_attack_cells, len(spec.skipped_cells()), workers, engine)
     runner: Engine = make_engine(engine, workers, scheduler, processes)
     pending: dict = {}
 
@@ -152,7 +151,7 @@ def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, 
                 for attack in attack_cells(spec, cell, hashes, attack_params):
                     schedule(attack)
             else:
-                for _ in range(per_victim):
+                for _ in spec.attack_plan(cell.inputs["task"], cell.inputs["victim"]):
                     progress.finished("attack", "blocked", 0.0, f"(needs {cell.name})")
                 report.outcomes.append(Outcome(f"{cell.name}-*", "attack", "blocked", 0.0,
                                                f"victim {cell.name} failed", outcome.log))

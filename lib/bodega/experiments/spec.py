@@ -28,18 +28,45 @@ class GridError(ValueError):
 
 @dataclass(frozen=True)
 class Training:
-    """How missing victims are trained: row cap (0 = all), epochs per victim family (profile default), seed.
+    """How missing victims are trained: row caps (0 = all), epochs per victim family (profile default), seed.
 
-    An ``epochs`` key may also name one task's victim (``FC-BERT``); it wins over the family's key.
+    An ``epochs`` or ``rows`` key may also name one task's victim (``FC-BERT``); it wins over the
+    family's key. ``rows`` gives a victim its own ``max_train``/``max_dev`` (slow decoder LMs).
     """
 
     max_train: int = 0
+    max_dev: int = 0
     seed: int = 0
     epochs: dict[str, int] = field(default_factory=dict)
+    rows: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def epochs_for(self, task: str, victim: str) -> int | None:
         """The grid's epochs for one victim (None: the profile's value)."""
         return self.epochs.get(f"{task}-{victim}", self.epochs.get(victim))
+
+    def caps_for(self, task: str, victim: str) -> tuple[int, int]:
+        """(max_train, max_dev) of one victim."""
+        own = {**self.rows.get(victim, {}), **self.rows.get(f"{task}-{victim}", {})}
+        return own.get("max_train", self.max_train), own.get("max_dev", self.max_dev)
+
+
+@dataclass(frozen=True)
+class CellRule:
+    """A subset of a grid's attack cells (an empty field matches every value) and what applies to it:
+    ``examples`` (a per-cell sample size, from a measured pilot) or ``reason`` (the cells are not run,
+    and the book and ``bodega grid status`` say why)."""
+
+    tasks: tuple[str, ...] = ()
+    victims: tuple[str, ...] = ()
+    attackers: tuple[str, ...] = ()
+    scenarios: tuple[str, ...] = ()
+    examples: int | None = None
+    reason: str | None = None
+
+    def matches(self, task: str, victim: str, attacker: str, scenario: str) -> bool:
+        return all(not allowed or value in allowed for allowed, value in
+                   ((self.tasks, task), (self.victims, victim), (self.attackers, attacker),
+                    (self.scenarios, scenario)))
 
 
 @dataclass(frozen=True)
@@ -73,11 +100,32 @@ class GridSpec:
     raw_root: str = "../shared/data/raw"
     generated: str = "book/generated"
     notebooks: Notebooks = Notebooks()
+    examples_for: tuple[CellRule, ...] = ()  # per-cell sample sizes; a later rule wins over an earlier one
+    skip: tuple[CellRule, ...] = ()  # cells not run, each with its reason
     source: str = ""  # the file it was read from, for messages
+
+    def examples_of(self, task: str, victim: str, attacker: str, scenario: str) -> int | None:
+        """The sample size of one attack cell: the last matching ``examples_for`` rule, else ``examples``."""
+        sizes = [rule.examples for rule in self.examples_for if rule.matches(task, victim, attacker, scenario)]
+        return sizes[-1] if sizes else self.examples
+
+    def skip_reason(self, task: str, victim: str, attacker: str, scenario: str) -> str | None:
+        """Why a cell is not run (the first matching ``skip`` rule), or None when it runs."""
+        return next((rule.reason for rule in self.skip if rule.matches(task, victim, attacker, scenario)), None)
+
+    def attack_plan(self, task: str, victim: str) -> list[tuple[str, str, int]]:
+        """(attacker, scenario, seed) of every attack cell of one victim that runs."""
+        return [(attacker, scenario, seed) for attacker in self.attackers for scenario in self.scenarios
+                for seed in self.seeds if self.skip_reason(task, victim, attacker, scenario) is None]
+
+    def skipped_cells(self) -> list[tuple[str, str, str, str, str]]:
+        """(task, victim, attacker, scenario, reason) of every cell a ``skip`` rule leaves out."""
+        return [(t, v, a, s, reason) for t in self.tasks for v in self.victims for a in self.attackers
+                for s in self.scenarios if (reason := self.skip_reason(t, v, a, s)) is not None]
 
     @property
     def n_attack_cells(self) -> int:
-        return len(self.tasks) * len(self.victims) * len(self.attackers) * len(self.scenarios) * len(self.seeds)
+        return sum(len(self.attack_plan(task, victim)) for task in self.tasks for victim in self.victims)
 
     def with_overrides(self, **changes: Any) -> "GridSpec":
         """A copy with some fields replaced (command-line flags); ``None`` values are ignored."""
@@ -141,6 +189,53 @@ def _sub(where: str, cls, value: Any):
     return cls(**value)
 
 
+def _check_victim_key(where: str, name: Any) -> None:
+    """A victim family (``BERT``) or one task's victim (``FC-BERT``)."""
+    task, _, victim = str(name).rpartition("-") if str(name) not in VICTIMS else ("", "", name)
+    try:
+        known_task = not task or get_task(task).name == task
+    except KeyError:
+        known_task = False
+    if victim not in VICTIMS or not known_task:
+        raise GridError(f"{where}: unknown victim {name!r}; use a victim ({', '.join(VICTIMS)}) or TASK-victim "
+                        f"such as FC-BERT")
+
+
+def _rules(where: str, value: Any, payload: str) -> tuple[CellRule, ...]:
+    """A list of cell rules, each naming known tasks, victims, attackers and scenarios and carrying
+    ``payload`` (``examples``: an integer >= 1; ``reason``: a sentence)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise GridError(f"{where}: expected a list of rules such as {{victims: [GEMMA7B], {payload}: ...}}")
+    rules = []
+    for number, rule in enumerate(value, 1):
+        at = f"{where}[{number}]"
+        if not isinstance(rule, dict):
+            raise GridError(f"{at}: expected a mapping, got {rule!r}")
+        unknown = sorted(set(rule) - {"tasks", "victims", "attackers", "scenarios", payload})
+        if unknown:
+            raise GridError(f"{at}: unknown key(s) {', '.join(unknown)}; known: tasks, victims, attackers, "
+                            f"scenarios, {payload}")
+        if payload not in rule:
+            raise GridError(f"{at}: missing {payload}")
+        selectors = {
+            "tasks": _names(f"{at}.tasks", rule["tasks"], None, lambda n: get_task(n).name) if "tasks" in rule else (),
+            "victims": _names(f"{at}.victims", rule["victims"], VICTIMS) if "victims" in rule else (),
+            "attackers": (_names(f"{at}.attackers", rule["attackers"], ATTACKERS, normalise_attacker)
+                          if "attackers" in rule else ()),
+            "scenarios": _names(f"{at}.scenarios", rule["scenarios"], SCENARIOS) if "scenarios" in rule else (),
+        }
+        if payload == "examples":
+            rules.append(CellRule(**selectors, examples=_int(f"{at}.examples", rule["examples"], 1)))
+        else:
+            reason = rule["reason"]
+            if not isinstance(reason, str) or not reason.strip():
+                raise GridError(f"{at}.reason: say in a sentence why these cells are not run")
+            rules.append(CellRule(**selectors, reason=reason.strip()))
+    return tuple(rules)
+
+
 def parse_grid(data: Any, source: str = "<grid>") -> GridSpec:
     """Validate a parsed YAML mapping and build the spec; every error names ``source`` and the key."""
     if not isinstance(data, dict):
@@ -160,19 +255,20 @@ def parse_grid(data: Any, source: str = "<grid>") -> GridSpec:
 
     training = _sub(f"{source}: training", Training, data.get("training"))
     _int(f"{source}: training.max_train", training.max_train, 0)
+    _int(f"{source}: training.max_dev", training.max_dev, 0)
     _int(f"{source}: training.seed", training.seed, 0)
-    if not isinstance(training.epochs, dict):
-        raise GridError(f"{source}: training.epochs: expected a mapping victim -> epochs")
+    for key in ("epochs", "rows"):
+        if not isinstance(getattr(training, key), dict):
+            raise GridError(f"{source}: training.{key}: expected a mapping victim -> value")
+        for name in getattr(training, key):
+            _check_victim_key(f"{source}: training.{key}", name)
     for name, epochs in training.epochs.items():
-        task, _, victim = str(name).rpartition("-") if str(name) not in VICTIMS else ("", "", name)
-        try:
-            known_task = not task or get_task(task).name == task
-        except KeyError:
-            known_task = False
-        if victim not in VICTIMS or not known_task:
-            raise GridError(f"{source}: training.epochs: unknown victim {name!r}; use a victim "
-                            f"({', '.join(VICTIMS)}) or TASK-victim such as FC-BERT")
         _int(f"{source}: training.epochs.{name}", epochs, 1)
+    for name, caps in training.rows.items():
+        if not isinstance(caps, dict) or not caps or set(caps) - {"max_train", "max_dev"}:
+            raise GridError(f"{source}: training.rows.{name}: expected {{max_train: N, max_dev: N}}, got {caps!r}")
+        for cap, value in caps.items():
+            _int(f"{source}: training.rows.{name}.{cap}", value, 0)
     seeds = data.get("seeds", [0])
     if not isinstance(seeds, list) or not seeds:
         raise GridError(f"{source}: seeds: expected a non-empty list of integers")
@@ -195,6 +291,8 @@ def parse_grid(data: Any, source: str = "<grid>") -> GridSpec:
         workers=_int(f"{source}: workers", data.get("workers", 1), 1),
         threads_per_cell=_int(f"{source}: threads_per_cell", data.get("threads_per_cell", 1), 1),
         notebooks=_sub(f"{source}: notebooks", Notebooks, data.get("notebooks")),
+        examples_for=_rules(f"{source}: examples_for", data.get("examples_for"), "examples"),
+        skip=_rules(f"{source}: skip", data.get("skip"), "reason"),
         source=source,
         **strings,
     )
