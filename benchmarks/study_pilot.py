@@ -1,0 +1,186 @@
+"""The cpu study's pilot: what one cell of ``parameters/grid_cpu.yaml`` costs, measured before it runs.
+
+A cell's CPU time is modelled as ``overhead + n * (attacker + forwards * per_text)``:
+
+- ``per_text``: CPU seconds a victim needs per text it predicts, measured for every task x victim on the
+  task's first attack texts (cut as BODEGA cuts them), batched as the query accountant batches; an
+  untrained victim computes exactly what a trained one does, so this needs no training;
+- ``forwards`` (victim forwards per example) and ``attacker`` (the attacker's own CPU per example: candidate
+  generation, part-of-speech tagging, masked-LM predictions), measured by attacking ``--k`` examples per
+  attacker and scenario against a trained victim of each task given with ``--victim TASK=FOLDER``;
+- ``overhead``: the CPU a cell spends outside its examples (kernel start, model and scorer loading), from a
+  finished grid's markers and records (``--overhead-from``).
+
+Training is estimated as 3 forward-equivalents per training row and epoch plus the evaluations. The
+estimate of every cell of the grid, the ones its skip rules leave out included, goes to ``--out``; the
+book's study page shows it beside the measured cost.
+
+    python benchmarks/study_pilot.py --grid parameters/grid_cpu.yaml --k 3 \\
+        --victim PR2=results/demo/models/PR2-BERT --victim FC=results/demo/models/FC-BERT \\
+        --overhead-from results/demo --out book/data/study_pilot.json
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+PER_TEXT_SAMPLE = {"HN": 4}  # texts timed per task (default 16): HN articles are long
+BATCH = 32
+
+
+def per_text_seconds(task: str, kind: str, data_root: Path) -> float:
+    """CPU seconds per predicted text of an untrained ``kind`` victim on ``task``'s attack texts."""
+    from bodega.data import read_tsv
+    from bodega.victims.families import victim_class
+    from bodega.victims.trimming import trimmer_for
+
+    victim = victim_class(kind).create(task, "cpu", 0)
+    texts = [row.text for row in read_tsv(data_root / task / "attack.tsv")[:PER_TEXT_SAMPLE.get(task, 16)]]
+    trimmer = trimmer_for(victim)
+    if trimmer is not None:
+        texts = [cut.text for cut in trimmer.trim(texts, task)]
+    victim.predict_proba(texts[:1])  # first call pays one-off costs (lazy init, allocation)
+    start = time.process_time()
+    for i in range(0, len(texts), BATCH):
+        victim.predict_proba(texts[i:i + BATCH])
+    return (time.process_time() - start) / len(texts)
+
+
+def attack_pilot(task: str, folder: Path, data_root: Path, attackers: list[str], k: int, budget: int | None,
+                 per_text: float) -> dict[str, dict]:
+    """Forwards and attacker CPU per example of each attacker and scenario against one trained victim."""
+    from bodega.attacks import run_attack
+    from bodega.victims.modeldir import load_victim
+
+    victim = load_victim(folder, "cpu")
+    out: dict[str, dict] = {}
+    for attacker in attackers:
+        for scenario in ("untargeted", "targeted"):
+            with tempfile.TemporaryDirectory() as tmp:
+                run_attack(task, victim, data_root / task, attacker, tmp, targeted=scenario == "targeted",
+                           n_examples=k, query_budget=budget, profile="cpu", progress=False)
+                records = [json.loads(line) for line in open(Path(tmp) / "records.jsonl", encoding="utf-8")]
+            done = [r for r in records if r.get("error") is None]
+            forwards = sum(r["forwards"] for r in done) / max(1, len(done))
+            cpu = sum(r["cpu_seconds"] for r in done) / max(1, len(done))
+            out[f"{attacker}/{scenario}"] = {
+                "examples": len(done), "forwards": forwards, "queries": sum(r["queries"] for r in done) / max(1, len(done)),
+                "cpu_seconds": cpu, "attacker_cpu_seconds": max(0.0, cpu - forwards * per_text),
+                "success": sum(bool(r["success"]) for r in done) / max(1, len(done))}
+            print(f"  {task} {attacker:12s} {scenario:10s} forwards {forwards:7.1f} cpu/example {cpu:6.2f}s",
+                  flush=True)
+    return out
+
+
+def cell_overhead(results: Path) -> float:
+    """Median CPU seconds of a finished attack cell outside its examples (marker minus records)."""
+    overheads = []
+    for marker in results.glob("runs/*/cell.json"):
+        info = json.loads(marker.read_text(encoding="utf-8"))
+        records = marker.parent / "records.jsonl"
+        if info.get("status") != "done" or not info.get("cpu_seconds") or not records.exists():
+            continue
+        examples = sum(json.loads(line).get("cpu_seconds") or 0.0 for line in open(records, encoding="utf-8"))
+        overheads.append(info["cpu_seconds"] - examples)
+    if not overheads:
+        raise SystemExit(f"--overhead-from {results}: no finished attack cells with CPU times")
+    overheads.sort()
+    return overheads[len(overheads) // 2]
+
+
+def estimate(spec, per_text: dict, pilots: dict, overhead: float, data_root: Path) -> dict[str, dict]:
+    """Estimated CPU seconds of every cell of ``spec`` (training and attacks), with the model's terms."""
+    from bodega.data import read_tsv
+    from bodega.experiments.cells import run_name
+    from bodega.profiles import get_profile
+
+    profile = get_profile(spec.profile)
+    cells: dict[str, dict] = {}
+    for task in spec.tasks:
+        sizes = {split: len(read_tsv(data_root / task / f"{split}.tsv")) for split in ("train", "dev", "attack")}
+        pilot = pilots.get(task)
+        for victim in spec.victims:
+            c = per_text[task][victim]
+            max_train, max_dev = spec.training.caps_for(task, victim)
+            rows = min(sizes["train"], max_train or sizes["train"])
+            dev = min(sizes["dev"], max_dev or sizes["dev"])
+            epochs = spec.training.epochs_for(task, victim) or profile.epochs_for(task, victim)
+            cells[f"{task}-{victim}"] = {"kind": "victim", "estimate_cpu_seconds": round(
+                overhead + epochs * (3 * rows + dev + sizes["attack"]) * c, 1)}
+            for attacker in spec.attackers:
+                for scenario in spec.scenarios:
+                    name = run_name(task, victim, attacker, scenario)
+                    n = spec.examples_of(task, victim, attacker, scenario) or sizes["attack"]
+                    entry = {"kind": "attack", "examples": n,
+                             "skip": spec.skip_reason(task, victim, attacker, scenario)}
+                    measured = (pilot or {}).get(f"{attacker}/{scenario}")
+                    if measured is None:
+                        entry["estimate_cpu_seconds"] = None
+                        entry["why_no_estimate"] = "no pilot for this task and attacker"
+                    else:
+                        forwards = min(measured["forwards"], spec.query_budget or math.inf)
+                        entry["estimate_cpu_seconds"] = round(
+                            overhead + n * (measured["attacker_cpu_seconds"] + forwards * c), 1)
+                    cells[name] = entry
+    return cells
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--grid", default="parameters/grid_cpu.yaml")
+    parser.add_argument("--data", default="data", help="prepared data root")
+    parser.add_argument("--victim", action="append", default=[], metavar="TASK=FOLDER",
+                        help="a trained victim to run the attack pilot of TASK against (repeatable)")
+    parser.add_argument("--k", type=int, default=3, help="examples per attacker and scenario in the attack pilot")
+    parser.add_argument("--overhead-from", default="results/demo", help="a finished grid's results folder")
+    parser.add_argument("--out", default="book/data/study_pilot.json")
+    parser.add_argument("--reuse", action="store_true",
+                        help="keep the per-text and attack measurements already in --out; measure only what is missing")
+    args = parser.parse_args()
+
+    from bodega.experiments import load_grid
+    from bodega.threads import apply_thread_policy
+
+    apply_thread_policy(1)
+    spec, data_root = load_grid(args.grid), Path(args.data)
+    previous = json.loads(Path(args.out).read_text()) if args.reuse and Path(args.out).exists() else {}
+    per_text = previous.get("per_text_cpu_seconds", {})
+    for task in spec.tasks:
+        for kind in spec.victims:
+            if kind not in per_text.setdefault(task, {}):
+                per_text[task][kind] = per_text_seconds(task, kind, data_root)
+                print(f"{task} {kind}: {per_text[task][kind]:.4f} CPU-s per text", flush=True)
+    pilots, victims = previous.get("attack_pilot", {}), previous.get("pilot_victims", {})
+    attackers = [a for a in spec.attackers if a != "SCPN"]
+    for pair in args.victim:
+        task, _, folder = pair.partition("=")
+        kind = json.loads((Path(folder) / "victim.json").read_text())["kind"]
+        pilots[task] = attack_pilot(task, Path(folder), data_root, attackers, args.k, spec.query_budget,
+                                    per_text[task][kind])
+        victims[task] = {"folder": folder, "kind": kind}
+    overhead = cell_overhead(Path(args.overhead_from))
+    cells = estimate(spec, per_text, pilots, overhead, data_root)
+    planned = [c["estimate_cpu_seconds"] for c in cells.values() if not c.get("skip") and c["estimate_cpu_seconds"]]
+    result = {
+        "command": "python benchmarks/study_pilot.py " + " ".join(sys.argv[1:]),
+        "date": datetime.now(timezone.utc).isoformat(timespec="minutes"),
+        "load_average": os.getloadavg()[0], "k": args.k, "grid": args.grid,
+        "per_text_cpu_seconds": per_text, "attack_pilot": pilots, "pilot_victims": victims,
+        "cell_overhead_cpu_seconds": overhead, "cells": cells,
+        "planned_cpu_hours": sum(planned) / 3600,
+        "unestimated_planned_cells": sorted(n for n, c in cells.items()
+                                            if not c.get("skip") and c["estimate_cpu_seconds"] is None)}
+    Path(args.out).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    print(f"planned cells: {result['planned_cpu_hours']:.2f} CPU-hours estimated; "
+          f"{len(result['unestimated_planned_cells'])} planned cells without an estimate; wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
