@@ -68,6 +68,20 @@ def test_cli_checks_then_rewrites(tmp_path, capsys):
     assert "0 of 1 files to rewrite" in capsys.readouterr().out
 
 
+def test_atomeval_summaries_copy_the_verifier_description_with_portable_paths(tmp_path, monkeypatch):
+    from atomeval.experiment import verifier_description
+
+    folder = tmp_path / "results" / "atomeval" / "verifier" / "FC-BERT-cpu"
+    folder.mkdir(parents=True)
+    (folder / "victim.json").write_text(json.dumps({  # as victims trained before resource:<role> stored it
+        "base_model": MINILM, "tokenizer": f"{MINILM} tokenizer (copied into tokenizer/)",
+        "train_data": f"{tmp_path}/data/FC/train.tsv", "epochs": 10, "lr": 5e-05}))
+    monkeypatch.chdir(tmp_path)
+    assert verifier_description(folder) == {
+        "base_model": "resource:minilm", "tokenizer": "resource:minilm tokenizer (copied into tokenizer/)",
+        "train_data": "data/FC/train.tsv", "epochs": 10, "lr": 5e-05}
+
+
 def machine_paths() -> list[str]:
     """Absolute folders that belong to this machine: the project, the Python environment, the home folder."""
     prefix = Path(sys.prefix)
