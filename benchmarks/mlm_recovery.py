@@ -102,10 +102,14 @@ def main(argv: list[str] | None = None) -> int:
 
     import pandas as pd
 
+    from bodega.attacks.session import project_root
     from bodega.io import atomic_write_json, atomic_write_text
+    from bodega.report.portable import portable
 
     command = "HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/mlm_recovery.py " + " ".join(argv or sys.argv[1:])
+    # build.json names the encoder by this machine's path; the book data file names it by role
     build = json.loads((model_dir / "build.json").read_text()) if (model_dir / "build.json").exists() else {}
+    build = portable(build, project_root())
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     runs = [dict(command=command, model_build=build, rows=rows)]

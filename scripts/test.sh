@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Set everything up, then run the whole test suite:
+# Set everything up (the tasks' data too, where ../shared/data/raw or $BODEGA_RAW holds the raw corpora),
+# then run the whole test suite:
 #  1. unit and integration tests (tests/) and the stage notebooks (notebooks/) under nbval's lax mode,
 #     which fails on errors and on cells marked NBVAL_CHECK_OUTPUT;
 #  2. the report notebooks (metadata bodega.kind == "report") under strict nbval, output for output
@@ -12,6 +13,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-env.sh
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+# Tests that read data/<task> skip without it: where the raw corpora lie beside the clone, prepare the
+# tasks missing under data/ first (as the data notebook and the grid do; a few seconds for all four).
+raw=${BODEGA_RAW:-../shared/data/raw}
+if [ -d "$raw" ]; then
+  .venv/bin/bodega data prepare-missing --raw-root "$raw" --out-root data
+fi
 .venv/bin/python -m pytest -q --nbval-lax "$@"
 sanitize=()
 [ -f notebooks/nbval-sanitize.cfg ] && sanitize=(--nbval-sanitize-with notebooks/nbval-sanitize.cfg)

@@ -337,3 +337,20 @@ def test_prepare_writes_the_three_files_and_notes(tmp_path):
     summary = json.loads((tmp_path / "out" / "splits.json").read_text(encoding="utf-8"))
     assert summary["source"] == "augmented" and summary["counts"]["train"] == {"rows": 2, "positive": 1}
     assert summary["notes"]
+
+
+def test_prepare_missing_converts_only_absent_tasks(tmp_path, capsys):
+    from bodega.cli import main
+
+    write_rpdnn(raw_folder(tmp_path / "raw", "RD"), [["11", "t", "rumour", "1", "1", "u"],
+                                                     ["12", "t", "calm", "0", "1", "u"]])
+    args = ["data", "prepare-missing", "--raw-root", str(tmp_path / "raw"), "--out-root", str(tmp_path / "data"),
+            "--tasks", "RD,FC"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "RD: rpdnn: train 0, attack 2, dev 0" in out and "FC: NOT PREPARED: raw folder" in out
+    written = {name: (tmp_path / "data" / "RD" / name).stat().st_mtime_ns for name in ("train.tsv", "attack.tsv",
+                                                                                      "dev.tsv")}
+    assert main(args) == 0
+    assert f"RD: already prepared under {tmp_path / 'data' / 'RD'}" in capsys.readouterr().out
+    assert {name: (tmp_path / "data" / "RD" / name).stat().st_mtime_ns for name in written} == written

@@ -120,14 +120,33 @@ def test_cli_status_and_bad_grid_file(tmp_path, capsys):
     from bodega.cli import main
 
     grid = tmp_path / "g.yaml"
-    data = tmp_path / "data" / "PR2"
-    data.mkdir(parents=True)
-    for split in ("train", "attack", "dev"):
-        (data / f"{split}.tsv").write_text("1\tid\ttext\n")
-    grid.write_text(f"name: g\nprofile: smoke\ntasks: [PR2]\nvictims: [BiLSTM]\nattackers: [PWWS]\n"
-                    f"scenarios: [targeted]\nresults: {tmp_path / 'results'}\ndata_root: {tmp_path / 'data'}\n")
+    for task in ("PR2", "FC"):
+        data = tmp_path / "data" / task
+        data.mkdir(parents=True)
+        for split in ("train", "attack", "dev"):
+            (data / f"{split}.tsv").write_text("1\tid\ttext\n")
+    grid.write_text(f"name: g\nprofile: smoke\ntasks: [PR2, FC]\nvictims: [BiLSTM]\nattackers: [PWWS, SCPN]\n"
+                    f"scenarios: [untargeted, targeted]\nresults: {tmp_path / 'results'}\n"
+                    f"data_root: {tmp_path / 'data'}\n"
+                    "skip:\n  - {attackers: [SCPN], reason: no parser here}\n"
+                    "  - {tasks: [FC], scenarios: [targeted], reason: a second reason}\n")
     assert main(["grid", "status", str(grid)]) == 0
-    assert "todo  PR2-BiLSTM" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "todo  PR2-BiLSTM" in out and "todo  FC-BiLSTM" in out
+    # each reason once, after its cells' count and names
+    assert out.count("no parser here") == 1 and out.count("a second reason") == 1
+    assert "not run  4 cells: {PR2,FC}-BiLSTM-SCPN-{U,T}\n         because no parser here\n" in out
+    assert "not run  1 cell: FC-BiLSTM-PWWS-T\n         because a second reason\n" in out
+    assert "2 cells to run (attack cells of untrained victims not listed); 5 left out by the grid's skip rules" in out
     grid.write_text("name: g\nprofile: smoke\ntasks: [PR2]\nvictims: [BiLSTM]\nattackers: [PWWS]\nscenario: [x]\n")
     assert main(["grid", "status", str(grid)]) == 2
     assert "unknown key(s) scenario" in capsys.readouterr().err
+
+
+def test_status_names_skipped_cells_as_exact_products():
+    from bodega.commands.grid import compact_names
+
+    cells = [("PR2", "BiLSTM", "SCPN", "U"), ("PR2", "BiLSTM", "SCPN", "T"), ("FC", "BiLSTM", "SCPN", "U"),
+             ("FC", "BERT", "PWWS", "U"), ("FC", "BERT", "SCPN", "U")]
+    assert compact_names(cells) == ["PR2-BiLSTM-SCPN-{U,T}", "FC-BiLSTM-SCPN-U", "FC-BERT-{PWWS,SCPN}-U"]
+    assert compact_names(cells[:2]) == ["PR2-BiLSTM-SCPN-{U,T}"]

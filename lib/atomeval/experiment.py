@@ -320,6 +320,19 @@ def table_cases(results: dict[str, dict], per_family: int = 1):
     return pd.DataFrame(rows)
 
 
+def verifier_description(folder: str | Path) -> dict:
+    """The verifier's ``victim.json`` with portable paths, for a summary read on other machines.
+
+    Victims trained before ``victim.json`` stored its base model as ``resource:<role>`` name the
+    training machine's folders; a path under the current folder (the project root) becomes relative.
+    """
+    import json
+
+    from bodega.report.portable import portable
+
+    return portable(json.loads((Path(folder) / "victim.json").read_text(encoding="utf-8")), Path.cwd())
+
+
 def compare_rewriters(runs_dir: str | Path, baseline_dir: str | Path, out: str | Path | None = None,
                       examples: int = 3, verifier_folder: str | Path | None = None) -> dict:
     """A rewriter's tables beside a baseline's (e.g. the rule rewriters) on the same claims.
@@ -374,8 +387,7 @@ def compare_rewriters(runs_dir: str | Path, baseline_dir: str | Path, out: str |
               "claims": len(run), "populations": populations, **rows, "examples": cases}
     if verifier_folder is not None:  # which weights judged both runs (the caller vouches for that)
         folder = Path(verifier_folder)
-        result["verifier_info"] = {"folder": str(folder),
-                                   "victim": json.loads((folder / "victim.json").read_text()),
+        result["verifier_info"] = {"folder": str(folder), "victim": verifier_description(folder),
                                    "attack": json.loads((folder / "metrics.json").read_text())["attack"]}
     if out:
         atomic_write_json(out, result)

@@ -1,7 +1,8 @@
-"""``bodega data prepare``: convert a raw corpus into BODEGA's TSV splits."""
+"""``bodega data prepare`` / ``prepare-missing``: convert raw corpora into BODEGA's TSV splits."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -13,6 +14,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     prepare.add_argument("--out", required=True, help="output folder for train.tsv, attack.tsv, dev.tsv")
     prepare.add_argument("--source", default=None, help="source format where a task has several")
     prepare.set_defaults(func=_prepare)
+    missing = actions.add_parser(
+        "prepare-missing", help="prepare every task whose splits are missing under --out-root",
+        description="For each task without train/attack/dev TSV files under OUT_ROOT/<TASK>, convert its raw "
+                    "corpus from RAW_ROOT (laid out like ../shared/data/raw, as the data notebook and the grid "
+                    "read it). A task whose raw folder is absent is reported and left unprepared.")
+    missing.add_argument("--raw-root", default="../shared/data/raw", help="folder holding HN/, PR2/, FC/, RD/")
+    missing.add_argument("--out-root", default="data", help="folder to write <TASK>/{train,attack,dev}.tsv into")
+    missing.add_argument("--tasks", default=None, help="comma-separated tasks (default: all four)")
+    missing.set_defaults(func=_prepare_missing)
 
 
 def _prepare(args: argparse.Namespace) -> int:
@@ -23,4 +33,25 @@ def _prepare(args: argparse.Namespace) -> int:
         print(f"{name}: {len(rows)} rows, {sum(r.label for r in rows)} positive")
     for note in splits.notes:
         print(f"note: {note}")
+    return 0
+
+
+def missing_tasks(out_root: str | Path, tasks: list[str]) -> list[str]:
+    """The tasks of ``tasks`` lacking one of the split files under ``out_root`` (as the grid decides it)."""
+    from bodega.experiments.runner import SPLIT_FILES
+
+    return [t for t in tasks if not all((Path(out_root) / t / name).exists() for name in SPLIT_FILES)]
+
+
+def _prepare_missing(args: argparse.Namespace) -> int:
+    from bodega.data.prepare import prepare_tasks
+    from bodega.tasks import TASKS, get_task
+
+    tasks = [get_task(t).name for t in args.tasks.split(",")] if args.tasks else list(TASKS)
+    todo = missing_tasks(args.out_root, tasks)
+    for task in sorted(set(tasks) - set(todo), key=tasks.index):
+        print(f"{task}: already prepared under {Path(args.out_root) / task}")
+    if todo:
+        for task, line in prepare_tasks(todo, args.raw_root, args.out_root, missing_ok=True).items():
+            print(f"{task}: {line}")
     return 0

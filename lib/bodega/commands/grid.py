@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+from math import prod
 from pathlib import Path
 
 
@@ -77,7 +78,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
-    from bodega.experiments.cells import attack_cells, run_name, victim_cells
+    from bodega.experiments.cells import attack_cells, victim_cells
     from bodega.experiments.execute import is_done
     from bodega.experiments.hashing import HashCache
 
@@ -93,11 +94,29 @@ def _status(args: argparse.Namespace) -> int:
             done = is_done(cell)
             todo += not done
             print(f"{'done' if done else 'todo'}  {cell.name}")
-    for task, victim, attacker, scenario, reason in spec.skipped_cells():
-        print(f"not run  {run_name(task, victim, attacker, scenario)}: {reason}")
+    skipped = spec.skipped_cells()
+    by_reason: dict[str, list[tuple[str, ...]]] = {}
+    for task, victim, attacker, scenario, reason in skipped:
+        by_reason.setdefault(reason, []).append((task, victim, attacker, "T" if scenario == "targeted" else "U"))
+    for reason, cells in by_reason.items():  # one reason once, however many cells it leaves out
+        print(f"not run  {len(cells)} cell{'' if len(cells) == 1 else 's'}: {'; '.join(compact_names(cells))}")
+        print(f"         because {reason}")
     print(f"{todo} cells to run (attack cells of untrained victims not listed); "
-          f"{len(spec.skipped_cells())} left out by the grid's skip rules")
+          f"{len(skipped)} left out by the grid's skip rules")
     return 0
+
+
+def compact_names(cells: list[tuple[str, ...]]) -> list[str]:
+    """Cell names (task, victim, attacker, U/T) written as few patterns such as ``{PR2,FC}-BiLSTM-SCPN-{U,T}``.
+
+    Each pattern is a full product of its parts' values, and the patterns together name exactly
+    ``cells``: a set that is no product is split by its first part with several values.
+    """
+    values = [tuple(dict.fromkeys(cell[part] for cell in cells)) for part in range(len(cells[0]))]
+    if len(set(cells)) == prod(len(v) for v in values):
+        return ["-".join(v[0] if len(v) == 1 else "{" + ",".join(v) + "}" for v in values)]
+    part = next(i for i, v in enumerate(values) if len(v) > 1)
+    return [name for value in values[part] for name in compact_names([c for c in cells if c[part] == value])]
 
 
 def _profiles(args: argparse.Namespace) -> int:

@@ -1,0 +1,87 @@
+"""Make the paths that results files record portable: no absolute path of the machine that wrote them.
+
+A results file or a book data file is read on other machines (a cluster node, a fresh clone), so
+an absolute path in it is at best noise and at worst a lookup that fails there. Two kinds of
+absolute path are rewritten, inside string values only (numbers, keys and every other text are
+left as they are):
+
+- a packaged resource (a path through ``site-packages/<package>/<subdir>`` of a
+  :data:`bodega.resources.SPECS` role) becomes ``resource:<role>``, as ``victim.json`` now stores
+  it; loading resolves the role again on the reading machine;
+- a path under the project ``root`` becomes relative to it (POSIX form).
+
+Older files, written before their writers stored portable paths, are repaired with
+``bodega portable-paths FILE... --root <the project root of the machine that wrote them>``.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from bodega.io import atomic_write_json
+
+# An absolute path starts at a "/" that no word, dot, dash, colon or other slash precedes
+# (so "1/2", "a/b" and "http://x/y" are not paths) and runs to whitespace, a quote or a bracket.
+_ABSOLUTE = re.compile(r"(?<![\w.:/~-])/[^\s\"'<>()\[\]{},;|]+")
+
+
+def _resource_of(path: PurePosixPath) -> tuple[str, PurePosixPath] | None:
+    """(role, path inside it) when ``path`` lies in an installed package of a resource role."""
+    from bodega.resources import SPECS
+
+    parts = path.parts
+    for spec in SPECS.values():  # SPECS order decides between roles sharing one package
+        if spec.package is None:
+            continue
+        wanted = ("site-packages", spec.package, *PurePosixPath(spec.package_subdir).parts)
+        for start in range(len(parts) - len(wanted) + 1):
+            if parts[start:start + len(wanted)] == wanted:
+                return spec.role, PurePosixPath(*parts[start + len(wanted):])
+    return None
+
+
+def portable_path(path: str, root: str | Path) -> str:
+    """One absolute path as ``resource:<role>[/inside]``, as relative to ``root``, or unchanged."""
+    pure = PurePosixPath(path)
+    found = _resource_of(pure)
+    if found is not None:
+        role, inside = found
+        return f"resource:{role}" + ("" if str(inside) == "." else f"/{inside}")
+    base = PurePosixPath(Path(root).as_posix())
+    if pure == base:
+        return "."
+    if base in pure.parents:
+        return pure.relative_to(base).as_posix()
+    return path
+
+
+def portable_text(text: str, root: str | Path) -> str:
+    """``text`` with each absolute path in it made portable (see :func:`portable_path`)."""
+    return _ABSOLUTE.sub(lambda match: portable_path(match.group(0), root), text)
+
+
+def portable(value: Any, root: str | Path) -> Any:
+    """A copy of a JSON-like value whose string values hold no resource or project path of a machine."""
+    if isinstance(value, str):
+        return portable_text(value, root)
+    if isinstance(value, dict):
+        return {key: portable(item, root) for key, item in value.items()}
+    if isinstance(value, list):
+        return [portable(item, root) for item in value]
+    return value
+
+
+def rewrite_json_file(path: str | Path, root: str | Path) -> bool:
+    """Rewrite a JSON file in place with portable paths; True when something changed."""
+    path = Path(path)
+    try:
+        before = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path}: not a JSON file ({error}); only JSON files can be rewritten") from error
+    after = portable(before, root)
+    if after == before:
+        return False
+    atomic_write_json(path, after)
+    return True
