@@ -81,8 +81,10 @@ def _status(args: argparse.Namespace) -> int:
     from bodega.experiments.cells import attack_cells, victim_cells
     from bodega.experiments.execute import is_done
     from bodega.experiments.hashing import HashCache
+    from bodega.experiments.runner import ensure_data
 
     spec, hashes = _spec(args), HashCache()
+    ensure_data(spec)  # cell keys hash the data files: a fresh clone prepares them first (seconds)
     todo = 0
     for victim in victim_cells(spec, hashes):
         done = is_done(victim)
