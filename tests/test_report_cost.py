@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bodega.report.cost import (TRAINING, budget, cell_minutes, cost_by, estimate_vs_measured, eta_accuracy,
-                                eta_log_from_runner_log, parse_cell_name)
+                                eta_log_from_runner_log, eta_summary, parse_cell_name)
 
 
 def _marker(root: Path, kind: str, name: str, cpu: float | None, wall: float, status: str = "done") -> None:
@@ -96,6 +96,10 @@ def test_eta_is_compared_with_the_time_each_run_really_took(tmp_path):
     assert list(table.actual_left_seconds[2:]) == [240, 150, 0]
     assert list(table.error_seconds[2:4]) == [-120, -105] and table.ratio[2] == 0.5
     assert math.isnan(table.ratio[4]) and math.isnan(table.eta_seconds[0])
+    summary = eta_summary(table)
+    assert summary.loc[0, "estimates"] == 1 and math.isnan(summary.loc[0, "median_ratio"])
+    assert (summary.loc[1, "first_eta_seconds"], summary.loc[1, "first_actual_seconds"]) == (120, 240)
+    assert summary.loc[1, "median_ratio"] == pytest.approx(0.4) and summary.loc[1, "share_within_25pct"] == 0.0
     (tmp_path / "old.json").write_text(json.dumps({"cells": {}}))
     with pytest.raises(ValueError, match="runner's log"):
         eta_accuracy(tmp_path / "old.json")

@@ -185,3 +185,21 @@ def eta_accuracy(source: str | Path) -> pd.DataFrame:
     frame["error_seconds"] = frame.eta_seconds - frame.actual_left_seconds
     frame["ratio"] = frame.eta_seconds / frame.actual_left_seconds.where(frame.actual_left_seconds > 0)
     return frame
+
+
+def eta_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Per run of :func:`eta_accuracy`'s table: how many ETAs, the first one against the time the run really
+    took after it, the median ratio ETA/actual and the share of ETAs within 25% of the truth (completed runs
+    only; an interrupted run shows NaN)."""
+    rows = []
+    for run, group in table.groupby("run", sort=True):
+        known = group.dropna(subset=["eta_seconds"])
+        first = known.iloc[0] if len(known) else None
+        ratios = known.ratio.dropna()
+        rows.append({"run": run, "started": group.started.iloc[0], "estimates": len(known),
+                     "first_eta_seconds": first.eta_seconds if first is not None else np.nan,
+                     "first_actual_seconds": first.actual_left_seconds if first is not None else np.nan,
+                     "median_ratio": ratios.median() if len(ratios) else np.nan,
+                     "share_within_25pct": float(((ratios - 1).abs() <= 0.25).mean()) if len(ratios) else np.nan})
+    return pd.DataFrame(rows, columns=["run", "started", "estimates", "first_eta_seconds", "first_actual_seconds",
+                                       "median_ratio", "share_within_25pct"]).set_index("run")
