@@ -90,8 +90,10 @@ def figure2(results: Results, f1_intervals: pd.DataFrame | None = None, run_inte
         ax.set_xlabel("parameters")
         ax.set_ylim(0, 1)
     axes[0][0].set_ylabel("score")
-    axes[0][0].legend(fontsize=7, loc="upper left")
-    fig.tight_layout()
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    if handles:
+        fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=2, frameon=False)
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     return fig
 
 
@@ -169,16 +171,22 @@ def heatmap(results: Results, spec: GridSpec | None = None, scenario: str = "unt
     victims = list(dict.fromkeys(table.victim))
     tasks, attackers = list(dict.fromkeys(table.task)), list(dict.fromkeys(table.attacker))
     letters = {reason: chr(ord("a") + i) for i, reason in enumerate(dict.fromkeys(table.reason.dropna()))}
-    notes = [textwrap.fill(f"({letter}) not run: {reason}", 40 + 32 * max(1, len(victims)))
+    columns = min(2, max(1, len(victims)))  # two panels a row: four victims make a readable square
+    rows = math.ceil(max(1, len(victims)) / columns)
+    width = 0.55 * max(1, len(attackers)) * columns + 1.8
+    notes = [textwrap.fill(f"({letter}) not run: {reason}", int(width * 14))
              for reason, letter in letters.items()]
-    note_lines = sum(note.count("\n") + 1 for note in notes)
-    width = 0.55 * max(1, len(attackers)) * max(1, len(victims)) + 1.5
-    height = 0.45 * max(1, len(tasks)) + 1.6
-    fig, axes = plt.subplots(1, max(1, len(victims)), figsize=(width, height + 0.14 * note_lines), squeeze=False,
-                             sharey=True)
+    note_height = 0.12 * sum(note.count("\n") + 1 for note in notes) + (0.1 if notes else 0)
+    panel = 0.4 * max(1, len(tasks))
+    below = 1.1  # rotated attacker names under each panel
+    height = rows * (panel + below + 0.35) + note_height
+    fig, grid_axes = plt.subplots(rows, columns, figsize=(width, height), squeeze=False)
+    axes = list(grid_axes.flat)
+    for spare in axes[len(victims):]:
+        fig.delaxes(spare)
     params = dict(zip(results.victims.victim, results.victims.n_params)) if not results.victims.empty else {}
     image = None
-    for ax, victim in zip(axes[0], victims):
+    for ax, victim in zip(axes, victims):
         cells = table[table.victim == victim].set_index(["task", "attacker"])
         grid = np.array([[cells.loc[(t, a), "bodega"] for a in attackers] for t in tasks], dtype=float)
         image = ax.imshow(np.ma.masked_invalid(grid), vmin=0, vmax=1, cmap="viridis", aspect="auto")
@@ -198,11 +206,13 @@ def heatmap(results: Results, spec: GridSpec | None = None, scenario: str = "unt
         ax.set_title(f"{victim}" + (f" ({size / 1e6:.0f}M)" if size and not pd.isna(size) else ""), fontsize=9)
         ax.set_xticks(range(len(attackers)), attackers, rotation=60, ha="right", fontsize=7)
         ax.set_yticks(range(len(tasks)), tasks, fontsize=8)
-    bottom = (0.14 * note_lines + 1.0) / (height + 0.14 * note_lines)
-    fig.subplots_adjust(left=0.5 / width, right=1 - 1.0 / width, bottom=bottom, top=0.88, wspace=0.08)
+    bottom, top = (note_height + below) / height, 1 - 0.35 / height
+    fig.subplots_adjust(left=0.5 / width, right=1 - 1.3 / width, bottom=bottom, top=top, wspace=0.15,
+                        hspace=(below + 0.35) / panel)
     if image is not None:
-        bar = fig.add_axes((1 - 0.8 / width, bottom, 0.12 / width, 0.88 - bottom))
-        fig.colorbar(image, cax=bar, label=f"BODEGA score ({scenario})")
+        bar = fig.add_axes((1 - 1.15 / width, bottom, 0.12 / width, top - bottom))
+        fig.colorbar(image, cax=bar).set_label("BODEGA score", fontsize=8)
+        bar.set_title(scenario, fontsize=7)
     if notes:
         fig.text(0.01, 0.01, "\n".join(notes), fontsize=6.5, va="bottom", ha="left")
     return fig
