@@ -9,6 +9,7 @@ hashes means the first is complete and current, and a repeat costs nothing.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,8 +39,7 @@ def _sha256(path: Path) -> str:
 
 
 def _current(folder: Path, weights_hash: str, attack_sha: str) -> dict | None:
-    import json
-
+    """The recorded summary when the predictions are complete and belong to these weights and this data."""
     info_path = folder / PREDICTIONS_INFO
     if not info_path.exists() or not (folder / PREDICTIONS).exists():
         return None

@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from bodega.experiments.predictions import PREDICTIONS
 from bodega.io import read_jsonl
 from bodega.report.results import Results
 
-PREDICTIONS = "attack_predictions.jsonl"  # as written by bodega.experiments.predictions
 COLUMNS = ["task", "victim", "n_params", "f1", "f1_lo", "f1_hi", "rows"]
 
 
