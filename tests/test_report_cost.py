@@ -125,3 +125,22 @@ def test_eta_log_read_back_from_runner_log_lines(tmp_path):
     (tmp_path / "other.log").write_text("nothing of a grid\n")
     with pytest.raises(ValueError, match="no line"):
         eta_log_from_runner_log(tmp_path / "other.log")
+
+
+def test_grid_eta_runs_take_log_files_only_for_runs_before_the_json_log(tmp_path):
+    from bodega.report.cost import grid_eta_runs
+
+    start = ("{} INFO bodega.grid: grid cpu (parameters/grid_cpu.yaml): 7 victims, 98 attack cells "
+             "(30 left out by its skip rules), 1 workers (local)\n")
+    (tmp_path / "grid-run-1.log").write_text(start.format("2026-12-01 03:54:30,853"))
+    (tmp_path / "grid-run-2.log").write_text(start.format("2026-12-02 09:00:00,000"))  # also in the JSON
+    assert [run["started"] for run in grid_eta_runs(tmp_path, "cpu")] == ["2026-12-01T03:54:30",
+                                                                         "2026-12-02T09:00:00"]
+    (tmp_path / "grid-cpu.json").write_text(json.dumps({"eta": [
+        {"started": "2026-12-02T09:00:00+00:00", "log": [_entry(10, 1, 20)], "elapsed_seconds": 30,
+         "interrupted": False}]}))
+    runs = grid_eta_runs(tmp_path, "cpu")
+    assert [run["started"] for run in runs] == ["2026-12-01T03:54:30", "2026-12-02T09:00:00+00:00"]
+    table = eta_accuracy(runs)
+    assert list(table.run) == [1] and list(table.actual_left_seconds) == [20]
+    assert grid_eta_runs(tmp_path / "absent", "cpu") == []

@@ -162,15 +162,36 @@ def eta_log_from_runner_log(path: str | Path) -> list[dict]:
     return runs
 
 
-def eta_accuracy(source: str | Path) -> pd.DataFrame:
+def _start(run: dict) -> datetime:
+    """A run's start as a naive timestamp (the JSON log writes UTC with an offset, the runner's log lines the
+    machine's clock without one; the grid machines keep UTC)."""
+    return datetime.fromisoformat(str(run["started"])).replace(tzinfo=None)
+
+
+def grid_eta_runs(results: str | Path, grid: str) -> list[dict]:
+    """Every run of grid ``grid`` under ``results`` with an ETA log, oldest first: those of
+    ``grid-<grid>.json`` and, before the first of them, those rebuilt from ``grid-run-*.log`` files (the
+    runner's output, for runs started before it kept the log itself)."""
+    status = Path(results) / f"grid-{grid}.json"
+    kept = _eta_log_json(status) if status.exists() and "eta" in json.loads(status.read_text(encoding="utf-8")) else []
+    first = min((_start(run) for run in kept), default=None)
+    older = [run for log in sorted(Path(results).glob("grid-run-*.log")) for run in eta_log_from_runner_log(log)
+             if first is None or _start(run) < first]
+    return sorted(older + kept, key=_start)
+
+
+def eta_accuracy(source: str | Path | list[dict]) -> pd.DataFrame:
     """Each ETA the runner gave beside the time its run really still took: one row per executed cell with
     ``run`` (0, 1, ... in order), ``elapsed_seconds``, ``cells_left``, ``eta_seconds``, ``actual_left_seconds``
     (the run's end minus this moment; NaN for an interrupted run, whose end says nothing about the ETA),
     ``error_seconds`` (ETA minus actual) and ``ratio`` (ETA over actual).
 
-    ``source`` is ``<results>/grid-<name>.json`` or, for older runs, the runner's log file."""
-    path = Path(source)
-    runs = _eta_log_json(path) if path.suffix == ".json" else eta_log_from_runner_log(path)
+    ``source`` is ``<results>/grid-<name>.json``, a runner's log file, or runs from :func:`grid_eta_runs`."""
+    if isinstance(source, list):
+        runs = source
+    else:
+        path = Path(source)
+        runs = _eta_log_json(path) if path.suffix == ".json" else eta_log_from_runner_log(path)
     rows = []
     for number, run in enumerate(runs):
         end = run.get("elapsed_seconds") if not run.get("interrupted") else None
