@@ -4,7 +4,7 @@ Wall time depends on how busy the machine was; CPU time does not, so the estimat
 machine is the CPU time of the cells divided by the cores the workers can use (each cell runs
 single-threaded with the shipped grids' ``threads_per_cell: 1``).
 
-    .venv/bin/python benchmarks/grid_cost.py results/demo --cores 2 [--json book/data/grid_cost_demo.json]
+    .venv/bin/python benchmarks/grid_cost.py results/demo --cores 2 [--json book/data/grid_cost_demo.json] [--by]
 """
 from __future__ import annotations
 
@@ -17,6 +17,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", help="a grid's results folder, e.g. results/demo")
     parser.add_argument("--cores", type=int, default=2)
+    parser.add_argument("--by", action="store_true",
+                        help="also sum CPU minutes per task, victim and attacker and compare with --budget-hours")
+    parser.add_argument("--budget-hours", type=float, default=12.0, help="CPU-hour budget (issue 14: 12)")
     parser.add_argument("--json", default=None, help="also write the cells' costs and totals here (the book reads it)")
     args = parser.parse_args()
     costs = cell_costs(args.results)
@@ -34,6 +37,15 @@ def main() -> None:
             "cells": costs.astype(object).where(costs.notna(), None).to_dict("records"),
             "wall_cell_minutes": float(costs.seconds.sum() / 60), "cpu_minutes": float(cpu / 60),
             "idle_minutes_estimate": float(cpu / args.cores / 60)})
+    if args.by:
+        from bodega.report.cost import budget, cell_minutes, cost_by
+
+        named = cell_minutes(args.results)
+        for column in ("task", "victim", "attacker"):
+            print(f"\nper {column}:\n" + cost_by(named, column).round(1).to_string())
+        total = budget(named, args.budget_hours)
+        print(f"\nCPU {total.cpu_hours:.2f} h of the {total.budget_cpu_hours:g} h budget ({100 * total.share:.0f}%)"
+              + ("" if total.within else ": OVER BUDGET"))
     if costs.cpu_seconds.isna().any():
         print(f"({int(costs.cpu_seconds.isna().sum())} cells ran before the runner measured CPU time)")
 

@@ -16,6 +16,7 @@ import sys
 import bodega.commands
 from bodega.threads import apply_thread_policy
 
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"  # report.cost reads the grid's lines back
 
 DESCRIPTION = """Measure how robust credibility classifiers are to adversarial examples (BODEGA),
 and how valid adversarial claim rewrites are (AtomEval).
@@ -41,8 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, format=LOG_FORMAT)
     try:
         # Before any command imports torch: OpenMP reads its wait policy once, when it loads.
         apply_thread_policy(getattr(args, "threads", None))

@@ -32,6 +32,11 @@ class Progress:
         self.counts: dict[str, int] = defaultdict(int)
         self.bar = tqdm(total=sum(total.values()), unit="cell", desc="grid", disable=not show)
 
+    @property
+    def left(self) -> int:
+        """Cells not finished yet, of every kind."""
+        return sum(self.remaining.values())
+
     def eta(self) -> float | None:
         known = {kind: sum(v) / len(v) for kind, v in self.durations.items() if v}
         if not known and any(self.remaining.values()):
@@ -51,7 +56,7 @@ class Progress:
                              failed=self.counts["failed"] + self.counts["blocked"], eta=eta)
         if status != "skipped":
             log.info("%s %s %s in %s (%s CPU); %d cells left, about %s", kind, name, status,
-                     format_seconds(seconds), format_seconds(cpu_seconds), sum(self.remaining.values()), eta)
+                     format_seconds(seconds), format_seconds(cpu_seconds), self.left, eta)
 
     def close(self) -> None:
         self.bar.close()

@@ -7,11 +7,13 @@ everything else goes on.
 """
 from __future__ import annotations
 
+import json
 import logging
 import signal
 import subprocess
 import sys
 import threading
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -108,20 +110,52 @@ def _stop_on_sigterm():
     return signal.signal(signal.SIGTERM, handler)
 
 
-class _Status:
-    """``<results>/grid-<name>.json``: the state of every cell, rewritten atomically on each change."""
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
-    def __init__(self, spec: GridSpec) -> None:
+
+def _earlier_eta_runs(path: Path) -> list[dict]:
+    """The ``eta`` log of earlier runs of this grid (a resumed grid keeps the history of its ETAs)."""
+    try:
+        runs = json.loads(path.read_text(encoding="utf-8")).get("eta", [])
+    except (FileNotFoundError, json.JSONDecodeError, AttributeError):
+        return []
+    return runs if isinstance(runs, list) else []
+
+
+class _Status:
+    """``<results>/grid-<name>.json``: the state of every cell, rewritten atomically on each change, and an
+    ``eta`` log: per run of the grid, the progress estimate at each executed cell and when the run ended,
+    so that the estimate can later be compared with the time the run really took."""
+
+    def __init__(self, spec: GridSpec, workers: int) -> None:
         self.path = Path(spec.results) / f"grid-{spec.name}.json"
         self.spec = spec
         self.cells: dict[str, dict] = {}
+        self.started = time.monotonic()
+        self.eta_runs = _earlier_eta_runs(self.path)
+        self.run = {"started": _now(), "workers": workers, "log": [], "ended": None, "elapsed_seconds": None,
+                    "interrupted": None}
+        self.eta_runs.append(self.run)
 
-    def record(self, outcome: Outcome) -> None:
-        self.cells[outcome.name] = outcome.to_dict()
+    def _write(self) -> None:
         atomic_write_json(self.path, {"grid": self.spec.name, "source": self.spec.source,
-                                      "profile": self.spec.profile,
-                                      "updated": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                                      "cells": self.cells})
+                                      "profile": self.spec.profile, "updated": _now(), "cells": self.cells,
+                                      "eta": self.eta_runs})
+
+    def record(self, outcome: Outcome, progress: Progress | None = None) -> None:
+        self.cells[outcome.name] = outcome.to_dict()
+        if progress is not None and outcome.status != "skipped":
+            self.run["log"].append({"time": _now(), "elapsed_seconds": round(time.monotonic() - self.started, 1),
+                                    "cell": outcome.name, "status": outcome.status,
+                                    "cells_done": progress.counts["done"], "cells_left": progress.left,
+                                    "eta_seconds": progress.eta()})
+        self._write()
+
+    def end(self, interrupted: bool) -> None:
+        self.run.update(ended=_now(), elapsed_seconds=round(time.monotonic() - self.started, 1),
+                        interrupted=interrupted)
+        self._write()
 
 
 def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, scheduler: str | None = None,
@@ -133,7 +167,7 @@ def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, 
     attack_params = check_notebook(spec.notebooks.attack, ATTACK_REQUIRED)
     hashes = HashCache()
     victims = victim_cells(spec, hashes, victim_params)
-    report, status = GridReport(spec.name), _Status(spec)
+    report, status = GridReport(spec.name), _Status(spec, workers)
     progress = Progress({"victim": len(victims), "attack": spec.n_attack_cells}, workers, show_progress)
     log.info("grid %s (%s): %d victims, %d attack cells (%d left out by its skip rules), %d workers (%s)",
              spec.name, spec.source, len(victims), spec.n_attack_cells, len(spec.skipped_cells()), workers, engine)
@@ -142,8 +176,8 @@ def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, 
 
     def settle(cell: Cell, outcome: Outcome) -> None:
         report.outcomes.append(outcome)
-        status.record(outcome)
         progress.finished(cell.kind, outcome.status, outcome.seconds, cell.name, outcome.cpu_seconds)
+        status.record(outcome, progress)
         if outcome.status == "failed":
             log.error("cell failed: %s", outcome.error)
         if cell.kind == "victim":
@@ -174,7 +208,9 @@ def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, 
                 except Exception as error:  # a worker died: the cell failed, the grid goes on
                     outcome = Outcome(cell.name, cell.kind, "failed", 0.0, f"{cell.name}: worker error: {error!r}")
                 settle(cell, outcome)
+        status.end(interrupted=False)
     except BaseException:
+        status.end(interrupted=True)
         log.warning("grid stopped: ending the running notebooks; finished cells stay done, "
                     "partial ones resume on the next run")
         runner.cancel()

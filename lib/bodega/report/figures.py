@@ -1,64 +1,218 @@
-"""BODEGA's Figure 2 (F1 and vulnerability vs model size) and Figure 3 (score vs queries)."""
+"""BODEGA's Figure 2 (F1 and vulnerability vs model size), Figure 3 (score vs queries) and a heat map of
+untargeted BODEGA scores by attacker x task x victim, with 95% intervals where they are given.
+
+Intervals are inputs, not computed here (see :mod:`bodega.report.f1_intervals` for F1):
+
+- ``run_intervals``: one row per attack run, keyed by ``name`` (the run folder, e.g. ``PR2-BiLSTM-PWWS-T``)
+  or by ``task, victim, attacker, scenario``; columns ``bodega_lo`` and ``bodega_hi`` (other columns ignored);
+- ``f1_intervals``: one row per victim, keyed by ``task, victim``; columns ``f1_lo`` and ``f1_hi``.
+
+A missing interval (no row, or NaN) draws the point without a bar; it never invents one.
+Each ``*_table`` function returns the numbers its figure draws.
+"""
 from __future__ import annotations
 
+import math
+import textwrap
+
 import numpy as np
+import pandas as pd
 
-from bodega.report.results import Results
+from bodega.experiments.spec import ATTACKERS, GridSpec
+from bodega.report.results import TASK_ORDER, VICTIM_ORDER, Results
 from bodega.report.tables import _present
-from bodega.report.results import TASK_ORDER
 
-MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+MARKERS = dict(zip(ATTACKERS, ("v", "o", "P", "X", "*", "^", "p", "s")))  # as BODEGA's figure, filled
+RUN_KEYS = ["task", "victim", "attacker", "scenario"]
 
 
-def figure2(results: Results):
-    """One panel per task: victim F1 and best targeted BODEGA score against parameter count (log x)."""
+def _marker(attacker: str) -> str:
+    return MARKERS.get(attacker, "D")
+
+
+def with_run_intervals(runs: pd.DataFrame, intervals: pd.DataFrame | None) -> pd.DataFrame:
+    """``runs`` with ``bodega_lo``/``bodega_hi`` joined from ``intervals`` (NaN where absent)."""
+    runs = runs.drop(columns=["bodega_lo", "bodega_hi"], errors="ignore")
+    if intervals is None or intervals.empty:
+        return runs.assign(bodega_lo=np.nan, bodega_hi=np.nan)
+    missing = {"bodega_lo", "bodega_hi"} - set(intervals.columns)
+    keys = ["name"] if "name" in intervals.columns else RUN_KEYS
+    missing |= set(keys) - set(intervals.columns)
+    if missing:
+        raise ValueError(f"run intervals lack column(s) {', '.join(sorted(missing))}; expected name (or "
+                         f"{', '.join(RUN_KEYS)}) with bodega_lo and bodega_hi")
+    return runs.merge(intervals[keys + ["bodega_lo", "bodega_hi"]].drop_duplicates(keys), on=keys, how="left")
+
+
+def _yerr(values: pd.Series, low: pd.Series, high: pd.Series) -> np.ndarray:
+    """Asymmetric error bar lengths; zero where no interval is known."""
+    return np.nan_to_num(np.vstack([values - low, high - values]).astype(float), nan=0.0).clip(min=0)
+
+
+def figure2_table(results: Results, f1_intervals: pd.DataFrame | None = None,
+                  run_intervals: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per task and victim: parameters, F1 (and interval), the best targeted run's attacker and BODEGA (and interval)."""
+    victims = results.victims.dropna(subset=["n_params"])[["task", "victim", "n_params", "f1"]].astype(
+        {"n_params": float, "f1": float})
+    if f1_intervals is not None and not f1_intervals.empty:
+        victims = victims.merge(f1_intervals[["task", "victim", "f1_lo", "f1_hi"]], on=["task", "victim"], how="left")
+    else:
+        victims = victims.assign(f1_lo=np.nan, f1_hi=np.nan)
+    runs = with_run_intervals(results.runs[results.runs.scenario == "targeted"], run_intervals)
+    best = (runs.sort_values(["bodega", "queries"], ascending=[False, True])
+            .drop_duplicates(["task", "victim"])[["task", "victim", "attacker", "bodega", "bodega_lo", "bodega_hi"]])
+    return victims.merge(best, on=["task", "victim"], how="left").sort_values(["task", "n_params"]).reset_index(drop=True)
+
+
+def figure2(results: Results, f1_intervals: pd.DataFrame | None = None, run_intervals: pd.DataFrame | None = None):
+    """One panel per task: victim F1 and best targeted BODEGA score against parameter count (log x),
+    error bars the 95% intervals; each BODEGA point names its attacker."""
     import matplotlib.pyplot as plt
 
-    victims = results.victims.dropna(subset=["n_params"])
-    runs = results.runs[results.runs.scenario == "targeted"]
-    tasks = _present(victims, "task", TASK_ORDER) if not victims.empty else []
+    table = figure2_table(results, f1_intervals, run_intervals)
+    tasks = _present(table, "task", TASK_ORDER) if not table.empty else []
     fig, axes = plt.subplots(1, max(1, len(tasks)), figsize=(3.2 * max(1, len(tasks)), 3), sharey=True,
                              squeeze=False)
     for ax, task in zip(axes[0], tasks):
-        rows = victims[victims.task == task].sort_values("n_params")
-        best = [runs[(runs.task == task) & (runs.victim == v)].bodega.max() for v in rows.victim]
-        ax.plot(rows.n_params, rows.f1, "o-", label="F1")
-        ax.plot(rows.n_params, best, "s--", label="best targeted BODEGA")
-        for x, name in zip(rows.n_params, rows.victim):
-            ax.annotate(name, (x, 0.02), rotation=90, fontsize=7, ha="center")
+        rows = table[table.task == task]
+        x = rows.n_params.to_numpy(float)
+        ax.errorbar(x, rows.f1.to_numpy(float), yerr=_yerr(rows.f1, rows.f1_lo, rows.f1_hi), fmt="o:", capsize=3,
+                    label="F1")
+        ax.errorbar(x, rows.bodega.to_numpy(float), yerr=_yerr(rows.bodega, rows.bodega_lo, rows.bodega_hi),
+                    fmt="s-", capsize=3, label="best targeted BODEGA")
+        for row in rows.itertuples():
+            ax.annotate(row.victim, (row.n_params, 0.02), rotation=90, fontsize=7, ha="center")
+            if isinstance(row.attacker, str):
+                ax.annotate(row.attacker, (row.n_params, row.bodega), fontsize=6, xytext=(4, -8),
+                            textcoords="offset points")
         ax.set_xscale("log")
         ax.set_title(task)
         ax.set_xlabel("parameters")
         ax.set_ylim(0, 1)
     axes[0][0].set_ylabel("score")
-    axes[0][0].legend(fontsize=7, loc="upper left")
-    fig.tight_layout()
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    if handles:
+        fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=2, frameon=False)
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     return fig
 
 
-def figure3(results: Results):
-    """Untargeted BODEGA score against queries per example (log x), both averaged over victims as in
-    Table 4: one point per task and attacker, attackers as markers, tasks as colours."""
+def figure3_table(results: Results, run_intervals: pd.DataFrame | None = None,
+                  scenario: str = "untargeted") -> pd.DataFrame:
+    """Every run of ``scenario`` that asked queries: task, victim, attacker, queries, BODEGA and its interval."""
+    runs = with_run_intervals(results.runs[results.runs.scenario == scenario], run_intervals)
+    runs = runs[runs.queries > 0]
+    return runs[["task", "victim", "attacker", "queries", "bodega", "bodega_lo", "bodega_hi"]].reset_index(drop=True)
+
+
+def figure3(results: Results, run_intervals: pd.DataFrame | None = None, scenario: str = "untargeted"):
+    """BODEGA score against queries per example (log x), one point per run (task x victim x attacker, as
+    BODEGA's own plotting code draws it), attackers as markers, tasks as colours, vertical 95% intervals."""
     import matplotlib.pyplot as plt
 
-    untargeted = results.runs[results.runs.scenario == "untargeted"]
-    runs = untargeted.groupby(["task", "attacker"], as_index=False)[["bodega", "queries"]].mean()
-    runs = runs[runs.queries > 0]
+    runs = figure3_table(results, run_intervals, scenario)
     fig, ax = plt.subplots(figsize=(6, 4))
-    attackers = sorted(set(runs.attacker))
+    attackers = [a for a in ATTACKERS if a in set(runs.attacker)] + sorted(set(runs.attacker) - set(ATTACKERS))
     tasks = _present(runs, "task", TASK_ORDER) if not runs.empty else []
     colours = dict(zip(tasks, plt.rcParams["axes.prop_cycle"].by_key()["color"]))
     for (task, attacker), group in runs.groupby(["task", "attacker"]):
-        ax.scatter(group.queries, group.bodega, marker=MARKERS[attackers.index(attacker) % len(MARKERS)],
-                   color=colours[task], s=30)
-    for attacker in attackers:
-        ax.scatter([], [], marker=MARKERS[attackers.index(attacker) % len(MARKERS)], color="grey", label=attacker)
-    for task in tasks:
-        ax.scatter([], [], marker="o", color=colours[task], label=task)
+        ax.errorbar(group.queries.to_numpy(float), group.bodega.to_numpy(float),
+                    yerr=_yerr(group.bodega, group.bodega_lo, group.bodega_hi), fmt="none", ecolor=colours[task],
+                    alpha=0.6, capsize=2)
+        ax.scatter(group.queries, group.bodega, marker=_marker(attacker), color=colours[task], s=30, zorder=3)
+    attacker_handles = [ax.scatter([], [], marker=_marker(a), color="grey", label=a) for a in attackers]
+    task_handles = [ax.scatter([], [], marker="o", color=colours[t], label=t) for t in tasks]
     ax.set_xscale("log")
     ax.set_xlabel("queries per example")
-    ax.set_ylabel("BODEGA score")
-    ax.set_ylim(0, max(1e-3, float(np.nanmax(runs.bodega))) * 1.1 if not runs.empty else 1)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    fig.tight_layout()
+    ax.set_ylabel(f"BODEGA score ({scenario})")
+    top = float(np.nanmax(runs[["bodega", "bodega_hi"]].to_numpy(dtype=float))) if not runs.empty else 1.0
+    ax.set_ylim(0, max(1e-3, top) * 1.1)
+    if attackers:
+        first = ax.legend(handles=attacker_handles, title="attackers", fontsize=7, title_fontsize=7,
+                          loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+        ax.add_artist(first)
+        ax.legend(handles=task_handles, title="tasks", fontsize=7, title_fontsize=7, loc="lower left",
+                  bbox_to_anchor=(1.01, 0.0), frameon=False)
+    fig.tight_layout(rect=(0, 0, 0.8, 1))
+    return fig
+
+
+def heatmap_table(results: Results, spec: GridSpec | None = None, scenario: str = "untargeted") -> pd.DataFrame:
+    """Every (victim, task, attacker) cell of ``scenario``: ``bodega`` and ``state`` (``done``, ``skipped``
+    with the grid's ``reason``, or ``pending``). Without ``spec`` the cells are those of the results."""
+    runs = results.runs[results.runs.scenario == scenario]
+    if spec is not None:
+        victims, tasks = list(spec.victims), list(spec.tasks)
+        attackers = list(spec.attackers)
+    else:
+        victims, tasks = _present(runs, "victim", VICTIM_ORDER), _present(runs, "task", TASK_ORDER)
+        attackers = [a for a in ATTACKERS if a in set(runs.attacker)] + sorted(set(runs.attacker) - set(ATTACKERS))
+    scores = {(r.victim, r.task, r.attacker): r.bodega for r in runs.itertuples()}
+    rows = []
+    for victim in [v for v in VICTIM_ORDER if v in victims] + [v for v in victims if v not in VICTIM_ORDER]:
+        for task in [t for t in TASK_ORDER if t in tasks] + [t for t in tasks if t not in TASK_ORDER]:
+            for attacker in attackers:
+                reason = spec.skip_reason(task, victim, attacker, scenario) if spec is not None else None
+                score = scores.get((victim, task, attacker), np.nan)
+                state = "skipped" if reason else "done" if not math.isnan(score) else "pending"
+                rows.append({"victim": victim, "task": task, "attacker": attacker, "bodega": score,
+                             "state": state, "reason": reason})
+    return pd.DataFrame(rows, columns=["victim", "task", "attacker", "bodega", "state", "reason"])
+
+
+def heatmap(results: Results, spec: GridSpec | None = None, scenario: str = "untargeted"):
+    """One panel per victim, rows tasks, columns attackers, each cell annotated with its BODEGA score;
+    cells the grid's skip rules leave out are grey and hatched with a letter, explained under the figure;
+    cells not finished yet are blank with a dash."""
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
+
+    table = heatmap_table(results, spec, scenario)
+    victims = list(dict.fromkeys(table.victim))
+    tasks, attackers = list(dict.fromkeys(table.task)), list(dict.fromkeys(table.attacker))
+    letters = {reason: chr(ord("a") + i) for i, reason in enumerate(dict.fromkeys(table.reason.dropna()))}
+    columns = min(2, max(1, len(victims)))  # two panels a row: four victims make a readable square
+    rows = math.ceil(max(1, len(victims)) / columns)
+    width = 0.55 * max(1, len(attackers)) * columns + 1.8
+    notes = [textwrap.fill(f"({letter}) not run: {reason}", int(width * 14))
+             for reason, letter in letters.items()]
+    note_height = 0.12 * sum(note.count("\n") + 1 for note in notes) + (0.1 if notes else 0)
+    panel = 0.4 * max(1, len(tasks))
+    below = 1.1  # rotated attacker names under each panel
+    height = rows * (panel + below + 0.35) + note_height
+    fig, grid_axes = plt.subplots(rows, columns, figsize=(width, height), squeeze=False)
+    axes = list(grid_axes.flat)
+    for spare in axes[len(victims):]:
+        fig.delaxes(spare)
+    params = dict(zip(results.victims.victim, results.victims.n_params)) if not results.victims.empty else {}
+    image = None
+    for ax, victim in zip(axes, victims):
+        cells = table[table.victim == victim].set_index(["task", "attacker"])
+        grid = np.array([[cells.loc[(t, a), "bodega"] for a in attackers] for t in tasks], dtype=float)
+        image = ax.imshow(np.ma.masked_invalid(grid), vmin=0, vmax=1, cmap="viridis", aspect="auto")
+        for i, task in enumerate(tasks):
+            for j, attacker in enumerate(attackers):
+                cell = cells.loc[(task, attacker)]
+                if cell.state == "skipped":
+                    ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="0.85", edgecolor="0.6",
+                                           hatch="///", linewidth=0))
+                    ax.text(j, i, letters[cell.reason], ha="center", va="center", fontsize=7, color="0.3")
+                elif cell.state == "pending":
+                    ax.text(j, i, "–", ha="center", va="center", fontsize=7, color="0.5")
+                else:
+                    ax.text(j, i, f"{cell.bodega:.2f}", ha="center", va="center", fontsize=7,
+                            color="black" if cell.bodega > 0.6 else "white")
+        size = params.get(victim)
+        ax.set_title(f"{victim}" + (f" ({size / 1e6:.0f}M)" if size and not pd.isna(size) else ""), fontsize=9)
+        ax.set_xticks(range(len(attackers)), attackers, rotation=60, ha="right", fontsize=7)
+        ax.set_yticks(range(len(tasks)), tasks, fontsize=8)
+    bottom, top = (note_height + below) / height, 1 - 0.35 / height
+    fig.subplots_adjust(left=0.5 / width, right=1 - 1.3 / width, bottom=bottom, top=top, wspace=0.15,
+                        hspace=(below + 0.35) / panel)
+    if image is not None:
+        bar = fig.add_axes((1 - 1.15 / width, bottom, 0.12 / width, top - bottom))
+        fig.colorbar(image, cax=bar).set_label("BODEGA score", fontsize=8)
+        bar.set_title(scenario, fontsize=7)
+    if notes:
+        fig.text(0.01, 0.01, "\n".join(notes), fontsize=6.5, va="bottom", ha="left")
     return fig

@@ -1,0 +1,94 @@
+"""Every finished victim's predictions on its task's ``attack.tsv``, kept beside the victim.
+
+Training stores only the attack set's F1, but an interval for that F1 needs the per-example
+predictions. This stage writes ``models/<name>/attack_predictions.jsonl`` (id, label, predicted,
+p_positive per row) and then ``attack_predictions.json`` (the victim's weights hash, the attack
+file's sha256, F1 and accuracy); the second file is written last, so its presence with matching
+hashes means the first is complete and current, and a repeat costs nothing.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from bodega.io import atomic_write_json, write_jsonl
+
+log = logging.getLogger(__name__)
+
+PREDICTIONS = "attack_predictions.jsonl"
+PREDICTIONS_INFO = "attack_predictions.json"
+CHUNK = 256  # as training evaluated attack.tsv: the same chunks in file order give the same predictions
+
+
+@dataclass(frozen=True)
+class PredictionOutcome:
+    """One victim folder: ``written`` or ``current`` (already there for these weights and data)."""
+
+    victim: str
+    status: str
+    rows: int
+    f1: float
+    accuracy: float
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _current(folder: Path, weights_hash: str, attack_sha: str) -> dict | None:
+    """The recorded summary when the predictions are complete and belong to these weights and this data."""
+    info_path = folder / PREDICTIONS_INFO
+    if not info_path.exists() or not (folder / PREDICTIONS).exists():
+        return None
+    try:
+        info = json.loads(info_path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError:
+        return None
+    return info if (info.get("weights_hash"), info.get("attack_sha256")) == (weights_hash, attack_sha) else None
+
+
+def predict_attack_set(folder: str | Path, data_root: str | Path, force: bool = False) -> PredictionOutcome:
+    """Write the predictions of the victim in ``folder`` on ``<data_root>/<task>/attack.tsv``."""
+    from bodega.data import read_tsv
+    from bodega.victims import load_victim, read_victim_info
+    from bodega.victims.base import argmax_predictions
+    from bodega.victims.metrics import f1_accuracy
+
+    folder = Path(folder)
+    info = read_victim_info(folder)
+    attack_path = Path(data_root) / info["task"] / "attack.tsv"
+    if not attack_path.exists():
+        raise FileNotFoundError(f"{attack_path} not found for victim {folder}; pass --data, the folder that "
+                                f"holds {info['task']}/attack.tsv")
+    attack_sha = _sha256(attack_path)
+    known = None if force else _current(folder, info["weights_hash"], attack_sha)
+    if known is not None:
+        return PredictionOutcome(folder.name, "current", known["rows"], known["f1"], known["accuracy"])
+    victim = load_victim(folder, profile=info.get("profile", "cpu"))
+    rows = read_tsv(attack_path)
+    records = []
+    for start in range(0, len(rows), CHUNK):
+        chunk = rows[start:start + CHUNK]
+        probabilities = victim.predict_proba([row.text for row in chunk])
+        predicted = argmax_predictions(probabilities)
+        records += [{"id": row.id, "label": int(row.label), "predicted": int(p), "p_positive": float(probs[1])}
+                    for row, p, probs in zip(chunk, predicted, probabilities)]
+    scores = f1_accuracy([r["label"] for r in records], [r["predicted"] for r in records])
+    write_jsonl(folder / PREDICTIONS, records)
+    atomic_write_json(folder / PREDICTIONS_INFO, {
+        "victim": folder.name, "weights_hash": info["weights_hash"], "attack_sha256": attack_sha,
+        "rows": len(records), **scores, "command": "bodega predictions"})
+    log.info("%s: %d predictions on %s, F1 %.4f", folder.name, len(records), attack_path, scores["f1"])
+    return PredictionOutcome(folder.name, "written", len(records), scores["f1"], scores["accuracy"])
+
+
+def predict_results(results: str | Path, data_root: str | Path, force: bool = False) -> list[PredictionOutcome]:
+    """:func:`predict_attack_set` for every finished victim (``victim.json`` present) under ``results/models``."""
+    models = Path(results) / "models"
+    if not models.is_dir():
+        raise FileNotFoundError(f"{models} does not exist; is {results} a grid's results folder?")
+    folders = [f for f in sorted(models.iterdir()) if (f / "victim.json").exists()]
+    return [predict_attack_set(folder, data_root, force) for folder in folders]

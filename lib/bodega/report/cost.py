@@ -1,0 +1,226 @@
+"""What a grid cost, measured: CPU-minutes per cell and per task, victim and attacker, the total against a
+CPU-hour budget, the grid's ETA against the time its runs really took, and a pilot's estimates beside the
+measured costs.
+
+Costs come from the ``cell.json`` markers (:func:`bodega.report.results.cell_costs`, the numbers
+``benchmarks/grid_cost.py`` prints); the ETA log from ``<results>/grid-<name>.json`` (the runner's ``eta``
+key), or, for a run started before the runner kept that log, from the runner's own log lines.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from bodega.experiments.spec import ATTACKERS
+from bodega.report.results import cell_costs
+
+TRAINING = "(training)"  # the attacker column of a victim-training cell
+BUDGET_CPU_HOURS = 12.0  # issue 14: the cpu study costs at most 12 CPU-hours
+COST_COLUMNS = ["kind", "name", "task", "victim", "attacker", "scenario", "seconds", "cpu_seconds",
+                "wall_minutes", "cpu_minutes"]
+
+
+def parse_cell_name(name: str) -> dict[str, str | None]:
+    """``PR2-BERT`` (training) or ``PR2-BERT-BERT-ATTACK-T[-s1]`` (attack) -> task, victim, attacker, scenario."""
+    parts = name.split("-")
+    if len(parts) < 2:
+        raise ValueError(f"cell name {name!r} is neither TASK-VICTIM nor TASK-VICTIM-ATTACKER-T|U")
+    task, victim, rest = parts[0], parts[1], parts[2:]
+    if not rest:
+        return {"task": task, "victim": victim, "attacker": TRAINING, "scenario": None}
+    if re.fullmatch(r"s\d+", rest[-1]):
+        rest = rest[:-1]
+    if len(rest) < 2 or rest[-1] not in ("T", "U") or "-".join(rest[:-1]) not in ATTACKERS:
+        raise ValueError(f"cell name {name!r}: expected TASK-VICTIM-ATTACKER-T|U with an attacker of "
+                         f"{', '.join(ATTACKERS)}")
+    return {"task": task, "victim": victim, "attacker": "-".join(rest[:-1]),
+            "scenario": "targeted" if rest[-1] == "T" else "untargeted"}
+
+
+def cell_minutes(root: str | Path) -> pd.DataFrame:
+    """Every finished cell with its task, victim, attacker (``(training)`` for victims) and scenario, its wall
+    and CPU seconds, and the same in minutes."""
+    costs = cell_costs(root)
+    keys = pd.DataFrame([parse_cell_name(name) for name in costs.name],
+                        columns=["task", "victim", "attacker", "scenario"], index=costs.index)
+    frame = pd.concat([costs, keys], axis=1)
+    frame["wall_minutes"] = frame.seconds.astype(float) / 60
+    frame["cpu_minutes"] = frame.cpu_seconds.astype(float) / 60
+    return frame[COST_COLUMNS]
+
+
+def cost_by(costs: pd.DataFrame, column: str) -> pd.DataFrame:
+    """Cells, wall and CPU minutes summed per value of ``column`` (task, victim, attacker or kind)."""
+    grouped = costs.groupby(column, sort=False)
+    frame = pd.DataFrame({"cells": grouped.size(), "wall_minutes": grouped.wall_minutes.sum(),
+                          "cpu_minutes": grouped.cpu_minutes.sum(min_count=1)})
+    return frame.sort_values("cpu_minutes", ascending=False)
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The measured total against the budget; ``unmeasured`` cells ran before the runner measured CPU time."""
+
+    cells: int
+    cpu_hours: float
+    budget_cpu_hours: float
+    unmeasured: int
+
+    @property
+    def share(self) -> float:
+        return self.cpu_hours / self.budget_cpu_hours
+
+    @property
+    def within(self) -> bool:
+        return self.cpu_hours <= self.budget_cpu_hours
+
+
+def budget(costs: pd.DataFrame, budget_cpu_hours: float = BUDGET_CPU_HOURS) -> Budget:
+    """The CPU hours of every finished cell (the sum the issue's 12-hour limit is about)."""
+    return Budget(cells=len(costs), cpu_hours=float(costs.cpu_seconds.fillna(0).sum()) / 3600,
+                  budget_cpu_hours=budget_cpu_hours, unmeasured=int(costs.cpu_seconds.isna().sum()))
+
+
+def estimate_vs_measured(costs: pd.DataFrame, pilot: str | Path) -> tuple[pd.DataFrame, str | None]:
+    """Measured CPU seconds per cell beside the pilot's ``estimate_cpu_seconds`` (file format:
+    ``{"cells": {"<cell name>": {"estimate_cpu_seconds": float}}}``) and their ratio. Returns the table and a
+    note: where the file is missing the estimate columns are absent and the note says so."""
+    table = costs[["name", "kind", "task", "victim", "attacker", "scenario", "cpu_seconds"]].rename(
+        columns={"cpu_seconds": "measured_cpu_seconds"})
+    path = Path(pilot)
+    if not path.exists():
+        return table, f"no pilot estimates: {path} does not exist, so only measured costs are shown"
+    try:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        estimates = {name: float(entry["estimate_cpu_seconds"]) for name, entry in cells.items()}
+    except (json.JSONDecodeError, KeyError, TypeError, ValueError) as error:
+        raise ValueError(f"{path}: expected {{\"cells\": {{\"<cell name>\": {{\"estimate_cpu_seconds\": "
+                         f"number}}}}}} ({error!r}); rewrite it in that format") from None
+    measured = set(table.name)
+    table = table.assign(estimate_cpu_seconds=table.name.map(estimates))
+    table["measured_over_estimate"] = table.measured_cpu_seconds / table.estimate_cpu_seconds
+    unrun = [name for name in estimates if name not in measured]
+    note = f"{len(unrun)} estimated cell(s) have no measurement yet" if unrun else None
+    return table, note
+
+
+# --- ETA against the real time -------------------------------------------------------------------------
+
+def _eta_log_json(path: Path) -> list[dict]:
+    try:
+        runs = json.loads(path.read_text(encoding="utf-8")).get("eta")
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path}: invalid JSON ({error})") from None
+    if not runs:
+        raise ValueError(f"{path} holds no eta log: the grid ran before the runner recorded one; pass the "
+                         "runner's log file instead (the output of bodega grid run)")
+    return runs
+
+
+_STAMP = r"(?P<time>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),\d+ INFO bodega\.grid: "
+_CELL = re.compile(_STAMP + r"(?:victim|attack) (?P<cell>\S+) (?P<status>done|failed) in .*?; "
+                            r"(?P<left>\d+) cells left, about (?P<eta>\S+)$")
+_START = re.compile(_STAMP + r"grid \S+ \(.*\): \d+ victims, \d+ attack cells")
+_END = re.compile(_STAMP + r"grid \S+: \d+ run, ")
+
+
+def _seconds(text: str) -> float | None:
+    """Invert :func:`bodega.experiments.progress.format_seconds` (``1h05m``, ``3m07s``, ``?``)."""
+    match = re.fullmatch(r"(?:(\d+)h(\d\d)m|(\d+)m(\d\d)s)", text)
+    if not match:
+        return None
+    hours, minutes, mins, secs = (int(g) if g else 0 for g in match.groups())
+    return hours * 3600 + minutes * 60 + mins * 60 + secs
+
+
+def eta_log_from_runner_log(path: str | Path) -> list[dict]:
+    """The ``eta`` log rebuilt from the runner's log lines (minute resolution above an hour), for grids
+    started before the runner wrote it into ``grid-<name>.json``. A run without its closing summary line
+    counts as interrupted."""
+    runs: list[dict] = []
+    start = None
+    for line in Path(path).read_text(encoding="utf-8", errors="replace").splitlines():
+        if match := _START.match(line):
+            start = datetime.fromisoformat(match["time"])
+            runs.append({"started": start.isoformat(), "log": [], "ended": None, "elapsed_seconds": None,
+                         "interrupted": True})
+        elif start is not None and (match := _CELL.match(line)):
+            runs[-1]["log"].append({"time": match["time"], "cell": match["cell"], "status": match["status"],
+                                    "elapsed_seconds": (datetime.fromisoformat(match["time"]) - start).total_seconds(),
+                                    "cells_left": int(match["left"]), "eta_seconds": _seconds(match["eta"])})
+        elif start is not None and (match := _END.match(line)):
+            runs[-1].update(ended=match["time"], interrupted=False,
+                            elapsed_seconds=(datetime.fromisoformat(match["time"]) - start).total_seconds())
+    if not runs:
+        raise ValueError(f"{path}: no line of a grid run starting (is it the output of bodega grid run?)")
+    return runs
+
+
+def _start(run: dict) -> datetime:
+    """A run's start as a naive timestamp (the JSON log writes UTC with an offset, the runner's log lines the
+    machine's clock without one; the grid machines keep UTC)."""
+    return datetime.fromisoformat(str(run["started"])).replace(tzinfo=None)
+
+
+def grid_eta_runs(results: str | Path, grid: str) -> list[dict]:
+    """Every run of grid ``grid`` under ``results`` with an ETA log, oldest first: those of
+    ``grid-<grid>.json`` and, before the first of them, those rebuilt from ``grid-run-*.log`` files (the
+    runner's output, for runs started before it kept the log itself)."""
+    status = Path(results) / f"grid-{grid}.json"
+    kept = _eta_log_json(status) if status.exists() and "eta" in json.loads(status.read_text(encoding="utf-8")) else []
+    first = min((_start(run) for run in kept), default=None)
+    older = [run for log in sorted(Path(results).glob("grid-run-*.log")) for run in eta_log_from_runner_log(log)
+             if first is None or _start(run) < first]
+    return sorted(older + kept, key=_start)
+
+
+def eta_accuracy(source: str | Path | list[dict]) -> pd.DataFrame:
+    """Each ETA the runner gave beside the time its run really still took: one row per executed cell with
+    ``run`` (0, 1, ... in order), ``elapsed_seconds``, ``cells_left``, ``eta_seconds``, ``actual_left_seconds``
+    (the run's end minus this moment; NaN for an interrupted run, whose end says nothing about the ETA),
+    ``error_seconds`` (ETA minus actual) and ``ratio`` (ETA over actual).
+
+    ``source`` is ``<results>/grid-<name>.json``, a runner's log file, or runs from :func:`grid_eta_runs`."""
+    if isinstance(source, list):
+        runs = source
+    else:
+        path = Path(source)
+        runs = _eta_log_json(path) if path.suffix == ".json" else eta_log_from_runner_log(path)
+    rows = []
+    for number, run in enumerate(runs):
+        end = run.get("elapsed_seconds") if not run.get("interrupted") else None
+        for entry in run.get("log", []):
+            eta = entry.get("eta_seconds")
+            actual = end - entry["elapsed_seconds"] if end is not None else np.nan
+            rows.append({"run": number, "started": run.get("started"), "cell": entry.get("cell"),
+                         "elapsed_seconds": entry["elapsed_seconds"], "cells_left": entry["cells_left"],
+                         "eta_seconds": np.nan if eta is None else float(eta), "actual_left_seconds": actual})
+    frame = pd.DataFrame(rows, columns=["run", "started", "cell", "elapsed_seconds", "cells_left", "eta_seconds",
+                                        "actual_left_seconds"])
+    frame["error_seconds"] = frame.eta_seconds - frame.actual_left_seconds
+    frame["ratio"] = frame.eta_seconds / frame.actual_left_seconds.where(frame.actual_left_seconds > 0)
+    return frame
+
+
+def eta_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Per run of :func:`eta_accuracy`'s table: how many ETAs, the first one against the time the run really
+    took after it, the median ratio ETA/actual and the share of ETAs within 25% of the truth (completed runs
+    only; an interrupted run shows NaN)."""
+    rows = []
+    for run, group in table.groupby("run", sort=True):
+        known = group.dropna(subset=["eta_seconds"])
+        first = known.iloc[0] if len(known) else None
+        ratios = known.ratio.dropna()
+        rows.append({"run": run, "started": group.started.iloc[0], "estimates": len(known),
+                     "first_eta_seconds": first.eta_seconds if first is not None else np.nan,
+                     "first_actual_seconds": first.actual_left_seconds if first is not None else np.nan,
+                     "median_ratio": ratios.median() if len(ratios) else np.nan,
+                     "share_within_25pct": float(((ratios - 1).abs() <= 0.25).mean()) if len(ratios) else np.nan})
+    return pd.DataFrame(rows, columns=["run", "started", "estimates", "first_eta_seconds", "first_actual_seconds",
+                                       "median_ratio", "share_within_25pct"]).set_index("run")

@@ -1,0 +1,146 @@
+"""Grid cost from cell markers, the budget, pilot estimates beside measurements, and ETA against real time."""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from bodega.report.cost import (TRAINING, budget, cell_minutes, cost_by, estimate_vs_measured, eta_accuracy,
+                                eta_log_from_runner_log, eta_summary, parse_cell_name)
+
+
+def _marker(root: Path, kind: str, name: str, cpu: float | None, wall: float, status: str = "done") -> None:
+    folder = root / kind / name
+    folder.mkdir(parents=True)
+    info = {"status": status, "name": name, "seconds": wall}
+    if cpu is not None:
+        info["cpu_seconds"] = cpu
+    (folder / "cell.json").write_text(json.dumps(info))
+
+
+@pytest.fixture
+def costs(tmp_path: Path):
+    _marker(tmp_path, "models", "PR2-BiLSTM", 600, 900)
+    _marker(tmp_path, "models", "FC-BERT", 1800, 2000)
+    _marker(tmp_path, "runs", "PR2-BiLSTM-BERT-ATTACK-U", 120, 200)
+    _marker(tmp_path, "runs", "PR2-BiLSTM-BERT-ATTACK-T", 60, 100)
+    _marker(tmp_path, "runs", "FC-BERT-DeepWordBug-T-s1", 240, 300)
+    _marker(tmp_path, "runs", "FC-BERT-PWWS-U", None, 50)  # before CPU time was measured
+    _marker(tmp_path, "runs", "FC-BERT-PWWS-T", 9999, 9999, status="running")  # not finished: not counted
+    return cell_minutes(tmp_path)
+
+
+def test_cell_names_split_into_task_victim_attacker_scenario():
+    assert parse_cell_name("PR2-BERT") == {"task": "PR2", "victim": "BERT", "attacker": TRAINING, "scenario": None}
+    assert parse_cell_name("HN-GEMMA7B-BERT-ATTACK-T") == {"task": "HN", "victim": "GEMMA7B",
+                                                           "attacker": "BERT-ATTACK", "scenario": "targeted"}
+    assert parse_cell_name("RD-BiLSTM-SememePSO-U-s2")["attacker"] == "SememePSO"
+    with pytest.raises(ValueError, match="PR2-BERT-Nope-T"):
+        parse_cell_name("PR2-BERT-Nope-T")
+
+
+def test_cost_sums_per_task_victim_and_attacker(costs):
+    assert len(costs) == 6 and "FC-BERT-PWWS-T" not in set(costs.name)
+    assert costs.set_index("name").loc["PR2-BiLSTM-BERT-ATTACK-U", "cpu_minutes"] == 2.0
+    by_task = cost_by(costs, "task")
+    assert by_task.loc["PR2", "cpu_minutes"] == pytest.approx((600 + 120 + 60) / 60)
+    assert by_task.loc["FC", "cpu_minutes"] == pytest.approx((1800 + 240) / 60)
+    assert by_task.loc["FC", "cells"] == 3 and by_task.loc["FC", "wall_minutes"] == pytest.approx(2350 / 60)
+    by_attacker = cost_by(costs, "attacker")
+    assert by_attacker.loc[TRAINING, "cpu_minutes"] == pytest.approx(40.0)
+    assert by_attacker.loc["BERT-ATTACK", "cells"] == 2
+    assert math.isnan(by_attacker.loc["PWWS", "cpu_minutes"])  # unmeasured is not zero
+    assert list(cost_by(costs, "victim").index) == ["BERT", "BiLSTM"]  # most expensive first
+    assert sum(cost_by(costs, "victim").cpu_minutes) == pytest.approx(costs.cpu_minutes.sum())
+
+
+def test_budget_totals_cpu_hours_against_twelve(costs):
+    total = budget(costs)
+    assert total.cpu_hours == pytest.approx(2820 / 3600) and total.unmeasured == 1 and total.cells == 6
+    assert total.within and total.share == pytest.approx(2820 / 3600 / 12)
+    assert not budget(costs, budget_cpu_hours=0.5).within
+
+
+def test_pilot_estimates_beside_measured_costs(costs, tmp_path):
+    table, note = estimate_vs_measured(costs, tmp_path / "absent.json")
+    assert "estimate_cpu_seconds" not in table and "absent.json" in note
+    pilot = tmp_path / "pilot.json"
+    pilot.write_text(json.dumps({"cells": {"PR2-BiLSTM-BERT-ATTACK-U": {"estimate_cpu_seconds": 100.0},
+                                           "RD-BiLSTM-PWWS-U": {"estimate_cpu_seconds": 50.0}}}))
+    table, note = estimate_vs_measured(costs, pilot)
+    row = table.set_index("name").loc["PR2-BiLSTM-BERT-ATTACK-U"]
+    assert (row.estimate_cpu_seconds, row.measured_over_estimate) == (100.0, 1.2)
+    assert table.estimate_cpu_seconds.notna().sum() == 1 and note == "1 estimated cell(s) have no measurement yet"
+    pilot.write_text(json.dumps({"PR2-BiLSTM": 3}))
+    with pytest.raises(ValueError, match="estimate_cpu_seconds"):
+        estimate_vs_measured(costs, pilot)
+
+
+def _entry(elapsed: float, left: int, eta: float | None, cell: str = "c") -> dict:
+    return {"time": "t", "elapsed_seconds": elapsed, "cell": cell, "status": "done", "cells_left": left,
+            "eta_seconds": eta}
+
+
+def test_eta_is_compared_with_the_time_each_run_really_took(tmp_path):
+    path = tmp_path / "grid-x.json"
+    path.write_text(json.dumps({"eta": [
+        {"started": "a", "log": [_entry(100, 3, None), _entry(200, 2, 400)], "elapsed_seconds": 250,
+         "interrupted": True},
+        {"started": "b", "log": [_entry(60, 2, 120), _entry(150, 1, 45), _entry(300, 0, 0)], "elapsed_seconds": 300,
+         "interrupted": False}]}))
+    table = eta_accuracy(path)
+    assert list(table.run) == [0, 0, 1, 1, 1]
+    assert table.actual_left_seconds[:2].isna().all()  # interrupted: its end says nothing about the ETA
+    assert list(table.actual_left_seconds[2:]) == [240, 150, 0]
+    assert list(table.error_seconds[2:4]) == [-120, -105] and table.ratio[2] == 0.5
+    assert math.isnan(table.ratio[4]) and math.isnan(table.eta_seconds[0])
+    summary = eta_summary(table)
+    assert summary.loc[0, "estimates"] == 1 and math.isnan(summary.loc[0, "median_ratio"])
+    assert (summary.loc[1, "first_eta_seconds"], summary.loc[1, "first_actual_seconds"]) == (120, 240)
+    assert summary.loc[1, "median_ratio"] == pytest.approx(0.4) and summary.loc[1, "share_within_25pct"] == 0.0
+    (tmp_path / "old.json").write_text(json.dumps({"cells": {}}))
+    with pytest.raises(ValueError, match="runner's log"):
+        eta_accuracy(tmp_path / "old.json")
+
+
+def test_eta_log_read_back_from_runner_log_lines(tmp_path):
+    log = tmp_path / "grid-run.log"
+    log.write_text(
+        "2026-12-01 03:54:30,853 INFO bodega.grid: grid cpu (parameters/grid_cpu.yaml): 7 victims, 98 attack cells "
+        "(30 left out by its skip rules), 1 workers (local)\n"
+        "2026-12-01 04:04:30,100 INFO bodega.grid: victim PR2-BiLSTM done in 10m00s (9m00s CPU); 104 cells left, "
+        "about 17h20m\n"
+        "2026-12-01 04:05:30,100 INFO papermill: Executing\n"
+        "2026-12-01 04:06:30,100 INFO bodega.grid: attack PR2-BiLSTM-PWWS-U failed in 1m00s (0m50s CPU); "
+        "103 cells left, about 3m07s\n"
+        "2026-12-01 05:00:00,000 INFO bodega.grid: grid cpu (parameters/grid_cpu.yaml): 7 victims, 98 attack cells\n")
+    first, second = eta_log_from_runner_log(log)
+    assert [e["eta_seconds"] for e in first["log"]] == [17 * 3600 + 20 * 60, 187]
+    assert [e["elapsed_seconds"] for e in first["log"]] == [600, 720] and first["interrupted"] is True
+    assert second["log"] == []
+    table = eta_accuracy(log)
+    assert len(table) == 2 and table.actual_left_seconds.isna().all()
+    (tmp_path / "other.log").write_text("nothing of a grid\n")
+    with pytest.raises(ValueError, match="no line"):
+        eta_log_from_runner_log(tmp_path / "other.log")
+
+
+def test_grid_eta_runs_take_log_files_only_for_runs_before_the_json_log(tmp_path):
+    from bodega.report.cost import grid_eta_runs
+
+    start = ("{} INFO bodega.grid: grid cpu (parameters/grid_cpu.yaml): 7 victims, 98 attack cells "
+             "(30 left out by its skip rules), 1 workers (local)\n")
+    (tmp_path / "grid-run-1.log").write_text(start.format("2026-12-01 03:54:30,853"))
+    (tmp_path / "grid-run-2.log").write_text(start.format("2026-12-02 09:00:00,000"))  # also in the JSON
+    assert [run["started"] for run in grid_eta_runs(tmp_path, "cpu")] == ["2026-12-01T03:54:30",
+                                                                         "2026-12-02T09:00:00"]
+    (tmp_path / "grid-cpu.json").write_text(json.dumps({"eta": [
+        {"started": "2026-12-02T09:00:00+00:00", "log": [_entry(10, 1, 20)], "elapsed_seconds": 30,
+         "interrupted": False}]}))
+    runs = grid_eta_runs(tmp_path, "cpu")
+    assert [run["started"] for run in runs] == ["2026-12-01T03:54:30", "2026-12-02T09:00:00+00:00"]
+    table = eta_accuracy(runs)
+    assert list(table.run) == [1] and list(table.actual_left_seconds) == [20]
+    assert grid_eta_runs(tmp_path / "absent", "cpu") == []

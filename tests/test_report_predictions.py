@@ -1,0 +1,102 @@
+"""``bodega predictions`` on a tiny trained BiLSTM, and the bootstrap F1 interval built on its output."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from victims_fixtures import one_thread, write_task_data  # noqa: F401
+
+from bodega.cli import main
+from bodega.report import load_results
+from bodega.report.f1_intervals import bootstrap_f1, f1_intervals, f1_of
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    from bodega.victims import train_victim
+
+    root = tmp_path_factory.mktemp("predictions")
+    data = write_task_data(root / "data" / "PR2", n_train=200, n_eval=60)
+    train_victim("PR2", "BiLSTM", data, root / "results" / "models" / "PR2-BiLSTM", epochs=1, seed=0,
+                 progress=False)
+    return root
+
+
+def test_command_writes_predictions_whose_f1_is_the_trained_one(results, capsys):
+    folder = results / "results" / "models" / "PR2-BiLSTM"
+    assert main(["predictions", "--results", str(results / "results"), "--data", str(results / "data"),
+                 "--threads", "1"]) == 0
+    rows = [json.loads(line) for line in (folder / "attack_predictions.jsonl").read_text().splitlines()]
+    attack = (results / "data" / "PR2" / "attack.tsv").read_text().splitlines()
+    assert [r["id"] for r in rows] == [line.split("\t")[1] for line in attack]
+    assert all(r["predicted"] == int(r["p_positive"] > 0.5) for r in rows)
+    recorded = json.loads((folder / "metrics.json").read_text())["attack"]
+    assert 0.0 < recorded["f1"] < 1.0  # neither all-negative nor perfect: the comparison can fail
+    predicted = f1_of(np.array([r["label"] for r in rows]), np.array([r["predicted"] for r in rows]))
+    assert predicted == pytest.approx(recorded["f1"], abs=1e-12)
+    info = json.loads((folder / "attack_predictions.json").read_text())
+    assert info["weights_hash"] == json.loads((folder / "victim.json").read_text())["weights_hash"]
+    assert "written" in capsys.readouterr().out
+
+
+def test_current_predictions_are_kept_and_stale_ones_redone(results, monkeypatch, capsys):
+    args = ["predictions", "--results", str(results / "results"), "--data", str(results / "data")]
+    folder = results / "results" / "models" / "PR2-BiLSTM"
+    main(args)  # makes sure they exist
+    before = (folder / "attack_predictions.jsonl").stat().st_mtime_ns
+
+    def no_loading(*_, **__):
+        raise AssertionError("current predictions must not load the victim again")
+
+    monkeypatch.setattr("bodega.victims.load_victim", no_loading)
+    capsys.readouterr()
+    assert main(args) == 0 and "current" in capsys.readouterr().out
+    assert (folder / "attack_predictions.jsonl").stat().st_mtime_ns == before
+    monkeypatch.undo()
+    info = json.loads((folder / "attack_predictions.json").read_text())
+    (folder / "attack_predictions.json").write_text(json.dumps({**info, "weights_hash": "other weights"}))
+    assert main(args) == 0 and "written" in capsys.readouterr().out
+
+
+def test_missing_attack_data_is_an_error_naming_the_folder(results, tmp_path, capsys):
+    assert main(["predictions", "--results", str(results / "results"), "--data", str(tmp_path), "--force"]) == 2
+    assert "PR2/attack.tsv" in capsys.readouterr().err
+
+
+def test_f1_agrees_with_scikit_learn():
+    from sklearn.metrics import f1_score
+
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        y, p = rng.integers(0, 2, 30), rng.integers(0, 2, 30)
+        assert f1_of(y, p) == pytest.approx(f1_score(y, p, zero_division=0.0))
+    assert f1_of(np.zeros(5, int), np.zeros(5, int)) == 0.0
+
+
+def test_bootstrap_interval_brackets_the_estimate_and_narrows_with_more_rows():
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 400)
+    p = np.where(rng.random(400) < 0.8, y, 1 - y)  # 80% right
+    f1, low, high = bootstrap_f1(y, p)
+    assert low < f1 < high and high - low < 0.15
+    assert bootstrap_f1(y, p) == (f1, low, high)  # seeded
+    _, small_low, small_high = bootstrap_f1(y[:50], p[:50])
+    assert small_high - small_low > high - low
+    assert bootstrap_f1(y, y)[1:] == (1.0, 1.0)
+    with pytest.raises(ValueError, match="equally long"):
+        bootstrap_f1(y, p[:10])
+
+
+def test_intervals_table_covers_every_victim(results):
+    main(["predictions", "--results", str(results / "results"), "--data", str(results / "data")])
+    table = f1_intervals(load_results(results / "results"), resamples=200)
+    assert list(table.victim) == ["BiLSTM"] and table.rows.iloc[0] == 60
+    assert table.f1_lo.iloc[0] <= table.f1.iloc[0] <= table.f1_hi.iloc[0]
+    (results / "results" / "models" / "PR2-BiLSTM" / "attack_predictions.jsonl").rename(
+        results / "moved.jsonl")
+    try:
+        bare = f1_intervals(load_results(results / "results"))
+        assert bare.rows.iloc[0] == 0 and np.isnan(bare.f1_lo.iloc[0])
+    finally:
+        (results / "moved.jsonl").rename(results / "results" / "models" / "PR2-BiLSTM" / "attack_predictions.jsonl")
