@@ -140,3 +140,37 @@ def not_run_table(study: Study) -> pd.DataFrame:
              "attackers": ", ".join(dict.fromkeys(c[2] for c in cells)),
              "scenarios": ", ".join(dict.fromkeys(c[3] for c in cells))} for reason, cells in by_reason.items()]
     return pd.DataFrame(rows, columns=["reason", "cells", "tasks", "victims", "attackers", "scenarios"])
+
+
+def plan_table(study: Study) -> pd.DataFrame:
+    """Attack cells per task and victim: finished, not run (a skip rule) and not finished yet."""
+    rows = []
+    for task in study.spec.tasks:
+        for victim in study.spec.victims:
+            states = [study.status(task, victim, a, s) for a in study.spec.attackers for s in study.spec.scenarios]
+            sizes = {study.spec.examples_of(task, victim, a, s) for a in study.spec.attackers
+                     for s in study.spec.scenarios if study.spec.skip_reason(task, victim, a, s) is None}
+            rows.append({"task": task, "victim": victim, "finished": states.count("finished"),
+                         "not run": sum(s.startswith("not run") for s in states),
+                         "not finished": states.count("not finished"),
+                         "examples per cell": ", ".join(str(n) for n in sorted(sizes, key=str)) or "–"})
+    return pd.DataFrame(rows).set_index(["task", "victim"])
+
+
+ROLE_MODELS = {"BiLSTM": "BiLSTM trained from scratch (as in the paper)"}
+
+
+def models_table(study: Study, deviations: dict[str, str]) -> pd.DataFrame:
+    """The victims in each paper role: the model this profile uses, its size and training rows per task."""
+    victims = study.results.victims
+    rows = []
+    for role in study.spec.victims:
+        trained = victims[victims.victim == role]
+        params = trained.n_params.dropna()
+        rows.append({"role (paper)": role,
+                     "model here": ROLE_MODELS.get(role) or deviations.get(role, "as in the paper"),
+                     "parameters": f"{int(params.max()):,}" if len(params) else "–",
+                     "tasks trained": ", ".join(trained.task),
+                     "training rows": ", ".join(f"{t} {int(r):,}" for t, r in zip(trained.task, trained.train_rows)
+                                               if pd.notna(r))})
+    return pd.DataFrame(rows).set_index("role (paper)")
