@@ -144,8 +144,8 @@ def literal_paired_difference(a: RunExamples, b: RunExamples, seed: int, paired:
     picks_a = [rng.integers(0, a.n, size=a.n) for _ in range(B)]
     picks_b = [[where[a.keys[i]] for i in pick] for pick in picks_a] if paired else \
         [rng.integers(0, b.n, size=b.n) for _ in range(B)]
-    return [literal_statistics([rows_a[i] for i in pa])["bodega"] - literal_statistics([rows_b[j] for j in pb])["bodega"]
-            for pa, pb in zip(picks_a, picks_b)]
+    bodega = lambda rows, pick: literal_statistics([rows[i] for i in pick])["bodega"]  # noqa: E731
+    return [bodega(rows_a, pa) - bodega(rows_b, pb) for pa, pb in zip(picks_a, picks_b)]
 
 
 def test_difference_is_paired_over_the_same_rows_and_equals_the_literal_bootstrap(tmp_path):

@@ -8,6 +8,7 @@ the study on more examples can change it without anyone re-reading the numbers. 
 - a range claim ("several hundred queries") agrees when our interval lies inside the range, disagrees
   when it lies outside, and cannot tell when it straddles an end;
 - a best-attacker claim agrees when the paper's attacker is ours or not distinguishable from ours;
+- a value the paper states agrees when it lies inside our interval;
 - a claim about several cells ("always") agrees only when every cell agrees and disagrees when any does;
 - a claim whose cells were not run (a skip rule), are not finished, or need data we do not have
   (human judgments) cannot be told, and the reason says which.
@@ -87,7 +88,8 @@ def verdict_best(paper_attacker: str, ranking: Sequence[Ranked]) -> tuple[str, s
         return CANNOT_TELL, "no finished runs to rank"
     ours = ranking[0]
     if len(ranking) > 1 and all(r.tied_with_best for r in ranking):
-        return CANNOT_TELL, f"intervals too wide: none of the {len(ranking)} attackers is distinguishable from the others"
+        return CANNOT_TELL, (f"intervals too wide: none of the {len(ranking)} attackers is distinguishable "
+                             f"from the others")
     found = next((r for r in ranking if r.attacker == paper_attacker), None)
     if found is None:
         return CANNOT_TELL, f"{paper_attacker} has no finished run among the attackers compared"
@@ -120,7 +122,8 @@ def comparable(study: Study, task: str, scenario: str) -> tuple[list[str], list[
     if not attackers:
         return [], []
     counts = {v: len(study.attackers_run(task, v, scenario)) for v in victims}
-    chosen = [v for v in victims if counts[v] == len(attackers)] or [v for v in victims if counts[v] == max(counts.values())]
+    most = max(counts.values())
+    chosen = [v for v in victims if counts[v] == len(attackers)] or [v for v in victims if counts[v] == most]
     return chosen, [a for a in attackers if all(study.run(task, v, a, scenario) for v in chosen)]
 
 
@@ -185,7 +188,8 @@ def best_attacker_findings(study: Study) -> list[Finding]:
         victims, attackers = comparable(study, task, "untargeted")
         ranking = rank_attackers(groups(study, task, "untargeted", victims, attackers)) if attackers else []
         evidence = _ranking_text(ranking, victims) if ranking else _task_missing(study, task, "untargeted")
-        claim = f"best attacker: {paper}" + (f" ({statement.stated()})" if statement.value is not None else "")
+        claim = (f"the best methods reach BODEGA {statement.value:g}" if paper == "best methods" else
+                 f"best attacker: {paper}" + (f" (BODEGA {statement.value:g})" if statement.value is not None else ""))
         if paper == "best methods":
             interval = ranking[0].bodega if ranking else None
             verdict = verdict_value(statement.value, interval)
@@ -196,7 +200,8 @@ def best_attacker_findings(study: Study) -> list[Finding]:
         else:
             verdict, reason = verdict_best(paper, ranking)
             found = next(r for r in ranking if r.attacker == paper)
-            evidence += f"; {paper} {found.bodega.text()}"
+            if found is not ranking[0]:
+                evidence += f"; {paper} {found.bodega.text()}"
         findings.append(Finding(statement.id, claim, task, evidence, verdict, reason,
                                 _differs(study, ["semantic", "masked-lm", "attackers (fidelity=fixed)", "BERT"], task)))
     return findings
@@ -264,6 +269,8 @@ def size_findings(study: Study) -> list[Finding]:
     return findings
 
 
+WHERE = {AGREE: "lies inside", DISAGREE: "lies outside", CANNOT_TELL: "straddles"}
+
 QUERY_RANGES: dict[str, tuple[float, float, str]] = {
     "HN": (200, math.inf, "several hundred to several thousand"),
     "RD": (200, math.inf, "several hundred to several thousand"),
@@ -271,6 +278,13 @@ QUERY_RANGES: dict[str, tuple[float, float, str]] = {
     "PR2": (0, 60, "less than 60"),
 }
 """q3 read as ranges: 'several hundred' = at least 200, 'just over 100' = 100-200 queries per example."""
+
+
+def range_text(low: float, high: float) -> str:
+    """``at least 200``, ``at most 60``, ``100 to 200`` queries per example."""
+    if math.isinf(high):
+        return f"at least {low:g}"
+    return f"at most {high:g}" if low <= 0 else f"{low:g} to {high:g}"
 
 
 def query_findings(study: Study) -> list[Finding]:
@@ -281,8 +295,9 @@ def query_findings(study: Study) -> list[Finding]:
         victims, attackers = comparable(study, task, "targeted")
         ranking = rank_attackers(groups(study, task, "targeted", victims, attackers)) if attackers else []
         if not ranking:
-            findings.append(Finding(f"q3-queries-{task}", f"good attacks need {words} queries", task, "–",
-                                    CANNOT_TELL, _task_missing(study, task, "targeted"), _differs(study, ["queries"], task)))
+            findings.append(Finding(f"q3-queries-{task}", f"good attacks need {words} queries per example", task, "–",
+                                    CANNOT_TELL, _task_missing(study, task, "targeted"),
+                                    _differs(study, ["queries"], task)))
             continue
         best = ranking[0].attacker
         queries = mean_intervals(groups(study, task, "targeted", victims, [best])[best])["queries"]
@@ -290,8 +305,7 @@ def query_findings(study: Study) -> list[Finding]:
         findings.append(Finding(
             f"q3-queries-{task}", f"good attacks need {words} queries per example", task,
             f"best targeted attacker {best} (over {', '.join(victims)}): {queries.text(1)} queries", verdict,
-            f"our interval {'lies inside' if verdict == AGREE else 'lies outside' if verdict == DISAGREE else 'straddles'}"
-            f" {low:g}-{high:g}", _differs(study, ["queries"], task)))
+            f"our interval {WHERE[verdict]} the range {range_text(low, high)}", _differs(study, ["queries"], task)))
     findings += _genetic_findings(study)
     return findings
 
