@@ -121,14 +121,11 @@ def study(tmp_path: Path):
             "attackers": ["Genetic", "PWWS", "BERT-ATTACK"], "scenarios": ["untargeted", "targeted"],
             "query_budget": 1000, "skip": [{"attackers": ["BERT-ATTACK"], "reason": SKIP_REASON}]}
     (tmp_path / "grid.yaml").write_text(yaml.safe_dump(grid))
-    published = Path(__file__).resolve().parents[2] / "shared" / "data" / "published" / "bodega.yaml"
-    if not published.exists():
-        published = tmp_path / "bodega.yaml"
-        published.write_text(yaml.safe_dump(PUBLISHED))
-    return load_study(root, tmp_path / "grid.yaml", published)
+    return load_study(root, tmp_path / "grid.yaml", _write(tmp_path, PUBLISHED))
 
 
-PUBLISHED = {  # the entries of ../shared/data/published/bodega.yaml these tests use, for a clone without it
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "published" / "bodega.yaml"
+PUBLISHED = {  # entries of ../shared/data/published/bodega.yaml, so that the tests do not depend on that file
     "table3_f1": {"PR2": {"BiLSTM": 0.4857, "BERT": 0.641}, "FC": {"BiLSTM": 0.7532, "BERT": 0.936}},
     "prose": [
         {"id": "q1-pr-best", "scope": "Table 4", "task": "PR2", "attacker": "Genetic", "measure": "bodega",
@@ -209,3 +206,22 @@ def _write(folder: Path, data: dict) -> Path:
     path = folder / "published.yaml"
     path.write_text(yaml.safe_dump(data))
     return path
+
+
+@pytest.mark.skipif(not SHARED.exists(), reason="../shared/data/published/bodega.yaml is not beside the project")
+def test_every_statement_of_the_shared_file_names_a_cell_the_tables_know():
+    from bodega.experiments.spec import ATTACKERS
+    from bodega.report.results import TASK_ORDER
+    from bodega.report.uncertainty import MEASURES
+
+    published = load_published(SHARED)
+    assert set(published.table3_f1) == set(TASK_ORDER)
+    table4 = [s for s in published.statements if s.task and s.measure]
+    assert table4, "no statement about Table 4"
+    for statement in table4:
+        assert statement.task in TASK_ORDER and statement.measure in MEASURES, statement.id
+        named = statement.attacker.removeprefix("all but ")
+        assert named in ATTACKERS or statement.attacker == "best methods", statement.id
+        assert statement.value is not None or statement.bound or statement.best_in_task, statement.id
+    for statement_id in ("manual-analysis", "q1-pr-genetic-queries", "q1-pr-other-queries"):
+        published.statement(statement_id)  # the findings read these by id

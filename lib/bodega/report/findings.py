@@ -327,7 +327,9 @@ def _genetic_findings(study: Study) -> list[Finding]:
             verdicts.append(verdict_bound(statement.bound, queries))
             parts.append(f"{attacker} {queries.text(1)}")
         verdict = combine(verdicts) if verdicts else CANNOT_TELL
-        reason = f"our intervals against the bound {statement.bound}"
+        reason = {AGREE: f"every interval satisfies {statement.bound}",
+                  DISAGREE: f"an interval lies wholly on the wrong side of {statement.bound}",
+                  CANNOT_TELL: f"an interval straddles {statement.bound}" if verdicts else "no finished run"}[verdict]
         if missing:
             reason += "; " + "; ".join(missing)
         findings.append(Finding(statement_id, f"on PR2, {statement.attacker} asks {statement.bound} queries", task,
