@@ -193,6 +193,9 @@ def test_ranking_marks_attackers_tied_with_the_best(tmp_path):
     assert [r.attacker for r in ranked] == ["Top", "Near", "Weak"]
     assert [r.tied_with_best for r in ranked] == [True, True, False]
     assert ranked[2].behind_best.low > 0
+    cheaper = [run_examples(write_run(tmp_path, "C", [(s, m, c, q - 1) for s, m, c, q in base]))]
+    assert [r.attacker for r in rank_attackers({"Top": groups["Top"], "Cheaper": cheaper}, resamples=B)] == \
+        ["Cheaper", "Top"]  # equal scores: fewer queries first
     # paired: a uniformly slightly weaker attacker on the same rows is distinguishable
     weaker = [run_examples(write_run(tmp_path, "L", [(s, m * 0.99, c, q) for s, m, c, q in base]))]
     assert not rank_attackers({"Top": groups["Top"], "Lower": weaker}, resamples=B)[1].tied_with_best
