@@ -225,3 +225,15 @@ def test_every_statement_of_the_shared_file_names_a_cell_the_tables_know():
         assert statement.value is not None or statement.bound or statement.best_in_task, statement.id
     for statement_id in ("manual-analysis", "q1-pr-genetic-queries", "q1-pr-other-queries"):
         published.statement(statement_id)  # the findings read these by id
+
+
+def test_finished_span_reads_only_finished_cells(tmp_path):
+    from bodega.report.study import finished_span
+
+    assert finished_span(tmp_path) == ("–", "–")
+    for name, status, when in (("PR2-BiLSTM", "done", "2026-12-01T02:01:25+00:00"),
+                               ("FC-BiLSTM", "done", "2026-11-30T23:00:00+00:00"), ("RD-BERT", "running", None)):
+        folder = tmp_path / "models" / name
+        folder.mkdir(parents=True)
+        (folder / "cell.json").write_text(json.dumps({"status": status, **({"finished": when} if when else {})}))
+    assert finished_span(tmp_path) == ("2026-11-30", "2026-12-01")

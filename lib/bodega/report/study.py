@@ -55,3 +55,15 @@ def load_study(results_root: str | Path, grid: str | Path, published: str | Path
         if (folder / "scores.jsonl").exists():
             examples[(row.task, row.victim, row.attacker, row.scenario)] = run_examples(folder)
     return Study(results, load_grid(grid), examples, load_published(published))
+
+
+def finished_span(results_root: str | Path) -> tuple[str, str]:
+    """Dates (UTC) of the first and last finished cell, from the runner's ``cell.json`` markers; "–" if none."""
+    import json
+
+    dates = []
+    for marker in Path(results_root).glob("*/*/cell.json"):
+        info = json.loads(marker.read_text(encoding="utf-8"))
+        if info.get("status") == "done" and info.get("finished"):
+            dates.append(info["finished"][:10])
+    return (min(dates), max(dates)) if dates else ("–", "–")
