@@ -204,3 +204,12 @@ def test_ranking_marks_attackers_tied_with_the_best(tmp_path):
 def test_interval_text_is_compact():
     assert Interval(0.5624, 0.49, 0.631).text() == "0.562 [0.490, 0.631]"
     assert Interval(float("nan"), float("nan"), float("nan")).text() == "–"
+
+
+def test_a_run_without_examples_has_blank_figures_and_ranks_last(tmp_path):
+    empty = run_examples(write_run(tmp_path, "E", []))
+    got = run_intervals(empty, resamples=B)
+    assert all(np.isnan(got[m].estimate) for m in got) and got["bodega"].text() == "–"
+    some = run_examples(write_run(tmp_path, "S", [(True, 0.9, 0.9, 10)] * 5))
+    ranked = rank_attackers({"Empty": [empty], "Some": [some]}, resamples=B)
+    assert [r.attacker for r in ranked] == ["Some", "Empty"] and not ranked[1].tied_with_best

@@ -134,9 +134,10 @@ def groups(study: Study, task: str, scenario: str, victims: Sequence[str],
 
 def best_run(study: Study, task: str, victim: str, scenario: str,
              attackers: Sequence[str] | None = None) -> tuple[str, RunExamples] | None:
-    """The run with the highest BODEGA score (fewer queries, then name, break ties)."""
+    """The run with the highest BODEGA score (fewer queries, then name, break ties); empty runs never."""
     names = attackers if attackers is not None else study.attackers_run(task, victim, scenario)
     runs = [(a, study.run(task, victim, a, scenario)) for a in names if study.run(task, victim, a, scenario)]
+    runs = [(a, run) for a, run in runs if run.n]
     if not runs:
         return None
     return min(runs, key=lambda ar: (-float(ar[1].bodega.mean()), float(ar[1].queries.mean()), ar[0]))

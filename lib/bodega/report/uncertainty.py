@@ -85,7 +85,10 @@ def run_examples(run_folder: str | Path) -> RunExamples:
 
 
 def resample_statistics(run: RunExamples, index: np.ndarray) -> dict[str, np.ndarray]:
-    """Each measure for every row of ``index`` (shape ``(resamples, n)``), as BODEGA aggregates."""
+    """Each measure for every row of ``index`` (shape ``(resamples, n)``), as BODEGA aggregates; a run
+    without examples (no eligible row in the targeted scenario) has none of them."""
+    if run.n == 0:
+        return {m: np.full(index.shape[0], np.nan) for m in MEASURES}
     success = run.success[index]
     successes = success.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -97,7 +100,7 @@ def resample_statistics(run: RunExamples, index: np.ndarray) -> dict[str, np.nda
 
 
 def _indices(rng: np.random.Generator, n: int, resamples: int) -> np.ndarray:
-    return rng.integers(0, n, size=(resamples, n))
+    return rng.integers(0, n, size=(resamples, n)) if n else np.zeros((resamples, 0), dtype=int)
 
 
 def _interval(estimate: float, draws: np.ndarray) -> Interval:
@@ -187,16 +190,19 @@ def rank_attackers(groups: dict[str, Sequence[RunExamples]], resamples: int = RE
     """Attackers by BODEGA score (mean over their runs), best first, each compared with the best.
 
     ``groups`` maps attacker -> its runs, matched by position (the same victims in the same order);
-    equal scores are ordered by fewer queries, then by name, as Table 5 picks its best attacker.
+    equal scores are ordered by fewer queries, then by name, as Table 5 picks its best attacker; runs
+    without examples come last.
     """
     if not groups:
         return []
     scores = {a: mean_intervals(runs, resamples, seed)["bodega"] for a, runs in groups.items()}
-    queries = {a: float(np.mean([run.queries.mean() for run in runs])) for a, runs in groups.items()}
-    order = sorted(scores, key=lambda a: (-scores[a].estimate, queries[a], a))
+    queries = {a: mean_intervals(runs, 1, seed)["queries"].estimate for a, runs in groups.items()}
+    order = sorted(scores, key=lambda a: (np.isnan(scores[a].estimate), -np.nan_to_num(scores[a].estimate),
+                                          np.nan_to_num(queries[a]), a))
     best = order[0]
     ranked = [Ranked(best, scores[best], Interval(0.0, 0.0, 0.0), True)]
     for attacker in order[1:]:
         gap = difference_interval(groups[best], groups[attacker], "bodega", resamples, seed)
-        ranked.append(Ranked(attacker, scores[attacker], gap, not distinguishable(gap)))
+        tied = not np.isnan(gap.low) and gap.contains(0.0)  # an empty run is not a tie: it has no score
+        ranked.append(Ranked(attacker, scores[attacker], gap, tied))
     return ranked
