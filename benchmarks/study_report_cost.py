@@ -1,0 +1,87 @@
+"""What the study page costs to render at the full cpu grid's size: CPU seconds per table and for the findings.
+
+Writes a synthetic results folder with every cell the grid runs (random per-example scores and queries, the
+grid's sample sizes) and times the report functions on it, so that a re-execution of ``notebooks/study.ipynb``
+on the finished study can be sized before the study has finished. Report the load average with the numbers.
+
+    .venv/bin/python benchmarks/study_report_cost.py --grid parameters/grid_cpu.yaml \
+        --published ../shared/data/published/bodega.yaml --out results/report/study_report
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+
+from bodega.experiments import load_grid
+from bodega.experiments.cells import run_name
+
+
+def write_synthetic(grid: str, root: Path, seed: int = 0) -> int:
+    """One folder per runnable cell of ``grid`` with scores.jsonl, records.jsonl and summary.json."""
+    spec, rng, runs = load_grid(grid), np.random.default_rng(seed), 0
+    for task in spec.tasks:
+        for victim in spec.victims:
+            plan = spec.attack_plan(task, victim)
+            if not plan:
+                continue
+            model = root / "models" / f"{task}-{victim}"
+            model.mkdir(parents=True, exist_ok=True)
+            (model / "victim.json").write_text(json.dumps({"task": task, "kind": victim, "n_params": 1000}))
+            metrics = {"f1": 0.7, "accuracy": 0.8}
+            (model / "metrics.json").write_text(json.dumps({"attack": metrics, "dev": metrics}))
+            for attacker, scenario, _ in plan:
+                _write_run(root / "runs" / run_name(task, victim, attacker, scenario), task, attacker, scenario,
+                           spec.examples_of(task, victim, attacker, scenario) or 50, rng)
+                runs += 1
+    return runs
+
+
+def _write_run(folder: Path, task: str, attacker: str, scenario: str, n: int, rng: np.random.Generator) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    share = rng.uniform(0.2, 0.9)
+    scores, records = [], []
+    for i in range(n):
+        success = bool(rng.random() < share)
+        semantic, character = float(rng.uniform(0.5, 1)), float(rng.uniform(0.8, 1))
+        scores.append({"index": i, "id": f"x{i}", "success": success, "semantic": semantic if success else None,
+                       "character": character if success else None,
+                       "bodega": semantic * character if success else 0.0})
+        records.append({"index": i, "id": f"x{i}", "queries": int(rng.integers(10, 900))})
+    (folder / "scores.jsonl").write_text("".join(json.dumps(s) + "\n" for s in scores))
+    (folder / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    summary = {"task": task, "attacker": attacker, "scenario": scenario, "n_examples": n,
+               "bodega_score": float(np.mean([s["bodega"] for s in scores])), "success_score": share,
+               "semantic_score": 0.75, "character_score": 0.9, "queries_per_example": 455.0, "total_attack_time": 1.0}
+    (folder / "summary.json").write_text(json.dumps(summary))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--grid", default="parameters/grid_cpu.yaml")
+    parser.add_argument("--published", default="../shared/data/published/bodega.yaml")
+    parser.add_argument("--out", default="results/report/study_report", help="where the synthetic results go")
+    args = parser.parse_args()
+    from bodega.report.findings import findings
+    from bodega.report.study import load_study
+    from bodega.report.study_tables import rerun_table, statements_table, table4_intervals, table5_intervals
+
+    root = Path(args.out)
+    runs = write_synthetic(args.grid, root)
+    start = time.process_time()
+    study = load_study(root, args.grid, args.published)
+    print(f"{runs} synthetic runs; load average {os.getloadavg()[0]:.2f}")
+    print(f"load_study: {time.process_time() - start:.2f} CPU s")
+    for function in (table4_intervals, table5_intervals, statements_table, rerun_table, findings):
+        begin = time.process_time()
+        function(study)
+        print(f"{function.__name__}: {time.process_time() - begin:.2f} CPU s")
+    print(f"total: {time.process_time() - start:.2f} CPU s")
+
+
+if __name__ == "__main__":
+    main()

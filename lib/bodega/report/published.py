@@ -1,0 +1,102 @@
+"""The paper's published values (``../shared/data/published/bodega.yaml``), read for showing beside ours.
+
+Why a file and not constants: the paper's Tables 4 and 5 are not available offline, only what its text
+states about them, and each statement must be traceable to its quote. This module reads that file into
+typed records and says which table cell each statement describes; it never fills a gap: a cell the
+text does not describe reads "not stated in the text".
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+NOT_STATED = "not stated in the text"
+RERUN_LABEL = "independent re-run (not the paper's; 500-query cap, 3 victims)"
+RERUN_VICTIMS = ("BiLSTM", "BERT", "GEMMA2B")
+"""The victims the independent re-run averaged over (its ``setup`` line)."""
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One statement of the paper's text: which cell it describes and the value or bound it gives."""
+
+    id: str
+    scope: str
+    text: str
+    task: str | None = None
+    attacker: str | None = None  # an attacker, "all but <attacker>" or "best methods"
+    measure: str | None = None  # bodega, confusion, semantic, character, queries, share_preserving
+    value: float | None = None
+    bound: str | None = None  # ">800", "<150", "~0.6"
+    best_in_task: bool = False
+
+    def covers(self, task: str, attacker: str, best: frozenset[str] = frozenset()) -> bool:
+        """Whether the statement is about ``attacker`` on ``task`` (``best``: our best attackers there)."""
+        if self.task != task or self.attacker is None:
+            return False
+        if self.attacker.startswith("all but "):
+            return attacker != self.attacker.removeprefix("all but ")
+        if self.attacker == "best methods":
+            return attacker in best
+        return attacker == self.attacker
+
+    def stated(self) -> str:
+        """What the paper gives: ``0.56``, ``>800``, ``best of the task`` or both."""
+        parts = ([f"{self.value:g}"] if self.value is not None else []) + ([self.bound] if self.bound else [])
+        if self.best_in_task:
+            parts.append("best of the task")
+        return ", ".join(parts) or NOT_STATED
+
+
+@dataclass(frozen=True)
+class Published:
+    citation: str
+    table3_f1: dict[str, dict[str, float]]
+    statements: tuple[Statement, ...]
+    rerun_setup: str
+    rerun_bodega: dict[str, float]
+
+    def statement(self, statement_id: str) -> Statement:
+        for statement in self.statements:
+            if statement.id == statement_id:
+                return statement
+        raise KeyError(f"no statement {statement_id!r} in the published values; known: "
+                       f"{', '.join(s.id for s in self.statements)}")
+
+    def about(self, task: str, attacker: str, best: frozenset[str] = frozenset()) -> list[Statement]:
+        """Statements with a measure that describe Table 4's row (task, attacker)."""
+        return [s for s in self.statements if s.measure and s.covers(task, attacker, best)]
+
+    def f1(self, task: str, victim: str) -> float | None:
+        return self.table3_f1.get(task, {}).get(victim)
+
+
+def _statement(entry: dict, where: str) -> Statement:
+    if "id" not in entry or "scope" not in entry:
+        raise ValueError(f"{where}: a prose entry needs `id` and `scope`: {entry}")
+    value = entry.get("value")
+    return Statement(id=entry["id"], scope=entry["scope"], text=entry.get("text", ""), task=entry.get("task"),
+                     attacker=entry.get("attacker"), measure=entry.get("measure"),
+                     value=None if value is None else float(value), bound=entry.get("bound"),
+                     best_in_task=bool(entry.get("best_in_task", False)))
+
+
+def load_published(path: str | Path) -> Published:
+    """Read the published values; a missing file says where it is expected and how to point at it."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"published values not found at {path}: they live in the shared data folder beside the project "
+            f"(../shared/data/published/bodega.yaml); pass its path as the notebook parameter `published`")
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    missing = [key for key in ("table3_f1", "prose") if key not in data]
+    if missing:
+        raise ValueError(f"{path}: no {', '.join(missing)}; is it BODEGA's published-values file?")
+    rerun = data.get("independent_rerun_macabeu", {})
+    return Published(citation=data.get("paper", {}).get("citation", ""),
+                     table3_f1={t: {v: float(f) for v, f in row.items()} for t, row in data["table3_f1"].items()},
+                     statements=tuple(_statement(e, f"{path}: prose") for e in data["prose"]),
+                     rerun_setup=rerun.get("setup", ""),
+                     rerun_bodega={a: float(v) for a, v in rerun.get("bodega_mean", {}).items()})

@@ -1,0 +1,176 @@
+"""Tables 4 and 5 of the study with bootstrap intervals, the paper's stated values beside ours, and the
+cells the grid does not run with their reasons.
+
+Cells read ``0.562 [0.490, 0.631]`` (estimate [95% interval]); "–" where a figure does not exist (no
+successful example, so no semantic score).
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from bodega.report.findings import comparable, grouped, groups, verdict_bound, verdict_value
+from bodega.report.published import NOT_STATED, RERUN_LABEL, RERUN_VICTIMS, Statement
+from bodega.report.study import Study
+from bodega.report.tables import METRIC_TITLES
+from bodega.report.uncertainty import MEASURES, Interval, mean_intervals, rank_attackers
+
+DIGITS = {"queries": 1}
+
+
+def _cells(intervals: dict[str, Interval]) -> dict[str, str]:
+    return {METRIC_TITLES[m]: intervals[m].text(DIGITS.get(m, 3)) for m in MEASURES}
+
+
+def _best_attackers(study: Study, task: str) -> frozenset[str]:
+    """Our best untargeted attacker of a task and those not distinguishable from it."""
+    victims, attackers = comparable(study, task, "untargeted")
+    if not attackers:
+        return frozenset()
+    return frozenset(r.attacker for r in rank_attackers(groups(study, task, "untargeted", victims, attackers))
+                     if r.tied_with_best)
+
+
+def _paper_text(statements: list[Statement]) -> str:
+    return "; ".join(f"{METRIC_TITLES.get(s.measure, s.measure)} {s.stated()}" for s in statements) or NOT_STATED
+
+
+def table4_intervals(study: Study) -> pd.DataFrame:
+    """Untargeted results per task and attacker, mean over the victims attacked, with intervals; the
+    paper's stated values beside ours; rows the grid does not run say why."""
+    rows = []
+    for task in study.spec.tasks:
+        best = _best_attackers(study, task)
+        for attacker in study.spec.attackers:
+            victims = study.victims_run(task, attacker, "untargeted")
+            row = {"task": task, "attacker": attacker, "victims": ", ".join(victims)}
+            if victims:
+                row.update(_cells(mean_intervals([study.run(task, v, attacker, "untargeted") for v in victims])))
+            row["not run"] = grouped({v: study.status(task, v, attacker, "untargeted")
+                                      for v in study.spec.victims if v not in victims})
+            row["paper (text)"] = _paper_text(study.published.about(task, attacker, best))
+            rows.append(row)
+    columns = ["task", "attacker", "victims", *(METRIC_TITLES[m] for m in MEASURES), "not run", "paper (text)"]
+    return pd.DataFrame(rows, columns=columns).fillna("").set_index(["task", "attacker"])
+
+
+def table5_intervals(study: Study) -> pd.DataFrame:
+    """Best BODEGA score per task and victim in each scenario, with its attacker, interval, queries and the
+    attackers not distinguishable from it; victim F1 ours beside the paper's (Table 3)."""
+    f1 = {(r.task, r.victim): r.f1 for r in study.results.victims.itertuples()}
+    rows = []
+    for task in study.spec.tasks:
+        for victim in study.spec.victims:
+            paper_f1 = study.published.f1(task, victim)
+            row = {("", "task"): task, ("", "victim"): victim,
+                   ("F1", "ours"): f"{f1[(task, victim)]:.3f}" if (task, victim) in f1 else "",
+                   ("F1", "paper"): f"{paper_f1:.3f}" if paper_f1 is not None else NOT_STATED}
+            for scenario in ("untargeted", "targeted"):
+                row.update({(scenario, k): v for k, v in _best_cell(study, task, victim, scenario).items()})
+            rows.append(row)
+    frame = pd.DataFrame(rows)
+    frame.columns = pd.MultiIndex.from_tuples(frame.columns)
+    return frame.set_index([("", "task"), ("", "victim")]).rename_axis(["task", "victim"])
+
+
+def _best_cell(study: Study, task: str, victim: str, scenario: str) -> dict[str, str]:
+    attackers = study.attackers_run(task, victim, scenario)
+    if not attackers:
+        states = {study.status(task, victim, a, scenario) for a in study.spec.attackers}
+        return {"attacker": "", "BODEGA": "", "queries": "", "tied": "",
+                "note": "; ".join(sorted(states - {"finished"}))}
+    ranking = rank_attackers({a: [study.run(task, victim, a, scenario)] for a in attackers})
+    best = ranking[0]
+    queries = mean_intervals([study.run(task, victim, best.attacker, scenario)])["queries"]
+    return {"attacker": best.attacker, "BODEGA": best.bodega.text(), "queries": queries.text(1),
+            "tied": ", ".join(r.attacker for r in ranking[1:] if r.tied_with_best), "note": ""}
+
+
+def statements_table(study: Study) -> pd.DataFrame:
+    """Every statement of the paper's text about one of Table 4's cells, beside our value there."""
+    rows = []
+    for statement in study.published.statements:
+        if not statement.measure or not statement.task or statement.measure not in MEASURES:
+            continue
+        best = _best_attackers(study, statement.task)
+        for attacker in [a for a in study.spec.attackers if statement.covers(statement.task, attacker=a, best=best)] \
+                or [statement.attacker]:
+            victims = study.victims_run(statement.task, attacker, "untargeted")
+            ours = mean_intervals([study.run(statement.task, v, attacker, "untargeted") for v in victims])[
+                statement.measure] if victims else None
+            rows.append({"statement": statement.id, "task": statement.task, "attacker": attacker,
+                         "measure": METRIC_TITLES[statement.measure], "paper": statement.stated(),
+                         "ours": ours.text(DIGITS.get(statement.measure, 3)) if ours else
+                         study.status(statement.task, study.spec.victims[0], attacker, "untargeted"),
+                         "paper's value against our interval": _check(statement, ours)})
+    return pd.DataFrame(rows).set_index("statement")
+
+
+def _check(statement: Statement, ours: Interval | None) -> str:
+    """inside / outside our interval for a value, holds / does not hold for a bound, else blank."""
+    if ours is None:
+        return "cannot tell"
+    if statement.value is not None:
+        return {"agree": "inside", "disagree": "outside"}.get(verdict_value(statement.value, ours), "cannot tell")
+    if statement.bound:
+        return {"agree": "holds", "disagree": "does not hold"}.get(verdict_bound(statement.bound, ours), "undecided")
+    return ""
+
+
+def rerun_table(study: Study) -> pd.DataFrame:
+    """Per attacker: our untargeted BODEGA score over every task and the re-run's victims, beside the
+    independent re-run's mean (not the paper's numbers)."""
+    rows = []
+    for attacker, value in study.published.rerun_bodega.items():
+        runs = [study.run(t, v, attacker, "untargeted") for t in study.spec.tasks for v in RERUN_VICTIMS
+                if study.run(t, v, attacker, "untargeted")]
+        ours = mean_intervals(runs)["bodega"].text() if runs else "no finished run"
+        rows.append({"attacker": attacker, "ours (BODEGA, mean over runs)": ours, "runs": len(runs),
+                     RERUN_LABEL: value})
+    return pd.DataFrame(rows).set_index("attacker")
+
+
+def not_run_table(study: Study) -> pd.DataFrame:
+    """The grid's skipped cells grouped by reason: which tasks, victims, attackers, scenarios, how many."""
+    by_reason: dict[str, list[tuple[str, str, str, str]]] = {}
+    for task, victim, attacker, scenario, reason in study.spec.skipped_cells():
+        by_reason.setdefault(reason, []).append((task, victim, attacker, scenario))
+    rows = [{"reason": reason, "cells": len(cells),
+             "tasks": ", ".join(dict.fromkeys(c[0] for c in cells)),
+             "victims": ", ".join(dict.fromkeys(c[1] for c in cells)),
+             "attackers": ", ".join(dict.fromkeys(c[2] for c in cells)),
+             "scenarios": ", ".join(dict.fromkeys(c[3] for c in cells))} for reason, cells in by_reason.items()]
+    return pd.DataFrame(rows, columns=["reason", "cells", "tasks", "victims", "attackers", "scenarios"])
+
+
+def plan_table(study: Study) -> pd.DataFrame:
+    """Attack cells per task and victim: finished, not run (a skip rule) and not finished yet."""
+    rows = []
+    for task in study.spec.tasks:
+        for victim in study.spec.victims:
+            states = [study.status(task, victim, a, s) for a in study.spec.attackers for s in study.spec.scenarios]
+            sizes = {study.spec.examples_of(task, victim, a, s) for a in study.spec.attackers
+                     for s in study.spec.scenarios if study.spec.skip_reason(task, victim, a, s) is None}
+            rows.append({"task": task, "victim": victim, "finished": states.count("finished"),
+                         "not run": sum(s.startswith("not run") for s in states),
+                         "not finished": states.count("not finished"),
+                         "examples per cell": ", ".join(str(n) for n in sorted(sizes, key=str)) or "–"})
+    return pd.DataFrame(rows).set_index(["task", "victim"])
+
+
+ROLE_MODELS = {"BiLSTM": "BiLSTM trained from scratch (as in the paper)"}
+
+
+def models_table(study: Study, deviations: dict[str, str]) -> pd.DataFrame:
+    """The victims in each paper role: the model this profile uses, its size and training rows per task."""
+    victims = study.results.victims
+    rows = []
+    for role in study.spec.victims:
+        trained = victims[victims.victim == role]
+        params = trained.n_params.dropna()
+        rows.append({"role (paper)": role,
+                     "model here": ROLE_MODELS.get(role) or deviations.get(role, "as in the paper"),
+                     "parameters": f"{int(params.max()):,}" if len(params) else "–",
+                     "tasks trained": ", ".join(trained.task),
+                     "training rows": ", ".join(f"{t} {int(r):,}" for t, r in zip(trained.task, trained.train_rows)
+                                               if pd.notna(r))})
+    return pd.DataFrame(rows).set_index("role (paper)")

@@ -1,0 +1,208 @@
+"""Bootstrap 95% intervals over examples for BODEGA's aggregate figures.
+
+Why: a cell of the cpu study attacks 25-50 examples, so a difference of 0.05 in BODEGA score between
+two attackers can be noise. Every interval here resamples the examples of a run with replacement
+(percentile bootstrap, fixed seed) and recomputes the figure as BODEGA defines it
+(:func:`bodega.scoring.core.summarise`): BODEGA score = mean of per-example scores (0 for failures),
+confusion = share of successes, semantic and character = means over the successful examples only,
+queries = mean per example. Everything is vectorised over resamples: one ``(resamples, n)`` index
+matrix per run.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from bodega.io import read_jsonl
+
+MEASURES = ("bodega", "confusion", "semantic", "character", "queries")
+RESAMPLES = 2000
+SEED = 0
+LEVEL = 0.95
+
+
+@dataclass(frozen=True)
+class RunExamples:
+    """Per-example figures of one attack run, in attack-row order (failures: semantic/character NaN)."""
+
+    name: str
+    keys: tuple[tuple[int, str], ...]  # (attack.tsv row index, id): ids repeat in PR2
+    success: np.ndarray
+    semantic: np.ndarray
+    character: np.ndarray
+    bodega: np.ndarray
+    queries: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return len(self.keys)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A point estimate (computed on all examples) and its percentile-bootstrap interval."""
+
+    estimate: float
+    low: float
+    high: float
+
+    def contains(self, value: float) -> bool:
+        return bool(self.low <= value <= self.high)
+
+    def text(self, digits: int = 3) -> str:
+        """``0.562 [0.490, 0.630]``; a blank estimate (no successes) reads ``–``."""
+        if np.isnan(self.estimate):
+            return "–"
+        if np.isnan(self.low):
+            return f"{self.estimate:.{digits}f}"
+        return f"{self.estimate:.{digits}f} [{self.low:.{digits}f}, {self.high:.{digits}f}]"
+
+
+def run_examples(run_folder: str | Path) -> RunExamples:
+    """Read ``scores.jsonl`` (per-example scores) and ``records.jsonl`` (queries) of one run folder."""
+    folder = Path(run_folder)
+    scores_path, records_path = folder / "scores.jsonl", folder / "records.jsonl"
+    for path in (scores_path, records_path):
+        if not path.exists():
+            raise FileNotFoundError(f"{path} is missing: intervals need the per-example files the attack "
+                                    f"runner writes; rerun the cell with `bodega grid run`")
+    scores = list(read_jsonl(scores_path))
+    queries = {(int(r["index"]), str(r["id"])): float(r["queries"]) for r in read_jsonl(records_path)}
+    keys = tuple((int(s["index"]), str(s["id"])) for s in scores)
+    missing = [key for key in keys if key not in queries]
+    if missing:
+        raise ValueError(f"{records_path}: no record for scored rows {missing[:3]}; the run is incomplete, rerun it")
+
+    def column(name: str) -> np.ndarray:
+        return np.array([np.nan if s[name] is None else float(s[name]) for s in scores], dtype=float)
+
+    success = np.array([bool(s["success"]) for s in scores])
+    return RunExamples(folder.name, keys, success, column("semantic"), column("character"), column("bodega"),
+                       np.array([queries[key] for key in keys], dtype=float))
+
+
+def resample_statistics(run: RunExamples, index: np.ndarray) -> dict[str, np.ndarray]:
+    """Each measure for every row of ``index`` (shape ``(resamples, n)``), as BODEGA aggregates; a run
+    without examples (no eligible row in the targeted scenario) has none of them."""
+    if run.n == 0:
+        return {m: np.full(index.shape[0], np.nan) for m in MEASURES}
+    success = run.success[index]
+    successes = success.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        semantic = np.where(success, np.nan_to_num(run.semantic[index]), 0.0).sum(axis=1) / successes
+        character = np.where(success, np.nan_to_num(run.character[index]), 0.0).sum(axis=1) / successes
+    return {"bodega": run.bodega[index].mean(axis=1), "confusion": success.mean(axis=1),
+            "semantic": np.where(successes > 0, semantic, np.nan),
+            "character": np.where(successes > 0, character, np.nan), "queries": run.queries[index].mean(axis=1)}
+
+
+def _indices(rng: np.random.Generator, n: int, resamples: int) -> np.ndarray:
+    return rng.integers(0, n, size=(resamples, n)) if n else np.zeros((resamples, 0), dtype=int)
+
+
+def _interval(estimate: float, draws: np.ndarray) -> Interval:
+    tail = (1 - LEVEL) / 2 * 100
+    finite = draws[~np.isnan(draws)]
+    if np.isnan(estimate) or finite.size == 0:
+        return Interval(float(estimate), float("nan"), float("nan"))
+    low, high = np.percentile(finite, [tail, 100 - tail])
+    return Interval(float(estimate), float(low), float(high))
+
+
+def _mean_over_runs(values: list[np.ndarray]) -> np.ndarray:
+    """Column means over runs, leaving out NaN (a run without successes has no semantic score)."""
+    stacked = np.vstack(values)
+    counts = (~np.isnan(stacked)).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(counts > 0, np.nansum(stacked, axis=0) / counts, np.nan)
+
+
+def mean_intervals(runs: Sequence[RunExamples], resamples: int = RESAMPLES,
+                   seed: int = SEED) -> dict[str, Interval]:
+    """Intervals of the mean over runs (Table 4: over victims). Each run's examples are resampled on
+    their own; a run without successes is left out of the semantic and character means, as a blank
+    cell is left out of Table 4's average."""
+    if not runs:
+        raise ValueError("no runs to average: pass at least one RunExamples")
+    rng = np.random.default_rng(seed)
+    full = [resample_statistics(run, np.arange(run.n)[None, :]) for run in runs]
+    draws = [resample_statistics(run, _indices(rng, run.n, resamples)) for run in runs]
+    return {m: _interval(float(_mean_over_runs([f[m] for f in full])[0]), _mean_over_runs([d[m] for d in draws]))
+            for m in MEASURES}
+
+
+def run_intervals(run: RunExamples, resamples: int = RESAMPLES, seed: int = SEED) -> dict[str, Interval]:
+    """Intervals of one run's BODEGA score, confusion, semantic, character and queries."""
+    return mean_intervals([run], resamples, seed)
+
+
+def _aligned(a: RunExamples, b: RunExamples) -> np.ndarray | None:
+    """Positions in ``b`` of ``a``'s rows when both attacked the same rows (paired), else None."""
+    if a.n != b.n or set(a.keys) != set(b.keys):
+        return None
+    where = {key: i for i, key in enumerate(b.keys)}
+    return np.array([where[key] for key in a.keys])
+
+
+def difference_interval(first: Sequence[RunExamples], second: Sequence[RunExamples], measure: str = "bodega",
+                        resamples: int = RESAMPLES, seed: int = SEED) -> Interval:
+    """Interval of mean(first) - mean(second) of ``measure``, runs matched pairwise (same victim).
+
+    A pair that attacked the same rows is resampled jointly (paired: the same examples in both);
+    otherwise each side is resampled on its own.
+    """
+    if len(first) != len(second) or not first:
+        raise ValueError(f"difference of {len(first)} and {len(second)} runs: pass runs matched pairwise")
+    rng = np.random.default_rng(seed)
+    diffs, points = [], []
+    for a, b in zip(first, second):
+        order = _aligned(a, b)
+        index_a = _indices(rng, a.n, resamples)
+        index_b = order[index_a] if order is not None else _indices(rng, b.n, resamples)
+        diffs.append((resample_statistics(a, index_a)[measure], resample_statistics(b, index_b)[measure]))
+        points.append((resample_statistics(a, np.arange(a.n)[None, :])[measure],
+                       resample_statistics(b, np.arange(b.n)[None, :])[measure]))
+    estimate = _mean_over_runs([p[0] for p in points]) - _mean_over_runs([p[1] for p in points])
+    draws = _mean_over_runs([d[0] for d in diffs]) - _mean_over_runs([d[1] for d in diffs])
+    return _interval(float(estimate[0]), draws)
+
+
+def distinguishable(difference: Interval) -> bool:
+    """Two figures differ when the 95% interval of their difference excludes 0."""
+    return not np.isnan(difference.low) and not difference.contains(0.0)
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """One attacker of a ranking: its BODEGA interval and its difference from the top attacker."""
+
+    attacker: str
+    bodega: Interval
+    behind_best: Interval  # best - this attacker (0 for the best itself)
+    tied_with_best: bool  # not distinguishable from the best
+
+
+def rank_attackers(groups: dict[str, Sequence[RunExamples]], resamples: int = RESAMPLES,
+                   seed: int = SEED) -> list[Ranked]:
+    """Attackers by BODEGA score (mean over their runs), best first, each compared with the best.
+
+    ``groups`` maps attacker -> its runs, matched by position (the same victims in the same order);
+    equal scores are ordered by fewer queries, then by name, as Table 5 picks its best attacker; runs
+    without examples come last.
+    """
+    if not groups:
+        return []
+    scores = {a: mean_intervals(runs, resamples, seed)["bodega"] for a, runs in groups.items()}
+    queries = {a: mean_intervals(runs, 1, seed)["queries"].estimate for a, runs in groups.items()}
+    order = sorted(scores, key=lambda a: (np.isnan(scores[a].estimate), -np.nan_to_num(scores[a].estimate),
+                                          np.nan_to_num(queries[a]), a))
+    best = order[0]
+    ranked = [Ranked(best, scores[best], Interval(0.0, 0.0, 0.0), True)]
+    for attacker in order[1:]:
+        gap = difference_interval(groups[best], groups[attacker], "bodega", resamples, seed)
+        tied = not np.isnan(gap.low) and gap.contains(0.0)  # an empty run is not a tie: it has no score
+        ranked.append(Ranked(attacker, scores[attacker], gap, tied))
+    return ranked
