@@ -89,7 +89,7 @@ def budget(costs: pd.DataFrame, budget_cpu_hours: float = BUDGET_CPU_HOURS) -> B
 
 def estimate_vs_measured(costs: pd.DataFrame, pilot: str | Path) -> tuple[pd.DataFrame, str | None]:
     """Measured CPU seconds per cell beside the pilot's ``estimate_cpu_seconds`` (file format:
-    ``{"cells": {"<cell name>": {"estimate_cpu_seconds": float}}}``) and their ratio. Returns the table and a
+    ``{"cells": {"<cell name>": {"estimate_cpu_seconds": float or null}}}``) and their ratio. Returns the table and a
     note: where the file is missing the estimate columns are absent and the note says so."""
     table = costs[["name", "kind", "task", "victim", "attacker", "scenario", "cpu_seconds"]].rename(
         columns={"cpu_seconds": "measured_cpu_seconds"})
@@ -98,7 +98,9 @@ def estimate_vs_measured(costs: pd.DataFrame, pilot: str | Path) -> tuple[pd.Dat
         return table, f"no pilot estimates: {path} does not exist, so only measured costs are shown"
     try:
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-        estimates = {name: float(entry["estimate_cpu_seconds"]) for name, entry in cells.items()}
+        # null: the pilot measured nothing for that cell's attacker and task (no estimate, not zero)
+        estimates = {name: float(entry["estimate_cpu_seconds"]) for name, entry in cells.items()
+                     if entry["estimate_cpu_seconds"] is not None}
     except (json.JSONDecodeError, KeyError, TypeError, ValueError) as error:
         raise ValueError(f"{path}: expected {{\"cells\": {{\"<cell name>\": {{\"estimate_cpu_seconds\": "
                          f"number}}}}}} ({error!r}); rewrite it in that format") from None
