@@ -134,6 +134,14 @@ def test_a_change_to_attack_code_keeps_the_trained_victims(grid, monkeypatch):
     assert sorted(_executions(root)[3:]) == ["attack PR2-BiLSTM-DeepWordBug-T", "attack PR2-BiLSTM-DeepWordBug-U"]
 
 
+def test_one_worker_attacks_a_trained_victim_before_training_the_next(grid):
+    make, root = grid
+    report = run_grid(make(victims=["BiLSTM", "BERT"], scenarios=["untargeted"]), workers=1, show_progress=False)
+    assert report.count("done") == 4
+    assert _executions(root) == ["victim PR2-BiLSTM", "attack PR2-BiLSTM-DeepWordBug-U", "victim PR2-BERT",
+                                 "attack PR2-BERT-DeepWordBug-U"]
+
+
 def test_skip_rules_leave_cells_out_and_per_cell_examples_reach_the_notebook(grid):
     make, root = grid
     spec = make(victims=["BiLSTM", "BERT"], examples=3,

@@ -7,6 +7,8 @@ everything else goes on.
 """
 from __future__ import annotations
 
+import heapq
+import itertools
 import json
 import logging
 import signal
@@ -173,6 +175,10 @@ def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, 
              spec.name, spec.source, len(victims), spec.n_attack_cells, len(spec.skipped_cells()), workers, engine)
     runner: Engine = make_engine(engine, workers, scheduler, processes)
     pending: dict = {}
+    # Cells wait here until a worker is free; attack cells go before trainings, so that results arrive
+    # victim by victim (and can be committed as they come) instead of after every victim is trained.
+    ready: list[tuple[bool, int, Cell]] = []
+    order = itertools.count()
 
     def settle(cell: Cell, outcome: Outcome) -> None:
         report.outcomes.append(outcome)
@@ -194,12 +200,18 @@ def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, 
         if is_done(cell):
             settle(cell, Outcome(cell.name, cell.kind, "skipped"))
         else:
+            heapq.heappush(ready, (cell.kind == "victim", next(order), cell))
+
+    def fill_workers() -> None:
+        while ready and len(pending) < workers:
+            cell = heapq.heappop(ready)[2]
             pending[runner.submit(run_cell, cell, cell.name)] = cell
 
     previous = _stop_on_sigterm()
     try:
         for cell in victims:
             schedule(cell)
+        fill_workers()
         while pending:
             for future in runner.wait_first(pending):
                 cell = pending.pop(future)
@@ -208,6 +220,7 @@ def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, 
                 except Exception as error:  # a worker died: the cell failed, the grid goes on
                     outcome = Outcome(cell.name, cell.kind, "failed", 0.0, f"{cell.name}: worker error: {error!r}")
                 settle(cell, outcome)
+            fill_workers()
         status.end(interrupted=False)
     except BaseException:
         status.end(interrupted=True)
