@@ -174,6 +174,8 @@ def main() -> None:
     planned = [c["estimate_cpu_seconds"] for c in cells.values() if not c.get("skip") and c["estimate_cpu_seconds"]]
     result = {
         "command": "python benchmarks/study_pilot.py " + " ".join(sys.argv[1:]),
+        # every run that measured what this file holds (a --reuse run measures only what was missing)
+        "commands": previous.get("commands", []) + ["python benchmarks/study_pilot.py " + " ".join(sys.argv[1:])],
         "date": datetime.now(timezone.utc).isoformat(timespec="minutes"),
         "load_average": os.getloadavg()[0], "k": args.k, "grid": args.grid,
         "per_text_cpu_seconds": per_text, "attack_pilot": pilots, "pilot_victims": victims,
