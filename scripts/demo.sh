@@ -28,6 +28,9 @@ grid_status=0
   -p grid_file "parameters/grid_$GRID.yaml" -p results_dir "results/$GRID" -p data_dir data
 .venv/bin/papermill notebooks/appendix.ipynb book/generated/appendix.ipynb --cwd . --no-progress-bar \
   -p results_dir "results/$GRID"
+# The cpu study's pages read its committed results (results/cpu), whichever grid ran above.
+.venv/bin/papermill notebooks/study.ipynb book/generated/study.ipynb --cwd . --no-progress-bar \
+  -p results_root results/cpu -p grid parameters/grid_cpu.yaml -p published ../shared/data/published/bodega.yaml
 .venv/bin/jupyter-book build book/ -W -n --keep-going
 echo "book: book/_build/html/index.html"
 if [ "$grid_status" -ne 0 ]; then
