@@ -123,3 +123,34 @@ def test_right_padding_reads_the_padding_as_bodegas_bilstm(data, tmp_path):
 def test_right_padding_is_refused_for_other_families(data, tmp_path):
     with pytest.raises(ValueError, match="BiLSTM only"):
         train_victim("PR2", "BERT", data, tmp_path / "b", epochs=1, bilstm_padding="right", progress=False)
+
+
+def test_max_dev_evaluates_on_a_seeded_sample_of_dev_rows(data, tmp_path, monkeypatch):
+    """A slow victim checks dev on N random rows; the sample is recorded, so the model is not reused for N=0."""
+    from pathlib import Path
+
+    from bodega.data import read_tsv
+    from bodega.victims.metrics import f1_accuracy
+    from bodega.victims.reuse import same_training
+    from bodega.victims.training import training_fingerprint
+
+    seen: list[int] = []
+    real = training_module._evaluate
+
+    def counting(victim, rows, desc="evaluate", progress=False):
+        seen.append(len(rows))
+        return real(victim, rows, desc, progress)
+
+    monkeypatch.setattr(training_module, "_evaluate", counting)
+    out = train_victim("PR2", "BiLSTM", data, tmp_path / "m", epochs=1, seed=0, progress=False, max_dev=15)
+    assert seen == [40, 15]  # the attack set whole, dev sampled
+    info = json.loads((out / "victim.json").read_text())
+    assert info["training"]["max_dev"] == 15
+    whole_dev = training_fingerprint("PR2", "BiLSTM", data, "cpu", 0, 1, 0)
+    assert not same_training(info["training"], whole_dev, 400)
+    assert same_training(info["training"], {**whole_dev, "max_dev": 15}, 400)
+    dev = read_tsv(Path(data) / "dev.tsv")
+    sample = [dev[i] for i in sorted(np.random.default_rng(0).choice(len(dev), size=15, replace=False))]
+    victim = load_victim(out)
+    expected = f1_accuracy([r.label for r in sample], victim.predict([r.text for r in sample]))
+    assert json.loads((out / "metrics.json").read_text())["dev"] == expected
