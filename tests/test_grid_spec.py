@@ -144,7 +144,7 @@ def test_cli_status_and_bad_grid_file(tmp_path, capsys):
 
 
 def test_status_names_skipped_cells_as_exact_products():
-    from bodega.commands.grid import compact_names
+    from bodega.experiments.cells import compact_names
 
     cells = [("PR2", "BiLSTM", "SCPN", "U"), ("PR2", "BiLSTM", "SCPN", "T"), ("FC", "BiLSTM", "SCPN", "U"),
              ("FC", "BERT", "PWWS", "U"), ("FC", "BERT", "SCPN", "U")]

@@ -144,3 +144,22 @@ def test_grid_eta_runs_take_log_files_only_for_runs_before_the_json_log(tmp_path
     table = eta_accuracy(runs)
     assert list(table.run) == [1] and list(table.actual_left_seconds) == [20]
     assert grid_eta_runs(tmp_path / "absent", "cpu") == []
+
+
+def test_left_out_cost_sums_estimates_and_bounds_the_unestimated_cells(tmp_path):
+    from bodega.experiments import parse_grid
+    from bodega.report.cost import left_out_cost
+
+    spec = parse_grid({"name": "g", "profile": "cpu", "tasks": ["PR2", "HN"], "victims": ["BiLSTM", "GEMMA7B"],
+                       "attackers": ["PWWS"], "scenarios": ["targeted"], "examples": 10,
+                       "skip": [{"victims": ["GEMMA7B"], "reason": "too slow"}]})
+    pilot = tmp_path / "pilot.json"
+    pilot.write_text(json.dumps({"per_text_cpu_seconds": {"PR2": {"GEMMA7B": 0.5}, "HN": {"GEMMA7B": 3.0}},
+                                 "cells": {"PR2-GEMMA7B-PWWS-T": {"estimate_cpu_seconds": 7200.0},
+                                           "HN-GEMMA7B-PWWS-T": {"estimate_cpu_seconds": None}}}))
+    table = left_out_cost(spec, pilot, {"HN": 400.0})
+    row = table.set_index("reason").loc["too slow"]
+    assert row["left out"] == "{PR2,HN}-GEMMA7B-PWWS-T"
+    assert (row.cells, row.estimated_cells, row.bounded_cells) == (2, 1, 1)
+    assert row.estimate_cpu_hours == 2.0
+    assert row.lower_bound_cpu_hours == 10 * 400.0 * 3.0 / 3600

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-from math import prod
 from pathlib import Path
 
 
@@ -78,7 +77,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
-    from bodega.experiments.cells import attack_cells, victim_cells
+    from bodega.experiments.cells import attack_cells, compact_names, victim_cells
     from bodega.experiments.execute import is_done
     from bodega.experiments.hashing import HashCache
     from bodega.experiments.runner import ensure_data
@@ -106,19 +105,6 @@ def _status(args: argparse.Namespace) -> int:
     print(f"{todo} cells to run (attack cells of untrained victims not listed); "
           f"{len(skipped)} left out by the grid's skip rules")
     return 0
-
-
-def compact_names(cells: list[tuple[str, ...]]) -> list[str]:
-    """Cell names (task, victim, attacker, U/T) written as few patterns such as ``{PR2,FC}-BiLSTM-SCPN-{U,T}``.
-
-    Each pattern is a full product of its parts' values, and the patterns together name exactly
-    ``cells``: a set that is no product is split by its first part with several values.
-    """
-    values = [tuple(dict.fromkeys(cell[part] for cell in cells)) for part in range(len(cells[0]))]
-    if len(set(cells)) == prod(len(v) for v in values):
-        return ["-".join(v[0] if len(v) == 1 else "{" + ",".join(v) + "}" for v in values)]
-    part = next(i for i, v in enumerate(values) if len(v) > 1)
-    return [name for value in values[part] for name in compact_names([c for c in cells if c[part] == value])]
 
 
 def _profiles(args: argparse.Namespace) -> int:

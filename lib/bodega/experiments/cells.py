@@ -11,6 +11,7 @@ Seed 0 gets no suffix so that the directory names match the agreed interface.
 from __future__ import annotations
 
 import json
+from math import prod
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,19 @@ def victim_dir(results: Path, task: str, victim: str) -> Path:
 def run_name(task: str, victim: str, attacker: str, scenario: str, seed: int = 0) -> str:
     name = f"{task}-{victim}-{attacker}-{'T' if scenario == 'targeted' else 'U'}"
     return name if seed == 0 else f"{name}-s{seed}"
+
+
+def compact_names(cells: list[tuple[str, ...]]) -> list[str]:
+    """Cell names (task, victim, attacker, U/T) written as few patterns such as ``{PR2,FC}-BiLSTM-SCPN-{U,T}``.
+
+    Each pattern is a full product of its parts' values, and the patterns together name exactly
+    ``cells``: a set that is no product is split by its first part with several values.
+    """
+    values = [tuple(dict.fromkeys(cell[part] for cell in cells)) for part in range(len(cells[0]))]
+    if len(set(cells)) == prod(len(v) for v in values):
+        return ["-".join(v[0] if len(v) == 1 else "{" + ",".join(v) + "}" for v in values)]
+    part = next(i for i, v in enumerate(values) if len(v) > 1)
+    return [name for value in values[part] for name in compact_names([c for c in cells if c[part] == value])]
 
 
 def _abs(path: str | Path) -> str:

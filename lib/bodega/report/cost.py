@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from bodega.experiments.cells import compact_names, run_name
 from bodega.experiments.spec import ATTACKERS
 from bodega.report.results import cell_costs
 
@@ -226,3 +227,57 @@ def eta_summary(table: pd.DataFrame) -> pd.DataFrame:
                      "share_within_25pct": float(((ratios - 1).abs() <= 0.25).mean()) if len(ratios) else np.nan})
     return pd.DataFrame(rows, columns=["run", "started", "estimates", "first_eta_seconds", "first_actual_seconds",
                                        "median_ratio", "share_within_25pct"]).set_index("run")
+
+
+# --- what the budget leaves out --------------------------------------------------------------------------
+
+def left_out_cost(spec, pilot: str | Path, words_per_example: dict[str, float]) -> pd.DataFrame:
+    """Per skip reason of ``spec``: the cells it leaves out and what they would cost, so the book can show why
+    the budget cannot hold them. A cell the pilot estimated counts its estimate; one it could not (no attack
+    pilot for the task) counts a lower bound: one victim query per word of each example (every word-level
+    attacker here ranks each word with at least one query) at the pilot's CPU seconds per text; SCPN, which
+    is not word-level, gets neither."""
+    data = json.loads(Path(pilot).read_text(encoding="utf-8"))
+    cells, per_text = data["cells"], data["per_text_cpu_seconds"]
+    rows: dict[str, dict] = {}
+    names: dict[str, list[tuple[str, ...]]] = {}
+    for task, victim, attacker, scenario, reason in spec.skipped_cells():
+        name = run_name(task, victim, attacker, scenario)
+        names.setdefault(reason, []).append((task, victim, attacker, "T" if scenario == "targeted" else "U"))
+        row = rows.setdefault(reason, {"reason": reason, "cells": 0, "estimated_cells": 0, "estimate_cpu_hours": 0.0,
+                                       "bounded_cells": 0, "lower_bound_cpu_hours": 0.0})
+        row["cells"] += 1
+        estimate = cells.get(name, {}).get("estimate_cpu_seconds")
+        if estimate is not None:
+            row["estimated_cells"] += 1
+            row["estimate_cpu_hours"] += estimate / 3600
+        elif attacker != "SCPN" and task in words_per_example and victim in per_text.get(task, {}):
+            # (SCPN paraphrases whole sentences and asks a handful of queries: no per-word bound)
+            examples = spec.examples_of(task, victim, attacker, scenario) or 0
+            row["bounded_cells"] += 1
+            row["lower_bound_cpu_hours"] += examples * words_per_example[task] * per_text[task][victim] / 3600
+    for reason, row in rows.items():
+        row["left out"] = "; ".join(compact_names(names[reason]))
+    return pd.DataFrame(list(rows.values()), columns=["left out", "cells", "estimated_cells", "estimate_cpu_hours",
+                                                      "bounded_cells", "lower_bound_cpu_hours", "reason"])
+
+
+def words_per_example(spec, data_root: str | Path) -> dict[str, float]:
+    """Mean words per attacked example of each task of ``spec`` (its first rows, cut at 512 WordPiece tokens as
+    BODEGA cuts them), for :func:`left_out_cost`'s lower bound; tasks without prepared data are left out."""
+    from transformers import AutoTokenizer
+
+    from bodega.data import read_tsv
+    from bodega.resources import resolve
+    from bodega.victims.trimming import Trimmer
+
+    trimmer = Trimmer(AutoTokenizer.from_pretrained(resolve("wordpiece-vocab").location), "wordpiece")
+    words = {}
+    for task in spec.tasks:
+        path = Path(data_root) / task / "attack.tsv"
+        if not path.exists():
+            continue
+        rows = read_tsv(path)[:spec.examples or None]
+        cuts = trimmer.trim([row.text for row in rows], task)
+        words[task] = float(np.mean([len(cut.text.split()) for cut in cuts]))
+    return words
