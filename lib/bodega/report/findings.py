@@ -250,9 +250,12 @@ def grouped(reasons: dict[str, str]) -> str:
 
 
 def _victim_missing(study: Study, task: str, victim: str, scenario: str) -> str:
-    """The commonest reason a victim's cells of a task are absent."""
+    """Why a victim's cells of a task are absent: planned cells still to run come first (they are what the
+    verdict waits for), else the commonest reason the grid gives for leaving them out."""
     states = [study.status(task, victim, a, scenario) for a in study.spec.attackers]
     states = [s for s in states if s != "finished"]
+    if "not finished" in states:
+        return f"not finished ({states.count('not finished')} planned cell(s) still to run)"
     return Counter(states).most_common(1)[0][0] if states else "finished"
 
 
