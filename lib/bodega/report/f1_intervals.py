@@ -14,6 +14,7 @@ import pandas as pd
 from bodega.experiments.predictions import PREDICTIONS
 from bodega.io import read_jsonl
 from bodega.report.results import Results
+from bodega.report.uncertainty import bootstrap_indices, percentile_interval
 
 COLUMNS = ["task", "victim", "n_params", "f1", "f1_lo", "f1_hi", "rows"]
 
@@ -31,11 +32,9 @@ def bootstrap_f1(labels, predicted, resamples: int = 2000, level: float = 0.95,
     y, p = np.asarray(labels, dtype=int), np.asarray(predicted, dtype=int)
     if y.shape != p.shape or y.ndim != 1 or not len(y):
         raise ValueError(f"need two equally long non-empty label vectors, got {y.shape} and {p.shape}")
-    rows = np.random.default_rng(seed).integers(0, len(y), size=(resamples, len(y)))
-    values = f1_of(y[rows], p[rows])
-    tail = (1 - level) / 2 * 100
-    low, high = np.percentile(values, [tail, 100 - tail])
-    return float(f1_of(y, p)), float(low), float(high)
+    rows = bootstrap_indices(np.random.default_rng(seed), len(y), resamples)
+    interval = percentile_interval(float(f1_of(y, p)), f1_of(y[rows], p[rows]), level)
+    return interval.estimate, interval.low, interval.high
 
 
 def f1_intervals(results: Results, resamples: int = 2000, seed: int = 0) -> pd.DataFrame:

@@ -99,12 +99,14 @@ def resample_statistics(run: RunExamples, index: np.ndarray) -> dict[str, np.nda
             "character": np.where(successes > 0, character, np.nan), "queries": run.queries[index].mean(axis=1)}
 
 
-def _indices(rng: np.random.Generator, n: int, resamples: int) -> np.ndarray:
+def bootstrap_indices(rng: np.random.Generator, n: int, resamples: int) -> np.ndarray:
+    """``resamples`` rows of ``n`` example positions drawn with replacement."""
     return rng.integers(0, n, size=(resamples, n)) if n else np.zeros((resamples, 0), dtype=int)
 
 
-def _interval(estimate: float, draws: np.ndarray) -> Interval:
-    tail = (1 - LEVEL) / 2 * 100
+def percentile_interval(estimate: float, draws: np.ndarray, level: float = LEVEL) -> Interval:
+    """The estimate with the percentile interval of its bootstrap draws (NaN draws left out)."""
+    tail = (1 - level) / 2 * 100
     finite = draws[~np.isnan(draws)]
     if np.isnan(estimate) or finite.size == 0:
         return Interval(float(estimate), float("nan"), float("nan"))
@@ -129,8 +131,9 @@ def mean_intervals(runs: Sequence[RunExamples], resamples: int = RESAMPLES,
         raise ValueError("no runs to average: pass at least one RunExamples")
     rng = np.random.default_rng(seed)
     full = [resample_statistics(run, np.arange(run.n)[None, :]) for run in runs]
-    draws = [resample_statistics(run, _indices(rng, run.n, resamples)) for run in runs]
-    return {m: _interval(float(_mean_over_runs([f[m] for f in full])[0]), _mean_over_runs([d[m] for d in draws]))
+    draws = [resample_statistics(run, bootstrap_indices(rng, run.n, resamples)) for run in runs]
+    return {m: percentile_interval(float(_mean_over_runs([f[m] for f in full])[0]),
+                                   _mean_over_runs([d[m] for d in draws]))
             for m in MEASURES}
 
 
@@ -160,14 +163,14 @@ def difference_interval(first: Sequence[RunExamples], second: Sequence[RunExampl
     diffs, points = [], []
     for a, b in zip(first, second):
         order = _aligned(a, b)
-        index_a = _indices(rng, a.n, resamples)
-        index_b = order[index_a] if order is not None else _indices(rng, b.n, resamples)
+        index_a = bootstrap_indices(rng, a.n, resamples)
+        index_b = order[index_a] if order is not None else bootstrap_indices(rng, b.n, resamples)
         diffs.append((resample_statistics(a, index_a)[measure], resample_statistics(b, index_b)[measure]))
         points.append((resample_statistics(a, np.arange(a.n)[None, :])[measure],
                        resample_statistics(b, np.arange(b.n)[None, :])[measure]))
     estimate = _mean_over_runs([p[0] for p in points]) - _mean_over_runs([p[1] for p in points])
     draws = _mean_over_runs([d[0] for d in diffs]) - _mean_over_runs([d[1] for d in diffs])
-    return _interval(float(estimate[0]), draws)
+    return percentile_interval(float(estimate[0]), draws)
 
 
 def distinguishable(difference: Interval) -> bool:
