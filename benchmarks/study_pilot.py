@@ -84,14 +84,15 @@ def attack_pilot(task: str, folder: Path, data_root: Path, attackers: list[str],
 
 def cell_overhead(results: Path) -> float:
     """Median CPU seconds of a finished attack cell outside its examples (marker minus records)."""
+    from bodega.report.results import cell_costs
+
     overheads = []
-    for marker in results.glob("runs/*/cell.json"):
-        info = json.loads(marker.read_text(encoding="utf-8"))
-        records = marker.parent / "records.jsonl"
-        if info.get("status") != "done" or not info.get("cpu_seconds") or not records.exists():
+    for cell in cell_costs(results).query("kind == 'attack'").itertuples():
+        records = results / "runs" / cell.name / "records.jsonl"
+        if not cell.cpu_seconds or not records.exists():
             continue
         examples = sum(json.loads(line).get("cpu_seconds") or 0.0 for line in open(records, encoding="utf-8"))
-        overheads.append(info["cpu_seconds"] - examples)
+        overheads.append(cell.cpu_seconds - examples)
     if not overheads:
         raise SystemExit(f"--overhead-from {results}: no finished attack cells with CPU times")
     overheads.sort()

@@ -14,7 +14,8 @@ from bodega.report.findings import (AGREE, CANNOT_TELL, DISAGREE, best_attacker_
                                     verdict_value)
 from bodega.report.published import NOT_STATED, load_published
 from bodega.report.study import load_study
-from bodega.report.study_tables import not_run_table, statements_table, table4_intervals, table5_intervals
+from bodega.experiments.spec import parse_grid
+from bodega.report.study_tables import grid_deviations, not_run_table, statements_table, table4_intervals, table5_intervals
 from bodega.report.uncertainty import Interval, Ranked
 
 NAN = float("nan")
@@ -194,6 +195,22 @@ def test_tables_show_intervals_published_values_and_why_cells_are_missing(study)
     statements = statements_table(study)
     assert statements.loc["q1-pr-genetic-queries", "paper's value against our interval"] == "holds"
     assert set(not_run_table(study).reason) == {SKIP_REASON}
+
+
+def test_grid_deviations_name_each_rule_with_its_cells():
+    spec = parse_grid({"name": "g", "profile": "smoke", "tasks": ["PR2", "HN"], "victims": ["BiLSTM", "GEMMA2B"],
+                       "attackers": ["PWWS", "BAE"], "scenarios": ["targeted"], "examples": 50, "query_budget": 1000,
+                       "examples_for": [{"tasks": ["HN"], "examples": 25}],
+                       "training": {"rows": {"GEMMA2B": {"max_train": 1000, "max_dev": 200}}},
+                       "skip": [{"victims": ["GEMMA2B"], "attackers": ["BAE"], "reason": "too slow"}]})
+    table = grid_deviations(spec).set_index(["choice", "cells"])
+    assert table.loc[("examples per attack cell", "every cell"), "here"] == "the first 50 rows of attack.tsv"
+    assert table.loc[("examples per attack cell", "every cell on HN"), "here"] == "the first 25 rows"
+    assert table.loc[("query budget", "every cell"), "here"].startswith("1,000 queries per example")
+    assert table.loc[("victim training", "GEMMA2B"), "here"] == (
+        "trained on a seeded sample of 1,000 training rows; each epoch evaluated on a seeded sample of 200 dev rows")
+    assert table.loc[("not run", "GEMMA2B x BAE"), "here"] == "too slow"
+    assert len(table) == 5
 
 
 def test_missing_published_values_say_where_to_find_them(tmp_path):

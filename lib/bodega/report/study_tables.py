@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from bodega.experiments.spec import CellRule, GridSpec
 from bodega.report.findings import comparable, grouped, groups, verdict_bound, verdict_value
 from bodega.report.published import NOT_STATED, RERUN_LABEL, RERUN_VICTIMS, Statement
 from bodega.report.study import Study
@@ -174,3 +175,33 @@ def models_table(study: Study, deviations: dict[str, str]) -> pd.DataFrame:
                      "training rows": ", ".join(f"{t} {int(r):,}" for t, r in zip(trained.task, trained.train_rows)
                                                if pd.notna(r))})
     return pd.DataFrame(rows).set_index("role (paper)")
+
+
+def _rule_cells(rule: CellRule) -> str:
+    """A rule's cell subset in words: ``GEMMA2B, GEMMA7B on HN`` (empty fields match everything)."""
+    parts = [", ".join(field) for field in (rule.victims, rule.attackers, rule.scenarios) if field]
+    where = " x ".join(parts) or "every cell"
+    return f"{where} on {', '.join(rule.tasks)}" if rule.tasks else where
+
+
+def grid_deviations(spec: GridSpec) -> pd.DataFrame:
+    """Where a grid departs from the paper's run beyond its profile: sample sizes, query budget, training
+    rows and the cells it leaves out, each with the cells it concerns; read from the grid file itself."""
+    rows = [{"choice": "examples per attack cell", "cells": "every cell",
+             "here": f"the first {spec.examples} rows of attack.tsv" if spec.examples else "every row of attack.tsv",
+             "paper": "every row of attack.tsv"}]
+    rows += [{"choice": "examples per attack cell", "cells": _rule_cells(rule),
+              "here": f"the first {rule.examples} rows", "paper": "every row"} for rule in spec.examples_for]
+    if spec.query_budget:
+        rows.append({"choice": "query budget", "cells": "every cell",
+                     "here": f"{spec.query_budget:,} queries per example (running out counts as a failure)",
+                     "paper": "none"})
+    caps = {"max_train": "trained on a seeded sample of {:,} training rows",
+            "max_dev": "each epoch evaluated on a seeded sample of {:,} dev rows"}
+    for victim, own in spec.training.rows.items():
+        rows.append({"choice": "victim training", "cells": victim,
+                     "here": "; ".join(caps[cap].format(value) for cap, value in own.items() if value),
+                     "paper": "all training rows; the whole dev set"})
+    rows += [{"choice": "not run", "cells": _rule_cells(rule), "here": rule.reason, "paper": "run"}
+             for rule in spec.skip]
+    return pd.DataFrame(rows, columns=["choice", "cells", "here", "paper"])
