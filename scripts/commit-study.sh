@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Stage the cpu study's FINISHED cells for a commit (records, scores, summaries, markers, executed notebooks;
-# never weights, never a running cell's partial output), then commit them. Safe while the grid runs.
+# never weights, never a running cell's partial output), then commit them. Safe while the grid runs and while other work is staged.
 #   bash scripts/commit-study.sh ["message"]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,4 +18,5 @@ for marker in "$root"/runs/*/cell.json "$root"/models/*/cell.json; do
 done
 [ -f "$root/grid-cpu.json" ] && git add -- "$root/grid-cpu.json"
 echo "$staged finished cells staged"
-git diff --cached --quiet || git commit -q -m "${1:-cpu study: finished cells}" && git log --oneline -1
+# only the study's paths: anything else staged meanwhile stays staged, out of this commit
+git diff --cached --quiet -- "$root" || git commit -q -m "${1:-cpu study: finished cells}" -- "$root" && git log --oneline -1
