@@ -91,7 +91,9 @@ def _executions(root: Path) -> list[str]:
     return log.read_text().splitlines() if log.exists() else []
 
 
-def test_runs_then_skips_unchanged_and_reruns_what_changed(grid):
+def test_runs_then_skips_unchanged_and_reruns_what_changed(grid, monkeypatch):
+    from bodega.experiments.progress import Progress
+
     make, root = grid
     report = run_grid(make(), workers=2, show_progress=False)
     assert (report.count("done"), report.count("failed")) == (3, 0)
@@ -101,8 +103,14 @@ def test_runs_then_skips_unchanged_and_reruns_what_changed(grid):
     assert json.loads((run / "summary.json").read_text()) == {"attacker": "DeepWordBug", "targeted": True, "n": 3}
     assert (root / "generated" / "t" / "runs" / "PR2-BiLSTM-DeepWordBug-T.ipynb").exists()
 
+    learned = []
+    monkeypatch.setattr(Progress, "learn", lambda self, kind, seconds: learned.append((kind, seconds)))
     again = run_grid(make(), workers=2, show_progress=False)
     assert again.count("skipped") == 3 and len(_executions(root)) == 3
+    # the ETA of a resumed grid starts from the durations the done cells' markers recorded
+    assert sorted(kind for kind, _ in learned) == ["attack", "attack", "victim"]
+    assert all(seconds > 0 for _, seconds in learned)
+    monkeypatch.undo()
 
     # A changed attack parameter reruns the attack cells only.
     one = ["untargeted"]

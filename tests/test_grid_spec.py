@@ -116,6 +116,18 @@ def test_eta_uses_executed_cells_per_kind_not_skipped_ones():
     assert format_seconds(3725) == "1h02m" and format_seconds(65) == "1m05s"
 
 
+def test_eta_of_a_resumed_grid_starts_from_earlier_durations():
+    progress = Progress({"victim": 1, "attack": 4}, workers=1, show=False)
+    progress.learn("attack", 60.0)  # done in an earlier run: its marker's seconds
+    progress.learn("attack", None)  # a marker without a duration teaches nothing
+    progress.finished("attack", "skipped", 0.0, "a")
+    progress.learn("victim", 600.0)
+    progress.finished("victim", "skipped", 0.0, "v")
+    assert progress.eta() == pytest.approx(3 * 60.0)
+    progress.finished("attack", "done", 120.0, "b")
+    assert progress.eta() == pytest.approx(2 * 90.0)
+
+
 def test_cli_status_and_bad_grid_file(tmp_path, capsys):
     from bodega.cli import main
 

@@ -3,7 +3,8 @@
 Skipped cells finish instantly, so a plain rate (cells per second) would promise far too little
 time after a resume. The estimate uses the mean duration of cells actually executed, per kind
 (victim training and attacks differ by orders of magnitude), times the cells of that kind still
-to run, divided by the number of workers.
+to run, divided by the number of workers. A resumed grid starts from the durations its markers
+recorded in earlier runs, so its first estimate is not a guess from one resumed partial cell.
 """
 from __future__ import annotations
 
@@ -44,6 +45,11 @@ class Progress:
         fallback = max(known.values()) if known else 0.0
         work = sum(n * known.get(kind, fallback) for kind, n in self.remaining.items())
         return work / self.workers
+
+    def learn(self, kind: str, seconds: float | None) -> None:
+        """Count an earlier run's duration of a cell that is already done (from its marker)."""
+        if seconds:
+            self.durations[kind].append(float(seconds))
 
     def finished(self, kind: str, status: str, seconds: float, name: str, cpu_seconds: float = 0.0) -> None:
         self.remaining[kind] = max(0, self.remaining.get(kind, 0) - 1)

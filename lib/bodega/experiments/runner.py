@@ -24,7 +24,7 @@ import yaml
 
 from bodega.experiments.cells import ATTACK_REQUIRED, VICTIM_REQUIRED, Cell, attack_cells, victim_cells
 from bodega.experiments.engines import Engine, make_engine
-from bodega.experiments.execute import Outcome, is_done, run_cell, terminate_running
+from bodega.experiments.execute import Outcome, is_done, read_marker, run_cell, terminate_running
 from bodega.experiments.hashing import HashCache
 from bodega.experiments.progress import Progress, format_seconds
 from bodega.experiments.spec import GridSpec
@@ -198,6 +198,7 @@ def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, 
 
     def schedule(cell: Cell) -> None:
         if is_done(cell):
+            progress.learn(cell.kind, (read_marker(cell.out_dir) or {}).get("seconds"))
             settle(cell, Outcome(cell.name, cell.kind, "skipped"))
         else:
             heapq.heappush(ready, (cell.kind == "victim", next(order), cell))
