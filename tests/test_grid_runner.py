@@ -262,10 +262,16 @@ def test_a_stopped_runner_stops_its_notebooks_and_recomputes_nothing_finished(gr
     with pytest.raises(ProcessLookupError):
         os.killpg(notebook_group, 0)  # the notebook (papermill and its kernel) is gone
 
+    stopped = json.loads(marker.read_text())
+    assert stopped["status"] != "done" and stopped["spent_cpu_seconds"] > 0  # the stopped run's cost is kept
+
     (root / "results" / "slow").unlink()
     report = run_grid(spec, show_progress=False)
     assert {o.name: o.status for o in report.outcomes} == {
         "PR2-BiLSTM": "skipped", "PR2-BiLSTM-DeepWordBug-U": "skipped", "PR2-BiLSTM-Genetic-U": "done"}
+    done = json.loads(marker.read_text())
+    assert done["earlier_runs_cpu_seconds"] == stopped["spent_cpu_seconds"]
+    assert done["cpu_seconds"] > stopped["spent_cpu_seconds"]
 
 
 def test_a_cell_records_its_cpu_time_including_the_kernel(grid, tmp_path):
@@ -276,6 +282,25 @@ def test_a_cell_records_its_cpu_time_including_the_kernel(grid, tmp_path):
     outcome = run_cell(cell)
     assert outcome.status == "done" and outcome.cpu_seconds >= 1.0
     assert read_marker(cell.out_dir)["cpu_seconds"] == outcome.cpu_seconds
+
+
+def test_a_cell_that_failed_once_counts_the_cpu_time_of_both_runs(grid, tmp_path):
+    make, root = grid
+    flaky = _notebook(tmp_path / "flaky.ipynb", VICTIM_PARAMS,
+                      "import pathlib, time\nend = time.process_time() + 1.0\n"
+                      "while time.process_time() < end: pass\n"
+                      f"assert not pathlib.Path({str(tmp_path / 'fail')!r}).exists(), 'failing on purpose'\n"
+                      + VICTIM_BODY)
+    cell = victim_cells(make(notebooks={"victim": flaky, "attack": "absent", "data": "absent"}), HashCache())[0]
+    (tmp_path / "fail").write_text("")
+    first = run_cell(cell)
+    assert first.status == "failed" and read_marker(cell.out_dir)["spent_cpu_seconds"] == first.cpu_seconds >= 1.0
+    (tmp_path / "fail").unlink()
+    second = run_cell(cell)
+    marker = read_marker(cell.out_dir)
+    assert second.status == "done" and marker["earlier_runs_cpu_seconds"] == first.cpu_seconds
+    assert marker["cpu_seconds"] == second.cpu_seconds >= first.cpu_seconds + 1.0
+    assert marker["seconds"] > first.seconds
 
 
 def test_cell_files_and_executed_notebooks_name_no_absolute_path(grid, monkeypatch):

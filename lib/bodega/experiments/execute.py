@@ -110,13 +110,24 @@ def _tail(path: Path, lines: int = 25) -> str:
         return ""
 
 
+def _spent_before(out: Path, key: str) -> tuple[float, float]:
+    """(wall, CPU) seconds that stopped or failed runs of this cell with the same key already spent on the
+    partial output it resumes, so that a cell's cost counts all of its work, not only its last run."""
+    marker = read_marker(out) or {}
+    if marker.get("key") != key:
+        return 0.0, 0.0
+    return float(marker.get("spent_seconds") or 0.0), float(marker.get("spent_cpu_seconds") or 0.0)
+
+
 def run_cell(cell: Cell) -> Outcome:
     """Execute ``cell`` with papermill in a child process; never raises for a failing notebook."""
     start = time.monotonic()
     out = Path(cell.out_dir)
     _prepare_dir(cell)
+    spent_seconds, spent_cpu = _spent_before(out, cell.key)
+    spent = {"spent_seconds": spent_seconds, "spent_cpu_seconds": spent_cpu} if spent_seconds or spent_cpu else {}
     atomic_write_json(out / MARKER, {"status": "running", "key": cell.key, "name": cell.name,
-                                     "inputs": cell.inputs, "started": _now()})
+                                     "inputs": cell.inputs, "started": _now(), **spent})
     params = out / PARAMS_NAME
     atomic_write_text(params, yaml.safe_dump(cell.parameters, sort_keys=True))
     Path(cell.output_notebook).parent.mkdir(parents=True, exist_ok=True)
@@ -137,28 +148,36 @@ def run_cell(cell: Cell) -> Outcome:
         try:
             atomic_write_json(out / MARKER, {"status": "running", "key": cell.key, "name": cell.name,
                                              "inputs": cell.inputs, "started": _now(), "pid": child.pid,
-                                             "host": socket.gethostname()})
+                                             "host": socket.gethostname(), **spent})
             # wait4 also reports the CPU time of the notebook's kernel (reaped by papermill):
             # a measure of a cell's cost that does not depend on how busy the machine is.
             _, status, usage = os.wait4(child.pid, 0)
             code = child.returncode = os.waitstatus_to_exitcode(status)
-            cpu_seconds = round(usage.ru_utime + usage.ru_stime, 2)
+            cpu_seconds = round(spent_cpu + usage.ru_utime + usage.ru_stime, 2)
         except BaseException:
             _kill_group(child.pid)
-            child.wait()
+            _, status, usage = os.wait4(child.pid, 0)
+            child.returncode = os.waitstatus_to_exitcode(status)
+            # the stopped run's work stays in the partial output, and its cost in the marker
+            atomic_write_json(out / MARKER, {
+                "status": "stopped", "key": cell.key, "name": cell.name, "inputs": cell.inputs, "stopped": _now(),
+                "spent_seconds": round(spent_seconds + time.monotonic() - start, 2),
+                "spent_cpu_seconds": round(spent_cpu + usage.ru_utime + usage.ru_stime, 2)})
             raise
         finally:
             with _LIVE_LOCK:
                 _LIVE.discard(child.pid)
-    seconds = time.monotonic() - start
+    seconds = spent_seconds + time.monotonic() - start
     missing = [name for name in cell.expected if not (out / name).exists()]
     if code != 0 or missing:
         reason = f"papermill exited with {code}" if code != 0 else f"missing outputs {', '.join(missing)}"
         error = f"{cell.name}: {reason}; executed notebook {cell.output_notebook}; log {log}\n{_tail(log)}"
         atomic_write_json(out / MARKER, {"status": "failed", "key": cell.key, "name": cell.name,
-                                         "inputs": cell.inputs, "finished": _now(), "error": reason})
+                                         "inputs": cell.inputs, "finished": _now(), "error": reason,
+                                         "spent_seconds": round(seconds, 2), "spent_cpu_seconds": cpu_seconds})
         return Outcome(cell.name, cell.kind, "failed", seconds, error, relative_path(log, cell.cwd), cpu_seconds)
     atomic_write_json(out / MARKER, {"status": "done", "key": cell.key, "name": cell.name,
                                      "inputs": cell.inputs, "finished": _now(), "seconds": round(seconds, 2),
-                                     "cpu_seconds": cpu_seconds, "notebook": relative_path(cell.output_notebook, cell.cwd)})
+                                     "cpu_seconds": cpu_seconds, "notebook": relative_path(cell.output_notebook, cell.cwd),
+                                     **({"earlier_runs_cpu_seconds": spent_cpu} if spent else {})})
     return Outcome(cell.name, cell.kind, "done", seconds, "", relative_path(log, cell.cwd), cpu_seconds)
