@@ -38,14 +38,16 @@ def main() -> None:
             "wall_cell_minutes": float(costs.seconds.sum() / 60), "cpu_minutes": float(cpu / 60),
             "idle_minutes_estimate": float(cpu / args.cores / 60)})
     if args.by:
-        from bodega.report.cost import budget, cell_minutes, cost_by
+        from bodega.report.cost import OUTSIDE_MARKERS, budget, cell_minutes, cost_by, outside_markers
 
         named = cell_minutes(args.results)
         for column in ("task", "victim", "attacker"):
             print(f"\nper {column}:\n" + cost_by(named, column).round(1).to_string())
-        total = budget(named, args.budget_hours)
-        print(f"\nCPU {total.cpu_hours:.2f} h of the {total.budget_cpu_hours:g} h budget ({100 * total.share:.0f}%)"
-              + ("" if total.within else ": OVER BUDGET"))
+        total = budget(named, args.budget_hours, outside_markers(args.results))
+        if total.outside_hours_bound:
+            print(f"\nstopped runs no marker holds ({OUTSIDE_MARKERS}): at most {total.outside_hours_bound:.2f} h CPU")
+        print(f"\nCPU {total.cpu_hours:.2f} h in the markers, at most {total.bound_hours:.2f} h in all, of the "
+              f"{total.budget_cpu_hours:g} h budget ({100 * total.share:.0f}%)" + ("" if total.within else ": OVER BUDGET"))
     if costs.cpu_seconds.isna().any():
         print(f"({int(costs.cpu_seconds.isna().sum())} cells ran before the runner measured CPU time)")
 

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from bodega.report.cost import (TRAINING, budget, cell_minutes, cost_by, estimate_vs_measured, eta_accuracy,
-                                eta_log_from_runner_log, eta_summary, parse_cell_name)
+from bodega.report.cost import (OUTSIDE_MARKERS, TRAINING, budget, cell_minutes, cost_by, estimate_vs_measured,
+                                eta_accuracy, eta_log_from_runner_log, eta_summary, outside_markers, parse_cell_name,
+                                projection)
 
 
 def _marker(root: Path, kind: str, name: str, cpu: float | None, wall: float, status: str = "done") -> None:
@@ -61,6 +62,36 @@ def test_budget_totals_cpu_hours_against_twelve(costs):
     assert total.cpu_hours == pytest.approx(2820 / 3600) and total.unmeasured == 1 and total.cells == 6
     assert total.within and total.share == pytest.approx(2820 / 3600 / 12)
     assert not budget(costs, budget_cpu_hours=0.5).within
+
+
+def test_stopped_runs_outside_the_markers_are_bounded_by_their_wall_time(costs, tmp_path):
+    assert outside_markers(tmp_path).empty and budget(costs, outside=outside_markers(tmp_path)).outside_hours_bound == 0
+    (tmp_path / OUTSIDE_MARKERS).write_text(
+        "runs:\n  - {cell: PR2-BERT, stopped: '04:39', wall_seconds: 1800, source: the runner's log}\n"
+        "  - {cell: FC-BERT, stopped: '07:47', wall_seconds: 360, source: the ETA log}\n")
+    outside = outside_markers(tmp_path)
+    assert list(outside.cell) == ["PR2-BERT", "FC-BERT"]
+    total = budget(costs, budget_cpu_hours=1.2, outside=outside)
+    assert total.outside_hours_bound == pytest.approx(0.6)
+    assert total.bound_hours == pytest.approx(2820 / 3600 + 0.6) and not total.within  # within only without them
+    assert budget(costs, budget_cpu_hours=1.2).within
+    (tmp_path / OUTSIDE_MARKERS).write_text("runs:\n  - {cell: PR2-BERT}\n")
+    with pytest.raises(ValueError, match="wall_seconds"):
+        outside_markers(tmp_path)
+
+
+def test_projection_scales_the_unfinished_estimates_by_how_the_finished_ones_came_out(costs, tmp_path):
+    pilot = tmp_path / "pilot.json"
+    pilot.write_text(json.dumps({"cells": {
+        "PR2-BiLSTM-BERT-ATTACK-U": {"estimate_cpu_seconds": 240.0},  # measured 120
+        "PR2-BiLSTM-BERT-ATTACK-T": {"estimate_cpu_seconds": 120.0},  # measured 60
+        "RD-BiLSTM-PWWS-U": {"estimate_cpu_seconds": 3600.0},  # not finished
+        "RD-BiLSTM-SCPN-U": {"estimate_cpu_seconds": 7200.0, "skip": "no weights"},  # not run at all
+        "FC-BERT-PWWS-T": {"estimate_cpu_seconds": 1800.0}}}))  # running: not finished
+    plan = projection(costs, pilot)
+    assert plan.ratio == pytest.approx(0.5) and plan.remaining_cells == 2
+    assert plan.remaining_estimate_hours == pytest.approx(1.5)
+    assert plan.projected_hours == pytest.approx(2820 / 3600 + 0.75)
 
 
 def test_pilot_estimates_beside_measured_costs(costs, tmp_path):

@@ -64,28 +64,72 @@ def cost_by(costs: pd.DataFrame, column: str) -> pd.DataFrame:
     return frame.sort_values("cpu_minutes", ascending=False)
 
 
+OUTSIDE_MARKERS = "cost-outside-markers.yaml"  # beside a grid's results: CPU time no marker holds
+OUTSIDE_COLUMNS = ["cell", "stopped", "wall_seconds", "source"]
+
+
+def outside_markers(results: str | Path) -> pd.DataFrame:
+    """Runs stopped before the runner kept a stopped run's cost in its marker: their CPU time is in no
+    marker. A cell runs on one thread, so each run's wall time (from the runner's logs) bounds its CPU time.
+    The file is optional; without it the table is empty."""
+    path = Path(results) / OUTSIDE_MARKERS
+    if not path.exists():
+        return pd.DataFrame(columns=OUTSIDE_COLUMNS)
+    import yaml
+
+    entries = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("runs") or []
+    frame = pd.DataFrame(entries, columns=OUTSIDE_COLUMNS)
+    bad = frame[frame.wall_seconds.isna() | frame.cell.isna()]
+    if len(bad):
+        raise ValueError(f"{path}: every run needs a cell and its wall_seconds; not {bad.to_dict('records')}")
+    return frame.astype({"wall_seconds": float})
+
+
 @dataclass(frozen=True)
 class Budget:
-    """The measured total against the budget; ``unmeasured`` cells ran before the runner measured CPU time."""
+    """The measured total against the budget; ``unmeasured`` cells ran before the runner measured CPU time;
+    ``outside_hours_bound`` bounds the CPU time of stopped runs that no marker holds."""
 
     cells: int
     cpu_hours: float
     budget_cpu_hours: float
     unmeasured: int
+    outside_hours_bound: float = 0.0
+
+    @property
+    def bound_hours(self) -> float:
+        """At most this much was spent: the markers' CPU time plus the bound on what they miss."""
+        return self.cpu_hours + self.outside_hours_bound
 
     @property
     def share(self) -> float:
-        return self.cpu_hours / self.budget_cpu_hours
+        return self.bound_hours / self.budget_cpu_hours
 
     @property
     def within(self) -> bool:
-        return self.cpu_hours <= self.budget_cpu_hours
+        return self.bound_hours <= self.budget_cpu_hours
 
 
-def budget(costs: pd.DataFrame, budget_cpu_hours: float = BUDGET_CPU_HOURS) -> Budget:
-    """The CPU hours of every finished cell (the sum the issue's 12-hour limit is about)."""
+def budget(costs: pd.DataFrame, budget_cpu_hours: float = BUDGET_CPU_HOURS,
+           outside: pd.DataFrame | None = None) -> Budget:
+    """The CPU hours of every finished cell (the sum the issue's 12-hour limit is about), and the bound on the
+    CPU time of stopped runs that :func:`outside_markers` lists."""
+    bound = float(outside.wall_seconds.sum()) / 3600 if outside is not None and len(outside) else 0.0
     return Budget(cells=len(costs), cpu_hours=float(costs.cpu_seconds.fillna(0).sum()) / 3600,
-                  budget_cpu_hours=budget_cpu_hours, unmeasured=int(costs.cpu_seconds.isna().sum()))
+                  budget_cpu_hours=budget_cpu_hours, unmeasured=int(costs.cpu_seconds.isna().sum()),
+                  outside_hours_bound=bound)
+
+
+def _pilot_cells(path: Path) -> dict[str, dict]:
+    try:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        for entry in cells.values():
+            if entry["estimate_cpu_seconds"] is not None:
+                float(entry["estimate_cpu_seconds"])
+        return cells
+    except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as error:
+        raise ValueError(f"{path}: expected {{\"cells\": {{\"<cell name>\": {{\"estimate_cpu_seconds\": "
+                         f"number}}}}}} ({error!r}); rewrite it in that format") from None
 
 
 def estimate_vs_measured(costs: pd.DataFrame, pilot: str | Path) -> tuple[pd.DataFrame, str | None]:
@@ -97,20 +141,45 @@ def estimate_vs_measured(costs: pd.DataFrame, pilot: str | Path) -> tuple[pd.Dat
     path = Path(pilot)
     if not path.exists():
         return table, f"no pilot estimates: {path} does not exist, so only measured costs are shown"
-    try:
-        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-        # null: the pilot measured nothing for that cell's attacker and task (no estimate, not zero)
-        estimates = {name: float(entry["estimate_cpu_seconds"]) for name, entry in cells.items()
-                     if entry["estimate_cpu_seconds"] is not None}
-    except (json.JSONDecodeError, KeyError, TypeError, ValueError) as error:
-        raise ValueError(f"{path}: expected {{\"cells\": {{\"<cell name>\": {{\"estimate_cpu_seconds\": "
-                         f"number}}}}}} ({error!r}); rewrite it in that format") from None
+    # null: the pilot measured nothing for that cell's attacker and task (no estimate, not zero)
+    estimates = {name: float(entry["estimate_cpu_seconds"]) for name, entry in _pilot_cells(path).items()
+                 if entry["estimate_cpu_seconds"] is not None}
     measured = set(table.name)
     table = table.assign(estimate_cpu_seconds=table.name.map(estimates))
     table["measured_over_estimate"] = table.measured_cpu_seconds / table.estimate_cpu_seconds
     unrun = [name for name in estimates if name not in measured]
     note = f"{len(unrun)} estimated cell(s) have no measurement yet" if unrun else None
     return table, note
+
+
+@dataclass(frozen=True)
+class Projection:
+    """The whole grid's cost from what is measured so far: the finished cells' CPU time, plus the pilot's
+    estimate of the planned cells not finished scaled by how the pilot's estimates compared with the
+    finished cells (``ratio``, measured over estimated)."""
+
+    measured_hours: float
+    remaining_estimate_hours: float
+    remaining_cells: int
+    ratio: float
+
+    @property
+    def projected_hours(self) -> float:
+        return self.measured_hours + self.ratio * self.remaining_estimate_hours
+
+
+def projection(costs: pd.DataFrame, pilot: str | Path) -> Projection:
+    """:class:`Projection` of a grid from its finished cells and its pilot file (``skip`` entries are cells the
+    grid does not run)."""
+    cells = _pilot_cells(Path(pilot))
+    measured = costs.dropna(subset=["cpu_seconds"]).set_index("name").cpu_seconds
+    paired = [(measured[name], float(entry["estimate_cpu_seconds"])) for name, entry in cells.items()
+              if name in measured.index and entry["estimate_cpu_seconds"] is not None]
+    ratio = sum(m for m, _ in paired) / sum(e for _, e in paired) if paired else 1.0
+    remaining = [float(entry["estimate_cpu_seconds"] or 0.0) for name, entry in cells.items()
+                 if not entry.get("skip") and name not in set(costs.name)]
+    return Projection(measured_hours=float(measured.sum()) / 3600, remaining_estimate_hours=sum(remaining) / 3600,
+                      remaining_cells=len(remaining), ratio=ratio)
 
 
 # --- ETA against the real time -------------------------------------------------------------------------
