@@ -90,6 +90,7 @@ def test_projection_scales_the_unfinished_estimates_by_how_the_finished_ones_cam
         "FC-BERT-PWWS-T": {"estimate_cpu_seconds": 1800.0}}}))  # running: not finished
     plan = projection(costs, pilot)
     assert plan.ratio == pytest.approx(0.5) and plan.remaining_cells == 2
+    assert type(plan.ratio) is float and type(plan.projected_hours) is float  # glue formats plain floats only
     assert plan.remaining_estimate_hours == pytest.approx(1.5)
     assert plan.projected_hours == pytest.approx(2820 / 3600 + 0.75)
 

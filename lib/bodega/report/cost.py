@@ -175,7 +175,7 @@ def projection(costs: pd.DataFrame, pilot: str | Path) -> Projection:
     measured = costs.dropna(subset=["cpu_seconds"]).set_index("name").cpu_seconds
     paired = [(measured[name], float(entry["estimate_cpu_seconds"])) for name, entry in cells.items()
               if name in measured.index and entry["estimate_cpu_seconds"] is not None]
-    ratio = sum(m for m, _ in paired) / sum(e for _, e in paired) if paired else 1.0
+    ratio = float(sum(m for m, _ in paired) / sum(e for _, e in paired)) if paired else 1.0
     remaining = [float(entry["estimate_cpu_seconds"] or 0.0) for name, entry in cells.items()
                  if not entry.get("skip") and name not in set(costs.name)]
     return Projection(measured_hours=float(measured.sum()) / 3600, remaining_estimate_hours=sum(remaining) / 3600,
