@@ -175,6 +175,16 @@ def test_scenario_claim_needs_every_victim(study):
     assert pr2.verdict == DISAGREE and "BERT: targeted minus untargeted -0.900" in pr2.evidence
 
 
+def test_short_cells_are_the_finished_ones_with_fewer_examples_than_planned(study, tmp_path):
+    assert study.short_cells() == []  # the grid plans every row
+    grid = yaml.safe_load((tmp_path / "grid.yaml").read_text())
+    (tmp_path / "grid.yaml").write_text(yaml.safe_dump({**grid, "examples": 30}))
+    planned_30 = load_study(tmp_path / "results", tmp_path / "grid.yaml", _write(tmp_path, PUBLISHED))
+    assert sorted(planned_30.short_cells()) == [(f"PR2-{v}-{a}-T", 12, 30) for v, a in
+                                                (("BERT", "Genetic"), ("BERT", "PWWS"), ("BiLSTM", "Genetic"),
+                                                 ("BiLSTM", "PWWS"))]
+
+
 def test_manual_analysis_cannot_be_told_without_human_judgments(study):
     finding = manual_finding(study, attacker="Genetic")
     assert finding.verdict == CANNOT_TELL and "no human judgments" in finding.reason

@@ -45,6 +45,16 @@ class Study:
         reason = self.spec.skip_reason(task, victim, attacker, scenario)
         return f"not run: {reason}" if reason else "not finished"
 
+    def short_cells(self) -> list[tuple[str, int, int]]:
+        """(run, examples, planned) of finished cells with fewer examples than planned: a targeted cell takes
+        only eligible rows (label 1, called 1 by the victim), and a victim that calls few texts 1 has few."""
+        short = []
+        for (task, victim, attacker, scenario), run in self.examples.items():
+            planned = self.spec.examples_of(task, victim, attacker, scenario)
+            if planned is not None and run.n < planned:
+                short.append((run.name, run.n, planned))
+        return short
+
 
 def load_study(results_root: str | Path, grid: str | Path, published: str | Path) -> Study:
     """Read everything finished under ``results_root`` that has per-example scores."""
