@@ -30,8 +30,15 @@ VICTIM_BODY = """import json, pathlib
 # This fixture takes the roots of the results layout (the attack fixture takes folders).
 out = pathlib.Path(results_root) / "models" / f"{task}-{victim}"; out.mkdir(parents=True, exist_ok=True)
 with open(pathlib.Path(results_root) / "executions.log", "a") as f: f.write(f"victim {task}-{victim}\\n")
-(out / "weights.bin").write_text(open(pathlib.Path(data_root) / task / "train.tsv").read())
-(out / "victim.json").write_text(json.dumps({"task": task, "kind": victim}))
+# the files a BiLSTM's predictions come from (bodega.victims), with the training data as their "weights"
+noise = pathlib.Path(results_root) / "noise"  # a test makes training give other weights with the same inputs
+weights = open(pathlib.Path(data_root) / task / "train.tsv").read() + (noise.read_text() if noise.exists() else "")
+(out / "model.safetensors").write_text(weights)
+(out / "config.json").write_text("{}")
+(out / "tokenizer").mkdir(exist_ok=True); (out / "tokenizer" / "vocab.txt").write_text("a")
+import hashlib
+(out / "victim.json").write_text(json.dumps({"task": task, "kind": victim,
+                                             "weights_hash": hashlib.sha256(weights.encode()).hexdigest()}))
 (out / "metrics.json").write_text(json.dumps({"attack": {"f1": 0.5, "accuracy": 0.6}, "dev": {"f1": 0.5, "accuracy": 0.6}}))"""
 
 ATTACK_PARAMS = """task = "PR2"
@@ -121,6 +128,42 @@ def test_runs_then_skips_unchanged_and_reruns_what_changed(grid, monkeypatch):
     (root / "data" / "PR2" / "train.tsv").write_text("0\tid-x\tother text\n")
     fourth = run_grid(make(examples=5, scenarios=one), show_progress=False)
     assert fourth.count("done") == 2 and len(_executions(root)) == 3 + 1 + 2
+
+
+def test_a_victim_whose_weights_are_gone_trains_again_only_when_attacks_still_need_it(grid, caplog, capsys):
+    import yaml
+
+    from bodega.cli import main
+
+    make, root = grid
+    run_grid(make(scenarios=["untargeted"]), show_progress=False)
+    weights = root / "results" / "models" / "PR2-BiLSTM" / "model.safetensors"
+    weights.unlink()  # a fresh clone: records and victim.json committed, weights not
+    assert run_grid(make(scenarios=["untargeted"]), show_progress=False).count("skipped") == 2  # nothing to run
+    assert not weights.exists() and len(_executions(root)) == 2
+
+    spec = make()
+    grid_file = root / "grid.yaml"
+    grid_file.write_text(yaml.safe_dump({**{k: getattr(spec, k) for k in ("name", "profile", "results", "data_root",
+                                                                          "generated", "examples")},
+                                         "tasks": ["PR2"], "victims": ["BiLSTM"], "attackers": ["DeepWordBug"],
+                                         "scenarios": ["untargeted", "targeted"], "notebooks": vars(spec.notebooks)}))
+    assert main(["grid", "status", str(grid_file)]) == 0
+    assert "PR2-BiLSTM's weights are not here" in capsys.readouterr().out
+    with caplog.at_level("INFO", logger="bodega.grid"):
+        report = run_grid(spec, show_progress=False)  # the targeted cell needs the victim
+    assert {o.name: o.status for o in report.outcomes} == {
+        "PR2-BiLSTM": "done", "PR2-BiLSTM-DeepWordBug-U": "skipped", "PR2-BiLSTM-DeepWordBug-T": "done"}
+    assert weights.exists() and "its weights are not here" in caplog.text
+    assert "the same weights, bit for bit" in caplog.text
+
+    caplog.clear()
+    weights.unlink()
+    (root / "results" / "noise").write_text("other weights")  # same inputs, other weights
+    with caplog.at_level("INFO", logger="bodega.grid"):
+        report = run_grid(make(seeds=[0, 1]), show_progress=False)
+    assert "its weights differ from the recorded ones" in caplog.text
+    assert report.count("done") == 5  # the victim and all four attack cells: no result of the old weights kept
 
 
 def test_changed_result_code_reruns_every_cell(grid, monkeypatch):

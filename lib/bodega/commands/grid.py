@@ -80,7 +80,7 @@ def _status(args: argparse.Namespace) -> int:
     from bodega.experiments.cells import attack_cells, compact_names, victim_cells
     from bodega.experiments.execute import is_done
     from bodega.experiments.hashing import HashCache
-    from bodega.experiments.runner import ensure_data
+    from bodega.experiments.runner import ensure_data, victim_weights_present
 
     spec, hashes = _spec(args), HashCache()
     ensure_data(spec)  # cell keys hash the data files: a fresh clone prepares them first (seconds)
@@ -91,10 +91,15 @@ def _status(args: argparse.Namespace) -> int:
         print(f"{'done' if done else 'todo'}  {victim.name}")
         if not done:
             continue
+        pending = 0
         for cell in attack_cells(spec, victim, hashes):
             done = is_done(cell)
-            todo += not done
+            pending += not done
             print(f"{'done' if done else 'todo'}  {cell.name}")
+        todo += pending
+        if pending and not victim_weights_present(victim.out_dir):
+            print(f"         {victim.name}'s weights are not here (results are committed without them): "
+                  "`bodega grid run` trains it again first")
     skipped = spec.skipped_cells()
     by_reason: dict[str, list[tuple[str, ...]]] = {}
     for task, victim, attacker, scenario, reason in skipped:

@@ -22,7 +22,8 @@ from pathlib import Path
 
 import yaml
 
-from bodega.experiments.cells import ATTACK_REQUIRED, VICTIM_REQUIRED, Cell, attack_cells, victim_cells
+from bodega.experiments.cells import (ATTACK_REQUIRED, VICTIM_REQUIRED, Cell, attack_cells, victim_cells,
+                                      victim_identity)
 from bodega.experiments.engines import Engine, make_engine
 from bodega.experiments.execute import Outcome, is_done, read_marker, run_cell, terminate_running
 from bodega.experiments.hashing import HashCache
@@ -160,6 +161,39 @@ class _Status:
         self._write()
 
 
+def victim_weights_present(out_dir: str | Path) -> bool:
+    """Whether a trained victim's folder still holds the files its predictions come from (its family's
+    weights-hash files). Results are committed without weights, so a fresh clone has none."""
+    from bodega.victims.families import victim_class
+    from bodega.victims.modeldir import read_victim_info
+
+    try:
+        info = read_victim_info(out_dir)
+        files, _ = victim_class(info["kind"]).files_for_hash(Path(out_dir), info)
+    except (FileNotFoundError, KeyError, ValueError):
+        return False
+    return all(path.is_file() for path in files)
+
+
+def _retrain_for_missing_weights(spec: GridSpec, victim: Cell, hashes: HashCache, declared: set[str]) -> str | None:
+    """A finished victim whose weights are gone (a fresh clone, another machine) is trained again when any of
+    its attack cells still has to run; the attack cells' keys hold the weights hash, so if the new weights
+    differ from the recorded ones every attack cell of that victim runs again, and results never mix.
+    Returns the recorded weights hash of a victim to train again, else None."""
+    if victim_weights_present(victim.out_dir):
+        return None
+    pending = [cell.name for cell in attack_cells(spec, victim, hashes, declared) if not is_done(cell)]
+    if not pending:
+        return None
+    info_path = Path(victim.out_dir) / "victim.json"
+    recorded = json.loads(info_path.read_text(encoding="utf-8")).get("weights_hash", "")
+    log.warning("%s: finished, but its weights are not here (results are committed without them) and %d of its "
+                "attack cells still have to run: training it again (recorded weights %s)",
+                victim.name, len(pending), recorded[:12])
+    info_path.unlink()  # training skips a folder whose victim.json matches its settings
+    return recorded
+
+
 def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, scheduler: str | None = None,
              processes: bool = True, show_progress: bool = True) -> GridReport:
     """Execute every cell of ``spec`` that is not already done with the same inputs."""
@@ -178,6 +212,7 @@ def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, 
     # Cells wait here until a worker is free; attack cells go before trainings, so that results arrive
     # victim by victim (and can be committed as they come) instead of after every victim is trained.
     ready: list[tuple[bool, int, Cell]] = []
+    retrained: dict[str, str] = {}  # victim trained again for lost weights -> the weights hash it had recorded
     order = itertools.count()
 
     def settle(cell: Cell, outcome: Outcome) -> None:
@@ -187,6 +222,12 @@ def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, 
         if outcome.status == "failed":
             log.error("cell failed: %s", outcome.error)
         if cell.kind == "victim":
+            if cell.name in retrained and outcome.status == "done":
+                same = victim_identity(cell.out_dir) == f"weights:{retrained[cell.name]}"
+                (log.info if same else log.warning)(
+                    "%s trained again: %s", cell.name, "the same weights, bit for bit; only its unfinished attack "
+                    "cells run" if same else "its weights differ from the recorded ones; all its attack cells run "
+                    "again")
             if outcome.status in ("done", "skipped"):
                 for attack in attack_cells(spec, cell, hashes, attack_params):
                     schedule(attack)
@@ -198,10 +239,13 @@ def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, 
 
     def schedule(cell: Cell) -> None:
         if is_done(cell):
-            progress.learn(cell.kind, (read_marker(cell.out_dir) or {}).get("seconds"))
-            settle(cell, Outcome(cell.name, cell.kind, "skipped"))
-        else:
-            heapq.heappush(ready, (cell.kind == "victim", next(order), cell))
+            earlier = _retrain_for_missing_weights(spec, cell, hashes, attack_params) if cell.kind == "victim" else None
+            if earlier is None:
+                progress.learn(cell.kind, (read_marker(cell.out_dir) or {}).get("seconds"))
+                settle(cell, Outcome(cell.name, cell.kind, "skipped"))
+                return
+            retrained[cell.name] = earlier
+        heapq.heappush(ready, (cell.kind == "victim", next(order), cell))
 
     def fill_workers() -> None:
         while ready and len(pending) < workers:
