@@ -185,6 +185,14 @@ def test_short_cells_are_the_finished_ones_with_fewer_examples_than_planned(stud
                                                  ("BiLSTM", "PWWS"))]
 
 
+def test_size_claims_name_the_grids_training_caps(study, tmp_path):
+    assert "trained on" not in by_claim(size_findings(study))["q2-bilstm-PR2"].differs
+    grid = yaml.safe_load((tmp_path / "grid.yaml").read_text())
+    (tmp_path / "grid.yaml").write_text(yaml.safe_dump({**grid, "training": {"rows": {"BERT": {"max_train": 1000}}}}))
+    capped = load_study(tmp_path / "results", tmp_path / "grid.yaml", _write(tmp_path, PUBLISHED))
+    assert by_claim(size_findings(capped))["q2-bilstm-PR2"].differs.endswith("BERT trained on 1,000 rows")
+
+
 def test_manual_analysis_cannot_be_told_without_human_judgments(study):
     finding = manual_finding(study, attacker="Genetic")
     assert finding.verdict == CANNOT_TELL and "no human judgments" in finding.reason
