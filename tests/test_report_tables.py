@@ -50,6 +50,16 @@ def test_loads_finished_cells_only_in_paper_order(results):
     assert len(results.runs) == 5 and "PR2-BERT-PWWS-T" not in set(results.runs.name)
 
 
+def test_runs_carry_the_grids_attacker_names_not_bodegas(tmp_path):
+    folder = tmp_path / "runs"
+    _run(tmp_path, "PR2", "BiLSTM", "PSO", "untargeted", 0.4, 100)  # BODEGA's name, as summaries keep it
+    _run(tmp_path, "PR2", "BiLSTM", "py:mine.attack:make", "untargeted", 0.3, 50)  # a user's own attacker
+    (folder / "PR2-BiLSTM-PSO-U").rename(folder / "PR2-BiLSTM-SememePSO-U")
+    names = dict(zip(load_results(tmp_path).runs.name, load_results(tmp_path).runs.attacker))
+    assert names["PR2-BiLSTM-SememePSO-U"] == "SememePSO"
+    assert names["PR2-BiLSTM-py:mine.attack:make-U"] == "py:mine.attack:make"
+
+
 def test_table3_puts_the_published_f1_beside_ours(results):
     frame = table3(results)
     assert frame.loc["PR2", ("BiLSTM", "ours")] == 0.5

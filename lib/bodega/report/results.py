@@ -69,6 +69,17 @@ def load_victims(root: Path) -> pd.DataFrame:
     return _ordered(pd.DataFrame(rows, columns=columns))
 
 
+def _grid_attacker_name(name: str | None) -> str | None:
+    """The grid's name of an attacker (summaries keep BODEGA's, e.g. ``PSO`` for SememePSO), so that a run
+    finds its cell; a user's own attacker keeps its name."""
+    from bodega.experiments.spec import normalise_attacker
+
+    try:
+        return normalise_attacker(name) if name else name
+    except KeyError:
+        return name
+
+
 def load_runs(root: Path) -> pd.DataFrame:
     rows = []
     for folder in sorted((root / "runs").glob("*")):
@@ -81,6 +92,7 @@ def load_runs(root: Path) -> pd.DataFrame:
         row = {"name": folder.name, "victim": victim}
         row.update({key: summary.get(key) for key in RUN_KEYS})
         row.update({column: _pick(summary, keys, path) for column, keys in SUMMARY_COLUMNS.items()})
+        row["attacker"] = _grid_attacker_name(row.get("attacker"))
         rows.append(row)
     columns = ["name", "victim", *RUN_KEYS, *SUMMARY_COLUMNS]
     return _ordered(pd.DataFrame(rows, columns=columns))
