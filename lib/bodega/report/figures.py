@@ -110,8 +110,10 @@ def figure3(results: Results, run_intervals: pd.DataFrame | None = None, scenari
     BODEGA's own plotting code draws it), attackers as markers, tasks as colours, vertical 95% intervals."""
     import matplotlib.pyplot as plt
 
+    from matplotlib.ticker import LogLocator, NullFormatter, StrMethodFormatter
+
     runs = figure3_table(results, run_intervals, scenario)
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = plt.subplots(figsize=(7.5, 4))
     attackers = [a for a in ATTACKERS if a in set(runs.attacker)] + sorted(set(runs.attacker) - set(ATTACKERS))
     tasks = _present(runs, "task", TASK_ORDER) if not runs.empty else []
     colours = dict(zip(tasks, plt.rcParams["axes.prop_cycle"].by_key()["color"]))
@@ -123,6 +125,10 @@ def figure3(results: Results, run_intervals: pd.DataFrame | None = None, scenari
     attacker_handles = [ax.scatter([], [], marker=_marker(a), color="grey", label=a) for a in attackers]
     task_handles = [ax.scatter([], [], marker="o", color=colours[t], label=t) for t in tasks]
     ax.set_xscale("log")
+    # plain numbers at 1, 2 and 5 of each decade: log-scale minor labels (2x10^1, 3x10^1...) overlap
+    ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.xaxis.set_major_formatter(StrMethodFormatter("{x:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("queries per example")
     ax.set_ylabel(f"BODEGA score ({scenario})")
     top = float(np.nanmax(runs[["bodega", "bodega_hi"]].to_numpy(dtype=float))) if not runs.empty else 1.0
@@ -133,7 +139,7 @@ def figure3(results: Results, run_intervals: pd.DataFrame | None = None, scenari
         ax.add_artist(first)
         ax.legend(handles=task_handles, title="tasks", fontsize=7, title_fontsize=7, loc="lower left",
                   bbox_to_anchor=(1.01, 0.0), frameon=False)
-    fig.tight_layout(rect=(0, 0, 0.8, 1))
+    fig.tight_layout(rect=(0, 0, 0.78, 1))  # the legends sit in the right 22%
     return fig
 
 
