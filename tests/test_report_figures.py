@@ -61,7 +61,7 @@ def _bars(container) -> list[tuple[float, float]]:
 def test_figure2_draws_f1_and_best_targeted_score_with_their_intervals(results):
     f1 = results.victims[["task", "victim"]].assign(f1_lo=0.4, f1_hi=0.9)
     fig = figure2(results, f1, _intervals(results))
-    assert [ax.get_title() for ax in fig.axes] == ["HN", "PR2"]
+    assert [ax.get_title(loc="left") for ax in fig.axes] == ["HN", "PR2"]
     pr2 = fig.axes[1]
     f1_bars, bodega_bars = pr2.containers
     np.testing.assert_allclose(f1_bars.lines[0].get_xdata(), sorted(SIZES.values()))

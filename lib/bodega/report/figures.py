@@ -68,10 +68,11 @@ def figure2(results: Results, f1_intervals: pd.DataFrame | None = None, run_inte
     """One panel per task: victim F1 and best targeted BODEGA score against parameter count (log x),
     error bars the 95% intervals; each BODEGA point names its attacker."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullLocator
 
     table = figure2_table(results, f1_intervals, run_intervals)
     tasks = _present(table, "task", TASK_ORDER) if not table.empty else []
-    fig, axes = plt.subplots(1, max(1, len(tasks)), figsize=(3.2 * max(1, len(tasks)), 3), sharey=True,
+    fig, axes = plt.subplots(1, max(1, len(tasks)), figsize=(3.2 * max(1, len(tasks)), 3.6), sharey=True,
                              squeeze=False)
     for ax, task in zip(axes[0], tasks):
         rows = table[table.task == task]
@@ -81,12 +82,15 @@ def figure2(results: Results, f1_intervals: pd.DataFrame | None = None, run_inte
         ax.errorbar(x, rows.bodega.to_numpy(float), yerr=_yerr(rows.bodega, rows.bodega_lo, rows.bodega_hi),
                     fmt="s-", capsize=3, label="best targeted BODEGA")
         for row in rows.itertuples():
-            ax.annotate(row.victim, (row.n_params, 0.02), rotation=90, fontsize=7, ha="center")
             if isinstance(row.attacker, str):
                 ax.annotate(row.attacker, (row.n_params, row.bodega), fontsize=6, xytext=(4, -8),
                             textcoords="offset points")
         ax.set_xscale("log")
-        ax.set_title(task)
+        # the victims' names on a top axis at their sizes, clear of the points whatever their scores
+        names = ax.secondary_xaxis("top")
+        names.set_xticks(list(x), labels=list(rows.victim), fontsize=7, rotation=90)
+        names.xaxis.set_minor_locator(NullLocator())
+        ax.set_title(task, fontsize=10, loc="left")
         ax.set_xlabel("parameters")
         ax.set_ylim(0, 1)
     axes[0][0].set_ylabel("score")
