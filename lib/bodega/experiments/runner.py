@@ -179,18 +179,17 @@ def _retrain_for_missing_weights(spec: GridSpec, victim: Cell, hashes: HashCache
     """A finished victim whose weights are gone (a fresh clone, another machine) is trained again when any of
     its attack cells still has to run; the attack cells' keys hold the weights hash, so if the new weights
     differ from the recorded ones every attack cell of that victim runs again, and results never mix.
-    Returns the recorded weights hash of a victim to train again, else None."""
+    Returns the recorded identity (:func:`victim_identity`) of a victim to train again, else None."""
     if victim_weights_present(victim.out_dir):
         return None
     pending = [cell.name for cell in attack_cells(spec, victim, hashes, declared) if not is_done(cell)]
     if not pending:
         return None
-    info_path = Path(victim.out_dir) / "victim.json"
-    recorded = json.loads(info_path.read_text(encoding="utf-8")).get("weights_hash", "")
+    recorded = victim_identity(victim.out_dir)
     log.warning("%s: finished, but its weights are not here (results are committed without them) and %d of its "
-                "attack cells still have to run: training it again (recorded weights %s)",
-                victim.name, len(pending), recorded[:12])
-    info_path.unlink()  # training skips a folder whose victim.json matches its settings
+                "attack cells still have to run: training it again (recorded %s)",
+                victim.name, len(pending), recorded[:20])
+    (Path(victim.out_dir) / "victim.json").unlink()  # training skips a folder whose victim.json matches its settings
     return recorded
 
 
@@ -212,7 +211,7 @@ def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, 
     # Cells wait here until a worker is free; attack cells go before trainings, so that results arrive
     # victim by victim (and can be committed as they come) instead of after every victim is trained.
     ready: list[tuple[bool, int, Cell]] = []
-    retrained: dict[str, str] = {}  # victim trained again for lost weights -> the weights hash it had recorded
+    retrained: dict[str, str] = {}  # victim trained again for lost weights -> the identity it had recorded
     order = itertools.count()
 
     def settle(cell: Cell, outcome: Outcome) -> None:
@@ -223,7 +222,7 @@ def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, 
             log.error("cell failed: %s", outcome.error)
         if cell.kind == "victim":
             if cell.name in retrained and outcome.status == "done":
-                same = victim_identity(cell.out_dir) == f"weights:{retrained[cell.name]}"
+                same = victim_identity(cell.out_dir) == retrained[cell.name]
                 (log.info if same else log.warning)(
                     "%s trained again: %s", cell.name, "the same weights, bit for bit; only its unfinished attack "
                     "cells run" if same else "its weights differ from the recorded ones; all its attack cells run "

@@ -176,8 +176,9 @@ def projection(costs: pd.DataFrame, pilot: str | Path) -> Projection:
     paired = [(measured[name], float(entry["estimate_cpu_seconds"])) for name, entry in cells.items()
               if name in measured.index and entry["estimate_cpu_seconds"] is not None]
     ratio = float(sum(m for m, _ in paired) / sum(e for _, e in paired)) if paired else 1.0
+    finished = set(costs.name)
     remaining = [float(entry["estimate_cpu_seconds"] or 0.0) for name, entry in cells.items()
-                 if not entry.get("skip") and name not in set(costs.name)]
+                 if not entry.get("skip") and name not in finished]
     return Projection(measured_hours=float(measured.sum()) / 3600, remaining_estimate_hours=sum(remaining) / 3600,
                       remaining_cells=len(remaining), ratio=ratio)
 

@@ -163,9 +163,9 @@ def _differs(study: Study, keys: Sequence[str], task: str | None = None) -> str:
     parts = [key for key in wanted if key in deviations]
     if "queries" in keys and study.spec.query_budget:
         parts.append(f"query budget {study.spec.query_budget} per example (BODEGA sets none)")
-    for role in keys:  # the grid's own training caps (the deviations page lists them too)
+    for role in (key for key in keys if key in study.spec.victims):  # the grid's own training caps
         max_train, _ = study.spec.training.caps_for(task or "", role)
-        if role in study.spec.victims and max_train:
+        if max_train:
             parts.append(f"{role} trained on {max_train:,} rows")
     return ", ".join(parts)
 
