@@ -30,6 +30,8 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   [ -z "$broken" ] || { echo "$broken" >&2; exit 1; }
   echo "$want" > "$stamp"
 fi
-"$VENV/bin/python" -c "import bodega.resources as r; print('[setup] NLTK data in', r.nltk_data_dir())"
-# AtomEval's chat model: the GGUF is converted once to a transformers folder in the cache (~45 s the first time)
-HF_HUB_OFFLINE=1 "$VENV/bin/python" -c "import bodega.resources as r; print('[setup] SmolLM2 chat model in', r.resolve('smollm2-instruct').path)"
+# NLTK data, and AtomEval's chat model: its GGUF is converted once to a transformers folder in the cache
+# (~45 s the first time)
+HF_HUB_OFFLINE=1 "$VENV/bin/python" -c "import bodega.resources as r
+print('[setup] NLTK data in', r.nltk_data_dir())
+print('[setup] SmolLM2 chat model in', r.resolve('smollm2-instruct').path)"
