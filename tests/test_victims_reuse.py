@@ -8,6 +8,9 @@ import pytest
 
 import bodega.attacks.session as session
 from bodega.data import Example, write_tsv
+from bodega.errors import BodegaError
+from bodega.victims.base import hash_files
+from bodega.victims.families import victim_class
 from bodega.victims.reuse import find_trained_victim, same_training
 from bodega.victims.training import training_fingerprint
 
@@ -20,10 +23,17 @@ def data_dir(tmp_path: Path) -> Path:
     return folder
 
 
-def _trained(folder: Path, training: dict) -> Path:
+def _trained(folder: Path, training: dict, weights: bool = True) -> Path:
+    """A finished model folder; with ``weights``, its weight files and their hash as training records them."""
     folder.mkdir(parents=True)
-    (folder / "victim.json").write_text(json.dumps({"task": training["task"], "kind": training["kind"],
-                                                    "training": training}))
+    info = {"task": training["task"], "kind": training["kind"], "training": training}
+    if weights:
+        (folder / "tokenizer").mkdir()
+        for name in ("config.json", "model.safetensors", "tokenizer/vocab.txt"):
+            (folder / name).write_text(f"{folder.name} {name}")
+        files, extra = victim_class(training["kind"]).files_for_hash(folder, info)
+        info["weights_hash"] = hash_files(files, extra)
+    (folder / "victim.json").write_text(json.dumps(info))
     return folder
 
 
@@ -55,3 +65,32 @@ def test_ensure_victim_returns_the_grid_victim_instead_of_training(data_dir, tmp
     monkeypatch.setattr("bodega.victims.train_victim", no_training)
     own = tmp_path / "results" / "models" / "FC-BiLSTM"
     assert session.ensure_victim("FC", "BiLSTM", data_dir, own, "cpu", 0) == grid
+
+
+def test_committed_metadata_without_weights_is_skipped_for_the_demo_victim(data_dir, tmp_path, caplog):
+    """Today's failure: results/cpu/models/FC-BERT (committed, no weights) sorts before the demo's FC-BERT."""
+    results = tmp_path / "results"
+    wanted = training_fingerprint("FC", "BERT", data_dir, "cpu")
+    _trained(results / "cpu" / "models" / "FC-BERT", wanted, weights=False)
+    demo = _trained(results / "demo" / "models" / "FC-BERT", wanted)
+    with caplog.at_level("INFO", logger="bodega.victims.reuse"):
+        assert find_trained_victim("FC", "BERT", data_dir, "cpu", 0, results) == demo
+    assert "cpu/models/FC-BERT" in caplog.text and "weights are not there" in caplog.text
+
+
+def test_a_victim_whose_weights_changed_is_not_reused(data_dir, tmp_path, caplog):
+    results = tmp_path / "results"
+    wanted = training_fingerprint("FC", "BERT", data_dir, "cpu")
+    changed = _trained(results / "demo" / "models" / "FC-BERT", wanted)
+    (changed / "model.safetensors").write_text("other bytes")
+    with caplog.at_level("INFO", logger="bodega.victims.reuse"):
+        assert find_trained_victim("FC", "BERT", data_dir, "cpu", 0, results) is None
+    assert "differs from the one recorded" in caplog.text
+
+
+def test_ensure_victim_refuses_its_own_folder_without_weights(data_dir, tmp_path, monkeypatch):
+    wanted = training_fingerprint("FC", "BiLSTM", data_dir, "cpu")
+    own = _trained(tmp_path / "results" / "models" / "FC-BiLSTM", {**wanted}, weights=False)
+    monkeypatch.setattr(session, "project_root", lambda start=".": tmp_path)
+    with pytest.raises(BodegaError, match="weights are not there.*remove the folder"):
+        session.ensure_victim("FC", "BiLSTM", data_dir, own, "cpu", 0)

@@ -7,6 +7,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from bodega.errors import BodegaError
+
 log = logging.getLogger(__name__)
 
 
@@ -95,6 +97,12 @@ def ensure_victim(task: str, victim: str, data_dir: Path, victim_dir: Path, prof
         if trained not in (None, profile):
             raise ValueError(f"{victim_dir} holds a victim trained with profile {trained!r}, not {profile!r}; "
                              "pass another victim folder or remove this one")
+        from bodega.victims.modeldir import weights_problem
+
+        problem = weights_problem(victim_dir)
+        if problem is not None:
+            raise BodegaError(f"{victim_dir} cannot be attacked: {problem}; remove the folder to train it "
+                              "again, or pass victim_dir of a victim with weights")
         return victim_dir
     from bodega.victims import train_victim
     from bodega.victims.reuse import find_trained_victim

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from bodega.errors import BodegaError, MissingFileError
+
 VICTIM_JSON = "victim.json"
 METRICS_JSON = "metrics.json"
 
@@ -18,10 +20,35 @@ def read_victim_info(path: str | Path) -> dict:
     path = Path(path)
     info_path = path / VICTIM_JSON
     if not info_path.exists():
-        raise FileNotFoundError(
+        raise MissingFileError(
             f"{info_path} not found: {path} is not a trained victim (or its training has not finished); "
             f"train it with `bodega train --task ... --victim ... --out {path}`")
     return json.loads(info_path.read_text(encoding="utf-8"))
+
+
+def weights_problem(path: str | Path) -> str | None:
+    """Why the victim in ``path`` cannot be loaded as trained, or None when its weights are there and match.
+
+    A results folder may hold a victim's metadata without its weights (committed results never
+    hold weights), so a search for reusable victims must check the files, not only ``victim.json``.
+    """
+    from bodega.victims.base import hash_files
+    from bodega.victims.families import victim_class
+
+    path = Path(path)
+    info = read_victim_info(path)
+    try:
+        files, extra = victim_class(info["kind"]).files_for_hash(path, info)
+    except FileNotFoundError as error:
+        return f"its weights are not there ({error.filename or error}); only its metadata is"
+    missing = [f for f in files if not Path(f).is_file()]
+    if missing:
+        return f"its weights are not there ({Path(missing[0]).relative_to(path)} missing); only its metadata is"
+    weights_hash = hash_files(files, extra)
+    if weights_hash != info.get("weights_hash"):
+        return (f"its weights hash {weights_hash[:12]} differs from the one recorded at training "
+                f"({str(info.get('weights_hash'))[:12]}); the folder changed after training")
+    return None
 
 
 def load_victim(path: str | Path, profile: str = "cpu"):
@@ -35,7 +62,7 @@ def load_victim(path: str | Path, profile: str = "cpu"):
     files, extra = cls.files_for_hash(path, info)
     weights_hash = hash_files(files, extra)
     if weights_hash != info["weights_hash"]:
-        raise ValueError(
+        raise BodegaError(
             f"{path}: weights hash {weights_hash[:12]} differs from the one recorded at training "
             f"({info['weights_hash'][:12]}); the folder changed after training. Retrain it.")
     return cls.load(path, info, profile=profile, weights_hash=weights_hash)

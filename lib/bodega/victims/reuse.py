@@ -4,14 +4,19 @@ Why: the demo grid trains its victims into ``results/demo/models/``, while an at
 hand looks in ``results/models/``; without this, ``papermill notebooks/attack.ipynb ... -p task FC
 -p victim BERT`` retrained for 18 minutes a victim the demo had just trained. A folder counts only
 when its ``victim.json`` (written last by training) records the training these settings would run:
-same task, family, profile, epochs, seed, training-file hash and the rest (``training_fingerprint``).
+same task, family, profile, epochs, seed, training-file hash and the rest (``training_fingerprint``),
+and only when its weights are there and hash-match: committed results (``results/cpu/models/*``) hold a
+victim's metadata without its weights, and such a folder is skipped with a log line saying why.
 """
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 from bodega.data import read_tsv
+
+log = logging.getLogger(__name__)
 
 
 def same_training(recorded: dict, wanted: dict, n_train_rows: int) -> bool:
@@ -29,7 +34,8 @@ def same_training(recorded: dict, wanted: dict, n_train_rows: int) -> bool:
 def find_trained_victim(task: str, victim: str, data_dir: str | Path, profile: str, seed: int,
                         results_root: str | Path) -> Path | None:
     """The first finished model folder (by path) under ``results_root`` trained as ``train_victim`` would
-    train this victim with the profile's settings, or None."""
+    train this victim with the profile's settings and whose weights are present and match, or None."""
+    from bodega.victims.modeldir import weights_problem
     from bodega.victims.training import training_fingerprint
 
     wanted = training_fingerprint(task, victim, data_dir, profile, seed=seed)
@@ -40,6 +46,10 @@ def find_trained_victim(task: str, victim: str, data_dir: str | Path, profile: s
             recorded = json.loads(info_file.read_text(encoding="utf-8")).get("training") or {}
         except (OSError, json.JSONDecodeError):
             continue
-        if same_training(recorded, wanted, n_rows):
+        if not same_training(recorded, wanted, n_rows):
+            continue
+        problem = weights_problem(info_file.parent)
+        if problem is None:
             return info_file.parent
+        log.info("not reusing %s, trained with the same settings: %s", info_file.parent, problem)
     return None

@@ -1,0 +1,18 @@
+"""The one exception type for mistakes a user can fix: a bad file, an unknown name, a missing resource.
+
+The command line prints a :class:`BodegaError` as one line (``bodega attack: error: ...``) and
+exits with status 2; any other exception is a bug and propagates with its traceback. It
+subclasses :class:`ValueError` so callers that caught the ValueErrors raised before keep working.
+"""
+from __future__ import annotations
+
+
+class BodegaError(ValueError):
+    """A user mistake; the message names the file or option at fault and how to fix it."""
+
+
+class MissingFileError(BodegaError, FileNotFoundError):
+    """A file or folder the user must provide (or make with a named command) is not there.
+
+    Also a :class:`FileNotFoundError`, so code that tests for a missing file keeps working.
+    """
