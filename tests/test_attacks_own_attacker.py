@@ -14,6 +14,7 @@ from attack_fakes import SENTENCES, KeywordVictim
 from bodega.attacks import get_attacker, run_attack
 from bodega.data import Example, write_tsv
 from bodega.io import read_jsonl
+from bodega.plugins import PluginError
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = "py:book/examples/word_dropper.py:build"
@@ -77,16 +78,16 @@ def test_a_module_on_the_path_and_clear_errors(tmp_path, monkeypatch):
     (tmp_path / "mine.py").write_text("class A:\n    name = 'A'\n\ndef build():\n    return A()\n"
                                       "def builds_openattack_misfit():\n    return object()\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    with pytest.raises(TypeError, match="attack\\(victim, text, goal, rng\\)"):
+    with pytest.raises(PluginError, match="attack\\(victim, text, goal, rng\\)"):
         get_attacker("py:mine:build")
-    with pytest.raises(ModuleNotFoundError, match="PYTHONPATH"):
+    with pytest.raises(PluginError, match="PYTHONPATH"):
         get_attacker("py:not_a_module_here:build")
-    with pytest.raises(AttributeError, match="no callable 'missing'"):
+    with pytest.raises(PluginError, match="no callable 'missing'"):
         get_attacker("py:mine:missing")
-    with pytest.raises(ValueError, match="py:module:factory"):
+    with pytest.raises(PluginError, match="py:module:factory"):
         get_attacker("py:mine")
     pytest.importorskip("OpenAttack")
-    with pytest.raises(TypeError, match="OpenAttack Attacker"):
+    with pytest.raises(PluginError, match="OpenAttack Attacker"):
         get_attacker("py:mine:builds_openattack_misfit", backend="openattack")
 
 

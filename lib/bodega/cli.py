@@ -12,8 +12,10 @@ import importlib
 import logging
 import pkgutil
 import sys
+import traceback
 
 import bodega.commands
+from bodega.errors import BodegaError
 from bodega.threads import apply_thread_policy
 
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"  # report.cost reads the grid's lines back
@@ -41,13 +43,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one subcommand. A :class:`~bodega.errors.BodegaError` (a user mistake) is printed as one line
+    and exits 2; any other exception is a bug and propagates with its traceback. ``-v`` shows the
+    traceback of a user mistake too."""
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, format=LOG_FORMAT)
     try:
         # Before any command imports torch: OpenMP reads its wait policy once, when it loads.
         apply_thread_policy(getattr(args, "threads", None))
         return int(args.func(args) or 0)
-    except (FileNotFoundError, KeyError, ValueError, RuntimeError) as error:
+    except BodegaError as error:
+        if args.verbose:
+            traceback.print_exc()
         print(f"bodega {args.command}: error: {error}", file=sys.stderr)
         return 2
 

@@ -16,3 +16,13 @@ class MissingFileError(BodegaError, FileNotFoundError):
 
     Also a :class:`FileNotFoundError`, so code that tests for a missing file keeps working.
     """
+
+
+class UnknownNameError(BodegaError, KeyError):
+    """A task, attacker, profile, resource role or other name that the package does not know.
+
+    Also a :class:`KeyError`, as a failed look-up in a registry was before.
+    """
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""

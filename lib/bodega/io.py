@@ -8,6 +8,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+from bodega.errors import BodegaError
+
 
 def relative_path(path: str | os.PathLike, start: str | os.PathLike) -> str:
     """``path`` relative to the folder ``start`` (POSIX form, ``..`` where needed).
@@ -68,14 +70,14 @@ def read_jsonl(path: str | os.PathLike, *, drop_torn_tail: bool = True) -> Itera
             is_last = all(not rest.strip() for rest in lines[number:])
             if drop_torn_tail and is_last:
                 return
-            raise ValueError(f"{path}:{number}: invalid JSON line: {error}") from error
+            raise BodegaError(f"{path}:{number}: invalid JSON line: {error}") from error
 
 
 def write_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> None:
     atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
 
 
-class LockedError(RuntimeError):
+class LockedError(BodegaError, RuntimeError):
     """Another process holds the lock: two writers would duplicate or interleave records."""
 
 

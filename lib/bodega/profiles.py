@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from bodega.errors import UnknownNameError
+
 
 @dataclass(frozen=True)
 class Profile:
@@ -152,5 +154,5 @@ PROFILES: dict[str, Profile] = {
 
 def get_profile(name: str) -> Profile:
     if name not in PROFILES:
-        raise KeyError(f"unknown profile {name!r}; choose one of {', '.join(PROFILES)}")
+        raise UnknownNameError(f"unknown profile {name!r}; choose one of {', '.join(PROFILES)}")
     return PROFILES[name]

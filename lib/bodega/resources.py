@@ -17,6 +17,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from bodega.errors import BodegaError, UnknownNameError
 from bodega.gguf_tokenizer import repair_rank_scored_tokenizer
 from bodega.io import atomic_write_text
 
@@ -44,7 +45,7 @@ WORDNET_FILES = (
 )
 
 
-class MissingResourceError(RuntimeError):
+class MissingResourceError(BodegaError, RuntimeError):
     """A model or lexicon is not available; the message says how to install it."""
 
 
@@ -196,7 +197,7 @@ def _verify(files: tuple[PackagedFile, ...]) -> None:
 def resolve(role: str, *, allow_hub: bool = False, path: str | os.PathLike | None = None) -> ResolvedResource:
     """Find a resource by role (explicit path > environment > package > hub)."""
     if role not in SPECS:
-        raise KeyError(f"unknown resource role {role!r}; known: {', '.join(sorted(SPECS))}")
+        raise UnknownNameError(f"unknown resource role {role!r}; known: {', '.join(sorted(SPECS))}")
     spec = SPECS[role]
     if path is not None:
         if not Path(path).exists():

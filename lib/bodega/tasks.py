@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from bodega.errors import UnknownNameError
+
 PAIR_SEPARATOR = " ~ "
 """FC rows join evidence and claim with this string, as BODEGA does."""
 
@@ -51,7 +53,7 @@ def get_task(name: str) -> Task:
     key = name.strip().upper()
     key = _ALIASES.get(key, key)
     if key not in TASKS:
-        raise KeyError(f"unknown task {name!r}; choose one of {', '.join(TASKS)}")
+        raise UnknownNameError(f"unknown task {name!r}; choose one of {', '.join(TASKS)}")
     return TASKS[key]
 
 

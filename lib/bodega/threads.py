@@ -19,6 +19,8 @@ import sys
 from dataclasses import dataclass
 from typing import Mapping
 
+from bodega.errors import BodegaError
+
 log = logging.getLogger(__name__)
 
 WAIT_POLICY = "PASSIVE"
@@ -50,7 +52,7 @@ def resolve_policy(threads: int | None = None, environ: Mapping[str, str] | None
     """``threads`` when given; else ``OMP_NUM_THREADS`` as the user exported it; else the default."""
     if threads is not None:
         if threads < 1:
-            raise ValueError(f"--threads {threads}: give a positive number of threads (default: one per CPU)")
+            raise BodegaError(f"--threads {threads}: give a positive number of threads (default: one per CPU)")
         return ThreadPolicy(threads)
     environ = os.environ if environ is None else environ
     exported = environ.get("OMP_NUM_THREADS", "").strip()

@@ -13,6 +13,8 @@ from bodega.attacks.goal import Goal
 from bodega.attacks.pos import PosTagger
 from bodega.attacks.result import AttackResult
 from bodega.attacks.search import SearchState
+from bodega.errors import BodegaError, UnknownNameError
+from bodega.plugins import is_plugin
 from bodega.text import openattack_view, tokenize
 
 
@@ -81,17 +83,14 @@ def _load_recipes() -> None:
         importlib.import_module(f"{recipes.__name__}.{module.name}")
 
 
-USER_PREFIX = "py:"
-
-
 def canonical_name(name: str) -> str:
     """The registered name of an attacker; a user's ``py:module:factory`` is its own name."""
-    if name.startswith(USER_PREFIX):
+    if is_plugin(name):
         return name
     _load_recipes()
     key = name.lower()
     if key not in _ALIASES:
-        raise KeyError(f"unknown attacker {name!r}; registered: {', '.join(sorted(_REGISTRY))}")
+        raise UnknownNameError(f"unknown attacker {name!r}; registered: {', '.join(sorted(_REGISTRY))}")
     return _ALIASES[key]
 
 
@@ -107,7 +106,7 @@ def get_attacker(name: str, profile: str = "cpu", backend: str = "native", **opt
     ``factory(**options)`` returns an object with this package's ``attack(victim, text,
     goal, rng)`` (native backend) or an OpenAttack ``Attacker`` (openattack backend).
     """
-    if name.startswith(USER_PREFIX):
+    if is_plugin(name):
         from bodega.attacks.user import build_user_attacker
 
         return build_user_attacker(name, backend, **options)
@@ -116,5 +115,5 @@ def get_attacker(name: str, profile: str = "cpu", backend: str = "native", **opt
 
         return build_openattack_attacker(canonical_name(name), profile=profile, **options)
     if backend != "native":
-        raise ValueError(f"unknown backend {backend!r}; choose 'native' or 'openattack'")
+        raise BodegaError(f"unknown backend {backend!r}; choose 'native' or 'openattack'")
     return _REGISTRY[canonical_name(name)](profile=profile, **options)

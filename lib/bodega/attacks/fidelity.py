@@ -7,6 +7,8 @@ numbers are compared with the published ones) and fixed elsewhere.
 """
 from __future__ import annotations
 
+from bodega.errors import BodegaError
+
 FIDELITIES = ("as-run", "fixed")
 AS_RUN_PROFILES = frozenset({"paper"})
 
@@ -16,7 +18,7 @@ def resolve_fidelity(profile: str, fidelity: str = "profile") -> str:
     if fidelity == "profile":
         return "as-run" if profile in AS_RUN_PROFILES else "fixed"
     if fidelity not in FIDELITIES:
-        raise ValueError(f"fidelity={fidelity!r}: choose 'profile', 'as-run' or 'fixed'")
+        raise BodegaError(f"fidelity={fidelity!r}: choose 'profile', 'as-run' or 'fixed'")
     return fidelity
 
 

@@ -13,6 +13,8 @@ import importlib.util
 from functools import lru_cache
 from pathlib import Path
 
+from bodega.errors import BodegaError
+
 SEPARATOR = "~"
 """BODEGA's ``SEPARATOR_CHAR``: joins FC's claim and evidence, and is a filter word."""
 
@@ -31,7 +33,7 @@ def openattack_constant(module: str, name: str):
     for node in ast.parse(source.read_text(encoding="utf-8")).body:
         if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == name for t in node.targets):
             return ast.literal_eval(node.value)
-    raise ValueError(f"{source}: no {name}; is OpenAttack 2.1.1 installed?")
+    raise BodegaError(f"{source}: no {name}; is OpenAttack 2.1.1 installed?")
 
 
 @lru_cache(maxsize=1)
@@ -48,7 +50,7 @@ def bodega_filter_words(kind: str = "openattack") -> tuple[str, ...]:
         from spacy.lang.en.stop_words import STOP_WORDS
 
         return (*sorted(w.lower() for w in STOP_WORDS), SEPARATOR)
-    raise ValueError(f"filter_words={kind!r}: choose one of {', '.join(FILTER_WORD_LISTS)}")
+    raise BodegaError(f"filter_words={kind!r}: choose one of {', '.join(FILTER_WORD_LISTS)}")
 
 
 def filter_stopwords(kind: str = "openattack"):

@@ -23,6 +23,7 @@ import numpy as np
 from bodega.attacks.goal import Goal
 from bodega.attacks.pos import PosTagger, coarse_tag
 from bodega.attacks.result import AttackResult
+from bodega.errors import BodegaError
 from bodega.text import OPENATTACK_TOKEN
 
 SUPPORTED = ("DeepWordBug", "PWWS", "Genetic", "PSO", "BERT-ATTACK")
@@ -113,7 +114,7 @@ def build_openattack_attacker(name: str, profile: str = "cpu", **options: Any) -
     BERT-ATTACK's masked LM is the profile's (``mlm_path=`` overrides it), read from a local folder.
     """
     if name not in SUPPORTED:
-        raise ValueError(f"the OpenAttack backend runs {', '.join(SUPPORTED)} offline; {name} needs resources "
+        raise BodegaError(f"the OpenAttack backend runs {', '.join(SUPPORTED)} offline; {name} needs resources "
                          "(Universal Sentence Encoder, SCPN weights, Stanford parser) that cannot be fetched here: "
                          "use backend='native'")
     OpenAttack = _prepare_openattack()

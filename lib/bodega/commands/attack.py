@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from bodega.errors import BodegaError
 from bodega.threads import THREADS_HELP
 
 
@@ -48,7 +49,7 @@ def _parse_options(pairs: list[str]) -> dict:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep:
-            raise ValueError(f"--option {pair!r}: expected KEY=VALUE")
+            raise BodegaError(f"--option {pair!r}: expected KEY=VALUE")
         try:
             options[key] = json.loads(value)
         except json.JSONDecodeError:

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 
+from bodega.errors import MissingFileError
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     command = subparsers.add_parser(
@@ -29,7 +31,7 @@ def _portable_paths(args: argparse.Namespace) -> int:
     changed = []
     for name in args.files:
         if not Path(name).is_file():
-            raise FileNotFoundError(f"{name} not found: give JSON files to rewrite")
+            raise MissingFileError(f"{name} not found: give JSON files to rewrite")
         if args.check:
             value = json.loads(Path(name).read_text(encoding="utf-8"))
             if portable(value, root) != value:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 
+from bodega.errors import MissingFileError
 from bodega.threads import THREADS_HELP
 
 
@@ -26,7 +27,7 @@ def _run(args: argparse.Namespace) -> int:
 
     outcomes = predict_results(args.results, args.data, force=args.force)
     if not outcomes:
-        raise FileNotFoundError(f"no finished victims under {Path(args.results) / 'models'}")
+        raise MissingFileError(f"no finished victims under {Path(args.results) / 'models'}")
     differ = 0
     for outcome in outcomes:
         metrics = json.loads((Path(args.results) / "models" / outcome.victim / "metrics.json").read_text())

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 
+from bodega.errors import MissingFileError
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -21,7 +23,7 @@ def _run(args: argparse.Namespace) -> int:
 
     table = victims_table(args.results)
     if table.empty:
-        raise FileNotFoundError(f"no trained victims under {Path(args.results) / 'models'}")
+        raise MissingFileError(f"no trained victims under {Path(args.results) / 'models'}")
     atomic_write_text(args.out, table.to_csv())
     print(table.drop(columns=["model", "training data"]).to_string())
     print(f"wrote {args.out}")

@@ -13,6 +13,7 @@ import pandas as pd
 
 from bodega.data import SPLITS
 from bodega.data.tsv import read_tsv
+from bodega.errors import MissingFileError
 from bodega.tasks import get_task
 
 COLUMNS = ["source", "rows", "paper rows", "% positive", "mean words", "median words"]
@@ -41,7 +42,7 @@ def data_table(data_root: str | Path, tasks: list[str] | tuple[str, ...] = ("HN"
         folder = Path(data_root) / task.name
         info = folder / "splits.json"
         if not info.exists() and not missing_ok:
-            raise FileNotFoundError(f"{info} does not exist; run `bodega data prepare --task {task.name}` first")
+            raise MissingFileError(f"{info} does not exist; run `bodega data prepare --task {task.name}` first")
         source = json.loads(info.read_text(encoding="utf-8"))["source"] if info.exists() else "not prepared"
         for split, paper in zip(SPLITS, task.paper_sizes):
             stats = split_stats(folder / f"{split}.tsv") if info.exists() else empty

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from bodega.errors import BodegaError
 from bodega.io import atomic_write_text
 
 _ESCAPES = {"\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
@@ -27,7 +28,7 @@ class Example:
     text: str
 
 
-class TSVFormatError(ValueError):
+class TSVFormatError(BodegaError):
     """A row that is not ``label<TAB>id<TAB>text``; the message names file and line."""
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import concurrent.futures as cf
 from typing import Any, Callable, Iterable, Protocol
 
+from bodega.errors import BodegaError
+
 
 class Engine(Protocol):
     workers: int
@@ -98,4 +100,4 @@ def make_engine(name: str, workers: int, scheduler: str | None = None, processes
         return LocalEngine(workers)
     if name == "dask":
         return DaskEngine(scheduler, workers, processes)
-    raise ValueError(f"unknown engine {name!r}; choose local or dask")
+    raise BodegaError(f"unknown engine {name!r}; choose local or dask")

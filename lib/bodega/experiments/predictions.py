@@ -14,6 +14,7 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
+from bodega.errors import MissingFileError
 from bodega.io import atomic_write_json, write_jsonl
 
 log = logging.getLogger(__name__)
@@ -61,7 +62,7 @@ def predict_attack_set(folder: str | Path, data_root: str | Path, force: bool = 
     info = read_victim_info(folder)
     attack_path = Path(data_root) / info["task"] / "attack.tsv"
     if not attack_path.exists():
-        raise FileNotFoundError(f"{attack_path} not found for victim {folder}; pass --data, the folder that "
+        raise MissingFileError(f"{attack_path} not found for victim {folder}; pass --data, the folder that "
                                 f"holds {info['task']}/attack.tsv")
     attack_sha = _sha256(attack_path)
     known = None if force else _current(folder, info["weights_hash"], attack_sha)
@@ -89,6 +90,6 @@ def predict_results(results: str | Path, data_root: str | Path, force: bool = Fa
     """:func:`predict_attack_set` for every finished victim (``victim.json`` present) under ``results/models``."""
     models = Path(results) / "models"
     if not models.is_dir():
-        raise FileNotFoundError(f"{models} does not exist; is {results} a grid's results folder?")
+        raise MissingFileError(f"{models} does not exist; is {results} a grid's results folder?")
     folders = [f for f in sorted(models.iterdir()) if (f / "victim.json").exists()]
     return [predict_attack_set(folder, data_root, force) for folder in folders]

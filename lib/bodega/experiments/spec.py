@@ -11,6 +11,7 @@ from typing import Any
 
 import yaml
 
+from bodega.errors import BodegaError
 from bodega.profiles import PROFILES
 from bodega.tasks import get_task
 
@@ -22,7 +23,7 @@ SCENARIOS = ("untargeted", "targeted")
 BACKENDS = ("native", "openattack")
 
 
-class GridError(ValueError):
+class GridError(BodegaError):
     """A grid file is malformed; the message names the file and the key."""
 
 

@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 from bodega.data import read_tsv
+from bodega.errors import MissingFileError
 from bodega.tasks import TASKS, split_pair
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'“‘(\[]?[A-Z0-9])")
@@ -42,6 +43,6 @@ def task_sentences(data_root: str | Path, split: str = "train",
             continue
         out[task] = [s for row in read_tsv(path) for s in example_sentences(task, row.text)]
     if not out:
-        raise FileNotFoundError(f"no {split}.tsv under {root}/<TASK>/ for any of {', '.join(tasks or TASKS)}; "
+        raise MissingFileError(f"no {split}.tsv under {root}/<TASK>/ for any of {', '.join(tasks or TASKS)}; "
                                 "prepare the data first with `bodega data prepare`")
     return out

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from bodega.errors import BodegaError
 from bodega.experiments.cells import compact_names, run_name
 from bodega.experiments.spec import ATTACKERS
 from bodega.report.results import cell_costs
@@ -31,14 +32,14 @@ def parse_cell_name(name: str) -> dict[str, str | None]:
     """``PR2-BERT`` (training) or ``PR2-BERT-BERT-ATTACK-T[-s1]`` (attack) -> task, victim, attacker, scenario."""
     parts = name.split("-")
     if len(parts) < 2:
-        raise ValueError(f"cell name {name!r} is neither TASK-VICTIM nor TASK-VICTIM-ATTACKER-T|U")
+        raise BodegaError(f"cell name {name!r} is neither TASK-VICTIM nor TASK-VICTIM-ATTACKER-T|U")
     task, victim, rest = parts[0], parts[1], parts[2:]
     if not rest:
         return {"task": task, "victim": victim, "attacker": TRAINING, "scenario": None}
     if re.fullmatch(r"s\d+", rest[-1]):
         rest = rest[:-1]
     if len(rest) < 2 or rest[-1] not in ("T", "U") or "-".join(rest[:-1]) not in ATTACKERS:
-        raise ValueError(f"cell name {name!r}: expected TASK-VICTIM-ATTACKER-T|U with an attacker of "
+        raise BodegaError(f"cell name {name!r}: expected TASK-VICTIM-ATTACKER-T|U with an attacker of "
                          f"{', '.join(ATTACKERS)}")
     return {"task": task, "victim": victim, "attacker": "-".join(rest[:-1]),
             "scenario": "targeted" if rest[-1] == "T" else "untargeted"}
@@ -81,7 +82,7 @@ def outside_markers(results: str | Path) -> pd.DataFrame:
     frame = pd.DataFrame(entries, columns=OUTSIDE_COLUMNS)
     bad = frame[frame.wall_seconds.isna() | frame.cell.isna()]
     if len(bad):
-        raise ValueError(f"{path}: every run needs a cell and its wall_seconds; not {bad.to_dict('records')}")
+        raise BodegaError(f"{path}: every run needs a cell and its wall_seconds; not {bad.to_dict('records')}")
     return frame.astype({"wall_seconds": float})
 
 
@@ -128,7 +129,7 @@ def _pilot_cells(path: Path) -> dict[str, dict]:
                 float(entry["estimate_cpu_seconds"])
         return cells
     except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as error:
-        raise ValueError(f"{path}: expected {{\"cells\": {{\"<cell name>\": {{\"estimate_cpu_seconds\": "
+        raise BodegaError(f"{path}: expected {{\"cells\": {{\"<cell name>\": {{\"estimate_cpu_seconds\": "
                          f"number}}}}}} ({error!r}); rewrite it in that format") from None
 
 
@@ -189,9 +190,9 @@ def _eta_log_json(path: Path) -> list[dict]:
     try:
         runs = json.loads(path.read_text(encoding="utf-8")).get("eta")
     except json.JSONDecodeError as error:
-        raise ValueError(f"{path}: invalid JSON ({error})") from None
+        raise BodegaError(f"{path}: invalid JSON ({error})") from None
     if not runs:
-        raise ValueError(f"{path} holds no eta log: the grid ran before the runner recorded one; pass the "
+        raise BodegaError(f"{path} holds no eta log: the grid ran before the runner recorded one; pass the "
                          "runner's log file instead (the output of bodega grid run)")
     return runs
 
@@ -231,7 +232,7 @@ def eta_log_from_runner_log(path: str | Path) -> list[dict]:
             runs[-1].update(ended=match["time"], interrupted=False,
                             elapsed_seconds=(datetime.fromisoformat(match["time"]) - start).total_seconds())
     if not runs:
-        raise ValueError(f"{path}: no line of a grid run starting (is it the output of bodega grid run?)")
+        raise BodegaError(f"{path}: no line of a grid run starting (is it the output of bodega grid run?)")
     return runs
 
 

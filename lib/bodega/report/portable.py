@@ -20,6 +20,7 @@ import re
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from bodega.errors import BodegaError
 from bodega.io import atomic_write_json
 
 # An absolute path starts at a "/" that no word, dot, dash, colon or other slash precedes
@@ -79,7 +80,7 @@ def rewrite_json_file(path: str | Path, root: str | Path) -> bool:
     try:
         before = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as error:
-        raise ValueError(f"{path}: not a JSON file ({error}); only JSON files can be rewritten") from error
+        raise BodegaError(f"{path}: not a JSON file ({error}); only JSON files can be rewritten") from error
     after = portable(before, root)
     if after == before:
         return False

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import yaml
 
+from bodega.errors import BodegaError, MissingFileError, UnknownNameError
+
 NOT_STATED = "not stated in the text"
 RERUN_LABEL = "independent re-run (not the paper's; 500-query cap, 3 victims)"
 RERUN_VICTIMS = ("BiLSTM", "BERT", "GEMMA2B")
@@ -62,7 +64,7 @@ class Published:
         for statement in self.statements:
             if statement.id == statement_id:
                 return statement
-        raise KeyError(f"no statement {statement_id!r} in the published values; known: "
+        raise UnknownNameError(f"no statement {statement_id!r} in the published values; known: "
                        f"{', '.join(s.id for s in self.statements)}")
 
     def about(self, task: str, attacker: str, best: frozenset[str] = frozenset()) -> list[Statement]:
@@ -75,7 +77,7 @@ class Published:
 
 def _statement(entry: dict, where: str) -> Statement:
     if "id" not in entry or "scope" not in entry:
-        raise ValueError(f"{where}: a prose entry needs `id` and `scope`: {entry}")
+        raise BodegaError(f"{where}: a prose entry needs `id` and `scope`: {entry}")
     value = entry.get("value")
     return Statement(id=entry["id"], scope=entry["scope"], text=entry.get("text", ""), task=entry.get("task"),
                      attacker=entry.get("attacker"), measure=entry.get("measure"),
@@ -87,13 +89,13 @@ def load_published(path: str | Path) -> Published:
     """Read the published values; a missing file says where it is expected and how to point at it."""
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(
+        raise MissingFileError(
             f"published values not found at {path}: they live in the shared data folder beside the project "
             f"(../shared/data/published/bodega.yaml); pass its path as the notebook parameter `published`")
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     missing = [key for key in ("table3_f1", "prose") if key not in data]
     if missing:
-        raise ValueError(f"{path}: no {', '.join(missing)}; is it BODEGA's published-values file?")
+        raise BodegaError(f"{path}: no {', '.join(missing)}; is it BODEGA's published-values file?")
     rerun = data.get("independent_rerun_macabeu", {})
     return Published(citation=data.get("paper", {}).get("citation", ""),
                      table3_f1={t: {v: float(f) for v, f in row.items()} for t, row in data["table3_f1"].items()},

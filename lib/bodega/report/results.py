@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from bodega.errors import BodegaError, MissingFileError
 from bodega.io import read_jsonl
 
 # Column of ours -> keys a summary may carry it under (the scorer's Summary.to_dict() names first).
@@ -48,7 +49,7 @@ def _load_json(path: Path) -> dict:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as error:
-        raise ValueError(f"{path}: invalid JSON ({error}); rerun the cell that wrote it") from None
+        raise BodegaError(f"{path}: invalid JSON ({error}); rerun the cell that wrote it") from None
 
 
 def load_victims(root: Path) -> pd.DataFrame:
@@ -125,5 +126,5 @@ def load_results(root: str | Path) -> Results:
     """Everything finished under ``root``; unfinished cells are simply absent."""
     root = Path(root)
     if not root.is_dir():
-        raise FileNotFoundError(f"results folder {root} does not exist; run `bodega grid run <grid>` first")
+        raise MissingFileError(f"results folder {root} does not exist; run `bodega grid run <grid>` first")
     return Results(root, load_victims(root), load_runs(root))

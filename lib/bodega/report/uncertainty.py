@@ -16,6 +16,7 @@ from typing import Sequence
 
 import numpy as np
 
+from bodega.errors import BodegaError, MissingFileError
 from bodega.io import read_jsonl
 
 MEASURES = ("bodega", "confusion", "semantic", "character", "queries")
@@ -67,14 +68,14 @@ def run_examples(run_folder: str | Path) -> RunExamples:
     scores_path, records_path = folder / "scores.jsonl", folder / "records.jsonl"
     for path in (scores_path, records_path):
         if not path.exists():
-            raise FileNotFoundError(f"{path} is missing: intervals need the per-example files the attack "
+            raise MissingFileError(f"{path} is missing: intervals need the per-example files the attack "
                                     f"runner writes; rerun the cell with `bodega grid run`")
     scores = list(read_jsonl(scores_path))
     queries = {(int(r["index"]), str(r["id"])): float(r["queries"]) for r in read_jsonl(records_path)}
     keys = tuple((int(s["index"]), str(s["id"])) for s in scores)
     missing = [key for key in keys if key not in queries]
     if missing:
-        raise ValueError(f"{records_path}: no record for scored rows {missing[:3]}; the run is incomplete, rerun it")
+        raise BodegaError(f"{records_path}: no record for scored rows {missing[:3]}; the run is incomplete, rerun it")
 
     def column(name: str) -> np.ndarray:
         return np.array([np.nan if s[name] is None else float(s[name]) for s in scores], dtype=float)

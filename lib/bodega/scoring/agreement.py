@@ -18,6 +18,8 @@ from typing import Sequence
 
 import numpy as np
 
+from bodega.errors import BodegaError
+
 log = logging.getLogger(__name__)
 
 DEFAULT_CANDIDATES = ("character", "character-folded", "sbert-cosine", "bertscore-f1",
@@ -54,14 +56,14 @@ def read_human_pairs(path: str | os.PathLike) -> HumanPairs:
     frame = pd.read_csv(path)
     needed = {"original_samples", "adversarial_samples", "agreed_labels"}
     if not needed <= set(frame.columns):
-        raise ValueError(f"{path}: expected columns {sorted(needed)}, found {list(frame.columns)}")
+        raise BodegaError(f"{path}: expected columns {sorted(needed)}, found {list(frame.columns)}")
     unlabelled = frame["agreed_labels"].isna()
     if unlabelled.any():
         log.warning("%s: %d rows without agreed_labels left out", path, int(unlabelled.sum()))
     frame = frame[~unlabelled]
     labels = frame["agreed_labels"].astype(int).to_numpy()
     if not set(labels.tolist()) <= {0, 1, 2}:
-        raise ValueError(f"{path}: agreed_labels must be 0, 1 or 2, found {sorted(set(labels.tolist()))}")
+        raise BodegaError(f"{path}: agreed_labels must be 0, 1 or 2, found {sorted(set(labels.tolist()))}")
     # A missing text is an empty one (an attack that returned nothing), not the string "nan".
     annotators = {column.removesuffix("_stance"): frame[column].astype(float).to_numpy()
                   for column in frame.columns if column.startswith("annotator") and column.endswith("_stance")}

@@ -15,6 +15,7 @@ from typing import Sequence
 
 import numpy as np
 
+from bodega.errors import BodegaError
 from bodega.scoring.punct import NOT_GENERATED, normalise_for_bert
 from bodega.scoring.semantic import SemanticModel
 from bodega.scoring.segmenter import Segmenter
@@ -42,7 +43,7 @@ def score_examples(task: str, originals: Sequence[str], adversarials: Sequence[s
         if not success:
             continue
         if adversarial is None:
-            raise ValueError(f"example {i}: marked successful but has no adversarial text; "
+            raise BodegaError(f"example {i}: marked successful but has no adversarial text; "
                              "set success to false or supply the text")
         start = len(pairs)
         units, characters[i] = _example(task, original, adversarial)

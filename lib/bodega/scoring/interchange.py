@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from bodega.errors import BodegaError, MissingFileError
 from bodega.io import atomic_write_text, read_jsonl
 
 INCREDIBLAE_HEADER = ("succeeded", "num_queries", "original_text", "modified_text")
@@ -35,14 +36,14 @@ def _flag(value: str, where: str) -> bool:
         return True
     if text in ("0", "false", "0.0", ""):
         return False
-    raise ValueError(f"{where}: 'succeeded' must be 0/1 or true/false, found {value!r}")
+    raise BodegaError(f"{where}: 'succeeded' must be 0/1 or true/false, found {value!r}")
 
 
 def _int(value: str, where: str) -> int:
     try:
         return int(float(value)) if str(value).strip() else 0
     except ValueError:
-        raise ValueError(f"{where}: 'num_queries' must be a number, found {value!r}") from None
+        raise BodegaError(f"{where}: 'num_queries' must be a number, found {value!r}") from None
 
 
 def read_incrediblae_tsv(path: str | os.PathLike) -> list[AttackedExample]:
@@ -52,13 +53,13 @@ def read_incrediblae_tsv(path: str | os.PathLike) -> list[AttackedExample]:
         reader = csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
         missing = [c for c in INCREDIBLAE_HEADER if c not in (reader.fieldnames or [])]
         if missing:
-            raise ValueError(f"{path}: header lacks {', '.join(missing)}; expected the columns "
+            raise BodegaError(f"{path}: header lacks {', '.join(missing)}; expected the columns "
                              f"{', '.join(INCREDIBLAE_HEADER)}")
         rows = []
         for number, row in enumerate(reader, start=2):
             where = f"{path}:{number}"
             if None in row or any(row[c] is None for c in INCREDIBLAE_HEADER):
-                raise ValueError(f"{where}: expected {len(reader.fieldnames)} tab-separated fields")
+                raise BodegaError(f"{where}: expected {len(reader.fieldnames)} tab-separated fields")
             rows.append(AttackedExample(row["original_text"], row["modified_text"],
                                         _flag(row["succeeded"], where), _int(row["num_queries"], where),
                                         str(number - 1)))
@@ -71,7 +72,7 @@ def read_records(path: str | os.PathLike) -> list[AttackedExample]:
     for number, record in enumerate(read_jsonl(path), start=1):
         missing = [k for k in ("original", "adversarial", "success") if k not in record]
         if missing:
-            raise ValueError(f"{path}: record {number} (id {record.get('id')!r}) lacks {', '.join(missing)}")
+            raise BodegaError(f"{path}: record {number} (id {record.get('id')!r}) lacks {', '.join(missing)}")
         rows.append(AttackedExample(record["original"], record["adversarial"], bool(record["success"]),
                                     int(record.get("queries") or 0), str(record.get("id", number)),
                                     float(record.get("seconds") or 0.0)))
@@ -82,7 +83,7 @@ def read_attacked(path: str | os.PathLike) -> list[AttackedExample]:
     """Either format, told apart by the file: JSON lines or an InCrediblAE TSV."""
     path = Path(path)
     if not path.exists():
-        raise FileNotFoundError(f"{path} does not exist")
+        raise MissingFileError(f"{path} does not exist")
     with open(path, encoding="utf-8") as handle:
         first = handle.readline()
     if first.lstrip().startswith("{"):

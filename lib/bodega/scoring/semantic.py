@@ -15,6 +15,7 @@ from typing import Callable, Protocol, Sequence
 
 import numpy as np
 
+from bodega.errors import UnknownNameError
 from bodega.scoring.text import character_similarity
 
 Pair = tuple[str, str]
@@ -202,7 +203,7 @@ def build_semantic_model(name: str, *, encoder: Encoder | None = None, path: str
     from bodega.scoring.confusables import fold_confusables
 
     if name not in MODEL_NAMES:
-        raise KeyError(f"unknown semantic model {name!r}; choose one of {', '.join(MODEL_NAMES)}")
+        raise UnknownNameError(f"unknown semantic model {name!r}; choose one of {', '.join(MODEL_NAMES)}")
     folded = name.endswith("-folded")
     preprocess = fold_confusables if folded else None
     if name.startswith("character"):

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import torch
 
+from bodega.errors import BodegaError
 from bodega.victims.torch_victim import TOKENIZER_DIR, TorchVictim
 
 LEARNING_RATE = 5e-5
@@ -23,7 +24,7 @@ def base_location(kind: str, profile: str, base_model: str | Path | None) -> tup
     prof = get_profile(profile)
     role = prof.models[kind]
     if role is None:
-        raise ValueError(f"profile {profile!r} has no base model for {kind}")
+        raise BodegaError(f"profile {profile!r} has no base model for {kind}")
     if base_model is not None:
         return role, str(resolve(role, path=base_model).location)
     return role, resolve(role, allow_hub=prof.allow_hub).location

@@ -16,6 +16,7 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence
 
+from bodega.errors import BodegaError
 from bodega.io import atomic_write_bytes, atomic_write_json
 from bodega.victims.torch_victim import TOKENIZER_DIR, TorchVictim
 
@@ -81,7 +82,7 @@ class BiLSTMVictim(TorchVictim):
         from bodega.resources import resolve
 
         if padding not in PADDINGS:
-            raise ValueError(f"BiLSTM padding must be one of {PADDINGS}, got {padding!r}")
+            raise BodegaError(f"BiLSTM padding must be one of {PADDINGS}, got {padding!r}")
         source = Path(base_model) if base_model else resolve("wordpiece-vocab").path
         tokenizer = wordpiece_tokenizer(source)
         torch.manual_seed(seed)

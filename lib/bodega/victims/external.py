@@ -1,5 +1,6 @@
 """Victims the package did not train: ``hf:PATH`` (a local transformers classifier folder) and
-``py:module:factory`` (any Python object with ``predict_proba(texts) -> [n, 2]``).
+``py:module:factory`` or ``py:path/file.py:factory`` (a factory, loaded by :mod:`bodega.plugins`,
+of any Python object with ``predict_proba(texts) -> [n, 2]``).
 
 Both end up behind the same :class:`~bodega.victims.accounting.QueryAccountant`, trimming
 and scoring as the package's own victims. Their identity (``weights_hash``) keys the
@@ -11,18 +12,19 @@ a run folder that already holds records.
 from __future__ import annotations
 
 import hashlib
-import importlib
 import logging
-import sys
 from pathlib import Path
 
 import numpy as np
 
+from bodega.errors import BodegaError, MissingFileError
+from bodega.plugins import PREFIX, build_plugin, is_plugin
 from bodega.tasks import get_task, split_pair
 from bodega.victims.base import MAX_TOKENS, argmax_predictions, check_texts, hash_files
 
 log = logging.getLogger(__name__)
-PREFIXES = ("hf:", "py:")
+HF_PREFIX = "hf:"
+PREFIXES = (HF_PREFIX, PREFIX)
 NON_CREDIBLE_NAMES = ("1", "label_1", "non-credible", "noncredible", "not credible", "fake", "false",
                       "propaganda", "hyperpartisan", "rumour", "rumor", "refuted", "unreliable")
 """Label names read as non-credible when ``positive_label`` is not given (case-insensitive)."""
@@ -37,7 +39,7 @@ def positive_index(id2label: dict, positive_label: str | int | None, where: str)
     """The class index meaning non-credible: the given label (name or index), else the one known name."""
     labels = {int(k): str(v) for k, v in id2label.items()}
     if sorted(labels) != [0, 1]:
-        raise ValueError(f"{where}: a binary classifier has labels 0 and 1, this one has {sorted(labels)}; "
+        raise BodegaError(f"{where}: a binary classifier has labels 0 and 1, this one has {sorted(labels)}; "
                          "attack a two-class sequence classifier")
     if positive_label is not None:
         text = str(positive_label)
@@ -45,12 +47,12 @@ def positive_index(id2label: dict, positive_label: str | int | None, where: str)
             return int(text)
         matches = [i for i, name in labels.items() if name.lower() == text.lower()]
         if not matches:
-            raise ValueError(f"{where}: positive label {positive_label!r} is neither 0, 1 nor one of the "
+            raise BodegaError(f"{where}: positive label {positive_label!r} is neither 0, 1 nor one of the "
                              f"config's labels {labels}")
         return matches[0]
     matches = [i for i, name in labels.items() if name.lower() in NON_CREDIBLE_NAMES]
     if len(matches) != 1:
-        raise ValueError(f"{where}: cannot tell which label means non-credible from id2label {labels}; "
+        raise BodegaError(f"{where}: cannot tell which label means non-credible from id2label {labels}; "
                          "pass --positive-label NAME_OR_INDEX")
     return matches[0]
 
@@ -65,7 +67,7 @@ class HFFolderVictim:
 
         self.path = Path(path).expanduser()
         if not (self.path / "config.json").is_file():
-            raise FileNotFoundError(f"hf:{path}: no config.json there; give a folder written by "
+            raise MissingFileError(f"hf:{path}: no config.json there; give a folder written by "
                                     "save_pretrained (model and tokenizer)")
         self.task = get_task(task).name
         self.name = f"hf:{self.path.name}"
@@ -129,7 +131,7 @@ class CallableVictim:
         texts = check_texts(texts)
         probs = np.asarray(self.obj.predict_proba(texts), dtype=np.float64)
         if probs.shape != (len(texts), 2):
-            raise ValueError(f"{self.name}: predict_proba returned shape {probs.shape} for {len(texts)} texts; "
+            raise BodegaError(f"{self.name}: predict_proba returned shape {probs.shape} for {len(texts)} texts; "
                              "it must return one row [P(credible), P(non-credible)] per text")
         return probs
 
@@ -137,56 +139,35 @@ class CallableVictim:
         return argmax_predictions(self.predict_proba(texts))
 
 
-def _load_callable(spec: str):
-    target = spec[len("py:"):]
-    module_name, sep, factory_name = target.rpartition(":")
-    if not sep or not module_name or not factory_name:
-        raise ValueError(f"victim {spec!r}: expected py:module:factory, e.g. py:my_victims:build")
-    if "" not in sys.path and str(Path.cwd()) not in sys.path:
-        sys.path.insert(0, str(Path.cwd()))  # a module beside the user, as `python -m` would find it
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as error:
-        raise ValueError(f"victim {spec!r}: cannot import {module_name!r} ({error}); put it on PYTHONPATH "
-                         "or in the current folder") from error
-    factory = getattr(module, factory_name, None)
-    if factory is None or not callable(factory):
-        raise ValueError(f"victim {spec!r}: {module_name} has no callable {factory_name!r}")
-    obj = factory()
-    if not callable(getattr(obj, "predict_proba", None)):
-        raise ValueError(f"victim {spec!r}: {factory_name}() returned {type(obj).__name__}, which has no "
-                         "predict_proba(texts) method")
-    return obj
-
-
 def open_victim(victim, task: str, profile: str = "cpu", positive_label: str | int | None = None,
                 version: str | None = None, trim_tokenizer: str | None = None):
-    """A victim from a folder trained here, ``hf:PATH`` or ``py:module:factory``.
+    """A victim from a folder trained here, ``hf:PATH``, ``py:module:factory`` or ``py:path/file.py:factory``.
 
     ``trim_tokenizer`` (a tokenizer folder) sets the trimming tokenizer of a ``py:`` victim;
     without one, and without a ``trim_tokenizer`` attribute, its texts are not trimmed.
     """
     text = str(victim)
-    if text.startswith("hf:"):
+    if text.startswith(HF_PREFIX):
         if version is not None or trim_tokenizer is not None:
-            raise ValueError(f"victim {text!r}: a folder is identified and trimmed by its own files; "
+            raise BodegaError(f"victim {text!r}: a folder is identified and trimmed by its own files; "
                              "--victim-version and --trim-tokenizer apply to py: victims")
         return HFFolderVictim(text[3:], task, positive_label)
-    if text.startswith("py:"):
+    if is_plugin(text):
         if positive_label is not None:
-            raise ValueError(f"victim {text!r}: --positive-label applies to hf: folders; predict_proba's "
+            raise BodegaError(f"victim {text!r}: --positive-label applies to hf: folders; predict_proba's "
                              "column 1 must be P(non-credible)")
         tokenizer = None
         if trim_tokenizer is not None:
             from transformers import AutoTokenizer
 
             tokenizer = AutoTokenizer.from_pretrained(trim_tokenizer)
-        wrapped = CallableVictim(_load_callable(text), text, task, version, tokenizer)
+        product = build_plugin(text, "victim", "predict_proba", "predict_proba(texts) -> array [n, 2]")
+        wrapped = CallableVictim(product, text, task, version, tokenizer)
         if wrapped.trim_tokenizer is None:
             log.warning("%s: no trimming tokenizer given; texts are attacked untrimmed", text)
         return wrapped
     if positive_label is not None or version is not None or trim_tokenizer is not None:
-        raise ValueError(f"victim {text!r}: --positive-label, --victim-version and --trim-tokenizer apply to "
+        raise BodegaError(f"victim {text!r}: --positive-label, --victim-version and --trim-tokenizer apply to "
                          "hf: and py: victims only")
     from bodega.victims.modeldir import load_victim
 

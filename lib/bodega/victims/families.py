@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import importlib
 
+from bodega.errors import BodegaError
 from bodega.victims.base import KINDS
 
 _CLASSES = {
@@ -17,7 +18,7 @@ def normalise_kind(kind: str) -> str:
     for known in KINDS:
         if kind.strip().lower() == known.lower():
             return known
-    raise ValueError(f"unknown victim kind {kind!r}; choose one of {', '.join(KINDS)}")
+    raise BodegaError(f"unknown victim kind {kind!r}; choose one of {', '.join(KINDS)}")
 
 
 def victim_class(kind: str):

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import torch
 
+from bodega.errors import BodegaError
 from bodega.victims.base import hash_files
 from bodega.victims.bert import base_location, stored_location
 from bodega.victims.torch_victim import TorchVictim
@@ -138,7 +139,7 @@ class GemmaVictim(TorchVictim):
             location = resolve(info["base_role"], allow_hub=get_profile(profile).allow_hub).location
         actual = base_hash(location)
         if actual != info["base_sha256"]:
-            raise ValueError(f"{path}: base model {location} has hash {actual[:12]}, but the adapter was "
+            raise BodegaError(f"{path}: base model {location} has hash {actual[:12]}, but the adapter was "
                              f"trained on {info['base_sha256'][:12]}; point it at the original base model")
         tokenizer = _tokenizer(location)
         model = PeftModel.from_pretrained(_load_base(location, info["quantized_4bit"], tokenizer.pad_token_id),

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bodega.errors import BodegaError
 from bodega.tasks import PAIR_SEPARATOR, get_task, join_pair, split_pair
 from bodega.victims.base import MAX_TOKENS
 
@@ -35,7 +36,7 @@ class Trimmer:
         from tokenizers import Tokenizer
 
         if not getattr(tokenizer, "is_fast", False):
-            raise ValueError(f"trimming needs a fast (Rust) tokenizer for offsets; {name!r} is not one")
+            raise BodegaError(f"trimming needs a fast (Rust) tokenizer for offsets; {name!r} is not one")
         backend = Tokenizer.from_str(tokenizer.backend_tokenizer.to_str())
         backend.no_truncation()
         backend.no_padding()

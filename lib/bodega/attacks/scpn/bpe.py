@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bodega.errors import BodegaError
+
 END = "</w>"
 
 
@@ -25,10 +27,10 @@ def read_codes(path: str | Path) -> tuple[tuple[int, int], dict[tuple[str, str],
     for number, line in enumerate(lines):
         parts = line.split()
         if len(parts) != 2:
-            raise ValueError(f"{path}: line {number + 1 + (version != (0, 1))} is not a merge pair: {line!r}")
+            raise BodegaError(f"{path}: line {number + 1 + (version != (0, 1))} is not a merge pair: {line!r}")
         ranks.setdefault((parts[0], parts[1]), number)
     if version not in ((0, 1), (0, 2)):
-        raise ValueError(f"{path}: BPE codes version {version} is not supported (0.1 and 0.2 are)")
+        raise BodegaError(f"{path}: BPE codes version {version} is not supported (0.1 and 0.2 are)")
     return version, ranks
 
 
@@ -38,7 +40,7 @@ def read_vocabulary(path: str | Path, threshold: int = 50) -> set[str]:
     for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
         parts = line.split()
         if len(parts) != 2 or not parts[1].isdigit():
-            raise ValueError(f"{path}: line {number} is not 'unit count': {line!r}")
+            raise BodegaError(f"{path}: line {number} is not 'unit count': {line!r}")
         if int(parts[1]) >= threshold:
             units.add(parts[0])
     return units

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bodega.errors import BodegaError
+
 SAFE_BUILTINS = frozenset({"dict", "list", "tuple", "str", "int", "float", "bool", "set", "frozenset"})
 
 
@@ -39,9 +41,9 @@ def load_vocabulary_pickle(path: str | Path) -> Any:
                 f"{path}: not loaded ({error}); only dicts, lists, tuples, strings and numbers are accepted "
                 "from a pickle, because unpickling anything else can run code. Convert the file to plain "
                 "containers on a trusted machine.") from error
-        raise ValueError(f"{path}: not a readable pickle ({error}); download the SCPN files again") from error
+        raise BodegaError(f"{path}: not a readable pickle ({error}); download the SCPN files again") from error
     except (EOFError, UnicodeDecodeError) as error:
-        raise ValueError(f"{path}: not a readable pickle ({error}); download the SCPN files again") from error
+        raise BodegaError(f"{path}: not a readable pickle ({error}); download the SCPN files again") from error
 
 
 def load_checkpoint(path: str | Path) -> tuple[dict, dict]:
@@ -59,9 +61,9 @@ def load_checkpoint(path: str | Path) -> tuple[dict, dict]:
             "only that way, because a fully unpickled file can run code; re-save it on a trusted machine "
             "as {'state_dict': tensors, 'config_args': argparse.Namespace or dict}.") from error
     except (RuntimeError, EOFError) as error:
-        raise ValueError(f"{path}: not a readable torch checkpoint ({error}); download the SCPN files again") from error
+        raise BodegaError(f"{path}: not a readable torch checkpoint ({error}); download the SCPN files again") from error
     if not isinstance(content, dict) or "state_dict" not in content or "config_args" not in content:
-        raise ValueError(f"{path}: expected a dict with 'state_dict' and 'config_args', "
+        raise BodegaError(f"{path}: expected a dict with 'state_dict' and 'config_args', "
                          f"found {type(content).__name__} with keys {list(content)[:5] if isinstance(content, dict) else '-'}")
     args = content["config_args"]
     return content["state_dict"], dict(vars(args) if isinstance(args, argparse.Namespace) else args)
@@ -85,11 +87,11 @@ def load_vocabularies(folder: str | Path) -> SCPNVocabularies:
     folder = Path(folder)
     pair = load_vocabulary_pickle(folder / "parse_vocab.pkl")
     if not (isinstance(pair, (tuple, list)) and len(pair) == 2 and all(isinstance(x, dict) for x in pair)):
-        raise ValueError(f"{folder / 'parse_vocab.pkl'}: expected a pair (unit -> id, id -> unit)")
+        raise BodegaError(f"{folder / 'parse_vocab.pkl'}: expected a pair (unit -> id, id -> unit)")
     tags = load_vocabulary_pickle(folder / "ptb_tagset.pkl")
     if not isinstance(tags, dict) or "EOP" not in tags:
-        raise ValueError(f"{folder / 'ptb_tagset.pkl'}: expected a dict label -> id that has 'EOP'")
+        raise BodegaError(f"{folder / 'ptb_tagset.pkl'}: expected a dict label -> id that has 'EOP'")
     words, reverse = pair
     if "EOS" not in words:
-        raise ValueError(f"{folder / 'parse_vocab.pkl'}: the unit vocabulary has no 'EOS'")
+        raise BodegaError(f"{folder / 'parse_vocab.pkl'}: the unit vocabulary has no 'EOS'")
     return SCPNVocabularies(words, reverse, tags)

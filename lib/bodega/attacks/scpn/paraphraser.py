@@ -15,6 +15,7 @@ from pathlib import Path
 from bodega.attacks.scpn.bpe import BPE, join_bpe
 from bodega.attacks.scpn.files import SCPNVocabularies, load_checkpoint, load_vocabularies
 from bodega.attacks.scpn.parse import Parser, linearise, resolve_parser
+from bodega.errors import BodegaError
 
 DEFAULT_TEMPLATES = (
     "( ROOT ( S ( NP ) ( VP ) ( . ) ) ) EOP",
@@ -53,7 +54,7 @@ def load_scpn_model(folder: str | Path) -> SCPNModel:
     vocab = load_vocabularies(folder)
     state, args = load_checkpoint(folder / "scpn.pt")
     if args.get("use_input_parse"):
-        raise ValueError(f"{folder / 'scpn.pt'}: trained with use_input_parse=1; the published model and this "
+        raise BodegaError(f"{folder / 'scpn.pt'}: trained with use_input_parse=1; the published model and this "
                          "decoder use the sentence alone (use_input_parse=0)")
     paraphraser = ParaphraseNetwork(args["d_word"], args["d_hid"], args["d_nt"], args["d_trans"],
                                     len(vocab.words), len(vocab.tags) - 1)
@@ -69,7 +70,7 @@ def _load_state(net, state: dict, path: Path) -> None:
     try:
         net.load_state_dict(state)
     except RuntimeError as error:
-        raise ValueError(f"{path}: its weights do not fit the SCPN architecture: {error}") from error
+        raise BodegaError(f"{path}: its weights do not fit the SCPN architecture: {error}") from error
 
 
 class Paraphraser:

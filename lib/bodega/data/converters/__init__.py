@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Callable
 
 from bodega.data.splits import Splits
+from bodega.errors import UnknownNameError
 from bodega.tasks import get_task
 
 # (task, source) -> "module:function"; modules are imported only when used.
@@ -43,6 +44,6 @@ def get_converter(task: str, source: str | None = None) -> Callable[[Path], Spli
     key = (spec.name, source)
     if key not in CONVERTERS:
         known = [s for (t, s) in CONVERTERS if t == spec.name]
-        raise KeyError(f"no converter for task {spec.name} from source {source!r}; known: {known}")
+        raise UnknownNameError(f"no converter for task {spec.name} from source {source!r}; known: {known}")
     module, function = CONVERTERS[key].split(":")
     return getattr(importlib.import_module(module), function)

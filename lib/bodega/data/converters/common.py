@@ -11,8 +11,10 @@ import re
 from pathlib import Path
 from typing import Iterator
 
+from bodega.errors import BodegaError
 
-class RawDataError(ValueError):
+
+class RawDataError(BodegaError):
     """Raw corpus missing or malformed; the message names the file, line and the corpus needed."""
 
 

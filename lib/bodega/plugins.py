@@ -1,0 +1,94 @@
+"""User plug-ins named ``py:module:factory`` or ``py:path/to/file.py:factory``: one loader for victims and attackers.
+
+A plug-in is a factory (any callable) in an importable module or in a Python file. The
+loader never changes ``sys.path``: a module is imported as Python finds it (put its
+folder on ``PYTHONPATH`` or install it), a file is loaded from its path. What the factory
+builds is checked by protocol, for the one method the package calls on it
+(``predict_proba`` of a victim, ``attack`` of an attacker), not by counting parameters,
+so ``attack(victim, text, goal, rng=None, **options)`` fits as well as the plain form.
+Every failure is a :class:`PluginError` naming the spec and the fix.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Callable
+
+from bodega.errors import BodegaError
+
+PREFIX = "py:"
+"""The prefix of a plug-in spec, for ``--victim`` and ``--attacker`` alike."""
+
+
+class PluginError(BodegaError):
+    """A ``py:`` spec that does not name a loadable factory, or whose product lacks the needed method."""
+
+
+def is_plugin(spec: object) -> bool:
+    """Whether ``spec`` is a ``py:`` plug-in string."""
+    return isinstance(spec, (str, Path)) and str(spec).startswith(PREFIX)
+
+
+def _split(spec: str, role: str) -> tuple[str, str]:
+    body = spec[len(PREFIX):] if spec.startswith(PREFIX) else spec
+    source, sep, attribute = body.rpartition(":")
+    if not sep or not source or not attribute or not attribute.isidentifier():
+        raise PluginError(f"{role} {spec!r}: expected py:module:factory or py:path/to/file.py:factory, "
+                          "e.g. py:my_package.victims:build")
+    return source, attribute
+
+
+def _module_from_file(path: Path, spec: str, role: str) -> ModuleType:
+    if not path.is_file():
+        raise PluginError(f"{role} {spec!r}: no file {path} (a relative path is read from {Path.cwd()})")
+    resolved = path.resolve()
+    # One module per file, named after its path, so that two files called mine.py never collide.
+    name = f"bodega_plugin_{resolved.stem}_{hashlib.sha256(str(resolved).encode()).hexdigest()[:12]}"
+    if name in sys.modules:
+        return sys.modules[name]
+    module_spec = importlib.util.spec_from_file_location(name, resolved)
+    if module_spec is None or module_spec.loader is None:
+        raise PluginError(f"{role} {spec!r}: {path} is not a Python file that can be imported")
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[name] = module  # dataclasses and pickling look classes up by their module's name
+    try:
+        module_spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+def load_factory(spec: str, role: str = "plug-in") -> Callable[..., Any]:
+    """The callable that ``spec`` names; ``role`` (``"victim"``, ``"attacker"``) words the error messages."""
+    source, attribute = _split(str(spec), role)
+    if source.endswith(".py"):
+        module = _module_from_file(Path(source).expanduser(), spec, role)
+    else:
+        try:
+            module = importlib.import_module(source)
+        except ModuleNotFoundError as error:
+            raise PluginError(f"{role} {spec!r}: cannot import {source!r} ({error}); put its folder on "
+                              "PYTHONPATH, install it, or name its file: py:path/to/file.py:factory") from error
+    factory = getattr(module, attribute, None)
+    if not callable(factory):
+        raise PluginError(f"{role} {spec!r}: {source} has no callable {attribute!r}")
+    return factory
+
+
+def require_method(product: object, method: str, spec: str, role: str, usage: str) -> object:
+    """``product`` itself when it has a callable ``method``; otherwise a :class:`PluginError` that says
+    what the factory returned and what it must return (``usage``, e.g. ``predict_proba(texts) -> [n, 2]``)."""
+    if not callable(getattr(product, method, None)):
+        raise PluginError(f"{role} {spec!r}: the factory returned {type(product).__name__}, which has no "
+                          f"{method} method; it must build an object with {usage}")
+    return product
+
+
+def build_plugin(spec: str, role: str, method: str, usage: str, **options: Any) -> object:
+    """Load the factory ``spec`` names, call it with ``options`` and check its product has ``method``."""
+    return require_method(load_factory(spec, role)(**options), method, spec, role, usage)
