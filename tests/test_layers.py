@@ -19,7 +19,7 @@ LIB = Path(__file__).resolve().parents[1] / "lib"
 # are still covered by the cycle test.
 LAYERS = ("bodega.errors", "bodega.plugins", "bodega.io", "bodega.tasks", "bodega.text", "bodega.profiles", "bodega.gguf_tokenizer",
           "bodega.resources", "bodega.data", "bodega.scoring", "bodega.victims", "bodega.mlm", "bodega.attacks",
-          "bodega.experiments", "bodega.report", "atomeval", "bodega.commands", "bodega.cli")
+          "bodega.experiments", "bodega.report", "bodega.api", "atomeval", "bodega.commands", "bodega.cli")
 
 
 def _module_name(path: Path) -> str:

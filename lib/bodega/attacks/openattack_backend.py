@@ -115,8 +115,8 @@ def build_openattack_attacker(name: str, profile: str = "cpu", **options: Any) -
     """
     if name not in SUPPORTED:
         raise BodegaError(f"the OpenAttack backend runs {', '.join(SUPPORTED)} offline; {name} needs resources "
-                         "(Universal Sentence Encoder, SCPN weights, Stanford parser) that cannot be fetched here: "
-                         "use backend='native'")
+                          "(Universal Sentence Encoder, SCPN weights, Stanford parser) that cannot be fetched here: "
+                          "use backend='native'")
     OpenAttack = _prepare_openattack()
     settings = {**bodega_settings(name), **options}
     if name == "BERT-ATTACK":

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from bodega.errors import BodegaError
+from bodega.errors import BodegaError, MissingFileError
 from bodega.io import atomic_write_text
 
 _ESCAPES = {"\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
@@ -69,7 +69,7 @@ def read_tsv(path: str | os.PathLike) -> list[Example]:
     """Read rows; a malformed row raises :class:`TSVFormatError` with file and line."""
     path = Path(path)
     if not path.exists():
-        raise FileNotFoundError(f"{path} does not exist; prepare the task with `bodega data prepare`")
+        raise MissingFileError(f"{path} does not exist; prepare the task with `bodega data prepare`")
     examples = []
     with open(path, encoding="utf-8", newline="") as handle:
         for number, line in enumerate(handle, start=1):

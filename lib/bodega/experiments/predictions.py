@@ -63,7 +63,7 @@ def predict_attack_set(folder: str | Path, data_root: str | Path, force: bool = 
     attack_path = Path(data_root) / info["task"] / "attack.tsv"
     if not attack_path.exists():
         raise MissingFileError(f"{attack_path} not found for victim {folder}; pass --data, the folder that "
-                                f"holds {info['task']}/attack.tsv")
+                               f"holds {info['task']}/attack.tsv")
     attack_sha = _sha256(attack_path)
     known = None if force else _current(folder, info["weights_hash"], attack_sha)
     if known is not None:

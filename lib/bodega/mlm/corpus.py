@@ -44,5 +44,5 @@ def task_sentences(data_root: str | Path, split: str = "train",
         out[task] = [s for row in read_tsv(path) for s in example_sentences(task, row.text)]
     if not out:
         raise MissingFileError(f"no {split}.tsv under {root}/<TASK>/ for any of {', '.join(tasks or TASKS)}; "
-                                "prepare the data first with `bodega data prepare`")
+                               "prepare the data first with `bodega data prepare`")
     return out

@@ -40,7 +40,7 @@ def parse_cell_name(name: str) -> dict[str, str | None]:
         rest = rest[:-1]
     if len(rest) < 2 or rest[-1] not in ("T", "U") or "-".join(rest[:-1]) not in ATTACKERS:
         raise BodegaError(f"cell name {name!r}: expected TASK-VICTIM-ATTACKER-T|U with an attacker of "
-                         f"{', '.join(ATTACKERS)}")
+                          f"{', '.join(ATTACKERS)}")
     return {"task": task, "victim": victim, "attacker": "-".join(rest[:-1]),
             "scenario": "targeted" if rest[-1] == "T" else "untargeted"}
 
@@ -130,7 +130,7 @@ def _pilot_cells(path: Path) -> dict[str, dict]:
         return cells
     except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as error:
         raise BodegaError(f"{path}: expected {{\"cells\": {{\"<cell name>\": {{\"estimate_cpu_seconds\": "
-                         f"number}}}}}} ({error!r}); rewrite it in that format") from None
+                          f"number}}}}}} ({error!r}); rewrite it in that format") from None
 
 
 def estimate_vs_measured(costs: pd.DataFrame, pilot: str | Path) -> tuple[pd.DataFrame, str | None]:
@@ -193,7 +193,7 @@ def _eta_log_json(path: Path) -> list[dict]:
         raise BodegaError(f"{path}: invalid JSON ({error})") from None
     if not runs:
         raise BodegaError(f"{path} holds no eta log: the grid ran before the runner recorded one; pass the "
-                         "runner's log file instead (the output of bodega grid run)")
+                          "runner's log file instead (the output of bodega grid run)")
     return runs
 
 

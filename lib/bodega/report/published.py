@@ -65,7 +65,7 @@ class Published:
             if statement.id == statement_id:
                 return statement
         raise UnknownNameError(f"no statement {statement_id!r} in the published values; known: "
-                       f"{', '.join(s.id for s in self.statements)}")
+                               f"{', '.join(s.id for s in self.statements)}")
 
     def about(self, task: str, attacker: str, best: frozenset[str] = frozenset()) -> list[Statement]:
         """Statements with a measure that describe Table 4's row (task, attacker)."""

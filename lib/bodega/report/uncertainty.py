@@ -69,7 +69,7 @@ def run_examples(run_folder: str | Path) -> RunExamples:
     for path in (scores_path, records_path):
         if not path.exists():
             raise MissingFileError(f"{path} is missing: intervals need the per-example files the attack "
-                                    f"runner writes; rerun the cell with `bodega grid run`")
+                                   f"runner writes; rerun the cell with `bodega grid run`")
     scores = list(read_jsonl(scores_path))
     queries = {(int(r["index"]), str(r["id"])): float(r["queries"]) for r in read_jsonl(records_path)}
     keys = tuple((int(s["index"]), str(s["id"])) for s in scores)

@@ -44,7 +44,7 @@ def score_examples(task: str, originals: Sequence[str], adversarials: Sequence[s
             continue
         if adversarial is None:
             raise BodegaError(f"example {i}: marked successful but has no adversarial text; "
-                             "set success to false or supply the text")
+                              "set success to false or supply the text")
         start = len(pairs)
         units, characters[i] = _example(task, original, adversarial)
         pairs.extend(units)

@@ -54,7 +54,7 @@ def read_incrediblae_tsv(path: str | os.PathLike) -> list[AttackedExample]:
         missing = [c for c in INCREDIBLAE_HEADER if c not in (reader.fieldnames or [])]
         if missing:
             raise BodegaError(f"{path}: header lacks {', '.join(missing)}; expected the columns "
-                             f"{', '.join(INCREDIBLAE_HEADER)}")
+                              f"{', '.join(INCREDIBLAE_HEADER)}")
         rows = []
         for number, row in enumerate(reader, start=2):
             where = f"{path}:{number}"

@@ -40,7 +40,7 @@ def positive_index(id2label: dict, positive_label: str | int | None, where: str)
     labels = {int(k): str(v) for k, v in id2label.items()}
     if sorted(labels) != [0, 1]:
         raise BodegaError(f"{where}: a binary classifier has labels 0 and 1, this one has {sorted(labels)}; "
-                         "attack a two-class sequence classifier")
+                          "attack a two-class sequence classifier")
     if positive_label is not None:
         text = str(positive_label)
         if text.isdigit() and int(text) in labels:
@@ -48,12 +48,12 @@ def positive_index(id2label: dict, positive_label: str | int | None, where: str)
         matches = [i for i, name in labels.items() if name.lower() == text.lower()]
         if not matches:
             raise BodegaError(f"{where}: positive label {positive_label!r} is neither 0, 1 nor one of the "
-                             f"config's labels {labels}")
+                              f"config's labels {labels}")
         return matches[0]
     matches = [i for i, name in labels.items() if name.lower() in NON_CREDIBLE_NAMES]
     if len(matches) != 1:
         raise BodegaError(f"{where}: cannot tell which label means non-credible from id2label {labels}; "
-                         "pass --positive-label NAME_OR_INDEX")
+                          "pass --positive-label NAME_OR_INDEX")
     return matches[0]
 
 
@@ -68,7 +68,7 @@ class HFFolderVictim:
         self.path = Path(path).expanduser()
         if not (self.path / "config.json").is_file():
             raise MissingFileError(f"hf:{path}: no config.json there; give a folder written by "
-                                    "save_pretrained (model and tokenizer)")
+                                   "save_pretrained (model and tokenizer)")
         self.task = get_task(task).name
         self.name = f"hf:{self.path.name}"
         self.tokenizer = AutoTokenizer.from_pretrained(self.path)
@@ -132,7 +132,7 @@ class CallableVictim:
         probs = np.asarray(self.obj.predict_proba(texts), dtype=np.float64)
         if probs.shape != (len(texts), 2):
             raise BodegaError(f"{self.name}: predict_proba returned shape {probs.shape} for {len(texts)} texts; "
-                             "it must return one row [P(credible), P(non-credible)] per text")
+                              "it must return one row [P(credible), P(non-credible)] per text")
         return probs
 
     def predict(self, texts: list[str]) -> np.ndarray:
@@ -150,12 +150,12 @@ def open_victim(victim, task: str, profile: str = "cpu", positive_label: str | i
     if text.startswith(HF_PREFIX):
         if version is not None or trim_tokenizer is not None:
             raise BodegaError(f"victim {text!r}: a folder is identified and trimmed by its own files; "
-                             "--victim-version and --trim-tokenizer apply to py: victims")
+                              "--victim-version and --trim-tokenizer apply to py: victims")
         return HFFolderVictim(text[3:], task, positive_label)
     if is_plugin(text):
         if positive_label is not None:
             raise BodegaError(f"victim {text!r}: --positive-label applies to hf: folders; predict_proba's "
-                             "column 1 must be P(non-credible)")
+                              "column 1 must be P(non-credible)")
         tokenizer = None
         if trim_tokenizer is not None:
             from transformers import AutoTokenizer
@@ -168,7 +168,7 @@ def open_victim(victim, task: str, profile: str = "cpu", positive_label: str | i
         return wrapped
     if positive_label is not None or version is not None or trim_tokenizer is not None:
         raise BodegaError(f"victim {text!r}: --positive-label, --victim-version and --trim-tokenizer apply to "
-                         "hf: and py: victims only")
+                          "hf: and py: victims only")
     from bodega.victims.modeldir import load_victim
 
     return load_victim(victim, profile=profile)

@@ -140,7 +140,7 @@ class GemmaVictim(TorchVictim):
         actual = base_hash(location)
         if actual != info["base_sha256"]:
             raise BodegaError(f"{path}: base model {location} has hash {actual[:12]}, but the adapter was "
-                             f"trained on {info['base_sha256'][:12]}; point it at the original base model")
+                              f"trained on {info['base_sha256'][:12]}; point it at the original base model")
         tokenizer = _tokenizer(location)
         model = PeftModel.from_pretrained(_load_base(location, info["quantized_4bit"], tokenizer.pad_token_id),
                                           path)

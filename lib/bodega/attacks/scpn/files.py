@@ -64,7 +64,7 @@ def load_checkpoint(path: str | Path) -> tuple[dict, dict]:
         raise BodegaError(f"{path}: not a readable torch checkpoint ({error}); download the SCPN files again") from error
     if not isinstance(content, dict) or "state_dict" not in content or "config_args" not in content:
         raise BodegaError(f"{path}: expected a dict with 'state_dict' and 'config_args', "
-                         f"found {type(content).__name__} with keys {list(content)[:5] if isinstance(content, dict) else '-'}")
+                          f"found {type(content).__name__} with keys {list(content)[:5] if isinstance(content, dict) else '-'}")
     args = content["config_args"]
     return content["state_dict"], dict(vars(args) if isinstance(args, argparse.Namespace) else args)
 

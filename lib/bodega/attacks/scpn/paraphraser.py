@@ -55,7 +55,7 @@ def load_scpn_model(folder: str | Path) -> SCPNModel:
     state, args = load_checkpoint(folder / "scpn.pt")
     if args.get("use_input_parse"):
         raise BodegaError(f"{folder / 'scpn.pt'}: trained with use_input_parse=1; the published model and this "
-                         "decoder use the sentence alone (use_input_parse=0)")
+                          "decoder use the sentence alone (use_input_parse=0)")
     paraphraser = ParaphraseNetwork(args["d_word"], args["d_hid"], args["d_nt"], args["d_trans"],
                                     len(vocab.words), len(vocab.tags) - 1)
     _load_state(paraphraser, state, folder / "scpn.pt")

@@ -1,0 +1,303 @@
+"""The Python API: wrap any classifier in one call, attack texts in memory or a task's attack set, get Python objects.
+
+In the spirit of OpenAttack's ``Classifier``/``AttackEval`` and TextAttack's
+``ModelWrapper``/``Attacker``::
+
+    import bodega
+    victim = bodega.wrap(my_sklearn_pipeline)
+    report = bodega.attack(victim, texts, labels, task="PR2", attacker="DeepWordBug")
+    print(report.summary.bodega_score)
+
+:func:`attack` runs the same runner as ``bodega attack`` (:func:`bodega.attacks.runner.run_attack`):
+the same query accounting, 512-token trimming, records and BODEGA scoring. In-memory texts
+are written to a temporary ``attack.tsv`` (the TSV escaping is lossless) and, without
+``out_dir``, the run lives in a temporary folder that is removed afterwards; with
+``out_dir`` the run is kept and resumable, as on the command line.
+"""
+from __future__ import annotations
+
+import hashlib
+import logging
+import pickle
+import tempfile
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from bodega.errors import BodegaError
+
+log = logging.getLogger(__name__)
+
+Classifier = Any
+"""What :func:`wrap` accepts: see its docstring."""
+
+
+@dataclass(frozen=True)
+class AttackRecord:
+    """One attacked example as the runner recorded it (``records.jsonl``), with its BODEGA scores."""
+
+    index: int
+    """Row of the attacked text in the input (or in ``attack.tsv``)."""
+    id: str
+    original: str
+    """The text as attacked: cut after the victim's 512th token when it has a trimming tokenizer."""
+    adversarial: str | None
+    """The adversarial text when the attack succeeded, else None."""
+    success: bool
+    queries: int
+    """Texts asked of the victim for this example, as BODEGA counts them (repeats included)."""
+    seconds: float
+    semantic: float | None
+    character: float | None
+    bodega: float
+    """Per-example BODEGA score: 0 unless successful, else semantic x character."""
+    error: str | None = None
+    trimmed: bool = False
+    extra: dict = field(default_factory=dict)
+    """The record's other fields (``unique_queries``, ``forwards``, ``cpu_seconds``, ...)."""
+
+
+@dataclass(frozen=True)
+class AttackReport:
+    """What :func:`attack` returns: the BODEGA summary, one record per example and the run's settings."""
+
+    summary: Any
+    """BODEGA's aggregate figures, a :class:`bodega.scoring.Summary` (``bodega_score``, ``success_score``, ...)."""
+    records: list[AttackRecord]
+    settings: dict
+    """Task, victim, attacker, scenario, profile, budget, seed, backend and trimming of the run."""
+    out_dir: Path | None = None
+    """The run folder when one was kept (``out_dir=`` given), else None."""
+
+    @property
+    def bodega_score(self) -> float:
+        """The run's BODEGA score (mean over examples of success x semantic x character)."""
+        return self.summary.bodega_score
+
+    def lines(self) -> list[str]:
+        """The summary lines BODEGA prints (``Subset size: ...`` to ``Total evaluation time: ...``)."""
+        return self.summary.lines()
+
+
+class FunctionClassifier:
+    """A function ``texts -> [n, 2]`` probabilities seen as an object with ``predict_proba``."""
+
+    def __init__(self, function: Callable[[list[str]], Any]):
+        self.function = function
+
+    def predict_proba(self, texts: list[str]) -> np.ndarray:
+        return np.asarray(self.function(texts), dtype=np.float64)
+
+
+class PipelineClassifier:
+    """A transformers text-classification ``pipeline``, its label meaning non-credible chosen as for ``hf:``."""
+
+    def __init__(self, pipe, positive_label: str | int | None = None, batch_size: int = 16):
+        from bodega.victims.external import positive_index
+
+        self.pipe = pipe
+        self.labels = {int(k): str(v) for k, v in pipe.model.config.id2label.items()}
+        self.positive = positive_index(self.labels, positive_label, f"pipeline {pipe.model.name_or_path}")
+        self.batch_size = batch_size
+        tokenizer = getattr(pipe, "tokenizer", None)
+        self.trim_tokenizer = tokenizer if getattr(tokenizer, "is_fast", False) else None
+
+    def predict_proba(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), 2), dtype=np.float64)
+        answers = self.pipe(list(texts), top_k=None, truncation=True, batch_size=self.batch_size)
+        positive = self.labels[self.positive]
+        for row, scores in enumerate(answers):
+            by_label = {entry["label"]: float(entry["score"]) for entry in scores}
+            out[row, 1] = by_label[positive]
+            out[row, 0] = sum(value for label, value in by_label.items() if label != positive)
+        return out
+
+
+def _is_sklearn(obj: object) -> bool:
+    return callable(getattr(obj, "predict_proba", None)) and callable(getattr(obj, "get_params", None))
+
+
+def _sklearn_version(model) -> str:
+    """A version naming a fitted scikit-learn model by its pickled bytes, so that a kept run can resume."""
+    classes = [int(c) if isinstance(c, (int, np.integer)) else c for c in getattr(model, "classes_", [0, 1])]
+    if classes != [0, 1]:
+        raise BodegaError(f"the scikit-learn model was fitted on classes {classes}; fit it on labels 0 "
+                          "(credible) and 1 (non-credible), so that predict_proba's column 1 is P(non-credible)")
+    return "sklearn-" + hashlib.sha256(pickle.dumps(model)).hexdigest()[:16]
+
+
+def wrap(classifier: Classifier, task: str = "PR2", *, name: str | None = None, version: str | None = None,
+         positive_label: str | int | None = None, trim_tokenizer: Any = None, profile: str = "cpu"):
+    """Any classifier as a victim the attackers, query accounting and scoring accept.
+
+    ``classifier`` is one of:
+
+    * an object with ``predict_proba(texts) -> [n, 2]`` (column 1 = P(non-credible)), a fitted
+      scikit-learn pipeline included (its version is a hash of its pickled bytes);
+    * a function ``texts -> [n, 2]``;
+    * a transformers text-classification ``pipeline`` (the label meaning non-credible is read
+      from ``id2label`` or given as ``positive_label``);
+    * a folder: one trained by ``bodega train`` (with ``victim.json``) or a transformers
+      sequence-classification folder (with ``config.json``), or an ``hf:``/``py:`` spec string;
+    * a victim already wrapped (returned unchanged).
+
+    ``version`` names the model for the prediction cache and for resuming a kept run (default: the
+    object's ``version`` attribute). ``trim_tokenizer`` (a fast tokenizer or its folder) cuts texts
+    after the 512th token as BODEGA does; without one, texts are attacked untrimmed. ``task``
+    matters only for FC's claim/evidence pairs in transformers folders.
+    """
+    from bodega.victims.external import HF_PREFIX, CallableVictim, is_spec, open_victim
+
+    if isinstance(classifier, (str, Path)):
+        text = str(classifier)
+        if not is_spec(text) and (Path(text).expanduser() / "config.json").is_file() \
+                and not (Path(text).expanduser() / "victim.json").is_file():
+            text = HF_PREFIX + text
+        options = {"positive_label": positive_label, "version": version,
+                   "trim_tokenizer": str(trim_tokenizer) if trim_tokenizer is not None else None}
+        return open_victim(text, task, profile, **{k: v for k, v in options.items() if v is not None})
+    if hasattr(classifier, "weights_hash") and callable(getattr(classifier, "predict_proba", None)):
+        return classifier
+    if trim_tokenizer is not None and isinstance(trim_tokenizer, (str, Path)):
+        from transformers import AutoTokenizer
+
+        trim_tokenizer = AutoTokenizer.from_pretrained(trim_tokenizer)
+    if hasattr(classifier, "model") and hasattr(classifier, "task") and callable(classifier) \
+            and not callable(getattr(classifier, "predict_proba", None)):
+        obj = PipelineClassifier(classifier, positive_label)
+        label = name or f"pipeline:{classifier.model.name_or_path}"
+    elif callable(getattr(classifier, "predict_proba", None)):
+        obj = classifier
+        label = name or type(classifier).__name__
+        if version is None and getattr(classifier, "version", None) is None and _is_sklearn(classifier):
+            version = _sklearn_version(classifier)
+    elif callable(classifier):
+        obj = FunctionClassifier(classifier)
+        label = name or getattr(classifier, "__name__", "function")
+    else:
+        raise BodegaError(f"cannot wrap a {type(classifier).__name__}: give an object with predict_proba(texts), "
+                          "a function texts -> [n, 2], a transformers pipeline or a model folder")
+    if positive_label is not None and not isinstance(obj, PipelineClassifier):
+        raise BodegaError("positive_label applies to transformers pipelines and folders; predict_proba's "
+                          "column 1 must be P(non-credible)")
+    return CallableVictim(obj, label, task, version, trim_tokenizer)
+
+
+def _to_record(record: dict, score) -> AttackRecord:
+    names = {f.name for f in fields(AttackRecord)} - {"semantic", "character", "bodega", "extra"}
+    known = {key: record[key] for key in names if key in record}
+    extra = {key: value for key, value in record.items() if key not in names}
+    return AttackRecord(**known, semantic=score.get("semantic"), character=score.get("character"),
+                        bodega=score.get("bodega", 0.0), extra=extra)
+
+
+def _report(out: Path, keep: bool) -> AttackReport:
+    import json
+
+    from bodega.attacks.runner import RECORDS, SCORES, SUMMARY
+    from bodega.io import read_jsonl
+    from bodega.scoring import Summary
+
+    summary = json.loads((out / SUMMARY).read_text(encoding="utf-8"))
+    scores = {row["index"]: row for row in read_jsonl(out / SCORES)}
+    wanted = set(scores)
+    records = [_to_record(r, scores[r["index"]]) for r in sorted(read_jsonl(out / RECORDS), key=lambda r: r["index"])
+               if r["index"] in wanted]
+    settings_keys = ("task", "victim", "victim_weights", "attacker", "scenario", "profile", "n_examples",
+                     "n_examples_requested", "budget", "seed", "backend", "attacker_options", "trim")
+    return AttackReport(summary=Summary(**{f.name: summary[f.name] for f in fields(Summary)}), records=records,
+                        settings={key: summary.get(key) for key in settings_keys}, out_dir=out if keep else None)
+
+
+def _write_texts(folder: Path, texts: Sequence[str], labels: Sequence[int]) -> None:
+    from bodega.data import Example, write_tsv
+
+    texts, labels = list(texts), list(labels)
+    if len(texts) != len(labels):
+        raise BodegaError(f"{len(texts)} texts but {len(labels)} labels; give one label (0 credible, "
+                          "1 non-credible) per text")
+    if any(not isinstance(t, str) for t in texts):
+        raise BodegaError("texts must be a list of strings")
+    bad = [label for label in labels if int(label) not in (0, 1) or int(label) != label]
+    if bad:
+        raise BodegaError(f"labels must be 0 (credible) or 1 (non-credible), found {bad[:3]}")
+    write_tsv(folder / "attack.tsv", [Example(int(label), f"text-{i}", text)
+                                      for i, (text, label) in enumerate(zip(texts, labels))])
+
+
+def attack(victim: Classifier, texts: Sequence[str] | None = None, labels: Sequence[int] | None = None, *,
+           task: str, attacker: Any = "PWWS", targeted: bool = False, n_examples: int | None = None,
+           query_budget: int | None = None, seed: int = 0, profile: str = "cpu", backend: str = "native",
+           attacker_options: dict | None = None, data: str | Path | None = None, out_dir: str | Path | None = None,
+           semantic: Any = None, progress: bool = False) -> AttackReport:
+    """Attack ``texts`` (with gold ``labels``, 1 = non-credible) or the task's attack set, and score the run.
+
+    ``victim`` is anything :func:`wrap` accepts (it is wrapped here when needed). Without
+    ``texts``, the examples are ``<data>/attack.tsv`` (``data`` defaults to ``data/<TASK>``).
+    ``attacker`` is a name (``PWWS``, ``DeepWordBug``, ``BERT-ATTACK``, ...), a ``py:`` spec, or
+    an object with ``attack(victim, text, goal, rng)`` (:class:`bodega.attacks.Attacker`).
+    ``targeted`` selects BODEGA's targeted scenario (non-credible texts the victim gets right,
+    pushed to credible). ``out_dir`` keeps the run folder (records, summary; resumable);
+    without it nothing is left on disk. ``semantic`` replaces the profile's semantic model in
+    scoring (an object with ``score(pairs)``). Returns an :class:`AttackReport`.
+    """
+    from bodega.attacks.runner import run_attack
+    from bodega.tasks import get_task
+
+    task_name = get_task(task).name
+    wrapped = wrap(victim, task_name, profile=profile)
+    if texts is None and labels is not None:
+        raise BodegaError("labels given without texts; pass texts too, or neither to attack the task's attack set")
+    if texts is not None and labels is None:
+        raise BodegaError("texts need labels (0 credible, 1 non-credible), one per text")
+    with tempfile.TemporaryDirectory(prefix="bodega-api-") as scratch:
+        scratch_dir = Path(scratch)
+        if texts is not None:
+            _write_texts(scratch_dir, texts, labels)
+            data_dir = scratch_dir
+        else:
+            data_dir = Path(data) if data is not None else Path("data") / task_name
+        out = Path(out_dir) if out_dir is not None else scratch_dir / "run"
+        options = dict(attacker_options or {})
+        name = attacker if isinstance(attacker, str) else _register_object(attacker, options)
+        run_attack(task_name, wrapped, data_dir, name, out, targeted=targeted, n_examples=n_examples,
+                   query_budget=query_budget, seed=seed, profile=profile, backend=backend,
+                   attacker_options=options, semantic=semantic, progress=progress)
+        return _report(out, keep=out_dir is not None)
+
+
+_OWN: dict[str, int] = {}
+"""Names registered here for attacker objects, with the id of the object last registered under each."""
+
+
+def _register_object(attacker: object, options: dict) -> str:
+    """Register an attacker object under its ``name`` (or class name) so that the runner builds it by name."""
+    from bodega.attacks.base import canonical_name, register_attacker
+    from bodega.errors import UnknownNameError
+    from bodega.plugins import require_method
+
+    label = str(getattr(attacker, "name", None) or type(attacker).__name__)
+    require_method(attacker, "attack", label, "attacker", "attack(victim, text, goal, rng) returning an AttackResult")
+    if options:
+        raise BodegaError("attacker_options apply to attackers given by name; configure your attacker object itself")
+    try:
+        taken = canonical_name(label)
+    except UnknownNameError:
+        taken = None
+    if taken is not None and taken not in _OWN:
+        raise BodegaError(f"attacker object named {label!r} would hide the package's {taken}; give it another "
+                          "`name` attribute")
+    register_attacker(label, lambda profile="cpu", **_: attacker)
+    _OWN[label] = id(attacker)
+    return label
+
+
+def task_texts(task: str, split: str = "attack", data_root: str | Path = "data") -> tuple[list[str], list[int]]:
+    """The texts and labels of a prepared task's split (``<data_root>/<TASK>/<split>.tsv``)."""
+    from bodega.data import read_tsv
+    from bodega.tasks import get_task
+
+    rows = read_tsv(Path(data_root) / get_task(task).name / f"{split}.tsv")
+    return [row.text for row in rows], [int(row.label) for row in rows]
