@@ -34,7 +34,9 @@ Run "bodega COMMAND --help" for a command's options."""
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="bodega", description=DESCRIPTION,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="debug logging, and the traceback of an error as well as its one-line message")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {bodega.__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True)
     for info in sorted(pkgutil.iter_modules(bodega.commands.__path__), key=lambda m: m.name):
         module = importlib.import_module(f"bodega.commands.{info.name}")

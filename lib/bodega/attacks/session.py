@@ -13,12 +13,14 @@ log = logging.getLogger(__name__)
 
 
 def project_root(start: str | Path = ".") -> Path:
-    """The folder holding pyproject.toml, from the current folder upwards (notebooks run in notebooks/)."""
+    """The checkout holding pyproject.toml and lib/bodega, from ``start`` upwards (notebooks run in notebooks/);
+    outside a checkout (the package installed with pip, run in a folder of the user's) ``start`` itself, so that
+    ``data/`` and ``results/`` are read and written there."""
     here = Path(start).resolve()
     for folder in (here, *here.parents):
         if (folder / "pyproject.toml").exists() and (folder / "lib" / "bodega").exists():
             return folder
-    raise FileNotFoundError(f"no project root (pyproject.toml with lib/bodega) above {here}")
+    return here
 
 
 @dataclass(frozen=True)

@@ -78,6 +78,15 @@ class Notebooks:
     victim: str = "notebooks/train_victim.ipynb"
     attack: str = "notebooks/attack.ipynb"
 
+    def __post_init__(self) -> None:
+        """Outside a checkout a default path names the copy installed with the package (``bodega.stages``)."""
+        from bodega.stages import stage_notebook
+
+        for item in fields(self):
+            value = getattr(self, item.name)
+            if value == item.default and not Path(value).exists():
+                object.__setattr__(self, item.name, str(stage_notebook(Path(value).name)))
+
 
 @dataclass(frozen=True)
 class GridSpec:

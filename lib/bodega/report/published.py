@@ -1,4 +1,4 @@
-"""The paper's published values (``../shared/data/published/bodega.yaml``), read for showing beside ours.
+"""The paper's published values (shipped as ``bodega/published/bodega.yaml``), read for showing beside ours.
 
 Why a file and not constants: the paper's Tables 4 and 5 are not available offline, only what its text
 states about them, and each statement must be traceable to its quote. This module reads that file into
@@ -85,13 +85,15 @@ def _statement(entry: dict, where: str) -> Statement:
                      best_in_task=bool(entry.get("best_in_task", False)))
 
 
-def load_published(path: str | Path) -> Published:
-    """Read the published values; a missing file says where it is expected and how to point at it."""
-    path = Path(path)
+def load_published(path: str | Path | None = None) -> Published:
+    """Read the published values: the copy shipped with the package, or the file at ``path``."""
+    from bodega.published import BODEGA_YAML
+
+    path = Path(path) if path is not None else BODEGA_YAML
     if not path.is_file():
         raise MissingFileError(
-            f"published values not found at {path}: they live in the shared data folder beside the project "
-            f"(../shared/data/published/bodega.yaml); pass its path as the notebook parameter `published`")
+            f"published values not found at {path}; pass no path (the notebook parameter `published` set to None) "
+            f"to read the copy shipped with the package, {BODEGA_YAML}")
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     missing = [key for key in ("table3_f1", "prose") if key not in data]
     if missing:

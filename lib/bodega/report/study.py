@@ -56,7 +56,7 @@ class Study:
         return short
 
 
-def load_study(results_root: str | Path, grid: str | Path, published: str | Path) -> Study:
+def load_study(results_root: str | Path, grid: str | Path, published: str | Path | None = None) -> Study:
     """Read everything finished under ``results_root`` that has per-example scores."""
     results = load_results(results_root)
     examples = {}
