@@ -8,6 +8,9 @@
 #  3. without extra arguments: the smoke grid end to end (train, attack, score through the stage
 #     notebooks), run twice to check that the second run recomputes nothing, and the report
 #     notebooks rendered on its fresh results.
+#  4. without extra arguments: the package installed from a wheel into a new environment outside the
+#     checkout, used from another folder (scripts/check-install.sh).
+# Before the tests, ruff checks lib, tests, benchmarks and scripts (pyflakes and pycodestyle errors).
 # Extra arguments go to pytest in both steps, e.g. `bash scripts/test.sh -k data`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +22,7 @@ raw=${BODEGA_RAW:-../shared/data/raw}
 if [ -d "$raw" ]; then
   .venv/bin/bodega data prepare-missing --raw-root "$raw" --out-root data
 fi
+.venv/bin/ruff check lib tests benchmarks scripts
 .venv/bin/python -m pytest -q --nbval-lax "$@"
 sanitize=()
 [ -f notebooks/nbval-sanitize.cfg ] && sanitize=(--nbval-sanitize-with notebooks/nbval-sanitize.cfg)
@@ -36,4 +40,5 @@ if [ "$#" -eq 0 ]; then
     -p grid_file parameters/grid_smoke.yaml -p results_dir "$smoke" -p data_dir data
   .venv/bin/papermill notebooks/appendix.ipynb "$smoke/appendix.ipynb" --cwd . --no-progress-bar \
     -p results_dir "$smoke"
+  bash scripts/check-install.sh .venv/bin/python
 fi

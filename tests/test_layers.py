@@ -17,7 +17,8 @@ LIB = Path(__file__).resolve().parents[1] / "lib"
 
 # Lower layers first; a subpackage may import only those before it. Subpackages not named here
 # are still covered by the cycle test.
-LAYERS = ("bodega.errors", "bodega.published", "bodega.plugins", "bodega.stages", "bodega.io", "bodega.tasks", "bodega.text", "bodega.profiles", "bodega.gguf_tokenizer",
+LAYERS = ("bodega.errors", "bodega.published", "bodega.plugins", "bodega.stages",
+          "bodega.io", "bodega.tasks", "bodega.text", "bodega.profiles", "bodega.gguf_tokenizer",
           "bodega.resources", "bodega.data", "bodega.scoring", "bodega.victims", "bodega.mlm", "bodega.attacks",
           "bodega.experiments", "bodega.report", "bodega.api", "atomeval", "bodega.commands", "bodega.cli")
 

@@ -61,10 +61,12 @@ def load_checkpoint(path: str | Path) -> tuple[dict, dict]:
             "only that way, because a fully unpickled file can run code; re-save it on a trusted machine "
             "as {'state_dict': tensors, 'config_args': argparse.Namespace or dict}.") from error
     except (RuntimeError, EOFError) as error:
-        raise BodegaError(f"{path}: not a readable torch checkpoint ({error}); download the SCPN files again") from error
+        raise BodegaError(f"{path}: not a readable torch checkpoint ({error}); "
+                          "download the SCPN files again") from error
     if not isinstance(content, dict) or "state_dict" not in content or "config_args" not in content:
+        keys = list(content)[:5] if isinstance(content, dict) else "-"
         raise BodegaError(f"{path}: expected a dict with 'state_dict' and 'config_args', "
-                          f"found {type(content).__name__} with keys {list(content)[:5] if isinstance(content, dict) else '-'}")
+                          f"found {type(content).__name__} with keys {keys}")
     args = content["config_args"]
     return content["state_dict"], dict(vars(args) if isinstance(args, argparse.Namespace) else args)
 

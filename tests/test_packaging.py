@@ -1,0 +1,102 @@
+"""The package declares what it needs, ships what it reads, and carries one version."""
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+import yaml
+
+import bodega
+from bodega.published import BODEGA_YAML
+from bodega.stages import NAMES, stage_notebook
+
+ROOT = Path(__file__).resolve().parents[1]
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+SHARED_PUBLISHED = ROOT.parent / "shared" / "data" / "published" / "bodega.yaml"
+
+
+def _pins(path: Path) -> dict[str, str]:
+    from packaging.utils import canonicalize_name
+
+    pins = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.split("#")[0].strip()
+        if "==" in line:
+            name, version = line.split("==")
+            pins[canonicalize_name(name.split("[")[0])] = version.strip()
+    return pins
+
+
+def _declared() -> list[str]:
+    project = PYPROJECT["project"]
+    return [*project["dependencies"], *(r for extra in project["optional-dependencies"].values() for r in extra)]
+
+
+def test_every_declared_requirement_admits_the_locked_version():
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+    from packaging.version import Version
+
+    lock = _pins(ROOT / "requirements-lock.txt")
+    problems = []
+    for text in _declared():
+        requirement = Requirement(text)
+        name = canonicalize_name(requirement.name)
+        if name not in lock:
+            problems.append(f"{text}: not in requirements-lock.txt")
+        elif not requirement.specifier.contains(Version(lock[name]), prereleases=True):
+            problems.append(f"{text}: the lock pins {lock[name]}")
+    assert not problems, "\n".join(problems)
+
+
+def test_every_top_level_pin_is_declared_and_the_extras_are_there():
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    declared = {canonicalize_name(Requirement(text).name) for text in _declared()}
+    missing = sorted(set(_pins(ROOT / "requirements.txt")) - declared)
+    assert not missing, f"pinned in requirements.txt but not declared in pyproject.toml: {missing}"
+    assert set(PYPROJECT["project"]["optional-dependencies"]) == {"cpu", "paper", "openattack", "book", "dev"}
+
+
+def test_one_version_everywhere():
+    version = PYPROJECT["project"]["version"]
+    assert bodega.__version__ == version
+    assert yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))["version"] == version
+    assert not re.search(r"^__version__ = ['\"]", (ROOT / "lib" / "bodega" / "__init__.py").read_text(), re.M)
+
+
+def test_licence_and_citation():
+    licence = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert "GNU GENERAL PUBLIC LICENSE" in licence and "Version 3, 29 June 2007" in licence
+    assert PYPROJECT["project"]["license"]["text"] == "GPL-3.0-or-later"
+    citation = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    assert citation["preferred-citation"]["doi"] == yaml.safe_load(BODEGA_YAML.read_text())["paper"]["doi"]
+    assert any("2604.07967" in str(ref) for ref in citation["references"])  # AtomEval
+
+
+def test_the_stage_notebooks_ship_as_package_data():
+    for name in NAMES:
+        assert stage_notebook(name).read_bytes() == (ROOT / "notebooks" / name).read_bytes()
+    assert "stages/*.ipynb" in PYPROJECT["tool"]["setuptools"]["package-data"]["bodega"]
+    with pytest.raises(FileNotFoundError, match="set notebooks: in the grid file"):
+        stage_notebook("study.ipynb")
+
+
+def test_the_grid_finds_the_installed_notebooks_outside_a_checkout(tmp_path, monkeypatch):
+    from bodega.experiments.spec import Notebooks
+
+    monkeypatch.chdir(tmp_path)
+    notebooks = Notebooks()
+    assert Path(notebooks.attack) == stage_notebook("attack.ipynb")
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "attack.ipynb").write_text("{}")
+    assert Notebooks().attack == "notebooks/attack.ipynb"  # a checkout's own copy wins
+
+
+@pytest.mark.skipif(not SHARED_PUBLISHED.exists(), reason="../shared/data/published/bodega.yaml is not beside "
+                    "the project (the shipped copy is then the only one)")
+def test_the_shipped_published_values_are_the_shared_file():
+    assert BODEGA_YAML.read_bytes() == SHARED_PUBLISHED.read_bytes()
