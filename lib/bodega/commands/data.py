@@ -1,13 +1,29 @@
-"""``bodega data prepare`` / ``prepare-missing``: convert raw corpora into BODEGA's TSV splits."""
+"""``bodega data fetch`` / ``prepare`` / ``prepare-missing``: get raw corpora, convert them into BODEGA's TSV splits."""
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
+
+DEFAULT_RAW_ROOT = os.environ.get("BODEGA_RAW", "../shared/data/raw")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    data = subparsers.add_parser("data", help="prepare task data")
+    data = subparsers.add_parser("data", help="get raw corpora and prepare task data")
     actions = data.add_subparsers(dest="action", required=True)
+    fetch = actions.add_parser(
+        "fetch", help="copy or download a task's raw corpus into a raw root and check every file's sha256",
+        description="Copy a task's raw corpus from a folder or archive, or download it from a URL, into "
+                    "RAW_ROOT/<its folder> (the layout prepare-missing, the data notebook and the grid read), "
+                    "and check the sha256 of every file against the list shipped with the package. The book's "
+                    "page 'Getting the data' says where each corpus is published.")
+    fetch.add_argument("--task", required=True, help="HN, PR2, FC or RD")
+    fetch.add_argument("--from", dest="origin", required=True, metavar="PATH_OR_URL",
+                       help="the corpus's folder (or a folder holding it), a zip or tar archive, or an http(s) or "
+                            "file URL of one")
+    fetch.add_argument("--raw-root", default=DEFAULT_RAW_ROOT,
+                       help="where to put it (default: $BODEGA_RAW, else ../shared/data/raw)")
+    fetch.set_defaults(func=_fetch)
     prepare = actions.add_parser("prepare", help="convert a raw corpus to train/attack/dev TSV")
     prepare.add_argument("--task", required=True, help="HN, PR2, FC or RD")
     prepare.add_argument("--raw", required=True, help="folder of the raw corpus")
@@ -19,16 +35,35 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="For each task without train/attack/dev TSV files under OUT_ROOT/<TASK>, convert its raw "
                     "corpus from RAW_ROOT (laid out like ../shared/data/raw, as the data notebook and the grid "
                     "read it). A task whose raw folder is absent is reported and left unprepared.")
-    missing.add_argument("--raw-root", default="../shared/data/raw", help="folder holding HN/, PR2/, FC/, RD/")
+    missing.add_argument("--raw-root", default=DEFAULT_RAW_ROOT,
+                         help="folder holding HN/, PR2/, FC/, RD/ (default: $BODEGA_RAW, else ../shared/data/raw)")
     missing.add_argument("--out-root", default="data", help="folder to write <TASK>/{train,attack,dev}.tsv into")
     missing.add_argument("--tasks", default=None, help="comma-separated tasks (default: all four)")
     missing.set_defaults(func=_prepare_missing)
 
 
+def _fetch(args: argparse.Namespace) -> int:
+    from bodega.data.corpora import corpus, fetch
+    from bodega.tasks import get_task
+
+    task = get_task(args.task).name
+    target = fetch(task, args.origin, args.raw_root)
+    entry = corpus(task)
+    print(f"{task}: {len(entry.files)} files of {entry.name} in {target}, every sha256 as listed "
+          f"(corpus digest {entry.digest()[:16]})")
+    print(f"next: bodega data prepare --task {task} --raw {target} --out data/{task}")
+    return 0
+
+
 def _prepare(args: argparse.Namespace) -> int:
+    from bodega.data.converters.common import RawDataError
     from bodega.data.prepare import prepare
 
-    splits = prepare(args.task, args.raw, args.out, args.source)
+    try:
+        splits = prepare(args.task, args.raw, args.out, args.source)
+    except RawDataError as error:
+        raise RawDataError(f"{error}. With a copy at hand, `bodega data fetch --task {args.task} --from PATH_OR_URL` "
+                           "puts it in place and checks its files") from error
     for name, rows in splits.items():
         print(f"{name}: {len(rows)} rows, {sum(r.label for r in rows)} positive")
     for note in splits.notes:
