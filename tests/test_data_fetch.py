@@ -40,7 +40,8 @@ def test_a_folder_is_copied_into_the_raw_root_and_checked(fake_corpus, tmp_path,
                  str(raw_root)]) == 0
     assert (raw_root / "PR2" / "train-task1-SI.labels").read_text() == "1\t0\t3\n"
     out = capsys.readouterr().out
-    assert "PR2: 2 files of a small stand-in" in out and f"bodega data prepare --task PR2 --raw {raw_root / 'PR2'}" in out
+    assert "PR2: 2 files of a small stand-in" in out
+    assert f"bodega data prepare --task PR2 --raw {raw_root / 'PR2'}" in out
     # again: the files in place are kept
     before = (raw_root / "PR2" / "train-task1-SI.labels").stat().st_mtime_ns
     fetch("PR2", fake_corpus, raw_root)
@@ -99,3 +100,13 @@ def test_the_real_corpora_match_the_manifest(task, tmp_path):
     copy = tmp_path / "copy"
     shutil.copytree(RAW_ROOT / entry.folder, copy)
     assert fetch(task, copy, tmp_path / "raw") == tmp_path / "raw" / entry.folder
+
+
+def test_the_readme_and_the_book_page_state_the_manifest_hashes():
+    entries = load_corpora()
+    readme = (ROOT / "README.md").read_text(encoding="utf-8").split("\n## Getting the data\n", 1)[1].split("\n## ")[0]
+    page = (ROOT / "book" / "getting_data.md").read_text(encoding="utf-8")
+    for task, entry in entries.items():
+        assert f"`{entry.digest()[:16]}`" in readme and f"<{entry.url}>" in readme, task
+        assert f"`{entry.digest()}`" in page and entry.licence in page, task
+        assert all(f"| `{path}` | `{sha}` |" in page for path, sha in entry.files.items()), task

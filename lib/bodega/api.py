@@ -42,7 +42,7 @@ class AttackRecord:
     """Row of the attacked text in the input (or in ``attack.tsv``)."""
     id: str
     original: str
-    """The text as attacked: cut after the victim's 512th token when it has a trimming tokenizer."""
+    """The text as attacked, cut after the victim's 512th token when it has a trimming tokenizer."""
     adversarial: str | None
     """The adversarial text when the attack succeeded, else None."""
     success: bool
@@ -52,7 +52,7 @@ class AttackRecord:
     semantic: float | None
     character: float | None
     bodega: float
-    """Per-example BODEGA score: 0 unless successful, else semantic x character."""
+    """The example's BODEGA score, 0 unless successful, else semantic x character."""
     error: str | None = None
     trimmed: bool = False
     extra: dict = field(default_factory=dict)
@@ -237,7 +237,7 @@ def attack(victim: Classifier, texts: Sequence[str] | None = None, labels: Seque
     ``victim`` is anything :func:`wrap` accepts (it is wrapped here when needed). Without
     ``texts``, the examples are ``<data>/attack.tsv`` (``data`` defaults to ``data/<TASK>``).
     ``attacker`` is a name (``PWWS``, ``DeepWordBug``, ``BERT-ATTACK``, ...), a ``py:`` spec, or
-    an object with ``attack(victim, text, goal, rng)`` (:class:`bodega.attacks.Attacker`).
+    an object with ``attack(victim, text, goal, rng)`` (the ``bodega.attacks.Attacker`` protocol).
     ``targeted`` selects BODEGA's targeted scenario (non-credible texts the victim gets right,
     pushed to credible). ``out_dir`` keeps the run folder (records, summary; resumable);
     without it nothing is left on disk. ``semantic`` replaces the profile's semantic model in
