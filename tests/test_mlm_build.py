@@ -117,7 +117,10 @@ def test_tuning_changes_only_the_top_layers_and_the_head(tmp_path):
     info = json.loads((out / "build.json").read_text())
     assert info["stage"] == "tune" and info["steps"] > 0 and not info["stopped_at_time_box"]
     before, after = AutoModelForMaskedLM.from_pretrained(start), AutoModelForMaskedLM.from_pretrained(out)
-    weights = lambda m, prefix: torch.cat([p.flatten() for n, p in m.named_parameters() if n.startswith(prefix)])
+
+    def weights(model, prefix):
+        return torch.cat([p.flatten() for n, p in model.named_parameters() if n.startswith(prefix)])
+
     assert torch.equal(weights(before, "bert.encoder.layer.0."), weights(after, "bert.encoder.layer.0."))
     assert torch.equal(weights(before, "bert.embeddings."), weights(after, "bert.embeddings."))
     assert not torch.equal(weights(before, "bert.encoder.layer.1."), weights(after, "bert.encoder.layer.1."))

@@ -75,7 +75,10 @@ def test_records_export_to_incrediblae_and_score_the_same(tmp_path):
                  "--out", str(tmp_path / "r.jsonl"), "--semantic", "character"]) == 0
     assert main(["score", "--task", "FC", "--input", str(tmp_path / "export.tsv"),
                  "--out", str(tmp_path / "e.jsonl"), "--semantic", "character"]) == 0
-    bodega = lambda name: [json.loads(x)["bodega"] for x in (tmp_path / name).read_text().splitlines()]
+
+    def bodega(name):
+        return [json.loads(x)["bodega"] for x in (tmp_path / name).read_text().splitlines()]
+
     assert bodega("r.jsonl") == bodega("e.jsonl")
 
 
