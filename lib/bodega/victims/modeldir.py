@@ -40,7 +40,8 @@ def weights_problem(path: str | Path) -> str | None:
     try:
         files, extra = victim_class(info["kind"]).files_for_hash(path, info)
     except FileNotFoundError as error:
-        return f"its weights are not there ({error.filename or error}); only its metadata is"
+        missing = Path(error.filename).name if error.filename else str(error)
+        return f"its weights are not there ({missing} missing); only its metadata is"
     missing = [f for f in files if not Path(f).is_file()]
     if missing:
         return f"its weights are not there ({Path(missing[0]).relative_to(path)} missing); only its metadata is"
