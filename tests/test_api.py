@@ -109,7 +109,9 @@ def test_a_scikit_learn_pipeline_is_versioned_by_its_bytes():
     other = make_pipeline(TfidfVectorizer(), LogisticRegression()).fit(SENTENCES, [1, 0, 1, 0, 0, 1])
     assert wrap(other, "PR2").weights_hash != victim.weights_hash
     with pytest.raises(BodegaError, match="fitted on classes"):
-        wrap(make_pipeline(TfidfVectorizer(), LogisticRegression()).fit(SENTENCES, ["a", "b"] * 3))
+        wrap(make_pipeline(TfidfVectorizer(), LogisticRegression()).fit(SENTENCES, ["a", "b"] * 3), "PR2")
+    with pytest.raises(BodegaError, match="wrapped for task PR2, not FC"):
+        bodega.attack(victim, SENTENCES, LABELS, task="FC")
 
 
 def test_a_transformers_folder_and_pipeline_are_wrapped_alike(tmp_path):
@@ -143,7 +145,7 @@ def test_user_mistakes_are_bodega_errors():
     with pytest.raises(BodegaError, match="labels must be 0"):
         bodega.attack(keyword_probabilities, SENTENCES[:1], [2], task="PR2")
     with pytest.raises(BodegaError, match="cannot wrap a int"):
-        wrap(3)
+        wrap(3, "PR2")
     with pytest.raises(BodegaError, match="unknown task"):
         bodega.attack(keyword_probabilities, SENTENCES, LABELS, task="XX")
 

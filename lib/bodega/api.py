@@ -4,7 +4,7 @@ In the spirit of OpenAttack's ``Classifier``/``AttackEval`` and TextAttack's
 ``ModelWrapper``/``Attacker``::
 
     import bodega
-    victim = bodega.wrap(my_sklearn_pipeline)
+    victim = bodega.wrap(my_sklearn_pipeline, "PR2")     # or pass the pipeline to attack() directly
     report = bodega.attack(victim, texts, labels, task="PR2", attacker="DeepWordBug")
     print(report.summary.bodega_score)
 
@@ -128,7 +128,7 @@ def _sklearn_version(model) -> str:
     return "sklearn-" + hashlib.sha256(pickle.dumps(model)).hexdigest()[:16]
 
 
-def wrap(classifier: Classifier, task: str = "PR2", *, name: str | None = None, version: str | None = None,
+def wrap(classifier: Classifier, task: str, *, name: str | None = None, version: str | None = None,
          positive_label: str | int | None = None, trim_tokenizer: Any = None, profile: str = "cpu"):
     """Any classifier as a victim the attackers, query accounting and scoring accept.
 
@@ -145,8 +145,8 @@ def wrap(classifier: Classifier, task: str = "PR2", *, name: str | None = None, 
 
     ``version`` names the model for the prediction cache and for resuming a kept run (default: the
     object's ``version`` attribute). ``trim_tokenizer`` (a fast tokenizer or its folder) cuts texts
-    after the 512th token as BODEGA does; without one, texts are attacked untrimmed. ``task``
-    matters only for FC's claim/evidence pairs in transformers folders.
+    after the 512th token as BODEGA does; without one, texts are attacked untrimmed. ``task`` is the
+    task the victim will be attacked on (FC's claim/evidence pairs are split for transformers folders).
     """
     from bodega.victims.external import HF_PREFIX, CallableVictim, is_spec, open_victim
 
@@ -248,6 +248,9 @@ def attack(victim: Classifier, texts: Sequence[str] | None = None, labels: Seque
 
     task_name = get_task(task).name
     wrapped = wrap(victim, task_name, profile=profile)
+    if getattr(wrapped, "task", task_name) != task_name:
+        raise BodegaError(f"the victim was wrapped for task {wrapped.task}, not {task_name}; "
+                          f"wrap it with bodega.wrap(classifier, {task_name!r})")
     if texts is None and labels is not None:
         raise BodegaError("labels given without texts; pass texts too, or neither to attack the task's attack set")
     if texts is not None and labels is None:
