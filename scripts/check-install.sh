@@ -60,4 +60,28 @@ report = bodega.attack(keyword_victim, texts, [1, 0, 1], task="PR2", attacker="D
 assert len(report.records) == 3 and any(r.success for r in report.records), report.records
 print("\n".join(report.lines()))
 PY
+if [ -f "$ROOT/data/PR2/train.tsv" ]; then
+  echo "== bodega grid run in this folder, with the installed stage notebooks (a tiny smoke grid on PR2)"
+  cat > grid.yaml <<YAML
+name: outside
+profile: smoke
+tasks: [PR2]
+victims: [BiLSTM]
+attackers: [DeepWordBug]
+scenarios: [untargeted]
+examples: 3
+query_budget: 200
+seeds: [0]
+training: {max_train: 300, seed: 0, epochs: {BiLSTM: 1}}
+results: results/outside
+data_root: $ROOT/data
+workers: 1
+threads_per_cell: 1
+YAML
+  bodega grid run grid.yaml --no-progress | tee grid.txt
+  grep -q "2 run, 0 skipped (unchanged), 0 failed" grid.txt
+  test -f results/outside/runs/PR2-BiLSTM-DeepWordBug-U/summary.json
+else
+  echo "== no prepared data/PR2 in the checkout: the grid step is skipped (bodega data prepare --task PR2)"
+fi
 echo "install check passed"
