@@ -23,6 +23,7 @@ import numpy as np
 
 from bodega.attacks.base import Attacker, canonical_name, get_attacker
 from bodega.attacks.goal import Goal
+from bodega.errors import BodegaError
 from bodega.io import append_jsonl, atomic_write_json, exclusive_lock, read_jsonl, relative_path, write_jsonl
 
 log = logging.getLogger(__name__)
@@ -84,8 +85,8 @@ def load_records(path: Path) -> list[dict]:
     seen: set[int] = set()
     for number, record in enumerate(records, start=1):
         if record["index"] in seen:
-            raise ValueError(f"{path}:{number}: example index {record['index']} recorded twice; "
-                             "remove the duplicate line or start a new output folder")
+            raise BodegaError(f"{path}:{number}: example index {record['index']} recorded twice; "
+                              "remove the duplicate line or start a new output folder")
         seen.add(record["index"])
     return records
 
@@ -121,9 +122,9 @@ def attack_one(attacker: Attacker, accountant, target: Target, targeted: bool, s
 def _check_config(out: Path, config: dict) -> None:
     path = out / RUN_CONFIG
     if path.exists() and not config["victim_weights"]:
-        raise ValueError(f"{out} already holds a run and victim {config['victim']} names no version, so "
-                         "its earlier records cannot be trusted to come from the same model; give it a "
-                         "version (a `version` attribute or --victim-version) or use a new output folder")
+        raise BodegaError(f"{out} already holds a run and victim {config['victim']} names no version, so "
+                          "its earlier records cannot be trusted to come from the same model; give it a "
+                          "version (a `version` attribute or --victim-version) or use a new output folder")
     if path.exists():
         import json
 
@@ -131,8 +132,8 @@ def _check_config(out: Path, config: dict) -> None:
         # The victim is identified by its weights; the same folder may be named by another path.
         different = {k for k in config if k != "victim" and previous.get(k) != config[k]}
         if different:
-            raise ValueError(f"{out} holds a run with different settings ({', '.join(sorted(different))}); "
-                             "use another output folder or delete this one")
+            raise BodegaError(f"{out} holds a run with different settings ({', '.join(sorted(different))}); "
+                              "use another output folder or delete this one")
     else:
         atomic_write_json(path, config)
 

@@ -97,8 +97,8 @@ def ensure_victim(task: str, victim: str, data_dir: Path, victim_dir: Path, prof
     if info_file.exists():
         trained = json.loads(info_file.read_text(encoding="utf-8")).get("profile")
         if trained not in (None, profile):
-            raise ValueError(f"{victim_dir} holds a victim trained with profile {trained!r}, not {profile!r}; "
-                             "pass another victim folder or remove this one")
+            raise BodegaError(f"{victim_dir} holds a victim trained with profile {trained!r}, not {profile!r}; "
+                              "pass another victim folder or remove this one")
         from bodega.victims.modeldir import weights_problem
 
         problem = weights_problem(victim_dir)

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import yaml
 
+from bodega.errors import BodegaError, MissingFileError
 from bodega.experiments.cells import (ATTACK_REQUIRED, VICTIM_REQUIRED, Cell, attack_cells, victim_cells,
                                       victim_identity)
 from bodega.experiments.engines import Engine, make_engine
@@ -64,11 +65,11 @@ def notebook_parameters(path: str | Path) -> set[str]:
 def check_notebook(path: str | Path, required: tuple[tuple[str, ...], ...]) -> set[str]:
     """The parameters a stage notebook declares; fails before any work when a required one is missing."""
     if not Path(path).exists():
-        raise FileNotFoundError(f"stage notebook {path} does not exist; set notebooks: in the grid file")
+        raise MissingFileError(f"stage notebook {path} does not exist; set notebooks: in the grid file")
     declared = notebook_parameters(path)
     missing = [" or ".join(group) for group in required if not declared.intersection(group)]
     if missing:
-        raise ValueError(f"{path}: its `parameters` cell lacks {', '.join(missing)}, which the grid needs to pass")
+        raise BodegaError(f"{path}: its `parameters` cell lacks {', '.join(missing)}, which the grid needs to pass")
     return declared
 
 
@@ -80,7 +81,7 @@ def ensure_data(spec: GridSpec) -> None:
     notebook = Path(spec.notebooks.data)
     declared = notebook_parameters(notebook) if notebook.exists() else set()
     if not {"raw_root", "out_root"} <= declared:
-        raise FileNotFoundError(
+        raise MissingFileError(
             f"no prepared data for {', '.join(missing)} under {spec.data_root} and no data notebook with "
             f"raw_root/out_root parameters at {notebook}; run `bodega data prepare` for each task")
     params = {"raw_root": relative_path(spec.raw_root, "."), "out_root": relative_path(spec.data_root, ".")}

@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from bodega.errors import BodegaError
+from bodega.errors import BodegaError, MissingFileError, UnknownNameError
 from bodega.profiles import PROFILES
 from bodega.tasks import get_task
 
@@ -150,7 +150,7 @@ def normalise_attacker(name: str) -> str:
     for known in ATTACKERS:
         if known.upper() == key.upper():
             return known
-    raise KeyError(f"unknown attacker {name!r}; choose from {', '.join(ATTACKERS)}")
+    raise UnknownNameError(f"unknown attacker {name!r}; choose from {', '.join(ATTACKERS)}")
 
 
 def _names(where: str, value: Any, allowed: tuple[str, ...] | None, normalise=None) -> tuple[str, ...]:
@@ -314,7 +314,7 @@ def load_grid(path: str | Path) -> GridSpec:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise FileNotFoundError(f"grid file {path} does not exist; see parameters/ for the shipped grids") from None
+        raise MissingFileError(f"grid file {path} does not exist; see parameters/ for the shipped grids") from None
     except yaml.YAMLError as error:
         raise GridError(f"{path}: not valid YAML: {error}") from None
     return parse_grid(data, str(path))
