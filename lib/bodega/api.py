@@ -88,6 +88,7 @@ class FunctionClassifier:
         self.function = function
 
     def predict_proba(self, texts: list[str]) -> np.ndarray:
+        """The function's answer for ``texts`` as a float array (its shape is checked by the victim wrapper)."""
         return np.asarray(self.function(texts), dtype=np.float64)
 
 
@@ -105,6 +106,7 @@ class PipelineClassifier:
         self.trim_tokenizer = tokenizer if getattr(tokenizer, "is_fast", False) else None
 
     def predict_proba(self, texts: list[str]) -> np.ndarray:
+        """[P(credible), P(non-credible)] per text: the positive label's score, and the rest summed."""
         out = np.zeros((len(texts), 2), dtype=np.float64)
         answers = self.pipe(list(texts), top_k=None, truncation=True, batch_size=self.batch_size)
         positive = self.labels[self.positive]

@@ -61,6 +61,7 @@ def corpus(task: str) -> Corpus:
 
 
 def sha256_file(path: Path) -> str:
+    """The sha256 of a file's bytes, read in blocks (corpora run to hundreds of megabytes)."""
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         while block := handle.read(1 << 20):
@@ -84,6 +85,7 @@ class Check:
 
     @property
     def ok(self) -> bool:
+        """Whether every listed file is there with its sha256."""
         return not self.missing and not self.different
 
 

@@ -17,6 +17,7 @@ METRICS_JSON = "metrics.json"
 
 
 def read_victim_info(path: str | Path) -> dict:
+    """The ``victim.json`` of a trained model folder; a folder without one is not a (finished) victim."""
     path = Path(path)
     info_path = path / VICTIM_JSON
     if not info_path.exists():
