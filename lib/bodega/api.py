@@ -121,12 +121,16 @@ def _is_sklearn(obj: object) -> bool:
     return callable(getattr(obj, "predict_proba", None)) and callable(getattr(obj, "get_params", None))
 
 
-def _sklearn_version(model) -> str:
-    """A version naming a fitted scikit-learn model by its pickled bytes, so that a kept run can resume."""
+def _check_sklearn_classes(model) -> None:
+    """A scikit-learn model's predict_proba columns follow ``classes_``: they must be [0, 1]."""
     classes = [int(c) if isinstance(c, (int, np.integer)) else c for c in getattr(model, "classes_", [0, 1])]
     if classes != [0, 1]:
         raise BodegaError(f"the scikit-learn model was fitted on classes {classes}; fit it on labels 0 "
                           "(credible) and 1 (non-credible), so that predict_proba's column 1 is P(non-credible)")
+
+
+def _sklearn_version(model) -> str:
+    """A version naming a fitted scikit-learn model by its pickled bytes, so that a kept run can resume."""
     return "sklearn-" + hashlib.sha256(pickle.dumps(model)).hexdigest()[:16]
 
 
@@ -173,8 +177,10 @@ def wrap(classifier: Classifier, task: str, *, name: str | None = None, version:
     elif callable(getattr(classifier, "predict_proba", None)):
         obj = classifier
         label = name or type(classifier).__name__
-        if version is None and getattr(classifier, "version", None) is None and _is_sklearn(classifier):
-            version = _sklearn_version(classifier)
+        if _is_sklearn(classifier):
+            _check_sklearn_classes(classifier)
+            if version is None and getattr(classifier, "version", None) is None:
+                version = _sklearn_version(classifier)
     elif callable(classifier):
         obj = FunctionClassifier(classifier)
         label = name or getattr(classifier, "__name__", "function")
