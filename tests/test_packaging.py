@@ -65,7 +65,12 @@ def test_one_version_everywhere():
     version = PYPROJECT["project"]["version"]
     assert bodega.__version__ == version
     assert yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))["version"] == version
-    assert not re.search(r"^__version__ = ['\"]", (ROOT / "lib" / "bodega" / "__init__.py").read_text(), re.M)
+    for package in ("bodega", "atomeval"):  # no second copy of the version
+        source = (ROOT / "lib" / package / "__init__.py").read_text(encoding="utf-8")
+        assert not re.search(r"^__version__ = ['\"]", source, re.M), package
+    import atomeval
+
+    assert atomeval.__version__ == version
 
 
 def test_licence_and_citation():

@@ -8,4 +8,4 @@ diagnostics), ``models`` (NLI, SBERT, perplexity), ``metrics`` (ASR, VASR, S-ASR
 BODEGA attack runs), ``fever`` (refuted claims), ``experiment`` (what the notebook and
 ``bodega atomeval`` call). Importing the package loads no model.
 """
-__version__ = "0.1.0"
+from bodega import __version__ as __version__  # one version: the installed distribution's (bodega-repro)
