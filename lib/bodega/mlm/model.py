@@ -35,6 +35,28 @@ def resolve_masked_lm(profile: str = "cpu", path: str | Path | None = None) -> s
     return resolve(role, allow_hub=chosen.allow_hub).location
 
 
+def load_masked_lm(path: str | Path, openattack_classes: bool = False, threads: int | None = None):
+    """``(torch, tokenizer, model)`` of a masked-LM folder or hub id, the model in eval mode: the package's one loader.
+
+    ``openattack_classes`` loads BERT's slow lower-casing ``BertTokenizer`` and
+    ``BertForMaskedLM``, the classes OpenAttack 2.1.1's BERT-ATTACK and BAE load (so word
+    pieces and token ids are the ones that ran); otherwise the Auto classes, with the
+    fast tokenizer where the folder has one. ``threads`` sets torch's thread count first.
+    """
+    import torch
+
+    if threads:
+        torch.set_num_threads(threads)
+    if openattack_classes:
+        from transformers import BertForMaskedLM, BertTokenizer
+
+        return torch, BertTokenizer.from_pretrained(str(path), do_lower_case=True), \
+            BertForMaskedLM.from_pretrained(str(path)).eval()
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+    return torch, AutoTokenizer.from_pretrained(str(path)), AutoModelForMaskedLM.from_pretrained(str(path)).eval()
+
+
 class MaskedLM:
     """A BERT-class masked LM, loaded on first use."""
 
@@ -47,16 +69,10 @@ class MaskedLM:
 
     def _load(self):
         if self._loaded is None:
-            import torch
-            from transformers import AutoModelForMaskedLM, AutoTokenizer
-
-            if self.threads:
-                torch.set_num_threads(self.threads)
-            tokenizer = AutoTokenizer.from_pretrained(self.path)
-            if not tokenizer.is_fast:
+            loaded = load_masked_lm(self.path, threads=self.threads)
+            if not loaded[1].is_fast:
                 raise ValueError(f"{self.path}: a fast tokenizer (tokenizer.json) is needed for word offsets")
-            model = AutoModelForMaskedLM.from_pretrained(self.path).eval()
-            self._loaded = (torch, tokenizer, model)
+            self._loaded = loaded
         return self._loaded
 
     def warm_up(self) -> None:
