@@ -14,12 +14,12 @@ original text). The as-run forms are :mod:`bodega.attacks.bert_attack_as_run` an
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
 from bodega.attacks.constraints import PosAgreement, SentenceEncoder, Stopwords
-from bodega.attacks.search import SearchState
+from bodega.attacks.search import SearchState, best_trial
 from bodega.mlm.model import Candidate, MaskedLM
 from bodega.text import match_case
 
@@ -61,20 +61,28 @@ def word_substitutes(candidates: list[Candidate], original: str, stopwords: Stop
     return out
 
 
-def _apply_word(state: SearchState, changes: dict[int, str], position: int, substitutes: list[str],
-                current_gain: float, choose) -> tuple[str | None, dict[int, str], float]:
-    """Try every substitute of one word in one batch; return a success or keep the best move."""
-    trials = [{**changes, position: s} for s in substitutes]
-    texts = [state.text.replace(t) for t in trials]
-    probs = state.evaluator.probs(texts)
-    reached = state.evaluator.goal.reached(probs)
-    if reached.any():
-        return texts[choose(reached)], trials[choose(reached)], current_gain
-    gains = state.evaluator.goal.gain(probs)
-    best = int(np.argmax(gains))
-    if gains[best] > current_gain:
-        return None, trials[best], float(gains[best])
-    return None, changes, current_gain
+def _walk(state: SearchState, order: Sequence[int], max_change_rate: float,
+          screen: Callable[[int, dict[int, str]], tuple[list[str], Callable[[np.ndarray], int] | None]]) -> str | None:
+    """The greedy loop of both searches: words by importance, each word's screened substitutes in one call.
+
+    ``screen(position, changes)`` gives the substitutes to try and how to choose among
+    those that reach the goal (None: the first). A success ends the attack, otherwise the
+    substitute that moves the victim most is kept if it improves on the current text.
+    """
+    n = len(state.text)
+    changes: dict[int, str] = {}
+    current = float(state.evaluator.gain([state.text.text])[0])
+    for position in order:
+        if len(changes) > int(max_change_rate * n):
+            return None
+        substitutes, choose = screen(position, changes)
+        if not substitutes:
+            continue
+        trials = [{**changes, position: s} for s in substitutes]
+        found, changes, current = best_trial(state, changes, trials, current, choose)
+        if found is not None:
+            return found
+    return None
 
 
 def bert_attack_search(state: SearchState, mlm: MaskedLM, stopwords: Stopwords | None, k: int = 36,
@@ -87,26 +95,17 @@ def bert_attack_search(state: SearchState, mlm: MaskedLM, stopwords: Stopwords |
     masked LM's order that flips the victim wins, else the one that moves it most is kept.
     Gives up when more than ``max_change_rate`` of the words would change (OpenAttack 2.1.1's 0.2).
     """
-    n = len(state.text)
-    if n == 0:
+    if len(state.text) == 0:
         return None
     predictions = mlm.word_predictions(state.text, k)
     positions = [i for i, w in enumerate(state.text.words)
                  if predictions[i] and (stopwords is None or stopwords.allows(w.text))]
     order = importance_order(state, positions, unk)
-    changes: dict[int, str] = {}
-    current = float(state.evaluator.gain([state.text.text])[0])
-    for position in order:
-        if len(changes) > int(max_change_rate * n):
-            return None
-        substitutes = word_substitutes(predictions[position], state.text.words[position].text, stopwords, threshold)
-        if not substitutes:
-            continue
-        found, changes, current = _apply_word(state, changes, position, substitutes, current,
-                                              choose=lambda reached: int(np.argmax(reached)))
-        if found is not None:
-            return found
-    return None
+
+    def screen(position: int, changes: dict[int, str]):
+        word = state.text.words[position].text
+        return word_substitutes(predictions[position], word, stopwords, threshold), None
+    return _walk(state, order, max_change_rate, screen)
 
 
 def bae_search(state: SearchState, mlm: MaskedLM, stopwords: Stopwords | None, encoder: SentenceEncoder,
@@ -129,31 +128,20 @@ def bae_search(state: SearchState, mlm: MaskedLM, stopwords: Stopwords | None, e
     order = importance_order(state, positions, unk)
     fillers = mlm.masked_predictions(state.text, order, k)
     reference = encoder.encode([state.text.text])[0]
-    changes: dict[int, str] = {}
-    current = float(state.evaluator.gain([state.text.text])[0])
-    for position in order:
-        if len(changes) > int(max_change_rate * n):
-            return None
+
+    def screen(position: int, changes: dict[int, str]):
         substitutes = word_substitutes(fillers.get(position, []), state.text.words[position].text, stopwords,
                                        threshold)
-        if not substitutes:
-            continue
-        if pos_agreement is not None:
+        if substitutes and pos_agreement is not None:
             lo, hi = max(position - 4, 0), min(position + 5, n)
             windows = [state.text.window({**changes, position: s}, lo, hi, mark=position) for s in substitutes]
             keep = pos_agreement.mask(state.pos[position], [w for w, _ in windows], windows[0][1])
             substitutes = [s for s, ok in zip(substitutes, keep) if ok]
         if not substitutes:
-            continue
-        texts = [state.text.replace({**changes, position: s}) for s in substitutes]
-        similarity = encoder.encode(texts) @ reference
+            return [], None
+        similarity = encoder.encode([state.text.replace({**changes, position: s}) for s in substitutes]) @ reference
         keep = similarity >= similarity_threshold
-        substitutes = [s for s, ok in zip(substitutes, keep) if ok]
         similarity = similarity[keep]
-        if not substitutes:
-            continue
-        found, changes, current = _apply_word(state, changes, position, substitutes, current,
-                                              choose=lambda reached: int(np.argmax(np.where(reached, similarity, -2))))
-        if found is not None:
-            return found
-    return None
+        return [s for s, ok in zip(substitutes, keep) if ok], \
+            (lambda reached: int(np.argmax(np.where(reached, similarity, -2))))
+    return _walk(state, order, max_change_rate, screen)

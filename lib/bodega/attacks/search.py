@@ -203,16 +203,31 @@ def greedy_search(state: SearchState, transformation: WordTransformation, stopwo
             trials = [t for t, keep in zip(trials, candidate_filter(state, i, trials)) if keep]
         if not trials:
             continue
-        texts = [state.text.replace(t) for t in trials]
-        probs = state.evaluator.probs(texts)
-        reached = state.evaluator.goal.reached(probs)
-        if reached.any():
-            return texts[int(np.argmax(reached))]
-        trial_gains = state.evaluator.goal.gain(probs)
-        j = int(np.argmax(trial_gains))
-        if trial_gains[j] > current:
-            changes, current = trials[j], float(trial_gains[j])
+        found, changes, current = best_trial(state, changes, trials, current)
+        if found is not None:
+            return found
     return None
+
+
+def best_trial(state: SearchState, changes: dict[int, str], trials: list[dict[int, str]], current_gain: float,
+               choose: Callable[[np.ndarray], int] | None = None) -> tuple[str | None, dict[int, str], float]:
+    """One greedy step: all trial change-sets in one victim call.
+
+    Returns a text that reaches the goal (``choose`` picks it from the mask of those that
+    do; default the first), else the trial that gains most if it beats ``current_gain``,
+    else the current ``changes``; with the gain of what it returns.
+    """
+    texts = [state.text.replace(t) for t in trials]
+    probs = state.evaluator.probs(texts)
+    reached = state.evaluator.goal.reached(probs)
+    if reached.any():
+        j = choose(reached) if choose is not None else int(np.argmax(reached))
+        return texts[j], trials[j], current_gain
+    gains = state.evaluator.goal.gain(probs)
+    best = int(np.argmax(gains))
+    if gains[best] > current_gain:
+        return None, trials[best], float(gains[best])
+    return None, changes, current_gain
 
 
 # --- TextFooler ----------------------------------------------------------------------------------

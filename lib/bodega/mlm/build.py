@@ -88,23 +88,38 @@ def sample_sentences(corpus: dict[str, list[str]], per_task: int, rng: np.random
     return out
 
 
-def masked_features(model, tokenizer, sentences: list[str], config: MLMConfig, generator, progress: bool):
-    """Hidden states of the frozen encoder at masked positions, and the true WordPieces there."""
+def masked_batches(model, tokenizer, sentences: list[str], batch_size: int, max_length: int,
+                   mask_probability: float, generator, desc: str, progress: bool, padding_is_special: bool = False):
+    """Length-sorted batches of ``sentences``, tokenised and masked: ``(encoded, corrupted ids, masked positions)``.
+
+    The one place where build and tune corrupt their text, so both draw their masks from
+    ``generator`` in the same order. ``padding_is_special`` never masks padding positions.
+    """
     import torch
     from tqdm.auto import tqdm
 
     order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
     special_ids = torch.tensor(tokenizer.all_special_ids)
+    for start in tqdm(range(0, len(order), batch_size), desc=desc, disable=not progress):
+        batch = [sentences[i] for i in order[start:start + batch_size]]
+        encoded = tokenizer(batch, truncation=True, max_length=max_length, padding=True, return_tensors="pt")
+        special = torch.isin(encoded["input_ids"], special_ids)
+        if padding_is_special:
+            special = special | (encoded["attention_mask"] == 0)
+        corrupted, chosen = mask_tokens(encoded["input_ids"], special, mask_probability,
+                                        tokenizer.mask_token_id, model.config.vocab_size, generator)
+        yield encoded, corrupted, chosen
+
+
+def masked_features(model, tokenizer, sentences: list[str], config: MLMConfig, generator, progress: bool):
+    """Hidden states of the frozen encoder at masked positions, and the true WordPieces there."""
+    import torch
+
     features, targets = [], []
     with torch.inference_mode():
-        for start in tqdm(range(0, len(order), config.encode_batch_size), desc="encoding masked text",
-                          disable=not progress):
-            batch = [sentences[i] for i in order[start:start + config.encode_batch_size]]
-            encoded = tokenizer(batch, truncation=True, max_length=config.max_length, padding=True,
-                                return_tensors="pt")
-            special = torch.isin(encoded["input_ids"], special_ids)
-            corrupted, chosen = mask_tokens(encoded["input_ids"], special, config.mask_probability,
-                                            tokenizer.mask_token_id, model.config.vocab_size, generator)
+        for encoded, corrupted, chosen in masked_batches(model, tokenizer, sentences, config.encode_batch_size,
+                                                         config.max_length, config.mask_probability, generator,
+                                                         "encoding masked text", progress):
             hidden = model.bert(input_ids=corrupted, attention_mask=encoded["attention_mask"]).last_hidden_state
             features.append(hidden[chosen].clone())
             targets.append(encoded["input_ids"][chosen].clone())

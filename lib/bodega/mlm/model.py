@@ -21,18 +21,23 @@ class Candidate:
     score: float  # the masked LM's logit
 
 
-def resolve_masked_lm(profile: str = "cpu", path: str | Path | None = None) -> str:
-    """The masked-LM folder (or hub id) of a profile: ``minilm-mlm`` on cpu, ``bert-base-uncased`` on paper."""
+def profile_model(profile: str, role_key: str, path: str | Path | None, option: str, label: str) -> str:
+    """``path`` when given, else where the profile's ``role_key`` model is (a folder, or a hub id where allowed)."""
     from bodega.profiles import get_profile
     from bodega.resources import resolve
 
     if path is not None:
         return str(path)
     chosen = get_profile(profile)
-    role = chosen.models.get("masked-lm")
+    role = chosen.models.get(role_key)
     if role is None:
-        raise ValueError(f"profile {profile!r} has no masked LM; pass mlm_path=<folder>")
+        raise ValueError(f"profile {profile!r} has no {label}; pass {option}=<folder>")
     return resolve(role, allow_hub=chosen.allow_hub).location
+
+
+def resolve_masked_lm(profile: str = "cpu", path: str | Path | None = None) -> str:
+    """The masked-LM folder (or hub id) of a profile: ``minilm-mlm`` on cpu, ``bert-base-uncased`` on paper."""
+    return profile_model(profile, "masked-lm", path, "mlm_path", "masked LM")
 
 
 def load_masked_lm(path: str | Path, openattack_classes: bool = False, threads: int | None = None):

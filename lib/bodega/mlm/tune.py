@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bodega.mlm.build import _save, mask_tokens, sample_sentences, token_counts
+from bodega.mlm.build import _save, masked_batches, sample_sentences, token_counts
 from bodega.mlm.corpus import task_sentences
 
 log = logging.getLogger(__name__)
@@ -45,21 +45,14 @@ class TuneConfig:
 def cached_lower_states(model, tokenizer, sentences: list[str], config: TuneConfig, generator, progress: bool):
     """Per batch: lower-layer outputs of the masked text, attention mask, masked positions and true ids."""
     import torch
-    from tqdm.auto import tqdm
 
     bert = model.bert
     lower = bert.encoder.layer[:len(bert.encoder.layer) - config.tune_layers]
-    order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
-    special_ids = torch.tensor(tokenizer.all_special_ids)
     batches = []
     with torch.no_grad():  # not inference mode: the cached states feed autograd later
-        for start in tqdm(range(0, len(order), config.batch_size), desc="lower layers", disable=not progress):
-            batch = [sentences[i] for i in order[start:start + config.batch_size]]
-            encoded = tokenizer(batch, truncation=True, max_length=config.max_length, padding=True,
-                                return_tensors="pt")
-            special = torch.isin(encoded["input_ids"], special_ids) | (encoded["attention_mask"] == 0)
-            corrupted, chosen = mask_tokens(encoded["input_ids"], special, config.mask_probability,
-                                            tokenizer.mask_token_id, model.config.vocab_size, generator)
+        for encoded, corrupted, chosen in masked_batches(model, tokenizer, sentences, config.batch_size,
+                                                         config.max_length, config.mask_probability, generator,
+                                                         "lower layers", progress, padding_is_special=True):
             if not chosen.any():
                 continue
             extended = bert.get_extended_attention_mask(encoded["attention_mask"], corrupted.shape)
