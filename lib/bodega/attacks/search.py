@@ -5,6 +5,12 @@ except where that code has a bug or wastes queries (every such place is named in
 docstring). All candidates of one step go to the victim in one batched call through an
 :class:`~bodega.attacks.evaluation.Evaluator`, and every random draw comes from the
 attack's own ``numpy.random.Generator``.
+
+Where batching stops: a step whose texts depend on the answers to the previous one
+(a PSO swarm state, a Genetic generation, the next word of TextFooler and of the greedy
+searches) is its own call; and a loop that stops at the first text reaching the goal
+(PWWS's greedy phase, DeepWordBug's single check) asks one text at a time, since a batch
+would ask, and count, texts that the algorithm never asks.
 """
 from __future__ import annotations
 
