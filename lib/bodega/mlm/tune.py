@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bodega.mlm.build import _save, masked_batches, sample_sentences, token_counts
+from bodega.mlm.build import _save, corpus_counts, masked_batches, sample_sentences, seeded_generator, train_step
 from bodega.mlm.corpus import task_sentences
 
 log = logging.getLogger(__name__)
@@ -71,15 +71,11 @@ def tune_mlm(init_dir: str | Path, data_root: str | Path, out_dir: str | Path, c
     from transformers import AutoTokenizer, BertForMaskedLM
 
     started = time.perf_counter()
-    torch.set_num_threads(config.threads)
-    torch.manual_seed(config.seed)
-    generator = torch.Generator().manual_seed(config.seed)
+    generator = seeded_generator(config.threads, config.seed)
     tokenizer = AutoTokenizer.from_pretrained(init_dir)
     model = BertForMaskedLM.from_pretrained(init_dir, attn_implementation="eager").eval()
     corpus = task_sentences(data_root, "train", tasks)
-    everything = [s for t in sorted(corpus) for s in corpus[t]]
-    counts = token_counts(tokenizer, everything, model.config.vocab_size)
-    counts[tokenizer.all_special_ids] = 0
+    counts = corpus_counts(tokenizer, corpus, model.config.vocab_size)
     seen = torch.tensor(np.flatnonzero(counts), dtype=torch.long)
     sample = sample_sentences(corpus, config.sentences_per_task, np.random.default_rng(config.seed))
     batches = cached_lower_states(model, tokenizer, sample, config, generator, progress)
@@ -117,13 +113,7 @@ def tune_mlm(init_dir: str | Path, data_root: str | Path, out_dir: str | Path, c
                 hidden = layer(hidden, attention_mask=extended)[0]
             logits = head.transform(hidden[chosen]) @ weight.T + head.bias[seen]
             loss = torch.nn.functional.cross_entropy(logits, remap[targets])
-            loss.backward()
-            optimiser.step()
-            schedule.step()
-            optimiser.zero_grad()
-            losses.append(loss.item())
-            bar.update(1)
-            bar.set_postfix(loss=f"{np.mean(losses[-50:]):.3f}")
+            train_step(loss, optimiser, schedule, losses, bar)
         if stopped_early:
             break
     bar.close()
