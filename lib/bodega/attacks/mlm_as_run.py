@@ -17,11 +17,12 @@ that OpenAttack never asked.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import numpy as np
 
 from bodega.attacks.goal import Goal
+from bodega.attacks.mlm_search import walk_words
 from bodega.attacks.result import AttackResult
 
 UNKNOWN = "[UNK]"
@@ -31,7 +32,8 @@ UNKNOWN = "[UNK]"
 class OpenAttackMaskedLM:
     """The shared part of :class:`~bodega.attacks.bert_attack_as_run.BertAttackAsRun` and
     :class:`~bodega.attacks.bae_as_run.BaeAsRun`: the masked LM, the victim's re-softmaxed
-    probabilities, the importance ranking and the greedy gap loop."""
+    probabilities and the importance ranking; the walk over the words is the fixed
+    searches' :func:`~bodega.attacks.mlm_search.walk_words` with :class:`OpenAttackStep`."""
 
     mlm_path: str
     filter_words: frozenset[str]
@@ -77,34 +79,47 @@ class OpenAttackMaskedLM:
                       * (leave.max(dim=-1)[0] - torch.index_select(orig_probs, 0, moved))).numpy()
         order = [index for index, _ in sorted(enumerate(importance), key=lambda item: item[1], reverse=True)]
         candidates = self._word_candidates(words)
-        return self._gap_loop(words, order, candidates, seq, current_prob, goal, probs, tokenizer, torch)
+        step = OpenAttackStep(self, words, candidates, seq, current_prob, goal, probs, tokenizer, torch)
+        adversarial = walk_words(order, len(words), self.max_change_rate, step)
+        return AttackResult(adversarial, adversarial is not None)
 
-    def _gap_loop(self, words: list[str], order: Sequence[int], candidates: Callable[[int], list[str]], seq: str,
-                  current_prob, goal: Goal, probs, tokenizer, torch) -> AttackResult:
-        final = list(words)
-        changes = 0
-        for index in order:
-            if changes > int(self.max_change_rate * len(words)):
-                return AttackResult(None, False)
-            if words[index] in self.filter_words:
+
+class OpenAttackStep:
+    """A word as OpenAttack 2.1.1's BERT-ATTACK and BAE try it: candidates asked one at a time, first success wins.
+
+    Every screened candidate is written into the current words (candidate aliasing), asked
+    or not; a word whose candidates all fail keeps the one with the largest drop of the
+    target class's probability from ``current_prob`` (which then falls by that drop),
+    else the last candidate written.
+    """
+
+    def __init__(self, search: OpenAttackMaskedLM, words: list[str], candidates: Callable[[int], list[str]],
+                 original: str, current_prob, goal: Goal, probs, tokenizer, torch):
+        self.search, self.words, self.candidates, self.original = search, words, candidates, original
+        self.current_prob, self.goal, self.probs, self.tokenizer, self.torch = current_prob, goal, probs, tokenizer, torch
+        self.final = list(words)
+        self.changed = 0
+
+    def __call__(self, index: int) -> str | None:
+        words, final, filter_words = self.words, self.final, self.search.filter_words
+        if words[index] in filter_words:
+            return None
+        fillers = [s for s in self.candidates(index) if s != words[index] and "##" not in s and s not in filter_words]
+        texts = [self.tokenizer.convert_tokens_to_string(final[:index] + [s] + final[index + 1:]) for s in fillers]
+        fillers, texts, asked = self.search._screen(final, index, fillers, texts, self.original)
+        most_gap, candidate = 0.0, None
+        for substitute, trial, ask in zip(fillers, texts, asked):
+            final[index] = substitute  # OpenAttack writes each trial into the current words
+            if not ask:
                 continue
-            fillers = [s for s in candidates(index)
-                       if s != words[index] and "##" not in s and s not in self.filter_words]
-            texts = [tokenizer.convert_tokens_to_string(final[:index] + [s] + final[index + 1:]) for s in fillers]
-            fillers, texts, asked = self._screen(final, index, fillers, texts, seq)
-            most_gap, candidate = 0.0, None
-            for substitute, trial, ask in zip(fillers, texts, asked):
-                final[index] = substitute  # OpenAttack writes each trial into the current words
-                if not ask:
-                    continue
-                trial_probs = probs([trial])[0]
-                if (int(torch.argmax(trial_probs)) == goal.target) == goal.targeted:
-                    return AttackResult(trial, True)
-                gap = current_prob - trial_probs[goal.target]
-                if gap > most_gap:
-                    most_gap, candidate = gap, substitute
-            if most_gap > 0:
-                changes += 1
-                current_prob = current_prob - most_gap
-                final[index] = candidate
-        return AttackResult(None, False)
+            trial_probs = self.probs([trial])[0]
+            if (int(self.torch.argmax(trial_probs)) == self.goal.target) == self.goal.targeted:
+                return trial
+            gap = self.current_prob - trial_probs[self.goal.target]
+            if gap > most_gap:
+                most_gap, candidate = gap, substitute
+        if most_gap > 0:
+            self.changed += 1
+            self.current_prob = self.current_prob - most_gap
+            final[index] = candidate
+        return None

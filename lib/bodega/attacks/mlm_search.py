@@ -10,11 +10,12 @@ the first success, so its query counts can be lower); the masked LM is called on
 all positions (BAE masks each word of the original text in one batch, where OpenAttack
 re-runs the masked LM for each word, masking sub-word position word index + 1 of the
 original text). The as-run forms are :mod:`bodega.attacks.bert_attack_as_run` and
-:mod:`bodega.attacks.bae_as_run`.
+:mod:`bodega.attacks.bae_as_run`; all four walk the words with :func:`walk_words`, the
+as-run ones with OpenAttack's one-at-a-time step (:mod:`bodega.attacks.mlm_as_run`).
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Callable, Protocol, Sequence
 
 import numpy as np
 
@@ -61,28 +62,57 @@ def word_substitutes(candidates: list[Candidate], original: str, stopwords: Stop
     return out
 
 
-def _walk(state: SearchState, order: Sequence[int], max_change_rate: float,
-          screen: Callable[[int, dict[int, str]], tuple[list[str], Callable[[np.ndarray], int] | None]]) -> str | None:
-    """The greedy loop of both searches: words by importance, each word's screened substitutes in one call.
+class WordStep(Protocol):
+    """One word of the greedy walk: try its substitutes, keep a move, return a success."""
+
+    changed: int  # words changed so far
+
+    def __call__(self, position: int) -> str | None: ...
+
+
+def walk_words(order: Sequence[int], n_words: int, max_change_rate: float, step: WordStep) -> str | None:
+    """The loop of BERT-ATTACK and BAE, fixed and as-run: words by importance, a step each.
+
+    Gives up when more than ``int(max_change_rate * n_words)`` words have changed
+    (OpenAttack 2.1.1's rule, 0.2). The step is the fixed search's :class:`BatchedStep`
+    or the as-run :class:`~bodega.attacks.mlm_as_run.OpenAttackStep`.
+    """
+    for position in order:
+        if step.changed > int(max_change_rate * n_words):
+            return None
+        found = step(position)
+        if found is not None:
+            return found
+    return None
+
+
+Screen = Callable[[int, dict[int, str]], tuple[list[str], Callable[[np.ndarray], int] | None]]
+
+
+class BatchedStep:
+    """A word's screened substitutes in one victim call (:func:`~bodega.attacks.search.best_trial`).
 
     ``screen(position, changes)`` gives the substitutes to try and how to choose among
     those that reach the goal (None: the first). A success ends the attack, otherwise the
     substitute that moves the victim most is kept if it improves on the current text.
     """
-    n = len(state.text)
-    changes: dict[int, str] = {}
-    current = float(state.evaluator.gain([state.text.text])[0])
-    for position in order:
-        if len(changes) > int(max_change_rate * n):
-            return None
-        substitutes, choose = screen(position, changes)
+
+    def __init__(self, state: SearchState, screen: Screen):
+        self.state, self.screen = state, screen
+        self.changes: dict[int, str] = {}
+        self.current = float(state.evaluator.gain([state.text.text])[0])
+
+    @property
+    def changed(self) -> int:
+        return len(self.changes)
+
+    def __call__(self, position: int) -> str | None:
+        substitutes, choose = self.screen(position, self.changes)
         if not substitutes:
-            continue
-        trials = [{**changes, position: s} for s in substitutes]
-        found, changes, current = best_trial(state, changes, trials, current, choose)
-        if found is not None:
-            return found
-    return None
+            return None
+        trials = [{**self.changes, position: s} for s in substitutes]
+        found, self.changes, self.current = best_trial(self.state, self.changes, trials, self.current, choose)
+        return found
 
 
 def bert_attack_search(state: SearchState, mlm: MaskedLM, stopwords: Stopwords | None, k: int = 36,
@@ -105,7 +135,7 @@ def bert_attack_search(state: SearchState, mlm: MaskedLM, stopwords: Stopwords |
     def screen(position: int, changes: dict[int, str]):
         word = state.text.words[position].text
         return word_substitutes(predictions[position], word, stopwords, threshold), None
-    return _walk(state, order, max_change_rate, screen)
+    return walk_words(order, len(state.text), max_change_rate, BatchedStep(state, screen))
 
 
 def bae_search(state: SearchState, mlm: MaskedLM, stopwords: Stopwords | None, encoder: SentenceEncoder,
@@ -144,4 +174,4 @@ def bae_search(state: SearchState, mlm: MaskedLM, stopwords: Stopwords | None, e
         similarity = similarity[keep]
         return [s for s, ok in zip(substitutes, keep) if ok], \
             (lambda reached: int(np.argmax(np.where(reached, similarity, -2))))
-    return _walk(state, order, max_change_rate, screen)
+    return walk_words(order, len(state.text), max_change_rate, BatchedStep(state, screen))
