@@ -79,7 +79,8 @@ class OpenAttackMaskedLM:
                       * (leave.max(dim=-1)[0] - torch.index_select(orig_probs, 0, moved))).numpy()
         order = [index for index, _ in sorted(enumerate(importance), key=lambda item: item[1], reverse=True)]
         candidates = self._word_candidates(words)
-        step = OpenAttackStep(self, words, candidates, seq, current_prob, goal, probs, tokenizer, torch)
+        step = OpenAttackStep(words, candidates, self.filter_words, self._screen, seq, current_prob, goal, probs,
+                              tokenizer, torch)
         adversarial = walk_words(order, len(words), self.max_change_rate, step)
         return AttackResult(adversarial, adversarial is not None)
 
@@ -93,20 +94,21 @@ class OpenAttackStep:
     else the last candidate written.
     """
 
-    def __init__(self, search: OpenAttackMaskedLM, words: list[str], candidates: Callable[[int], list[str]],
-                 original: str, current_prob, goal: Goal, probs, tokenizer, torch):
-        self.search, self.words, self.candidates, self.original = search, words, candidates, original
+    def __init__(self, words: list[str], candidates: Callable[[int], list[str]], filter_words: frozenset[str],
+                 screen: Callable, original: str, current_prob, goal: Goal, probs, tokenizer, torch):
+        self.words, self.candidates, self.filter_words, self.screen = words, candidates, filter_words, screen
+        self.original = original
         self.current_prob, self.goal, self.probs, self.tokenizer, self.torch = current_prob, goal, probs, tokenizer, torch
         self.final = list(words)
         self.changed = 0
 
     def __call__(self, index: int) -> str | None:
-        words, final, filter_words = self.words, self.final, self.search.filter_words
+        words, final, filter_words = self.words, self.final, self.filter_words
         if words[index] in filter_words:
             return None
         fillers = [s for s in self.candidates(index) if s != words[index] and "##" not in s and s not in filter_words]
         texts = [self.tokenizer.convert_tokens_to_string(final[:index] + [s] + final[index + 1:]) for s in fillers]
-        fillers, texts, asked = self.search._screen(final, index, fillers, texts, self.original)
+        fillers, texts, asked = self.screen(final, index, fillers, texts, self.original)
         most_gap, candidate = 0.0, None
         for substitute, trial, ask in zip(fillers, texts, asked):
             final[index] = substitute  # OpenAttack writes each trial into the current words

@@ -14,7 +14,7 @@ would ask, and count, texts that the algorithm never asks.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Callable, Sequence
 
@@ -432,11 +432,15 @@ class Swarm:
     particles: list[tuple[str, ...]]
     velocity: np.ndarray
     frozen_bests: bool
+    personal: list[tuple[str, ...]] = field(init=False)
+    personal_gain: np.ndarray = field(init=False)
+    best: tuple[str, ...] = field(init=False)
+    best_gain: float = field(init=False, default=-np.inf)
 
     def __post_init__(self):
         self.personal = self.particles if self.frozen_bests else list(self.particles)
         self.personal_gain = np.full(len(self.particles), -np.inf)
-        self.best, self.best_gain = self.particles[0], -np.inf
+        self.best = self.particles[0]
 
     def assess(self) -> str | None:
         """Score every particle in one call; update the bests; the best text when it reaches the goal."""
