@@ -105,6 +105,7 @@ def _pwws_options(state: SearchState, transformation: WordTransformation, stopwo
 
 
 def _pwws_swap_texts(state: SearchState, options: list[list[str]], ranked: list[int], reask_original: bool) -> list[str]:
+    """Every ranked token's candidate texts, in token order, each token's followed by the original if ``reask_original``."""
     texts: list[str] = []
     for i in ranked:
         if options[i]:
