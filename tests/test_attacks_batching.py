@@ -1,8 +1,9 @@
 """Victim calls: the native searches gather a step's texts into one call where the algorithm allows it.
 
-OpenAttack 2.1.1 asks PWWS's candidates one token per call and BERT-ATTACK's original
-apart from its importance probes; the native as-run searches ask the same texts, as many
-times (queries count texts, repeats included), in fewer calls. Counted on the victim
+OpenAttack 2.1.1 asks DeepWordBug's and PSO's texts one per call, PWWS's candidates one
+token per call and BERT-ATTACK's original apart from its importance probes; the native
+as-run searches ask the same texts, as many times (queries count texts, repeats
+included), in fewer calls. Counted on the victim
 behind the query accountant, as a run counts them; the texts and queries must be
 OpenAttack's own, as in the conformance suite.
 """
@@ -66,6 +67,14 @@ def test_pwws_asks_its_ranking_in_one_call():
     native, reference = compare(get_attacker("PWWS", fidelity="as-run"), get_attacker("PWWS", backend="openattack"),
                                 CASES)
     assert native < reference, (native, reference)
+
+
+@pytest.mark.parametrize("name", ["DeepWordBug", "PSO"])
+def test_one_call_per_step_where_openattack_asks_one_text_per_call(name):
+    """DeepWordBug's leave-one-out texts and each PSO swarm state go in one call; OpenAttack sends them one by one."""
+    native, reference = compare(get_attacker(name, fidelity="as-run"), get_attacker(name, backend="openattack"),
+                                CASES)
+    assert 3 * native < reference, (native, reference)
 
 
 def test_bert_attack_asks_the_original_with_its_probes(tmp_path):
