@@ -10,16 +10,17 @@ the first success, so its query counts can be lower); the masked LM is called on
 all positions (BAE masks each word of the original text in one batch, where OpenAttack
 re-runs the masked LM for each word, masking sub-word position word index + 1 of the
 original text). The as-run forms are :mod:`bodega.attacks.bert_attack_as_run` and
-:mod:`bodega.attacks.bae_as_run`.
+:mod:`bodega.attacks.bae_as_run`; all four walk the words with :func:`walk_words`, the
+as-run ones with OpenAttack's one-at-a-time step (:mod:`bodega.attacks.mlm_as_run`).
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Protocol, Sequence
 
 import numpy as np
 
 from bodega.attacks.constraints import PosAgreement, SentenceEncoder, Stopwords
-from bodega.attacks.search import SearchState
+from bodega.attacks.search import SearchState, best_trial
 from bodega.mlm.model import Candidate, MaskedLM
 from bodega.text import match_case
 
@@ -61,20 +62,57 @@ def word_substitutes(candidates: list[Candidate], original: str, stopwords: Stop
     return out
 
 
-def _apply_word(state: SearchState, changes: dict[int, str], position: int, substitutes: list[str],
-                current_gain: float, choose) -> tuple[str | None, dict[int, str], float]:
-    """Try every substitute of one word in one batch; return a success or keep the best move."""
-    trials = [{**changes, position: s} for s in substitutes]
-    texts = [state.text.replace(t) for t in trials]
-    probs = state.evaluator.probs(texts)
-    reached = state.evaluator.goal.reached(probs)
-    if reached.any():
-        return texts[choose(reached)], trials[choose(reached)], current_gain
-    gains = state.evaluator.goal.gain(probs)
-    best = int(np.argmax(gains))
-    if gains[best] > current_gain:
-        return None, trials[best], float(gains[best])
-    return None, changes, current_gain
+class WordStep(Protocol):
+    """One word of the greedy walk: try its substitutes, keep a move, return a success."""
+
+    changed: int  # words changed so far
+
+    def __call__(self, position: int) -> str | None: ...
+
+
+def walk_words(order: Sequence[int], n_words: int, max_change_rate: float, step: WordStep) -> str | None:
+    """The loop of BERT-ATTACK and BAE, fixed and as-run: words by importance, a step each.
+
+    Gives up when more than ``int(max_change_rate * n_words)`` words have changed
+    (OpenAttack 2.1.1's rule, 0.2). The step is the fixed search's :class:`BatchedStep`
+    or the as-run :class:`~bodega.attacks.mlm_as_run.OpenAttackStep`.
+    """
+    for position in order:
+        if step.changed > int(max_change_rate * n_words):
+            return None
+        found = step(position)
+        if found is not None:
+            return found
+    return None
+
+
+Screen = Callable[[int, dict[int, str]], tuple[list[str], Callable[[np.ndarray], int] | None]]
+
+
+class BatchedStep:
+    """A word's screened substitutes in one victim call (:func:`~bodega.attacks.search.best_trial`).
+
+    ``screen(position, changes)`` gives the substitutes to try and how to choose among
+    those that reach the goal (None: the first). A success ends the attack, otherwise the
+    substitute that moves the victim most is kept if it improves on the current text.
+    """
+
+    def __init__(self, state: SearchState, screen: Screen):
+        self.state, self.screen = state, screen
+        self.changes: dict[int, str] = {}
+        self.current = float(state.evaluator.gain([state.text.text])[0])
+
+    @property
+    def changed(self) -> int:
+        return len(self.changes)
+
+    def __call__(self, position: int) -> str | None:
+        substitutes, choose = self.screen(position, self.changes)
+        if not substitutes:
+            return None
+        trials = [{**self.changes, position: s} for s in substitutes]
+        found, self.changes, self.current = best_trial(self.state, self.changes, trials, self.current, choose)
+        return found
 
 
 def bert_attack_search(state: SearchState, mlm: MaskedLM, stopwords: Stopwords | None, k: int = 36,
@@ -87,26 +125,17 @@ def bert_attack_search(state: SearchState, mlm: MaskedLM, stopwords: Stopwords |
     masked LM's order that flips the victim wins, else the one that moves it most is kept.
     Gives up when more than ``max_change_rate`` of the words would change (OpenAttack 2.1.1's 0.2).
     """
-    n = len(state.text)
-    if n == 0:
+    if len(state.text) == 0:
         return None
     predictions = mlm.word_predictions(state.text, k)
     positions = [i for i, w in enumerate(state.text.words)
                  if predictions[i] and (stopwords is None or stopwords.allows(w.text))]
     order = importance_order(state, positions, unk)
-    changes: dict[int, str] = {}
-    current = float(state.evaluator.gain([state.text.text])[0])
-    for position in order:
-        if len(changes) > int(max_change_rate * n):
-            return None
-        substitutes = word_substitutes(predictions[position], state.text.words[position].text, stopwords, threshold)
-        if not substitutes:
-            continue
-        found, changes, current = _apply_word(state, changes, position, substitutes, current,
-                                              choose=lambda reached: int(np.argmax(reached)))
-        if found is not None:
-            return found
-    return None
+
+    def screen(position: int, changes: dict[int, str]):
+        word = state.text.words[position].text
+        return word_substitutes(predictions[position], word, stopwords, threshold), None
+    return walk_words(order, len(state.text), max_change_rate, BatchedStep(state, screen))
 
 
 def bae_search(state: SearchState, mlm: MaskedLM, stopwords: Stopwords | None, encoder: SentenceEncoder,
@@ -129,31 +158,20 @@ def bae_search(state: SearchState, mlm: MaskedLM, stopwords: Stopwords | None, e
     order = importance_order(state, positions, unk)
     fillers = mlm.masked_predictions(state.text, order, k)
     reference = encoder.encode([state.text.text])[0]
-    changes: dict[int, str] = {}
-    current = float(state.evaluator.gain([state.text.text])[0])
-    for position in order:
-        if len(changes) > int(max_change_rate * n):
-            return None
+
+    def screen(position: int, changes: dict[int, str]):
         substitutes = word_substitutes(fillers.get(position, []), state.text.words[position].text, stopwords,
                                        threshold)
-        if not substitutes:
-            continue
-        if pos_agreement is not None:
+        if substitutes and pos_agreement is not None:
             lo, hi = max(position - 4, 0), min(position + 5, n)
             windows = [state.text.window({**changes, position: s}, lo, hi, mark=position) for s in substitutes]
             keep = pos_agreement.mask(state.pos[position], [w for w, _ in windows], windows[0][1])
             substitutes = [s for s, ok in zip(substitutes, keep) if ok]
         if not substitutes:
-            continue
-        texts = [state.text.replace({**changes, position: s}) for s in substitutes]
-        similarity = encoder.encode(texts) @ reference
+            return [], None
+        similarity = encoder.encode([state.text.replace({**changes, position: s}) for s in substitutes]) @ reference
         keep = similarity >= similarity_threshold
-        substitutes = [s for s, ok in zip(substitutes, keep) if ok]
         similarity = similarity[keep]
-        if not substitutes:
-            continue
-        found, changes, current = _apply_word(state, changes, position, substitutes, current,
-                                              choose=lambda reached: int(np.argmax(np.where(reached, similarity, -2))))
-        if found is not None:
-            return found
-    return None
+        return [s for s, ok in zip(substitutes, keep) if ok], \
+            (lambda reached: int(np.argmax(np.where(reached, similarity, -2))))
+    return walk_words(order, len(state.text), max_change_rate, BatchedStep(state, screen))

@@ -5,10 +5,17 @@ except where that code has a bug or wastes queries (every such place is named in
 docstring). All candidates of one step go to the victim in one batched call through an
 :class:`~bodega.attacks.evaluation.Evaluator`, and every random draw comes from the
 attack's own ``numpy.random.Generator``.
+
+Where batching stops: a step whose texts depend on the answers to the previous one
+(a PSO swarm state, a Genetic generation, the next word of TextFooler and of the greedy
+searches) is its own call; and a loop that stops at the first text reaching the goal
+(PWWS's greedy phase, DeepWordBug's single check) asks one text at a time, since a batch
+would ask, and count, texts that the algorithm never asks.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
 from typing import Callable, Sequence
 
 import numpy as np
@@ -88,39 +95,45 @@ def char_edit_search(state: SearchState, edit: Callable[[str, np.random.Generato
 
 # --- PWWS ----------------------------------------------------------------------------------------
 
-def _pwws_openattack_order(state: SearchState, transformation: WordTransformation, stopwords: Stopwords | None,
-                           unk: str) -> str | None:
-    """PWWS in OpenAttack 2.1.1's order of work, queries included (the ``openattack_order`` option).
+def _pwws_options(state: SearchState, transformation: WordTransformation, stopwords: Stopwords | None,
+                  openattack_order: bool) -> list[list[str]]:
+    """Each token's candidates: OpenAttack's for every token (filter words too), else :func:`substitute_lists`."""
+    if not openattack_order:
+        return substitute_lists(state, transformation, stopwords)
+    return [[c for c in transformation(state.text, i, state.pos[i]) if c != word.text]
+            for i, word in enumerate(state.text.words)]
 
-    Every token (filter words and punctuation too) is scored with ``unk`` in one call with
-    the original; every token with candidates has them asked with the original again; then
-    tokens by softmax(saliency) x best drop, each applied (a filter word skipped, a token
-    without candidates "replaced" by itself) and the text asked, until the goal is reached.
+
+def _pwws_swap_texts(state: SearchState, options: list[list[str]], ranked: list[int], reask_original: bool) -> list[str]:
+    """Every ranked token's candidate texts, in token order, each token's followed by the original if ``reask_original``."""
+    texts: list[str] = []
+    for i in ranked:
+        if options[i]:
+            texts += [state.text.replace({i: c}) for c in options[i]] + ([state.text.text] if reask_original else [])
+    return texts
+
+
+def _pwws_best_swaps(state: SearchState, options: list[list[str]], ranked: list[int], weights: np.ndarray,
+                     base: float, values: np.ndarray, reask_original: bool) -> list[tuple[int, str, float]]:
+    """Per ranked token, its best candidate and weight x drop, from the values of :func:`_pwws_swap_texts`.
+
+    ``reask_original``: the original follows each token's candidates and that token's drop
+    is measured from it, as OpenAttack asks it once per token; a token without candidates
+    keeps its word with score 0 (OpenAttack "replaces" it by itself later).
     """
-    goal, text, n = state.evaluator.goal, state.text, len(state.text)
-    sign = -1.0 if goal.targeted else 1.0
-    probs = state.evaluator.probs([text.replace({i: unk}) for i in range(n)] + [text.text])[:, goal.target]
-    saliency = sign * (probs[-1] - probs[:-1])
-    weights = np.exp(saliency - saliency.max())
-    weights = weights / weights.sum()
-    best: list[tuple[int, str, float]] = []
-    for i, word in enumerate(text.words):
-        options = [c for c in transformation(text, i, state.pos[i]) if c != word.text]
-        if not options:
-            best.append((i, word.text, 0.0))
+    best, cursor = [], 0
+    for k, i in enumerate(ranked):
+        if not options[i]:
+            best.append((i, state.text.words[i].text, 0.0))
             continue
-        p = state.evaluator.probs([text.replace({i: c}) for c in options] + [text.text])[:, goal.target]
-        j = int(np.argmax(p[:-1])) if goal.targeted else int(np.argmin(p[:-1]))
-        best.append((i, options[j], float(weights[i] * sign * (p[-1] - p[j]))))
-    changes: dict[int, str] = {}
-    for i, word, _ in sorted(best, key=lambda item: -item[2]):
-        if stopwords is not None and not stopwords.allows(text.words[i].text):
-            continue
-        changes[i] = word
-        candidate = text.replace(changes)
-        if state.evaluator.reached([candidate])[0]:
-            return candidate
-    return None
+        block = values[cursor:cursor + len(options[i])]
+        cursor += len(options[i])
+        reference = base
+        if reask_original:
+            reference, cursor = float(values[cursor]), cursor + 1
+        j = int(np.argmax(block))
+        best.append((i, options[i][j], float(weights[k] * (block[j] - reference))))
+    return best
 
 
 def pwws_search(state: SearchState, transformation: WordTransformation, stopwords: Stopwords | None,
@@ -130,31 +143,34 @@ def pwws_search(state: SearchState, transformation: WordTransformation, stopword
     As OpenAttack, except: stopwords are neither scored nor offered candidates
     (OpenAttack queries them and then skips them; the softmax denominator is shared,
     so the order of the other words is the same); words without candidates are not
-    re-sent; all candidates of all words are scored in one batch. ``openattack_order``
-    restores OpenAttack's order of work and queries (:func:`_pwws_openattack_order`).
+    re-sent; candidates keep the case of the word they replace. ``openattack_order``
+    restores OpenAttack 2.1.1's order of work and queries: every token (filter words and
+    punctuation too) is scored with ``unk``, every token with candidates has them asked
+    with the original again, scores are in its arithmetic (the probability of the target
+    class, signed), and tokens are then applied in order, a filter word skipped and a
+    token without candidates "replaced" by itself. In both, the saliency probes and the
+    candidates of all tokens go to the victim in one call (OpenAttack asks one call for the
+    probes and one per token; the texts and their count are the same); the greedy phase
+    asks one text at a time, because it stops at the first text that reaches the goal and
+    a batch would ask (and count) texts after it.
     """
-    if openattack_order:
-        return _pwws_openattack_order(state, transformation, stopwords, unk)
-    candidates = substitute_lists(state, transformation, stopwords)
-    positions = [i for i, cands in enumerate(candidates) if cands]
-    if not positions:
+    goal = state.evaluator.goal
+    value = partial(_preference, goal) if openattack_order else goal.gain
+    options = _pwws_options(state, transformation, stopwords, openattack_order)
+    ranked = list(range(len(options))) if openattack_order else [i for i, c in enumerate(options) if c]
+    if not ranked and not openattack_order:
         return None
-    base, unk_gains = leave_one_out_gain(state, positions, unk)
-    saliency = unk_gains - base
+    probes = [state.text.replace({i: unk}) for i in ranked] + [state.text.text]
+    values = value(state.evaluator.probs(probes + _pwws_swap_texts(state, options, ranked, openattack_order)))
+    base = float(values[len(ranked)])
+    saliency = values[:len(ranked)] - base
     weights = np.exp(saliency - saliency.max())
     weights /= weights.sum()
-    texts = [state.text.replace({i: c}) for i in positions for c in candidates[i]]
-    gains = state.evaluator.gain(texts)
-    best: list[tuple[int, str, float]] = []
-    cursor = 0
-    for k, i in enumerate(positions):
-        block = gains[cursor:cursor + len(candidates[i])]
-        cursor += len(candidates[i])
-        j = int(np.argmax(block))
-        best.append((i, candidates[i][j], float(weights[k] * (block[j] - base))))
-    best.sort(key=lambda item: -item[2])
+    best = _pwws_best_swaps(state, options, ranked, weights, base, values[len(probes):], openattack_order)
     changes: dict[int, str] = {}
-    for i, word, _ in best:
+    for i, word, _ in sorted(best, key=lambda item: -item[2]):
+        if stopwords is not None and not stopwords.allows(state.text.words[i].text):
+            continue
         changes[i] = word
         candidate = state.text.replace(changes)
         if state.evaluator.reached([candidate])[0]:
@@ -194,16 +210,31 @@ def greedy_search(state: SearchState, transformation: WordTransformation, stopwo
             trials = [t for t, keep in zip(trials, candidate_filter(state, i, trials)) if keep]
         if not trials:
             continue
-        texts = [state.text.replace(t) for t in trials]
-        probs = state.evaluator.probs(texts)
-        reached = state.evaluator.goal.reached(probs)
-        if reached.any():
-            return texts[int(np.argmax(reached))]
-        trial_gains = state.evaluator.goal.gain(probs)
-        j = int(np.argmax(trial_gains))
-        if trial_gains[j] > current:
-            changes, current = trials[j], float(trial_gains[j])
+        found, changes, current = best_trial(state, changes, trials, current)
+        if found is not None:
+            return found
     return None
+
+
+def best_trial(state: SearchState, changes: dict[int, str], trials: list[dict[int, str]], current_gain: float,
+               choose: Callable[[np.ndarray], int] | None = None) -> tuple[str | None, dict[int, str], float]:
+    """One greedy step: all trial change-sets in one victim call.
+
+    Returns a text that reaches the goal (``choose`` picks it from the mask of those that
+    do; default the first), else the trial that gains most if it beats ``current_gain``,
+    else the current ``changes``; with the gain of what it returns.
+    """
+    texts = [state.text.replace(t) for t in trials]
+    probs = state.evaluator.probs(texts)
+    reached = state.evaluator.goal.reached(probs)
+    if reached.any():
+        j = choose(reached) if choose is not None else int(np.argmax(reached))
+        return texts[j], trials[j], current_gain
+    gains = state.evaluator.goal.gain(probs)
+    best = int(np.argmax(gains))
+    if gains[best] > current_gain:
+        return None, trials[best], float(gains[best])
+    return None, changes, current_gain
 
 
 # --- TextFooler ----------------------------------------------------------------------------------
@@ -358,69 +389,108 @@ def genetic_search(state: SearchState, transformation: WordTransformation, stopw
 
 # --- Particle swarm (Zang et al., SememePSO) -----------------------------------------------------
 
-def _pso_openattack_order(state: SearchState, candidates: list[list[str]], select: np.ndarray,
-                          population: int, iterations: int) -> str | None:
-    """PSO as OpenAttack 2.1.1 runs it (the ``openattack_bests`` option), bugs and random draws included.
+class SwarmDraws:
+    """The PSO's random draws, from the example's generator or, ``legacy``, as OpenAttack 2.1.1 draws them.
 
-    Its bests start at -1 (untargeted, minimising a probability) or 100 (targeted,
-    maximising one), so no score ever beats them: the global best stays the first
-    particle, and the personal bests are the population list itself until the first
-    mutation replaces that list (then they stay as it was). Draws come from numpy's
-    legacy generator in OpenAttack's order; each swarm state is one batch.
+    OpenAttack draws from numpy's legacy global generator (seeded as :func:`legacy_rng` seeds
+    it) with ``choice(n, 1, p)``, ``randint(0, n, size=1)`` and one ``uniform()`` per number;
+    the fixed search draws vectors from the example's ``numpy.random.Generator``.
     """
-    original = list(state.text.tokens)
-    n = len(original)
-    rng, evaluator, goal = legacy_rng(state.rng), state.evaluator, state.evaluator.goal
-    pop: list[list[str]] = []
-    for _ in range(population):
-        position = int(rng.choice(n, 1, p=select)[0])
-        word = candidates[position][int(rng.randint(0, len(candidates[position]), size=1)[0])]
-        pop.append(original[:position] + [word] + original[position + 1:])
-    personal, best = pop, pop[0]
-    velocity = [[v] * n for v in (rng.uniform(-3, 3) for _ in range(population))]
 
-    def assess() -> str | None:
-        texts = [state.text.with_words(m) for m in pop]
-        probs = evaluator.probs(texts)
-        ranks = np.argsort(probs[:, goal.target])
-        top = int(ranks[::-1][0] if goal.targeted else ranks[0])
+    def __init__(self, rng: np.random.Generator, legacy: bool):
+        self.legacy = legacy
+        self.rng = legacy_rng(rng) if legacy else rng
+
+    def position(self, select: np.ndarray) -> int:
+        if self.legacy:
+            return int(self.rng.choice(len(select), 1, p=select)[0])
+        return int(self.rng.choice(len(select), p=select))
+
+    def index(self, size: int) -> int:
+        return int(self.rng.randint(0, size, size=1)[0]) if self.legacy else int(self.rng.integers(size))
+
+    def coin(self) -> float:
+        return float(self.rng.uniform())
+
+    def coins(self, size: int, low: float = 0.0, high: float = 1.0) -> np.ndarray:
+        if self.legacy:
+            return np.array([self.rng.uniform(low, high) for _ in range(size)])
+        return self.rng.uniform(low, high, size=size)
+
+
+@dataclass
+class Swarm:
+    """Particles (word tuples), their velocities and bests, scored in one victim call per state.
+
+    ``frozen_bests`` is OpenAttack 2.1.1's behaviour (the ``openattack_bests`` option): its
+    bests start at -1 (untargeted, minimising a probability) or 100 (targeted, maximising
+    one), so no score beats them; the global best stays the first particle, and the personal
+    bests are the particle list itself until the first mutation replaces that list (then
+    they stay as it was). Otherwise bests start at -infinity of the goal gain and are copies.
+    """
+
+    state: SearchState
+    particles: list[tuple[str, ...]]
+    velocity: np.ndarray
+    frozen_bests: bool
+    personal: list[tuple[str, ...]] = field(init=False)
+    personal_gain: np.ndarray = field(init=False)
+    best: tuple[str, ...] = field(init=False)
+    best_gain: float = field(init=False, default=-np.inf)
+
+    def __post_init__(self):
+        self.personal = self.particles if self.frozen_bests else list(self.particles)
+        self.personal_gain = np.full(len(self.particles), -np.inf)
+        self.best = self.particles[0]
+
+    def assess(self) -> str | None:
+        """Score every particle in one call; update the bests; the best text when it reaches the goal."""
+        goal = self.state.evaluator.goal
+        texts = [self.state.text.with_words(list(m)) for m in self.particles]
+        probs = self.state.evaluator.probs(texts)
+        if self.frozen_bests:
+            ranks = np.argsort(probs[:, goal.target])
+            top = int(ranks[::-1][0] if goal.targeted else ranks[0])
+        else:
+            gains = goal.gain(probs)
+            top = int(np.argmax(gains))
+            if gains[top] > self.best_gain:
+                self.best, self.best_gain = self.particles[top], float(gains[top])
+            for k, gain in enumerate(gains):
+                if gain > self.personal_gain[k]:
+                    self.personal[k], self.personal_gain[k] = self.particles[k], gain
         return texts[top] if goal.reached(probs[top:top + 1])[0] else None
 
-    def turn(source: list[str], target: list[str], prob: list[float]) -> list[str]:
-        return [s if rng.uniform() < p else t for s, t, p in zip(source, target, prob)]
+    def move(self, draws: SwarmDraws, omega: float, c1: float, c2: float) -> None:
+        """Each particle's velocity, then a turn towards its personal best (``c1``) and the global one (``c2``)."""
+        for k, particle in enumerate(self.particles):
+            differs_personal = np.array([a != b for a, b in zip(particle, self.personal[k])])
+            differs_best = np.array([a != b for a, b in zip(particle, self.best)])
+            self.velocity[k] = omega * self.velocity[k] + (1 - omega) * (
+                np.where(differs_personal, 3.0, -3.0) + np.where(differs_best, 3.0, -3.0))
+            prob = 1.0 / (1.0 + np.exp(-self.velocity[k]))
+            if draws.coin() < c1:
+                self.particles[k] = _turn(draws, self.personal[k], self.particles[k], prob)
+            if draws.coin() < c2:
+                self.particles[k] = _turn(draws, self.best, self.particles[k], prob)
 
-    for step in range(iterations):
-        found = assess()
-        if found is not None:
-            return found
-        omega = (0.8 - 0.2) * (iterations - step) / iterations + 0.2
-        c1 = 0.8 - step / iterations * (0.8 - 0.2)
-        c2 = 0.2 + step / iterations * (0.8 - 0.2)
-        for k in range(population):
-            for d in range(n):
-                velocity[k][d] = omega * velocity[k][d] + (1 - omega) * (
-                    (-3 if pop[k][d] == personal[k][d] else 3) + (-3 if pop[k][d] == best[d] else 3))
-            prob = [1 / (1 + np.exp(-v)) for v in velocity[k]]
-            if rng.uniform() < c1:
-                pop[k] = turn(personal[k], pop[k], prob)
-            if rng.uniform() < c2:
-                pop[k] = turn(best, pop[k], prob)
-        found = assess()
-        if found is not None:
-            return found
-        mutated = []
-        for member in pop:
-            changed = float(np.sum(np.array(member) != np.array(original))) / float(n)
-            if rng.uniform() < 1 - 2 * changed:
-                position = int(rng.choice(n, 1, p=select)[0])
-                while member[position] != original[position] and \
-                        sum(a != b for a, b in zip(original, member)) < np.sum(np.sign(select)):
-                    position = int(rng.choice(n, 1, p=select)[0])
-                replace = candidates[position]
-                member = member[:position] + [replace[int(rng.randint(0, len(replace), size=1)[0])]] + member[position + 1:]
-            mutated.append(member)
-        pop = mutated
-    return None
+
+def _turn(draws: SwarmDraws, source: Sequence[str], target: Sequence[str], prob: np.ndarray) -> tuple[str, ...]:
+    coins = draws.coins(len(prob))
+    return tuple(s if c < p else t for s, t, c, p in zip(source, target, coins, prob))
+
+
+def _pso_mutate(draws: SwarmDraws, particle: tuple[str, ...], original: tuple[str, ...],
+                candidates: list[list[str]], select: np.ndarray) -> tuple[str, ...]:
+    """With probability 1 - 2 x (changed share), one more word changed, at an unchanged position if any is left."""
+    changed = sum(a != b for a, b in zip(particle, original))
+    if draws.coin() >= 1 - 2 * (changed / len(original)):
+        return particle
+    position = draws.position(select)
+    while particle[position] != original[position] and changed < np.count_nonzero(select):
+        position = draws.position(select)
+    word = candidates[position][draws.index(len(candidates[position]))]
+    return particle[:position] + (word,) + particle[position + 1:]
 
 
 def pso_search(state: SearchState, transformation: WordTransformation, stopwords: Stopwords | None,
@@ -432,77 +502,34 @@ def pso_search(state: SearchState, transformation: WordTransformation, stopwords
     fixing two bugs: OpenAttack starts the best score of an untargeted attack at -1
     while minimising a probability, so the global and personal bests never update,
     and its personal bests alias the population list, so they are overwritten by
-    every move. Here bests start at -infinity of the goal gain and are copies. Each
-    swarm state is scored in one batch; no text is sent twice (OpenAttack's PSO does
-    not re-send either). ``openattack_bests`` runs :func:`_pso_openattack_order` instead.
+    every move (see :class:`Swarm`). Each swarm state is scored in one batch; no text is
+    sent twice (OpenAttack's PSO does not re-send either). ``openattack_bests`` keeps
+    those bests, the word itself among the candidates and OpenAttack's random draws
+    (:class:`SwarmDraws`), so both backends give the same text and queries.
     """
     original = tuple(state.text.tokens)
-    n = len(original)
     candidates = substitute_lists(state, transformation, stopwords, keep_self=openattack_bests)
     select = _chooser(candidates, cap=10)
     if select is None:
         return None
-    if openattack_bests:
-        return _pso_openattack_order(state, candidates, select, population, iterations)
-    rng, evaluator, goal = state.rng, state.evaluator, state.evaluator.goal
-
-    def text_of(words: Sequence[str]) -> str:
-        return state.text.with_words(list(words))
-
-    pop: list[tuple[str, ...]] = []
+    draws = SwarmDraws(state.rng, legacy=openattack_bests)
+    particles = []
     for _ in range(population):
-        position = int(rng.choice(n, p=select))
-        word = candidates[position][int(rng.integers(len(candidates[position])))]
-        pop.append(original[:position] + (word,) + original[position + 1:])
-    personal = list(pop)
-    personal_gain = np.full(population, -np.inf)
-    best, best_gain = pop[0], -np.inf
-    velocity = np.repeat(rng.uniform(-3, 3, size=population)[:, None], n, axis=1)
-
-    def assess() -> str | None:
-        nonlocal best, best_gain
-        texts = [text_of(m) for m in pop]
-        probs = evaluator.probs(texts)
-        gains = goal.gain(probs)
-        top = int(np.argmax(gains))
-        if gains[top] > best_gain:
-            best, best_gain = pop[top], float(gains[top])
-        for k in range(population):
-            if gains[k] > personal_gain[k]:
-                personal[k], personal_gain[k] = pop[k], gains[k]
-        return texts[top] if goal.reached(probs[top:top + 1])[0] else None
-
-    def turn(source: tuple[str, ...], target: tuple[str, ...], prob: np.ndarray) -> tuple[str, ...]:
-        coins = rng.uniform(size=n)
-        return tuple(s if c < p else t for s, t, c, p in zip(source, target, coins, prob))
-
+        position = draws.position(select)
+        word = candidates[position][draws.index(len(candidates[position]))]
+        particles.append(original[:position] + (word,) + original[position + 1:])
+    velocity = np.repeat(draws.coins(population, -3, 3)[:, None], len(original), axis=1)
+    swarm = Swarm(state, particles, velocity, frozen_bests=openattack_bests)
     for step in range(iterations):
-        found = assess()
+        found = swarm.assess()
         if found is not None:
             return found
         omega = (0.8 - 0.2) * (iterations - step) / iterations + 0.2
         c1 = 0.8 - step / iterations * (0.8 - 0.2)
         c2 = 0.2 + step / iterations * (0.8 - 0.2)
-        for k in range(population):
-            differs_personal = np.array([a != b for a, b in zip(pop[k], personal[k])])
-            differs_best = np.array([a != b for a, b in zip(pop[k], best)])
-            velocity[k] = omega * velocity[k] + (1 - omega) * (
-                np.where(differs_personal, 3.0, -3.0) + np.where(differs_best, 3.0, -3.0))
-            prob = 1.0 / (1.0 + np.exp(-velocity[k]))
-            if rng.uniform() < c1:
-                pop[k] = turn(personal[k], pop[k], prob)
-            if rng.uniform() < c2:
-                pop[k] = turn(best, pop[k], prob)
-        found = assess()
+        swarm.move(draws, omega, c1, c2)
+        found = swarm.assess()
         if found is not None:
             return found
-        for k in range(population):
-            changed = sum(a != b for a, b in zip(pop[k], original)) / n
-            if rng.uniform() < 1 - 2 * changed:
-                position = int(rng.choice(n, p=select))
-                while pop[k][position] != original[position] and \
-                        sum(a != b for a, b in zip(pop[k], original)) < np.count_nonzero(select):
-                    position = int(rng.choice(n, p=select))
-                word = candidates[position][int(rng.integers(len(candidates[position])))]
-                pop[k] = pop[k][:position] + (word,) + pop[k][position + 1:]
+        swarm.particles = [_pso_mutate(draws, p, original, candidates, select) for p in swarm.particles]
     return None

@@ -65,6 +65,22 @@ def token_counts(tokenizer, sentences: list[str], vocab_size: int) -> np.ndarray
     return counts
 
 
+def corpus_counts(tokenizer, corpus: dict[str, list[str]], vocab_size: int) -> np.ndarray:
+    """WordPiece counts over every task's sentences (tasks in name order), special tokens at 0."""
+    counts = token_counts(tokenizer, [s for t in sorted(corpus) for s in corpus[t]], vocab_size)
+    counts[tokenizer.all_special_ids] = 0
+    return counts
+
+
+def seeded_generator(threads: int, seed: int):
+    """torch's thread count and global seed set, and a generator for the masks, as both build and tune start."""
+    import torch
+
+    torch.set_num_threads(threads)
+    torch.manual_seed(seed)
+    return torch.Generator().manual_seed(seed)
+
+
 def mask_tokens(input_ids, special, probability: float, mask_id: int, vocab_size: int, generator):
     """BERT's corruption: of the chosen positions 80% [MASK], 10% a random token, 10% unchanged."""
     import torch
@@ -88,27 +104,53 @@ def sample_sentences(corpus: dict[str, list[str]], per_task: int, rng: np.random
     return out
 
 
-def masked_features(model, tokenizer, sentences: list[str], config: MLMConfig, generator, progress: bool):
-    """Hidden states of the frozen encoder at masked positions, and the true WordPieces there."""
+def masked_batches(model, tokenizer, sentences: list[str], batch_size: int, max_length: int,
+                   mask_probability: float, generator, desc: str, progress: bool, padding_is_special: bool = False):
+    """Length-sorted batches of ``sentences``, tokenised and masked: ``(encoded, corrupted ids, masked positions)``.
+
+    The one place where build and tune corrupt their text, so both draw their masks from
+    ``generator`` in the same order. ``padding_is_special`` never masks padding positions.
+    """
     import torch
     from tqdm.auto import tqdm
 
     order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
     special_ids = torch.tensor(tokenizer.all_special_ids)
+    for start in tqdm(range(0, len(order), batch_size), desc=desc, disable=not progress):
+        batch = [sentences[i] for i in order[start:start + batch_size]]
+        encoded = tokenizer(batch, truncation=True, max_length=max_length, padding=True, return_tensors="pt")
+        special = torch.isin(encoded["input_ids"], special_ids)
+        if padding_is_special:
+            special = special | (encoded["attention_mask"] == 0)
+        corrupted, chosen = mask_tokens(encoded["input_ids"], special, mask_probability,
+                                        tokenizer.mask_token_id, model.config.vocab_size, generator)
+        yield encoded, corrupted, chosen
+
+
+def masked_features(model, tokenizer, sentences: list[str], config: MLMConfig, generator, progress: bool):
+    """Hidden states of the frozen encoder at masked positions, and the true WordPieces there."""
+    import torch
+
     features, targets = [], []
     with torch.inference_mode():
-        for start in tqdm(range(0, len(order), config.encode_batch_size), desc="encoding masked text",
-                          disable=not progress):
-            batch = [sentences[i] for i in order[start:start + config.encode_batch_size]]
-            encoded = tokenizer(batch, truncation=True, max_length=config.max_length, padding=True,
-                                return_tensors="pt")
-            special = torch.isin(encoded["input_ids"], special_ids)
-            corrupted, chosen = mask_tokens(encoded["input_ids"], special, config.mask_probability,
-                                            tokenizer.mask_token_id, model.config.vocab_size, generator)
+        for encoded, corrupted, chosen in masked_batches(model, tokenizer, sentences, config.encode_batch_size,
+                                                         config.max_length, config.mask_probability, generator,
+                                                         "encoding masked text", progress):
             hidden = model.bert(input_ids=corrupted, attention_mask=encoded["attention_mask"]).last_hidden_state
             features.append(hidden[chosen].clone())
             targets.append(encoded["input_ids"][chosen].clone())
     return torch.cat(features), torch.cat(targets)
+
+
+def train_step(loss, optimiser, schedule, losses: list[float], bar) -> None:
+    """One optimiser step on ``loss``, its value kept and the progress bar's running loss updated."""
+    loss.backward()
+    optimiser.step()
+    schedule.step()
+    optimiser.zero_grad()
+    losses.append(loss.item())
+    bar.update(1)
+    bar.set_postfix(loss=f"{np.mean(losses[-50:]):.3f}")
 
 
 def train_head(model, features, targets, seen, config: MLMConfig, generator, progress: bool) -> list[float]:
@@ -140,13 +182,7 @@ def train_head(model, features, targets, seen, config: MLMConfig, generator, pro
             rows = order[start:start + config.batch_size]
             logits = head.transform(features[rows]) @ weight.T + head.bias[seen]
             loss = torch.nn.functional.cross_entropy(logits, local_targets[rows])
-            loss.backward()
-            optimiser.step()
-            schedule.step()
-            optimiser.zero_grad()
-            losses.append(loss.item())
-            bar.update(1)
-            bar.set_postfix(loss=f"{np.mean(losses[-50:]):.3f}")
+            train_step(loss, optimiser, schedule, losses, bar)
     bar.close()
     head.eval()
     return losses
@@ -173,18 +209,14 @@ def build_mlm(data_root: str | Path, out_dir: str | Path | None = None, config: 
     log.info("masked-LM text: %s", ", ".join(f"{t} {len(s)} sentences" for t, s in sorted(corpus.items())))
 
     started = time.perf_counter()
-    torch.set_num_threads(config.threads)
-    torch.manual_seed(config.seed)
-    generator = torch.Generator().manual_seed(config.seed)
+    generator = seeded_generator(config.threads, config.seed)
     tokenizer = AutoTokenizer.from_pretrained(encoder)
     verbosity = hf_logging.get_verbosity()
     hf_logging.set_verbosity_error()  # the head is new by design; no "newly initialized" warning
     model = BertForMaskedLM.from_pretrained(encoder).eval()
     hf_logging.set_verbosity(verbosity)
 
-    everything = [s for t in sorted(corpus) for s in corpus[t]]
-    counts = token_counts(tokenizer, everything, model.config.vocab_size)
-    counts[tokenizer.all_special_ids] = 0
+    counts = corpus_counts(tokenizer, corpus, model.config.vocab_size)
     with torch.no_grad():
         bias = np.log((counts + 1) / (counts + 1).sum())
         model.cls.predictions.bias.copy_(torch.tensor(bias, dtype=model.cls.predictions.bias.dtype))

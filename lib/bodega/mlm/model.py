@@ -21,18 +21,45 @@ class Candidate:
     score: float  # the masked LM's logit
 
 
-def resolve_masked_lm(profile: str = "cpu", path: str | Path | None = None) -> str:
-    """The masked-LM folder (or hub id) of a profile: ``minilm-mlm`` on cpu, ``bert-base-uncased`` on paper."""
+def profile_model(profile: str, role_key: str, path: str | Path | None, option: str, label: str) -> str:
+    """``path`` when given, else where the profile's ``role_key`` model is (a folder, or a hub id where allowed)."""
     from bodega.profiles import get_profile
     from bodega.resources import resolve
 
     if path is not None:
         return str(path)
     chosen = get_profile(profile)
-    role = chosen.models.get("masked-lm")
+    role = chosen.models.get(role_key)
     if role is None:
-        raise ValueError(f"profile {profile!r} has no masked LM; pass mlm_path=<folder>")
+        raise ValueError(f"profile {profile!r} has no {label}; pass {option}=<folder>")
     return resolve(role, allow_hub=chosen.allow_hub).location
+
+
+def resolve_masked_lm(profile: str = "cpu", path: str | Path | None = None) -> str:
+    """The masked-LM folder (or hub id) of a profile: ``minilm-mlm`` on cpu, ``bert-base-uncased`` on paper."""
+    return profile_model(profile, "masked-lm", path, "mlm_path", "masked LM")
+
+
+def load_masked_lm(path: str | Path, openattack_classes: bool = False, threads: int | None = None):
+    """``(torch, tokenizer, model)`` of a masked-LM folder or hub id, the model in eval mode: the package's one loader.
+
+    ``openattack_classes`` loads BERT's slow lower-casing ``BertTokenizer`` and
+    ``BertForMaskedLM``, the classes OpenAttack 2.1.1's BERT-ATTACK and BAE load (so word
+    pieces and token ids are the ones that ran); otherwise the Auto classes, with the
+    fast tokenizer where the folder has one. ``threads`` sets torch's thread count first.
+    """
+    import torch
+
+    if threads:
+        torch.set_num_threads(threads)
+    if openattack_classes:
+        from transformers import BertForMaskedLM, BertTokenizer
+
+        return torch, BertTokenizer.from_pretrained(str(path), do_lower_case=True), \
+            BertForMaskedLM.from_pretrained(str(path)).eval()
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+    return torch, AutoTokenizer.from_pretrained(str(path)), AutoModelForMaskedLM.from_pretrained(str(path)).eval()
 
 
 class MaskedLM:
@@ -47,16 +74,10 @@ class MaskedLM:
 
     def _load(self):
         if self._loaded is None:
-            import torch
-            from transformers import AutoModelForMaskedLM, AutoTokenizer
-
-            if self.threads:
-                torch.set_num_threads(self.threads)
-            tokenizer = AutoTokenizer.from_pretrained(self.path)
-            if not tokenizer.is_fast:
+            loaded = load_masked_lm(self.path, threads=self.threads)
+            if not loaded[1].is_fast:
                 raise ValueError(f"{self.path}: a fast tokenizer (tokenizer.json) is needed for word offsets")
-            model = AutoModelForMaskedLM.from_pretrained(self.path).eval()
-            self._loaded = (torch, tokenizer, model)
+            self._loaded = loaded
         return self._loaded
 
     def warm_up(self) -> None:

@@ -55,13 +55,14 @@ def masked_lm_ranker(model_dir_or_model, tokenizer=None, batch_size: int = 32) -
     The prediction head runs on the mask positions only.
     """
     import torch
-    from transformers import AutoModelForMaskedLM, AutoTokenizer
 
-    if tokenizer is None:
-        tokenizer = AutoTokenizer.from_pretrained(model_dir_or_model)
-    model = (AutoModelForMaskedLM.from_pretrained(model_dir_or_model)
-             if isinstance(model_dir_or_model, (str, bytes)) or hasattr(model_dir_or_model, "__fspath__")
-             else model_dir_or_model).eval()
+    if isinstance(model_dir_or_model, str) or hasattr(model_dir_or_model, "__fspath__"):
+        from bodega.mlm.model import load_masked_lm
+
+        _, loaded_tokenizer, model = load_masked_lm(model_dir_or_model)
+        tokenizer = tokenizer or loaded_tokenizer
+    else:
+        model = model_dir_or_model.eval()
 
     def rank(items: list[MaskedItem], k: int) -> list[list[str]]:
         out: list[list[str]] = []

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bodega.mlm.build import _save, mask_tokens, sample_sentences, token_counts
+from bodega.mlm.build import _save, corpus_counts, masked_batches, sample_sentences, seeded_generator, train_step
 from bodega.mlm.corpus import task_sentences
 
 log = logging.getLogger(__name__)
@@ -45,21 +45,14 @@ class TuneConfig:
 def cached_lower_states(model, tokenizer, sentences: list[str], config: TuneConfig, generator, progress: bool):
     """Per batch: lower-layer outputs of the masked text, attention mask, masked positions and true ids."""
     import torch
-    from tqdm.auto import tqdm
 
     bert = model.bert
     lower = bert.encoder.layer[:len(bert.encoder.layer) - config.tune_layers]
-    order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
-    special_ids = torch.tensor(tokenizer.all_special_ids)
     batches = []
     with torch.no_grad():  # not inference mode: the cached states feed autograd later
-        for start in tqdm(range(0, len(order), config.batch_size), desc="lower layers", disable=not progress):
-            batch = [sentences[i] for i in order[start:start + config.batch_size]]
-            encoded = tokenizer(batch, truncation=True, max_length=config.max_length, padding=True,
-                                return_tensors="pt")
-            special = torch.isin(encoded["input_ids"], special_ids) | (encoded["attention_mask"] == 0)
-            corrupted, chosen = mask_tokens(encoded["input_ids"], special, config.mask_probability,
-                                            tokenizer.mask_token_id, model.config.vocab_size, generator)
+        for encoded, corrupted, chosen in masked_batches(model, tokenizer, sentences, config.batch_size,
+                                                         config.max_length, config.mask_probability, generator,
+                                                         "lower layers", progress, padding_is_special=True):
             if not chosen.any():
                 continue
             extended = bert.get_extended_attention_mask(encoded["attention_mask"], corrupted.shape)
@@ -78,15 +71,11 @@ def tune_mlm(init_dir: str | Path, data_root: str | Path, out_dir: str | Path, c
     from transformers import AutoTokenizer, BertForMaskedLM
 
     started = time.perf_counter()
-    torch.set_num_threads(config.threads)
-    torch.manual_seed(config.seed)
-    generator = torch.Generator().manual_seed(config.seed)
+    generator = seeded_generator(config.threads, config.seed)
     tokenizer = AutoTokenizer.from_pretrained(init_dir)
     model = BertForMaskedLM.from_pretrained(init_dir, attn_implementation="eager").eval()
     corpus = task_sentences(data_root, "train", tasks)
-    everything = [s for t in sorted(corpus) for s in corpus[t]]
-    counts = token_counts(tokenizer, everything, model.config.vocab_size)
-    counts[tokenizer.all_special_ids] = 0
+    counts = corpus_counts(tokenizer, corpus, model.config.vocab_size)
     seen = torch.tensor(np.flatnonzero(counts), dtype=torch.long)
     sample = sample_sentences(corpus, config.sentences_per_task, np.random.default_rng(config.seed))
     batches = cached_lower_states(model, tokenizer, sample, config, generator, progress)
@@ -124,13 +113,7 @@ def tune_mlm(init_dir: str | Path, data_root: str | Path, out_dir: str | Path, c
                 hidden = layer(hidden, attention_mask=extended)[0]
             logits = head.transform(hidden[chosen]) @ weight.T + head.bias[seen]
             loss = torch.nn.functional.cross_entropy(logits, remap[targets])
-            loss.backward()
-            optimiser.step()
-            schedule.step()
-            optimiser.zero_grad()
-            losses.append(loss.item())
-            bar.update(1)
-            bar.set_postfix(loss=f"{np.mean(losses[-50:]):.3f}")
+            train_step(loss, optimiser, schedule, losses, bar)
         if stopped_early:
             break
     bar.close()

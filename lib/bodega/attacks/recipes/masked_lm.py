@@ -53,16 +53,9 @@ def candidate_source(profile: str, candidates: str = "profile") -> str:
 
 
 def _causal_path(profile: str, path: str | None) -> str:
-    from bodega.profiles import get_profile
-    from bodega.resources import resolve
+    from bodega.mlm.model import profile_model
 
-    if path is not None:
-        return str(path)
-    chosen = get_profile(profile)
-    role = chosen.models.get("causal-lm")
-    if role is None:
-        raise ValueError(f"profile {profile!r} has no causal LM; pass causal_path=<folder>")
-    return str(resolve(role, allow_hub=chosen.allow_hub).path)
+    return profile_model(profile, "causal-lm", path, "causal_path", "causal LM")
 
 
 class _LazyMaskedLM:
