@@ -264,8 +264,8 @@ def parse_grid(data: Any, source: str = "<grid>") -> GridSpec:
     missing = [k for k in ("name", "profile", "tasks", "victims", "attackers", "scenarios") if k not in data]
     if missing:
         raise GridError(f"{source}: missing key(s) {', '.join(missing)}")
-    name = str(data["name"]) if isinstance(data["name"], (str, int)) and not isinstance(data["name"], bool) else None
-    if name is None or not PLAIN_NAME.fullmatch(name) or ".." in name:
+    grid_name = str(data["name"]) if isinstance(data["name"], (str, int)) and not isinstance(data["name"], bool) else None
+    if grid_name is None or not PLAIN_NAME.fullmatch(grid_name) or ".." in grid_name:
         raise GridError(f"{source}: name: {data['name']!r} is not a plain name (letters, digits, '_', '-', '.', "
                         "no '/' or '..'); it names the grid's folders under results and generated")
     if data["profile"] not in PROFILES:
@@ -298,7 +298,7 @@ def parse_grid(data: Any, source: str = "<grid>") -> GridSpec:
         raise GridError(f"{source}: backend: unknown {backend!r}; choose from {', '.join(BACKENDS)}")
     strings = {key: str(data[key]) for key in ("results", "data_root", "raw_root", "generated") if key in data}
     return GridSpec(
-        name=name,
+        name=grid_name,
         profile=data["profile"],
         tasks=_names(f"{source}: tasks", data["tasks"], None, task_name),
         victims=_names(f"{source}: victims", data["victims"], VICTIMS),
