@@ -27,7 +27,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _prepare(args: argparse.Namespace) -> int:
     from bodega.data.prepare import prepare
+    from bodega.io import refuse_overwriting
 
+    refuse_overwriting({"--out": args.out}, {"--raw": args.raw})
     splits = prepare(args.task, args.raw, args.out, args.source)
     for name, rows in splits.items():
         print(f"{name}: {len(rows)} rows, {sum(r.label for r in rows)} positive")
