@@ -113,3 +113,16 @@ def test_hf_folders_with_pickle_weights_are_refused_unless_allowed(tmp_path):
     np.testing.assert_allclose(safe.predict_proba(["a text"]), victim.predict_proba(["a text"]), atol=1e-6)
     with pytest.raises(ValueError, match="applies to hf: folders only"):
         open_victim("py:x:y", "PR2", allow_pickle=True)
+
+
+def test_a_broken_victim_json_names_the_file(tmp_path):
+    from bodega.victims.modeldir import load_victim
+
+    folder = tmp_path / "PR2-BiLSTM"
+    folder.mkdir()
+    (folder / "victim.json").write_text('{"task": "PR2"}', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"PR2-BiLSTM/victim.json: lacks kind, weights_hash"):
+        load_victim(folder)
+    (folder / "victim.json").write_text('{"task": ', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"victim.json: not a JSON file"):
+        load_victim(folder)
