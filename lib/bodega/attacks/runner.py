@@ -321,11 +321,12 @@ def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str
 
     cache = _open_cache(options.prediction_cache, victim)
     try:
-        # One accountant for the whole run: the scenario's selection is not budgeted, the attacks are.
-        accountant = QueryAccountant(victim, budget=None, cache=cache, batch_size=options.batch_size)
+        # The load check and the scenario's selection go through an accountant of their own (checked outputs,
+        # the persistent cache, no budget), so each example's counts are what its attack asked, as before.
+        selector = QueryAccountant(victim, cache=cache, batch_size=options.batch_size)
         all_targets = load_targets(rows, task_name, trimmer)
-        _check_outputs(accountant, all_targets, data_file)
-        targets = select_examples(all_targets, accountant, options.targeted, options.n_examples)
+        _check_outputs(selector, all_targets, data_file)
+        targets = select_examples(all_targets, selector, options.targeted, options.n_examples)
         records_path = out / RECORDS
         records = load_records(records_path)
         check_resumed(records, all_targets, records_path)
@@ -338,7 +339,7 @@ def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str
         if previous is None:  # everything is checked: from here on the folder holds this run
             atomic_write_json(out / RUN_CONFIG, config)
         records_path.touch()  # exists even when the scenario selects no example
-        accountant.budget = options.query_budget
+        accountant = QueryAccountant(victim, budget=options.query_budget, cache=cache, batch_size=options.batch_size)
         records = _attack_all(engine, accountant, todo, targets, records, records_path, options,
                               f"{name} {task_name}")
     finally:
