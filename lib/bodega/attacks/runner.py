@@ -32,7 +32,7 @@ import numpy as np
 
 from bodega.attacks.base import Attacker, canonical_name, get_attacker
 from bodega.attacks.goal import Goal
-from bodega.io import append_jsonl, atomic_write_json, exclusive_lock, relative_path, write_jsonl
+from bodega.io import append_jsonl, atomic_write_json, exclusive_lock, iter_jsonl, relative_path, write_jsonl
 
 log = logging.getLogger(__name__)
 
@@ -85,8 +85,6 @@ def select_examples(targets: list[Target], victim, targeted: bool, n_examples: i
 def load_records(path: Path) -> list[dict]:
     """Records already written; a torn last line is dropped from the file itself, duplicates and
     records lacking a field refused (naming the file and line). Each record's ``_line`` is its line."""
-    from bodega.io import iter_jsonl
-
     if not path.exists():
         return []
     numbered = list(iter_jsonl(path))
