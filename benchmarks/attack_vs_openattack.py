@@ -66,7 +66,8 @@ def run_one(args, victim, clock: ForwardClock, attacker: str, backend: str, targ
     summary = run_attack("PR2", victim, args.data, attacker, out, targeted=targeted,
                          n_examples=args.targeted_n if targeted else args.untargeted_n, seed=args.seed,
                          profile=args.profile, backend=engine, progress=True, batch_size=args.batch_size,
-                         attacker_options={"fidelity": fidelity} if fidelity else None)
+                         attacker_options={"fidelity": fidelity} if fidelity else None,
+                         prediction_cache=False)  # measured forwards: none may come from an earlier run's cache
     records = list(read_jsonl(out / "records.jsonl"))
     # The clock also runs while the targeted scenario picks its examples (one batched pass over the
     # positives); that is a few ms per example at most and is counted against the attack.

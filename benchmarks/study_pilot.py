@@ -65,7 +65,8 @@ def attack_pilot(task: str, folder: Path, data_root: Path, attackers: list[str],
         for scenario in ("untargeted", "targeted"):
             with tempfile.TemporaryDirectory() as tmp:
                 run_attack(task, victim, data_root / task, attacker, tmp, targeted=scenario == "targeted",
-                           n_examples=k, query_budget=budget, profile="cpu", progress=False)
+                           n_examples=k, query_budget=budget, profile="cpu", progress=False,
+                           prediction_cache=False)  # the pilot counts forwards: none from the cache
                 records = [json.loads(line) for line in open(Path(tmp) / "records.jsonl", encoding="utf-8")]
             done = [r for r in records if r.get("error") is None]
             forwards = sum(r["forwards"] for r in done) / max(1, len(done))

@@ -40,13 +40,13 @@ def test_counts_queries_unique_texts_and_forwards():
     accountant = QueryAccountant(victim, batch_size=2)
     probs = accountant.predict_proba(["aaaa", "b", "aaaa", "cc", "b"])
     np.testing.assert_allclose(probs, victim.predict_proba(["aaaa", "b", "aaaa", "cc", "b"]))
-    assert accountant.counts() == {"queries": 5, "unique_queries": 3, "forwards": 3}
+    assert accountant.counts() == {"queries": 5, "unique_queries": 3, "forwards": 3, "cache_hits": 0}
     accountant.predict_proba(["cc", "dddddd"])  # "cc" is a memory hit
-    assert accountant.counts() == {"queries": 7, "unique_queries": 4, "forwards": 4}
+    assert accountant.counts() == {"queries": 7, "unique_queries": 4, "forwards": 4, "cache_hits": 0}
     accountant.start_example()
-    assert accountant.counts() == {"queries": 0, "unique_queries": 0, "forwards": 0}
+    assert accountant.counts() == {"queries": 0, "unique_queries": 0, "forwards": 0, "cache_hits": 0}
     accountant.predict_proba(["aaaa"])
-    assert accountant.counts() == {"queries": 1, "unique_queries": 1, "forwards": 0}
+    assert accountant.counts() == {"queries": 1, "unique_queries": 1, "forwards": 0, "cache_hits": 0}
     assert (accountant.total_queries, accountant.total_forwards) == (8, 4)
 
 
@@ -155,7 +155,7 @@ def test_openattack_adapter_counts_through_the_accountant():
     assert isinstance(classifier, OpenAttack.Classifier)
     probs = classifier.get_prob(["a", "bbbbbbbbbbbbbbbbbbbbbbbbbb"])
     assert probs.shape == (2, 2) and list(classifier.get_pred(["a"])) == [0]
-    assert accountant.counts() == {"queries": 3, "unique_queries": 2, "forwards": 2}
+    assert accountant.counts() == {"queries": 3, "unique_queries": 2, "forwards": 2, "cache_hits": 0}
     with pytest.raises(QueryBudgetExceeded):
         classifier.get_prob(["x", "y"])
     wrapped = as_openattack_classifier(LengthVictim())

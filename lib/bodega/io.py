@@ -2,13 +2,18 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import tempfile
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from bodega.errors import BodegaError
+
+log = logging.getLogger(__name__)
+FILE_MODE = 0o644  # every file we write (records, summaries, prepared data), less the umask
 
 
 def relative_path(path: str | os.PathLike, start: str | os.PathLike) -> str:
@@ -20,12 +25,35 @@ def relative_path(path: str | os.PathLike, start: str | os.PathLike) -> str:
     return Path(os.path.relpath(Path(path).resolve(), Path(start).resolve())).as_posix()
 
 
+@lru_cache(maxsize=1)
+def _umask() -> int:
+    """The process's umask, read without changing it where Linux shows it (``os.umask`` sets it to read it)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except OSError:
+        pass
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
+
+
+def file_mode() -> int:
+    """The mode of a file this package writes: 0644 less the umask, as ``open`` would create it."""
+    return FILE_MODE & ~_umask()
+
+
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
-    """Write to a temporary file in the same folder, fsync, then rename over ``path``."""
+    """Write to a temporary file in the same folder, fsync, then rename over ``path``.
+
+    ``mkstemp`` creates its file with mode 0600; it gets the mode of every other file we write
+    (:func:`file_mode`) so that summaries and prepared data are as readable as records."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, file_mode())
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
@@ -46,35 +74,87 @@ def atomic_write_json(path: str | os.PathLike, obj: Any) -> None:
 
 def append_jsonl(path: str | os.PathLike, record: dict) -> None:
     """Append one record as a single write + fsync, so a kill leaves at most a torn last line."""
-    line = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    append_jsonl_many(path, [record])
+
+
+def iter_jsonl(path: str | os.PathLike, *, drop_torn_tail: bool = True) -> Iterator[tuple[int, dict]]:
+    """(line number, record) of each JSON line, read one line at a time (bounded memory).
+
+    Blank lines are skipped (the numbers stay those of the file); a torn final line (a crash
+    mid-write) is skipped with a warning; a line that is not UTF-8 or not JSON raises, naming file and line."""
+    path = Path(path)
+    if not path.exists():
+        return
+    with open(path, "rb") as handle:
+        bad: tuple[int, str] | None = None
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise BodegaError(f"{path}:{number}: not UTF-8 ({error.reason} at byte {error.start}); "
+                                 "write the file as UTF-8") from None
+            if bad is not None:
+                if line.strip():  # a bad line followed by more data: not a torn tail
+                    raise BodegaError(f"{path}:{bad[0]}: invalid JSON line: {bad[1]}")
+                continue
+            if not line.strip():
+                continue
+            try:
+                yield number, json.loads(line)
+            except json.JSONDecodeError as error:
+                bad = (number, str(error))
+        if bad is not None:
+            if not drop_torn_tail:
+                raise BodegaError(f"{path}:{bad[0]}: invalid JSON line: {bad[1]}")
+            log.warning("%s:%d: incomplete last line (a crash while writing?) ignored", path, bad[0])
+
+
+def read_jsonl(path: str | os.PathLike, *, drop_torn_tail: bool = True) -> Iterator[dict]:
+    """Read JSON lines; a torn final line (a crash mid-write) is skipped with a warning, any other bad line raises."""
+    for _, record in iter_jsonl(path, drop_torn_tail=drop_torn_tail):
+        yield record
+
+
+def write_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> None:
+    atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+
+
+def append_jsonl_many(path: str | os.PathLike, records: Iterable[dict]) -> None:
+    """Append several records in one write + fsync (a kill leaves whole lines and at most a torn last one)."""
+    data = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
+    if not data:
+        return
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
     try:
-        os.write(fd, line)
+        os.write(fd, data)
         os.fsync(fd)
     finally:
         os.close(fd)
 
 
-def read_jsonl(path: str | os.PathLike, *, drop_torn_tail: bool = True) -> Iterator[dict]:
-    """Read JSON lines; a torn final line (a crash mid-write) is skipped, any other bad line raises."""
-    path = Path(path)
-    if not path.exists():
-        return
-    lines = path.read_text(encoding="utf-8").split("\n")
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            yield json.loads(line)
-        except json.JSONDecodeError as error:
-            is_last = all(not rest.strip() for rest in lines[number:])
-            if drop_torn_tail and is_last:
-                return
-            raise BodegaError(f"{path}:{number}: invalid JSON line: {error}") from error
+def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """Whether two paths name one file: equal once resolved, or the same inode (hard or symbolic links)."""
+    a, b = Path(a), Path(b)
+    if a.resolve() == b.resolve():
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist yet
+        return False
 
 
-def write_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> None:
-    atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+def refuse_overwriting(outputs: dict[str, str | os.PathLike | None],
+                       inputs: dict[str, str | os.PathLike | None]) -> None:
+    """Raise before any work when an output option names an input's file or another output's.
+
+    ``outputs`` and ``inputs`` map an option (``--out``) to its path (None: not given)."""
+    given_out = [(name, path) for name, path in outputs.items() if path is not None]
+    others = [(name, path) for name, path in inputs.items() if path is not None]
+    for i, (name, path) in enumerate(given_out):
+        for other, other_path in [*others, *given_out[:i]]:
+            if same_file(path, other_path):
+                raise BodegaError(f"{name} {path} is the same file as {other} {other_path}: writing it would "
+                                 f"destroy it; give {name} another path")
 
 
 class LockedError(BodegaError, RuntimeError):

@@ -10,21 +10,30 @@ an exhausted query budget is a plain failure, flagged ``budget_exhausted``.
 Texts are first cut after the victim's 512th token as BODEGA does (``trimmed`` and
 ``original_tokens`` in each record), so the score compares the trimmed original with
 the adversarial text, both as the victim saw them.
+
+A run never mixes inputs: ``run.json`` holds what its records depend on (task, victim weights
+and precision, the attack file's sha256, the trimming tokenizer's hash, attacker and settings)
+and a resumed run with other settings is refused; each resumed record must also match its
+attack row by id and text. ``run.json`` is written only once everything is checked (options,
+victim, data), so a mistyped command leaves nothing that blocks the corrected one.
+Predictions go through the persistent cache (:mod:`bodega.victims.cache`): rerunning a run
+into a new folder asks the model nothing it was asked before.
 """
 from __future__ import annotations
 
+import hashlib
 import logging
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from bodega.errors import BodegaError
 from bodega.attacks.base import Attacker, canonical_name, get_attacker
 from bodega.attacks.goal import Goal
-from bodega.errors import BodegaError
-from bodega.io import append_jsonl, atomic_write_json, exclusive_lock, read_jsonl, relative_path, write_jsonl
+from bodega.io import append_jsonl, atomic_write_json, exclusive_lock, iter_jsonl, relative_path, write_jsonl
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +42,7 @@ SUMMARY = "summary.json"
 LOCK = ".lock"  # held while a process writes the run
 SCORES = "scores.jsonl"  # per example: index, id, success, semantic, character, bodega
 RUN_CONFIG = "run.json"
+RECORD_KEYS = ("index", "id", "original", "success", "queries", "unique_queries", "forwards", "seconds", "error")
 
 
 @dataclass(frozen=True)
@@ -74,21 +84,40 @@ def select_examples(targets: list[Target], victim, targeted: bool, n_examples: i
 
 
 def load_records(path: Path) -> list[dict]:
-    """Records already written; a torn last line is dropped from the file itself, duplicates refused."""
+    """Records already written; a torn last line is dropped from the file itself, duplicates and
+    records lacking a field refused (naming the file and line). Each record's ``_line`` is its line."""
     if not path.exists():
         return []
-    records = list(read_jsonl(path))
-    raw = path.read_text(encoding="utf-8")
-    if raw and (not raw.endswith("\n") or raw.count("\n") != len(records)):
+    numbered = list(iter_jsonl(path))
+    raw = path.read_bytes()
+    if raw and (not raw.endswith(b"\n") or raw.count(b"\n") != len(numbered)):
         log.warning("%s: rewriting without its torn last line", path)
-        write_jsonl(path, records)
+        write_jsonl(path, [record for _, record in numbered])
+        numbered = list(iter_jsonl(path))
     seen: set[int] = set()
-    for number, record in enumerate(records, start=1):
+    for number, record in numbered:
+        missing = [key for key in RECORD_KEYS if not isinstance(record, dict) or key not in record]
+        if missing:
+            raise BodegaError(f"{path}:{number}: record lacks {', '.join(missing)}; this is not a records file of "
+                             "bodega attack (or it was edited): start a new output folder")
         if record["index"] in seen:
             raise BodegaError(f"{path}:{number}: example index {record['index']} recorded twice; "
                               "remove the duplicate line or start a new output folder")
         seen.add(record["index"])
-    return records
+        record["_line"] = number
+    return [record for _, record in numbered]
+
+
+def check_resumed(records: list[dict], targets: list[Target], path: Path) -> None:
+    """Each resumed record must be its attack row's: the same id and (trimmed) text at its index."""
+    by_index = {t.index: t for t in targets}
+    for record in records:
+        target = by_index.get(record["index"])
+        if target is None or target.id != record["id"] or target.text != record["original"]:
+            found = "no such row" if target is None else f"row id {target.id!r}"
+            raise BodegaError(f"{path}:{record.get('_line')}: the record of example {record['index']} (id "
+                             f"{record['id']!r}) does not match attack.tsv ({found}, or another text): these records "
+                             "come from other data; use another output folder or delete this one")
 
 
 def attack_one(attacker: Attacker, accountant, target: Target, targeted: bool, seed: int) -> dict:
@@ -119,48 +148,143 @@ def attack_one(attacker: Attacker, accountant, target: Target, targeted: bool, s
                 cpu_seconds=round(cpu_seconds, 6), error=error, budget_exhausted=exhausted)
 
 
-def _check_config(out: Path, config: dict) -> None:
-    path = out / RUN_CONFIG
-    if path.exists() and not config["victim_weights"]:
-        raise BodegaError(f"{out} already holds a run and victim {config['victim']} names no version, so "
-                          "its earlier records cannot be trusted to come from the same model; give it a "
-                          "version (a `version` attribute or --victim-version) or use a new output folder")
-    if path.exists():
-        import json
+NOT_COMPARED = ("victim",)  # the victim is identified by its weights; its folder may be named by another path
 
-        previous = json.loads(path.read_text(encoding="utf-8"))
-        # The victim is identified by its weights; the same folder may be named by another path.
-        different = {k for k in config if k != "victim" and previous.get(k) != config[k]}
-        if different:
-            raise BodegaError(f"{out} holds a run with different settings ({', '.join(sorted(different))}); "
-                              "use another output folder or delete this one")
-    else:
-        atomic_write_json(path, config)
+
+def _previous_config(out: Path, config: dict) -> dict | None:
+    """The run.json already in ``out`` (None: a new run), refusing one whose settings differ from ``config``."""
+    import json
+
+    path = out / RUN_CONFIG
+    if not path.exists():
+        return None
+    if not config["victim_weights"]:
+        raise BodegaError(f"{out} already holds a run and victim {config['victim']} names no version, so "
+                         "its earlier records cannot be trusted to come from the same model; give it a "
+                         "version (a `version` attribute or --victim-version) or use a new output folder")
+    previous = json.loads(path.read_text(encoding="utf-8"))
+    different = sorted(k for k in {*config, *previous} if k not in NOT_COMPARED and previous.get(k) != config.get(k))
+    if "data" in different:
+        before = (previous.get("data") or {}).get("attack_sha256") or "unrecorded"
+        raise BodegaError(f"{out} holds a run on another attack.tsv (sha256 {before[:12]}; this --data has "
+                         f"{config['data']['attack_sha256'][:12]}): resuming would mix records of two data sets; "
+                         "use another output folder, or the --data it was run on")
+    if different:
+        raise BodegaError(f"{out} holds a run with different settings ({', '.join(different)}); "
+                         "use another output folder or delete this one")
+    return previous
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True)
+class AttackOptions:
+    """How one run attacks (every keyword of :func:`run_attack`), checked before anything is written.
+
+    ``semantic`` overrides the profile's semantic model for scoring (tests pass a small one);
+    ``batch_size`` is the largest batch the victim computes at once (candidates of one step are
+    split into batches of this size, shortest texts first); ``victim_options`` go to
+    :func:`bodega.victims.external.open_victim`; ``allow_other_task`` attacks a victim trained for
+    another task (a transfer experiment); ``prediction_cache`` is True (the default file, see
+    :func:`bodega.victims.cache.default_cache_path`), False (none), a path or an open
+    :class:`~bodega.victims.cache.ProbabilityCache`."""
+
+    targeted: bool = False
+    n_examples: int | None = None
+    query_budget: int | None = None
+    seed: int = 0
+    profile: str = "cpu"
+    backend: str = "native"
+    attacker_options: dict | None = None
+    semantic: Any = None
+    progress: bool = True
+    batch_size: int = 32
+    victim_options: dict | None = None
+    allow_other_task: bool = False
+    prediction_cache: Any = True
+
+    def __post_init__(self) -> None:
+        from bodega.profiles import get_profile
+
+        for name, flag, value in (("n_examples", "--n", self.n_examples), ("query_budget", "--budget", self.query_budget)):
+            if value is not None and (not _whole(value) or value < 1):
+                raise BodegaError(f"{name} ({flag}) must be an integer >= 1 or absent, got {value!r}")
+        if not _whole(self.seed) or self.seed < 0:
+            raise BodegaError(f"seed (--seed) must be an integer >= 0, got {self.seed!r}")
+        if not _whole(self.batch_size) or self.batch_size < 1:
+            raise BodegaError(f"batch_size must be an integer >= 1, got {self.batch_size!r}")
+        if self.backend not in ("native", "openattack"):
+            raise BodegaError(f"unknown backend {self.backend!r}; choose 'native' or 'openattack'")
+        get_profile(self.profile)
+        for name in ("attacker_options", "victim_options"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, dict):
+                raise BodegaError(f"{name} must be a mapping, got {value!r}")
+            object.__setattr__(self, name, dict(value or {}))
 
 
 def run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str, out_dir: str | Path,
-               **options: Any) -> dict:
-    """Attack examples of a task (see :func:`_run_attack`), refusing to share ``out_dir`` with a running process."""
+               options: AttackOptions | None = None, **settings: Any) -> dict:
+    """Attack examples of a task and return the scored summary (see :func:`_run_attack`).
+
+    Settings come as an :class:`AttackOptions` or as its fields by keyword (``targeted=True``);
+    ``out_dir`` is locked so that two processes never write the same run."""
+    if options is not None and settings:
+        raise TypeError("run_attack: give either options= or keyword settings, not both")
+    unknown = sorted(set(settings) - {f.name for f in fields(AttackOptions)})
+    if unknown:
+        raise TypeError(f"run_attack: unknown setting(s) {', '.join(unknown)}")
+    options = options if options is not None else AttackOptions(**settings)
     out = Path(out_dir)
     with exclusive_lock(out / LOCK):
-        return _run_attack(task, victim_path, data_dir, attacker, out, **options)
+        return _run_attack(task, victim_path, data_dir, attacker, out, options)
 
 
-def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str, out_dir: str | Path,
-                targeted: bool = False, n_examples: int | None = None, query_budget: int | None = None,
-                seed: int = 0, profile: str = "cpu", backend: str = "native", attacker_options: dict | None = None,
-                semantic=None, progress: bool = True, batch_size: int = 32,
-                victim_options: dict | None = None) -> dict:
-    """Attack ``n_examples`` of ``<data_dir>/attack.tsv`` and return the scored summary.
+def _open_cache(setting: Any, victim):
+    """The persistent prediction cache this run uses, or None (none asked for, or a victim without identity)."""
+    from bodega.victims.cache import ProbabilityCache, default_cache_path
+
+    if setting is False or setting is None:
+        return None
+    if not getattr(victim, "weights_hash", ""):
+        log.info("%s has no identity (weights hash or version): its predictions are not cached across runs",
+                 getattr(victim, "name", victim))
+        return None
+    if isinstance(setting, ProbabilityCache):
+        return setting
+    path = default_cache_path() if setting is True else Path(setting)
+    return None if path is None else ProbabilityCache(path)
+
+
+def _check_outputs(accountant, targets: list[Target], data_file: Path) -> None:
+    """Refuse a victim whose outputs on the first batch of its attack set are not probabilities
+    (damaged weights give NaN): every example would be an error, or worse a false success."""
+    from bodega.victims.accounting import InvalidPredictions
+
+    try:
+        accountant.predict_proba([t.text for t in targets[:accountant.batch_size]])
+    except InvalidPredictions as error:
+        raise BodegaError(f"{error}; on the first rows of {data_file}: refusing to attack this victim "
+                         "(are its weights damaged?)") from None
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while block := handle.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str, out: Path,
+                options: AttackOptions) -> dict:
+    """Attack ``options.n_examples`` of ``<data_dir>/attack.tsv`` and return the scored summary.
 
     ``victim_path`` is a trained model folder, ``hf:PATH``, ``py:module:factory`` (with
-    ``victim_options`` of :func:`bodega.victims.external.open_victim`) or a loaded victim object. ``semantic``
-    overrides the profile's semantic model for scoring (tests pass a small one).
-    ``batch_size`` is the largest batch the victim computes at once (candidates of one
-    step are split into batches of this size, shortest texts first).
+    ``options.victim_options``) or a loaded victim object.
     """
-    from tqdm.auto import tqdm
-
     from bodega.data import read_tsv
     from bodega.tasks import get_task
     from bodega.victims.accounting import QueryAccountant
@@ -168,39 +292,89 @@ def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str
 
     task_name = get_task(task).name
     name = canonical_name(attacker)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    data_file = Path(data_dir) / "attack.tsv"
+    rows = read_tsv(data_file)
     if isinstance(victim_path, (str, Path)):
         from bodega.victims.external import open_victim
 
-        victim = open_victim(victim_path, task_name, profile, **(victim_options or {}))
+        victim = open_victim(victim_path, task_name, options.profile, **options.victim_options)
         victim_label = _victim_label(victim_path, out)
     else:
         victim, victim_label = victim_path, getattr(victim_path, "name", type(victim_path).__name__)
+    victim_task = getattr(victim, "task", None)
+    victim_task = get_task(victim_task).name if victim_task else task_name
+    if victim_task != task_name and not options.allow_other_task:
+        raise BodegaError(f"victim {victim_label} was trained for {victim_task}, not --task {task_name}: attack a "
+                         f"victim of {task_name}, or pass --allow-other-task (allow_other_task=True) to attack "
+                         "it on another task's data on purpose (a transfer experiment)")
     trimmer = trimmer_for(victim)
-    config = dict(task=task_name, victim=victim_label, victim_weights=victim.weights_hash, attacker=name,
-                  scenario="targeted" if targeted else "untargeted", profile=profile, n_examples=n_examples,
-                  budget=query_budget, seed=seed, backend=backend, attacker_options=attacker_options or {},
-                  trim=trimmer.describe() if trimmer is not None else None)
-    _check_config(out, config)
+    config = dict(task=task_name, victim=victim_label, victim_weights=victim.weights_hash,
+                  victim_task=victim_task, precision=str(getattr(victim, "precision", "fp32")), attacker=name,
+                  scenario="targeted" if options.targeted else "untargeted", profile=options.profile,
+                  n_examples=options.n_examples, budget=options.query_budget, seed=options.seed,
+                  backend=options.backend, attacker_options=options.attacker_options,
+                  trim=trimmer.identity() if trimmer is not None else None,
+                  data={"attack_sha256": _sha256(data_file), "rows": len(rows)})
+    out.mkdir(parents=True, exist_ok=True)
+    previous = _previous_config(out, config)
 
-    rows = read_tsv(Path(data_dir) / "attack.tsv")
-    targets = select_examples(load_targets(rows, task_name, trimmer), victim, targeted, n_examples)
-    records_path = out / RECORDS
-    records_path.touch()  # exists even when the scenario selects no example
-    records = load_records(records_path)
-    done = {r["index"] for r in records}
-    todo = [t for t in targets if t.index not in done]
-    accountant = QueryAccountant(victim, budget=query_budget, batch_size=batch_size)
-    engine = get_attacker(name, profile=profile, backend=backend, **(attacker_options or {})) if todo else None
-    if engine is not None and hasattr(engine, "warm_up"):
-        engine.warm_up()
-    successes = sum(r["success"] for r in records)
+    cache = _open_cache(options.prediction_cache, victim)
+    try:
+        # The load check and the scenario's selection go through an accountant of their own (checked outputs,
+        # the persistent cache, no budget), so each example's counts are what its attack asked, as before.
+        selector = QueryAccountant(victim, cache=cache, batch_size=options.batch_size)
+        all_targets = load_targets(rows, task_name, trimmer)
+        _check_outputs(selector, all_targets, data_file)
+        targets = select_examples(all_targets, selector, options.targeted, options.n_examples)
+        records_path = out / RECORDS
+        records = load_records(records_path)
+        check_resumed(records, all_targets, records_path)
+        done = {r["index"] for r in records}
+        todo = [t for t in targets if t.index not in done]
+        engine = (get_attacker(name, profile=options.profile, backend=options.backend, **options.attacker_options)
+                  if todo else None)
+        if engine is not None and hasattr(engine, "warm_up"):
+            engine.warm_up()
+        if previous is None:  # everything is checked: from here on the folder holds this run
+            atomic_write_json(out / RUN_CONFIG, config)
+        records_path.touch()  # exists even when the scenario selects no example
+        accountant = QueryAccountant(victim, budget=options.query_budget, cache=cache, batch_size=options.batch_size)
+        records = _attack_all(engine, accountant, todo, targets, records, records_path, options,
+                              f"{name} {task_name}")
+    finally:
+        if cache is not None and options.prediction_cache is not cache:
+            cache.close()
+
+    wanted = {t.index for t in targets}
+    records = sorted((r for r in records if r["index"] in wanted), key=lambda r: r["index"])
+    for record in records:
+        record.pop("_line", None)
+    summary, scores = score_run(task_name, records, options.profile, options.semantic)
+    write_jsonl(out / SCORES, [{"index": r["index"], "id": r["id"], **asdict(score)}
+                               for r, score in zip(records, scores)])
+    summary.update(config)
+    summary["trim"] = trimmer.describe() if trimmer is not None else None
+    summary["n_examples"] = len(records)
+    summary["trimmed"] = sum(bool(r.get("trimmed")) for r in records)
+    summary["n_examples_requested"] = options.n_examples
+    summary["prediction_cache"] = cache is not None
+    summary["cache_hits"] = sum(int(r.get("cache_hits") or 0) for r in records)
+    summary["forwards"] = sum(int(r.get("forwards") or 0) for r in records)
+    atomic_write_json(out / SUMMARY, summary)
+    return summary
+
+
+def _attack_all(engine, accountant, todo: list[Target], targets: list[Target], records: list[dict],
+                records_path: Path, options: AttackOptions, desc: str) -> list[dict]:
+    """Attack every target not yet recorded, appending each record as it finishes; returns all records."""
+    from tqdm.auto import tqdm
+
+    successes = sum(bool(r["success"]) for r in records)
     queries = sum(r["queries"] for r in records)
-    bar = tqdm(total=len(targets), initial=len(targets) - len(todo), desc=f"{name} {task_name}",
-               disable=not progress, unit="ex")
+    bar = tqdm(total=len(targets), initial=len(targets) - len(todo), desc=desc, disable=not options.progress,
+               unit="ex")
     for target in todo:
-        record = attack_one(engine, accountant, target, targeted, seed)
+        record = attack_one(engine, accountant, target, options.targeted, options.seed)
         append_jsonl(records_path, record)
         records.append(record)
         successes += record["success"]
@@ -209,18 +383,7 @@ def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str
         bar.set_postfix(success=f"{successes}/{len(records)}", queries=queries,
                         errors=sum(r["error"] is not None for r in records))
     bar.close()
-
-    wanted = {t.index for t in targets}
-    records = sorted((r for r in records if r["index"] in wanted), key=lambda r: r["index"])
-    summary, scores = score_run(task_name, records, profile, semantic)
-    write_jsonl(out / SCORES, [{"index": r["index"], "id": r["id"], **asdict(score)}
-                               for r, score in zip(records, scores)])
-    summary.update(config)
-    summary["n_examples"] = len(records)
-    summary["trimmed"] = sum(bool(r.get("trimmed")) for r in records)
-    summary["n_examples_requested"] = n_examples
-    atomic_write_json(out / SUMMARY, summary)
-    return summary
+    return records
 
 
 def _victim_label(victim_path: str | Path, out: Path) -> str:

@@ -101,6 +101,9 @@ def _gold(args: argparse.Namespace) -> int:
 def _agreement(args: argparse.Namespace) -> int:
     from atomeval.experiment import gate_ablation, human_agreement
 
+    from bodega.io import refuse_overwriting
+
+    refuse_overwriting({"--out": args.out}, {"--pairs": args.pairs})
     if args.ablation:
         for row in gate_ablation(args.pairs, args.extractor, args.out)["rows"]:
             print(json.dumps(row))

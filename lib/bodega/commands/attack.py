@@ -32,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "factory of an OpenAttack attacker)")
     parser.add_argument("--out", required=True, help="run folder for records.jsonl and summary.json")
     parser.add_argument("--targeted", action="store_true", help="targeted scenario (1 -> 0)")
-    parser.add_argument("--n", type=int, default=None, help="attack only the first N examples")
+    parser.add_argument("--n", type=_at_least_one, default=None, help="attack only the first N examples (N >= 1)")
     parser.add_argument("--budget", type=int, default=None, help="query budget per example")
     parser.add_argument("--seed", type=int, default=0, help="random seed of the attacker")
     parser.add_argument("--profile", default="cpu", help="paper, cpu or smoke")
@@ -41,7 +41,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--threads", type=int, default=None, help=THREADS_HELP)
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="attacker option (JSON value, e.g. power=3 or transform=\"swap\")")
+    parser.add_argument("--allow-other-task", action="store_true",
+                        help="attack a victim trained for another task than --task (a transfer experiment); "
+                             "without it such a victim is refused")
+    parser.add_argument("--allow-pickle", action="store_true",
+                        help="hf: victims: load pickle weights (pytorch_model.bin), which can run code when "
+                             "loaded; without it only safetensors are loaded")
+    parser.add_argument("--cache", default=None, metavar="PATH|off",
+                        help="the persistent prediction cache (SQLite) to use, or off (default: "
+                             "$BODEGA_PREDICTION_CACHE, else $BODEGA_CACHE/predictions.sqlite, "
+                             "~/.cache/bodega/predictions.sqlite)")
     parser.set_defaults(func=_attack)
+
+
+def _at_least_one(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1 (leave --n out to attack every example), got {value}")
+    return value
 
 
 def _parse_options(pairs: list[str]) -> dict:
@@ -59,8 +79,15 @@ def _parse_options(pairs: list[str]) -> dict:
 
 def _victim_options(args: argparse.Namespace) -> dict:
     names = {"positive_label": args.positive_label, "version": args.victim_version,
-             "trim_tokenizer": args.trim_tokenizer}
+             "trim_tokenizer": args.trim_tokenizer, "allow_pickle": args.allow_pickle or None}
     return {key: value for key, value in names.items() if value is not None}
+
+
+def _cache(value: str | None):
+    """--cache: None (the default file), off, or a path."""
+    if value is None:
+        return True
+    return False if value.strip().lower() in ("off", "none", "no") else value
 
 
 def _attack(args: argparse.Namespace) -> int:
@@ -69,6 +96,7 @@ def _attack(args: argparse.Namespace) -> int:
     summary = run_attack(args.task, args.victim, args.data, args.attacker, args.out, targeted=args.targeted,
                          n_examples=args.n, query_budget=args.budget, seed=args.seed, profile=args.profile,
                          backend=args.backend, attacker_options=_parse_options(args.option),
-                         victim_options=_victim_options(args))
+                         victim_options=_victim_options(args), allow_other_task=args.allow_other_task,
+                         prediction_cache=_cache(args.cache))
     print(json.dumps(summary, indent=2))
     return 0

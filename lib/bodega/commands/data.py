@@ -58,7 +58,9 @@ def _fetch(args: argparse.Namespace) -> int:
 def _prepare(args: argparse.Namespace) -> int:
     from bodega.data.converters.common import RawDataError
     from bodega.data.prepare import prepare
+    from bodega.io import refuse_overwriting
 
+    refuse_overwriting({"--out": args.out}, {"--raw": args.raw})
     try:
         splits = prepare(args.task, args.raw, args.out, args.source)
     except RawDataError as error:

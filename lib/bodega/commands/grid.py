@@ -80,12 +80,18 @@ def _status(args: argparse.Namespace) -> int:
     from bodega.experiments.cells import attack_cells, compact_names, victim_cells
     from bodega.experiments.execute import is_done
     from bodega.experiments.hashing import HashCache
-    from bodega.experiments.runner import ensure_data, victim_weights_present
+    from bodega.experiments.runner import SPLIT_FILES, victim_weights_present
 
     spec, hashes = _spec(args), HashCache()
-    ensure_data(spec)  # cell keys hash the data files: a fresh clone prepares them first (seconds)
+    # Status only reads: it never prepares data (that executes the grid's data notebook). Cell keys hash the
+    # data files, so the cells of a task without prepared data are not listed, only the task.
+    unprepared = [t for t in spec.tasks if not all((Path(spec.data_root) / t / f).is_file() for f in SPLIT_FILES)]
+    for task in unprepared:
+        print(f"todo  {task}: no prepared data under {spec.data_root} (`bodega grid run` prepares it first, "
+              "or `bodega data prepare`); its cells are not listed")
     todo = 0
-    for victim in victim_cells(spec, hashes):
+    for victim in victim_cells(spec.with_overrides(tasks=tuple(t for t in spec.tasks if t not in unprepared)),
+                               hashes):
         done = is_done(victim)
         todo += not done
         print(f"{'done' if done else 'todo'}  {victim.name}")

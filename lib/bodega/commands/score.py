@@ -9,7 +9,10 @@ from bodega.threads import THREADS_HELP
 def register(subparsers: argparse._SubParsersAction) -> None:
     score = subparsers.add_parser(
         "score", help="score adversarial examples (InCrediblAE TSV or our records.jsonl)",
-        description="Writes one JSON line per input row, in input order, and prints BODEGA's summary.")
+        description="Writes one JSON line per input row, in input order, and prints BODEGA's summary. The input "
+                    "is read and scored in chunks, each appended to --out as it is done; OUT.resume.json records "
+                    "what OUT was computed from, so that running the same command again continues where it "
+                    "stopped, and another input or semantic model is refused.")
     score.add_argument("--task", required=True, help="HN, PR2, FC or RD (decides sentence splitting)")
     score.add_argument("--input", required=True, help="InCrediblAE TSV, or the records.jsonl of a bodega attack run")
     score.add_argument("--out", required=True, help="output JSON lines, one per input row")
@@ -27,21 +30,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _score(args: argparse.Namespace) -> int:
-    import time
+    from bodega.io import atomic_write_json, refuse_overwriting
+    from bodega.scoring import load_semantic_model
+    from bodega.scoring.stream import RESUME_SUFFIX, score_file
 
-    from bodega.io import atomic_write_json, write_jsonl
-    from bodega.scoring import load_semantic_model, score_examples, summarise
-    from bodega.scoring.interchange import read_attacked
-
-    rows = read_attacked(args.input)
-    started = time.perf_counter()
+    refuse_overwriting({"--out": args.out, "--summary": args.summary},
+                       {"--input": args.input, "--out's resume file": f"{args.out}{RESUME_SUFFIX}"})
     model = load_semantic_model(args.profile, name=args.semantic, path=args.semantic_path)
-    scores = score_examples(args.task, [r.original for r in rows], [r.adversarial for r in rows],
-                            [r.success for r in rows], model)
-    scoring_seconds = time.perf_counter() - started
-    write_jsonl(args.out, ({"id": r.id, "success": s.success, "semantic": s.semantic,
-                            "character": s.character, "bodega": s.bodega} for r, s in zip(rows, scores)))
-    summary = summarise(scores, [r.queries for r in rows], sum(r.seconds for r in rows), scoring_seconds)
+    summary, resumed = score_file(args.task, args.input, args.out, model)
+    if resumed:
+        print(f"Resumed: {resumed} rows were already scored in {args.out}")
     if args.summary:
         atomic_write_json(args.summary, {**summary.to_dict(), "semantic_model": model.name,
                                          "task": args.task, "input": str(args.input)})
@@ -51,8 +49,10 @@ def _score(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from bodega.scoring.interchange import read_records, write_incrediblae_tsv
+    from bodega.io import refuse_overwriting
+    from bodega.scoring.interchange import iter_records, write_incrediblae_tsv
 
-    count = write_incrediblae_tsv(args.out, read_records(args.records))
+    refuse_overwriting({"--out": args.out}, {"--records": args.records})
+    count = write_incrediblae_tsv(args.out, iter_records(args.records))
     print(f"wrote {count} rows to {args.out}")
     return 0

@@ -25,11 +25,14 @@ def _run(args: argparse.Namespace) -> int:
 
     from pathlib import Path
 
-    from bodega.io import atomic_write_json
+    from bodega.io import atomic_write_json, refuse_overwriting
     from bodega.scoring.agreement import (DEFAULT_CANDIDATES, evaluate, format_markdown,
                                           per_annotator, read_human_pairs, worked_examples, write_table)
     from bodega.scoring.semantic import CPU_DEFAULT, BERTSCORE_LAYER
 
+    out = Path(args.out)
+    refuse_overwriting({"--out": out, "--out's .json": out.with_suffix(".json"),
+                        "--out's examples": out.with_name(out.stem + "_examples.json")}, {"--human": args.human})
     torch.set_num_threads(args.threads)
     candidates = args.candidates.split(",") if args.candidates else list(DEFAULT_CANDIDATES)
     pairs = read_human_pairs(args.human)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 
+from bodega.commands.attack import _at_least_one
 from bodega.threads import THREADS_HELP
 
 
@@ -16,7 +17,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--max-train", type=int, default=0, help="train on N random rows (0: every row)")
     parser.add_argument("--max-dev", type=int, default=0,
                         help="evaluate each epoch on N random dev rows (0: every row); for slow victims")
-    parser.add_argument("--epochs", type=int, default=None, help="default: the profile's value")
+    parser.add_argument("--epochs", type=_at_least_one, default=None, help="N >= 1 (default: the profile's value)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (initialisation, row sample, batch order)")
     parser.add_argument("--lr", type=float, default=None,
                         help="peak learning rate (default: the family's: BiLSTM 1e-3, BERT 5e-5, Gemma 1e-4)")
@@ -28,6 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "LSTM as BODEGA ran it")
     parser.add_argument("--threads", type=int, default=None, help=THREADS_HELP)
     parser.set_defaults(func=_train)
+
 
 
 def _train(args: argparse.Namespace) -> int:

@@ -71,12 +71,16 @@ def read_tsv(path: str | os.PathLike) -> list[Example]:
     if not path.exists():
         raise MissingFileError(f"{path} does not exist; prepare the task with `bodega data prepare`")
     examples = []
-    with open(path, encoding="utf-8", newline="") as handle:
-        for number, line in enumerate(handle, start=1):
-            line = line.rstrip("\n")
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            where = f"{path}:{number}"
+            try:
+                line = raw.decode("utf-8").rstrip("\n")
+            except UnicodeDecodeError as error:
+                raise TSVFormatError(f"{where}: not UTF-8 ({error.reason} at byte {error.start} of the line); "
+                                     "convert the file to UTF-8") from None
             if not line:
                 continue
-            where = f"{path}:{number}"
             parts = line.split("\t")
             if len(parts) != 3:
                 raise TSVFormatError(f"{where}: expected 3 tab-separated fields, found {len(parts)}")

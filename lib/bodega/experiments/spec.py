@@ -5,6 +5,7 @@ so a typo never silently falls back to a default and changes what an experiment 
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,22 @@ BACKENDS = ("native", "openattack")
 
 class GridError(BodegaError):
     """A grid file is malformed; the message names the file and the key."""
+
+
+PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")  # a grid's name becomes a folder and a file name
+
+
+class _NoAliasLoader(yaml.SafeLoader):
+    """Safe YAML without anchors and aliases: a grid file needs neither, and nested aliases expand
+    exponentially (a few lines can ask for gigabytes)."""
+
+    def compose_node(self, parent, index):
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+            mark = event.start_mark
+            raise GridError(f"{mark.name}:{mark.line + 1}: YAML anchors and aliases (&name, *name) are not allowed "
+                            "in grid files; write the value out")
+        return super().compose_node(parent, index)
 
 
 @dataclass(frozen=True)
@@ -257,6 +274,10 @@ def parse_grid(data: Any, source: str = "<grid>") -> GridSpec:
     missing = [k for k in ("name", "profile", "tasks", "victims", "attackers", "scenarios") if k not in data]
     if missing:
         raise GridError(f"{source}: missing key(s) {', '.join(missing)}")
+    grid_name = str(data["name"]) if isinstance(data["name"], (str, int)) and not isinstance(data["name"], bool) else None
+    if grid_name is None or not PLAIN_NAME.fullmatch(grid_name) or ".." in grid_name:
+        raise GridError(f"{source}: name: {data['name']!r} is not a plain name (letters, digits, '_', '-', '.', "
+                        "no '/' or '..'); it names the grid's folders under results and generated")
     if data["profile"] not in PROFILES:
         raise GridError(f"{source}: profile: unknown {data['profile']!r}; choose from {', '.join(PROFILES)}")
 
@@ -287,7 +308,7 @@ def parse_grid(data: Any, source: str = "<grid>") -> GridSpec:
         raise GridError(f"{source}: backend: unknown {backend!r}; choose from {', '.join(BACKENDS)}")
     strings = {key: str(data[key]) for key in ("results", "data_root", "raw_root", "generated") if key in data}
     return GridSpec(
-        name=str(data["name"]),
+        name=grid_name,
         profile=data["profile"],
         tasks=_names(f"{source}: tasks", data["tasks"], None, task_name),
         victims=_names(f"{source}: victims", data["victims"], VICTIMS),
@@ -309,12 +330,17 @@ def parse_grid(data: Any, source: str = "<grid>") -> GridSpec:
 
 
 def load_grid(path: str | Path) -> GridSpec:
-    """Read and validate a grid YAML file."""
+    """Read and validate a grid YAML file (safe YAML, without anchors or aliases)."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        loader = _NoAliasLoader(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise MissingFileError(f"grid file {path} does not exist; see parameters/ for the shipped grids") from None
+    loader.name = str(path)  # marks in messages name the file
+    try:
+        data = loader.get_single_data()
     except yaml.YAMLError as error:
         raise GridError(f"{path}: not valid YAML: {error}") from None
+    finally:
+        loader.dispose()
     return parse_grid(data, str(path))

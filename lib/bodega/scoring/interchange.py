@@ -7,15 +7,15 @@ read into :class:`AttackedExample` so that anything can be scored the same way.
 """
 from __future__ import annotations
 
-import csv
 import io
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from bodega.errors import BodegaError, MissingFileError
-from bodega.io import atomic_write_text, read_jsonl
+from bodega.io import atomic_write_text, iter_jsonl
 
 INCREDIBLAE_HEADER = ("succeeded", "num_queries", "original_text", "modified_text")
 
@@ -30,65 +30,119 @@ class AttackedExample:
     seconds: float = 0.0  # attack time, where the source records it
 
 
+_TRUE, _FALSE = ("1", "true", "1.0"), ("0", "false", "0.0", "")
+
+
 def _flag(value: str, where: str) -> bool:
+    """A TSV ``succeeded`` cell: 0/1 or true/false (an empty cell is a failure)."""
     text = str(value).strip().lower()
-    if text in ("1", "true", "1.0"):
+    if text in _TRUE:
         return True
-    if text in ("0", "false", "0.0", ""):
+    if text in _FALSE:
         return False
     raise BodegaError(f"{where}: 'succeeded' must be 0/1 or true/false, found {value!r}")
 
 
-def _int(value: str, where: str) -> int:
+def _json_flag(value: object, where: str) -> bool:
+    """A record's ``success``: a JSON boolean (or 0/1); a string such as "false" is refused, not read as true."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    raise BodegaError(f"{where}: 'success' must be true or false, found {value!r}")
+
+
+def _count(value: object, where: str) -> int:
+    """A query count: a whole number >= 0 (``12`` or ``12.0``; empty or missing: 0)."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return 0
     try:
-        return int(float(value)) if str(value).strip() else 0
-    except ValueError:
-        raise BodegaError(f"{where}: 'num_queries' must be a number, found {value!r}") from None
+        number = float(value) if not isinstance(value, bool) else float("nan")
+    except (TypeError, ValueError):
+        number = float("nan")
+    if not math.isfinite(number) or number < 0 or number != int(number):
+        raise BodegaError(f"{where}: 'num_queries' must be a whole number >= 0, found {value!r}")
+    return int(number)
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    """(line number, text without its line break) of every line, read one at a time; not UTF-8 names the line."""
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                yield number, raw.decode("utf-8").rstrip("\r\n")
+            except UnicodeDecodeError as error:
+                raise BodegaError(f"{path}:{number}: not UTF-8 ({error.reason} at byte {error.start} of the line); "
+                                 "convert the file to UTF-8") from None
+
+
+def iter_incrediblae_tsv(path: str | os.PathLike) -> Iterator[AttackedExample]:
+    """Rows of an InCrediblAE submission, one at a time; a failed row keeps its (unused) modified text.
+
+    No quoting (``QUOTE_NONE``: a field ends at a tab or the line's end) and no limit on a field's
+    length; blank lines are skipped and errors give the file's own line number."""
+    path = Path(path)
+    lines = _lines(path)
+    header = next(((n, line) for n, line in lines if line.strip()), (1, ""))[1].split("\t")
+    missing = [c for c in INCREDIBLAE_HEADER if c not in header]
+    if missing:
+        raise BodegaError(f"{path}: header lacks {', '.join(missing)}; expected the columns "
+                         f"{', '.join(INCREDIBLAE_HEADER)}")
+    column = {name: header.index(name) for name in INCREDIBLAE_HEADER}
+    ordinal = 0
+    for number, line in lines:
+        if not line:
+            continue
+        where = f"{path}:{number}"
+        fields = line.split("\t")
+        if len(fields) != len(header):
+            raise BodegaError(f"{where}: expected {len(header)} tab-separated fields, found {len(fields)}")
+        ordinal += 1
+        yield AttackedExample(fields[column["original_text"]], fields[column["modified_text"]],
+                              _flag(fields[column["succeeded"]], where), _count(fields[column["num_queries"]], where),
+                              str(ordinal))
 
 
 def read_incrediblae_tsv(path: str | os.PathLike) -> list[AttackedExample]:
-    """Rows of an InCrediblAE submission; a failed row keeps its (unused) modified text."""
-    path = Path(path)
-    with open(path, encoding="utf-8", newline="") as handle:
-        reader = csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
-        missing = [c for c in INCREDIBLAE_HEADER if c not in (reader.fieldnames or [])]
+    """Every row of an InCrediblAE submission (see :func:`iter_incrediblae_tsv`)."""
+    return list(iter_incrediblae_tsv(path))
+
+
+def iter_records(path: str | os.PathLike) -> Iterator[AttackedExample]:
+    """Our attack runner's ``records.jsonl``, one record at a time (a torn last line is skipped with a warning)."""
+    for number, record in iter_jsonl(path):
+        where = f"{path}:{number}"
+        if not isinstance(record, dict):
+            raise BodegaError(f"{where}: expected a JSON object, found {type(record).__name__}")
+        missing = [k for k in ("original", "adversarial", "success") if k not in record]
         if missing:
-            raise BodegaError(f"{path}: header lacks {', '.join(missing)}; expected the columns "
-                              f"{', '.join(INCREDIBLAE_HEADER)}")
-        rows = []
-        for number, row in enumerate(reader, start=2):
-            where = f"{path}:{number}"
-            if None in row or any(row[c] is None for c in INCREDIBLAE_HEADER):
-                raise BodegaError(f"{where}: expected {len(reader.fieldnames)} tab-separated fields")
-            rows.append(AttackedExample(row["original_text"], row["modified_text"],
-                                        _flag(row["succeeded"], where), _int(row["num_queries"], where),
-                                        str(number - 1)))
-    return rows
+            raise BodegaError(f"{where}: record (id {record.get('id')!r}) lacks {', '.join(missing)}")
+        try:
+            seconds = float(record.get("seconds") or 0.0)
+        except (TypeError, ValueError):
+            raise BodegaError(f"{where}: 'seconds' must be a number, found {record.get('seconds')!r}") from None
+        yield AttackedExample(record["original"], record["adversarial"], _json_flag(record["success"], where),
+                              _count(record.get("queries"), where), str(record.get("id", number)), seconds)
 
 
 def read_records(path: str | os.PathLike) -> list[AttackedExample]:
-    """Our attack runner's ``records.jsonl``."""
-    rows = []
-    for number, record in enumerate(read_jsonl(path), start=1):
-        missing = [k for k in ("original", "adversarial", "success") if k not in record]
-        if missing:
-            raise BodegaError(f"{path}: record {number} (id {record.get('id')!r}) lacks {', '.join(missing)}")
-        rows.append(AttackedExample(record["original"], record["adversarial"], bool(record["success"]),
-                                    int(record.get("queries") or 0), str(record.get("id", number)),
-                                    float(record.get("seconds") or 0.0)))
-    return rows
+    """Every record of a ``records.jsonl`` (see :func:`iter_records`)."""
+    return list(iter_records(path))
 
 
-def read_attacked(path: str | os.PathLike) -> list[AttackedExample]:
-    """Either format, told apart by the file: JSON lines or an InCrediblAE TSV."""
+def iter_attacked(path: str | os.PathLike) -> Iterator[AttackedExample]:
+    """Either format, told apart by the file's first character: JSON lines or an InCrediblAE TSV."""
     path = Path(path)
     if not path.exists():
         raise MissingFileError(f"{path} does not exist")
-    with open(path, encoding="utf-8") as handle:
-        first = handle.readline()
-    if first.lstrip().startswith("{"):
-        return read_records(path)
-    return read_incrediblae_tsv(path)
+    with open(path, "rb") as handle:
+        first = handle.read(4096).lstrip()
+    return iter_records(path) if first.startswith(b"{") else iter_incrediblae_tsv(path)
+
+
+def read_attacked(path: str | os.PathLike) -> list[AttackedExample]:
+    """Every row of either format (see :func:`iter_attacked`)."""
+    return list(iter_attacked(path))
 
 
 def _clean(text: str) -> str:

@@ -2,10 +2,14 @@
 
 ``queries`` counts every text an attack asks about, cache hits and repeats included, so
 that numbers compare with BODEGA and OpenAttack; ``unique_queries`` counts distinct texts
-of the current example; ``forwards`` counts texts the model actually computed. Only cache
-misses reach the model, each distinct text once, in batches of similar length (less
-padding). Counters and budget are per example (``start_example``); ``total_*`` keep the
-totals since construction.
+of the current example; ``forwards`` counts texts the model actually computed, and
+``cache_hits`` texts the persistent cache answered. Only cache misses reach the model, each
+distinct text once, in batches of similar length (less padding). Counters and budget are per
+example (``start_example``); ``total_*`` keep the totals since construction.
+
+Every row the model returns is checked (finite, within [0, 1], summing to 1): a NaN row's
+argmax is class 0, which would count as a successful attack. A bad row raises
+:class:`InvalidPredictions`, naming the victim and the text, and is never cached.
 """
 from __future__ import annotations
 
@@ -17,10 +21,29 @@ from bodega.victims.base import argmax_predictions, check_texts
 from bodega.victims.cache import ProbabilityCache
 
 MEMORY_ENTRIES = 200_000
+SUM_TOLERANCE = 1e-4  # a row's probabilities must sum to 1 within this (float32 softmax: ~1e-7)
 
 
 class QueryBudgetExceeded(RuntimeError):
     """A call would take the current example past its query budget; nothing was computed."""
+
+
+class InvalidPredictions(ValueError):
+    """A victim returned rows that are not probabilities (NaN, infinite, outside [0, 1], not summing to 1)."""
+
+
+def check_probabilities(probs: np.ndarray, texts: list[str], victim_name: str) -> None:
+    """Raise :class:`InvalidPredictions` for the first row of ``probs`` that is not a probability pair."""
+    finite = np.isfinite(probs).all(axis=1)
+    with np.errstate(invalid="ignore"):
+        valid = finite & (probs >= 0).all(axis=1) & (probs <= 1).all(axis=1) & (
+            np.abs(probs.sum(axis=1) - 1) <= SUM_TOLERANCE)
+    if not valid.all():
+        bad = int(np.flatnonzero(~valid)[0])
+        text = texts[bad] if len(texts[bad]) <= 80 else texts[bad][:77] + "..."
+        raise InvalidPredictions(
+            f"victim {victim_name} returned {probs[bad].tolist()} for {text!r} ({int((~valid).sum())} of "
+            f"{len(texts)} rows invalid): probabilities must be finite, within [0, 1] and sum to 1")
 
 
 class QueryAccountant:
@@ -34,9 +57,10 @@ class QueryAccountant:
         self.victim = victim
         self.budget = budget
         self.cache = cache
+        self.precision = str(getattr(victim, "precision", "fp32"))
         self.batch_size = batch_size
         self._memory: OrderedDict[str, np.ndarray] = OrderedDict()
-        self.total_queries = self.total_forwards = 0
+        self.total_queries = self.total_forwards = self.total_cache_hits = 0
         self.start_example()
 
     @property
@@ -55,6 +79,7 @@ class QueryAccountant:
         """Reset the per-example counters and budget (the caches stay)."""
         self.queries = 0
         self.forwards = 0
+        self.cache_hits = 0
         self._seen: set[str] = set()
 
     @property
@@ -62,7 +87,8 @@ class QueryAccountant:
         return len(self._seen)
 
     def counts(self) -> dict[str, int]:
-        return {"queries": self.queries, "unique_queries": self.unique_queries, "forwards": self.forwards}
+        return {"queries": self.queries, "unique_queries": self.unique_queries, "forwards": self.forwards,
+                "cache_hits": self.cache_hits}
 
     def predict_proba(self, texts: list[str]) -> np.ndarray:
         texts = check_texts(texts)
@@ -84,7 +110,10 @@ class QueryAccountant:
                 missing.setdefault(text, []).append(i)
         if missing and self.cache is not None:
             distinct = list(missing)
-            for j, probs in self.cache.get(self.weights_hash, distinct).items():
+            hits = self.cache.get(self.weights_hash, distinct, self.precision)
+            self.cache_hits += len(hits)
+            self.total_cache_hits += len(hits)
+            for j, probs in hits.items():
                 self._remember(distinct[j], probs)
                 for i in missing.pop(distinct[j]):
                     result[i] = probs
@@ -105,8 +134,9 @@ class QueryAccountant:
                                  f"for {len(batch)} texts, expected ({len(batch)}, 2)")
             self.forwards += len(batch)
             self.total_forwards += len(batch)
+            check_probabilities(probs, batch, self.name)
             if self.cache is not None:
-                self.cache.put(self.weights_hash, batch, probs)
+                self.cache.put(self.weights_hash, batch, probs, self.precision)
             for text, row in zip(batch, probs):
                 self._remember(text, row)
                 for i in missing[text]:

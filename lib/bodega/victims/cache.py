@@ -1,27 +1,47 @@
-"""A persistent probability cache keyed by (victim weights hash, text hash).
+"""A persistent probability cache keyed by (victim weights hash, precision, text hash).
 
 SQLite in WAL mode: several processes may read and write at once, and a process killed
 at any moment (``kill -9``) leaves every committed row intact and nothing half-written.
 Keys include the weights hash, so retraining a model (new weights, new hash) can never
-be answered with an old model's probabilities.
+be answered with an old model's probabilities, and the precision the model computes in
+(``fp32``, ``bf16``), whose probabilities differ.
+
+Where it lives (:func:`default_cache_path`): ``$BODEGA_PREDICTION_CACHE`` when set (``off``
+turns it off), else ``predictions.sqlite`` in the package's cache folder (``$BODEGA_CACHE``,
+default ``~/.cache/bodega``), one file shared by every run and grid of the user. WAL needs
+shared memory between the processes, so on a cluster give each node a local file.
 """
 from __future__ import annotations
 
 import hashlib
+import os
 import sqlite3
 from pathlib import Path
 
 import numpy as np
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS probabilities (
+CREATE TABLE IF NOT EXISTS predictions (
     weights_hash TEXT NOT NULL,
+    precision TEXT NOT NULL,
     text_hash BLOB NOT NULL,
     p0 REAL NOT NULL,
     p1 REAL NOT NULL,
-    PRIMARY KEY (weights_hash, text_hash)
+    PRIMARY KEY (weights_hash, precision, text_hash)
 ) WITHOUT ROWID
 """
+CACHE_ENV = "BODEGA_PREDICTION_CACHE"
+CACHE_FILE = "predictions.sqlite"
+
+
+def default_cache_path() -> Path | None:
+    """``$BODEGA_PREDICTION_CACHE`` (``off``: no cache), else ``<$BODEGA_CACHE or ~/.cache/bodega>/predictions.sqlite``."""
+    value = os.environ.get(CACHE_ENV)
+    if value is not None:
+        return None if value.strip().lower() in ("", "off", "none", "0") else Path(value).expanduser()
+    from bodega.resources import cache_dir
+
+    return cache_dir() / CACHE_FILE
 _LOOKUP_CHUNK = 500  # below SQLite's limit on bound variables
 
 
@@ -30,7 +50,7 @@ def text_key(text: str) -> bytes:
 
 
 class ProbabilityCache:
-    """``get(weights_hash, texts)`` -> {index: probabilities}; ``put(weights_hash, texts, probs)``."""
+    """``get(weights_hash, texts, precision)`` -> {index: probabilities}; ``put(weights_hash, texts, probs, precision)``."""
 
     def __init__(self, path: str | Path, timeout: float = 60.0):
         self.path = Path(path)
@@ -40,30 +60,31 @@ class ProbabilityCache:
         self._connection.execute("PRAGMA synchronous=NORMAL")
         self._connection.execute(_SCHEMA)
 
-    def get(self, weights_hash: str, texts: list[str]) -> dict[int, np.ndarray]:
+    def get(self, weights_hash: str, texts: list[str], precision: str = "fp32") -> dict[int, np.ndarray]:
         keys = [text_key(t) for t in texts]
         found: dict[bytes, np.ndarray] = {}
         unique = list(dict.fromkeys(keys))
         for start in range(0, len(unique), _LOOKUP_CHUNK):
             part = unique[start:start + _LOOKUP_CHUNK]
             rows = self._connection.execute(
-                f"SELECT text_hash, p0, p1 FROM probabilities WHERE weights_hash = ? "
-                f"AND text_hash IN ({','.join('?' * len(part))})", [weights_hash, *part]).fetchall()
+                f"SELECT text_hash, p0, p1 FROM predictions WHERE weights_hash = ? AND precision = ? "
+                f"AND text_hash IN ({','.join('?' * len(part))})", [weights_hash, precision, *part]).fetchall()
             found.update({bytes(k): np.array([p0, p1], dtype=np.float64) for k, p0, p1 in rows})
         return {i: found[k] for i, k in enumerate(keys) if k in found}
 
-    def put(self, weights_hash: str, texts: list[str], probabilities: np.ndarray) -> None:
+    def put(self, weights_hash: str, texts: list[str], probabilities: np.ndarray, precision: str = "fp32") -> None:
         """Store rows in one transaction: after a crash either all of them are there or none."""
-        rows = [(weights_hash, text_key(t), float(p[0]), float(p[1])) for t, p in zip(texts, probabilities)]
+        rows = [(weights_hash, precision, text_key(t), float(p[0]), float(p[1]))
+                for t, p in zip(texts, probabilities)]
         if not rows:
             return
         with self._connection:
             self._connection.execute("BEGIN IMMEDIATE")
             self._connection.executemany(
-                "INSERT OR REPLACE INTO probabilities VALUES (?, ?, ?, ?)", rows)
+                "INSERT OR REPLACE INTO predictions VALUES (?, ?, ?, ?, ?)", rows)
 
     def __len__(self) -> int:
-        return self._connection.execute("SELECT COUNT(*) FROM probabilities").fetchone()[0]
+        return self._connection.execute("SELECT COUNT(*) FROM predictions").fetchone()[0]
 
     def close(self) -> None:
         self._connection.close()

@@ -28,6 +28,7 @@ PREFIXES = (HF_PREFIX, PREFIX)
 NON_CREDIBLE_NAMES = ("1", "label_1", "non-credible", "noncredible", "not credible", "fake", "false",
                       "propaganda", "hyperpartisan", "rumour", "rumor", "refuted", "unreliable")
 """Label names read as non-credible when ``positive_label`` is not given (case-insensitive)."""
+PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl")
 
 
 def is_spec(victim: object) -> bool:
@@ -61,18 +62,24 @@ class HFFolderVictim:
     """A local ``AutoModelForSequenceClassification`` folder with its own tokenizer (used for trimming too)."""
 
     def __init__(self, path: str | Path, task: str, positive_label: str | int | None = None,
-                 batch_size: int = 16):
+                 batch_size: int = 16, allow_pickle: bool = False):
         import torch
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
         self.path = Path(path).expanduser()
         if not (self.path / "config.json").is_file():
             raise MissingFileError(f"hf:{path}: no config.json there; give a folder written by "
-                                   "save_pretrained (model and tokenizer)")
+                                    "save_pretrained (model and tokenizer)")
+        if not allow_pickle and not any(self.path.glob("*.safetensors")):
+            found = sorted(p.name for p in self.path.iterdir() if p.suffix in PICKLE_SUFFIXES)
+            raise BodegaError(f"hf:{path}: no .safetensors weights{' (only ' + ', '.join(found) + ')' if found else ''}; "
+                             "pickle weights can run code when loaded: convert them to safetensors "
+                             "(model.save_pretrained(folder)) or pass --allow-pickle if you trust the folder")
         self.task = get_task(task).name
         self.name = f"hf:{self.path.name}"
         self.tokenizer = AutoTokenizer.from_pretrained(self.path)
-        self.model = AutoModelForSequenceClassification.from_pretrained(self.path)
+        self.model = AutoModelForSequenceClassification.from_pretrained(
+            self.path, **({} if allow_pickle else {"use_safetensors": True}))
         self.model.eval()
         self.positive = positive_index(self.model.config.id2label, positive_label, f"hf:{path}")
         files = [p for p in self.path.rglob("*") if p.is_file() and not any(
@@ -140,18 +147,22 @@ class CallableVictim:
 
 
 def open_victim(victim, task: str, profile: str = "cpu", positive_label: str | int | None = None,
-                version: str | None = None, trim_tokenizer: str | None = None):
+                version: str | None = None, trim_tokenizer: str | None = None, allow_pickle: bool = False):
     """A victim from a folder trained here, ``hf:PATH``, ``py:module:factory`` or ``py:path/file.py:factory``.
 
     ``trim_tokenizer`` (a tokenizer folder) sets the trimming tokenizer of a ``py:`` victim;
     without one, and without a ``trim_tokenizer`` attribute, its texts are not trimmed.
+    ``allow_pickle`` lets an ``hf:`` folder load pickle weights (refused by default: loading
+    a pickle can run code).
     """
     text = str(victim)
+    if allow_pickle and not text.startswith(HF_PREFIX):
+        raise BodegaError(f"victim {text!r}: --allow-pickle applies to hf: folders only")
     if text.startswith(HF_PREFIX):
         if version is not None or trim_tokenizer is not None:
             raise BodegaError(f"victim {text!r}: a folder is identified and trimmed by its own files; "
-                              "--victim-version and --trim-tokenizer apply to py: victims")
-        return HFFolderVictim(text[3:], task, positive_label)
+                             "--victim-version and --trim-tokenizer apply to py: victims")
+        return HFFolderVictim(text[3:], task, positive_label, allow_pickle=allow_pickle)
     if is_plugin(text):
         if positive_label is not None:
             raise BodegaError(f"victim {text!r}: --positive-label applies to hf: folders; predict_proba's "

@@ -24,7 +24,15 @@ def read_victim_info(path: str | Path) -> dict:
         raise MissingFileError(
             f"{info_path} not found: {path} is not a trained victim (or its training has not finished); "
             f"train it with `bodega train --task ... --victim ... --out {path}`")
-    return json.loads(info_path.read_text(encoding="utf-8"))
+    try:
+        info = json.loads(info_path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise BodegaError(f"{info_path}: not a JSON file ({error}); train the victim again") from None
+    missing = [key for key in ("kind", "weights_hash") if not isinstance(info, dict) or key not in info]
+    if missing:
+        raise BodegaError(f"{info_path}: lacks {', '.join(missing)}; it was not written by bodega train "
+                         "(or was edited): train the victim again")
+    return info
 
 
 def weights_problem(path: str | Path) -> str | None:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bodega.errors import BodegaError
 from bodega.data import read_tsv
 from bodega.io import atomic_write_json, relative_path
 from bodega.profiles import get_profile
@@ -132,20 +133,25 @@ def train_victim(task: str, victim_kind: str, data_dir: str | Path, out_dir: str
     prof = get_profile(profile)
     select = select or prof.select
     if select not in SELECTIONS:
-        raise ValueError(f"select must be one of {SELECTIONS}, got {select!r}")
+        raise BodegaError(f"select must be one of {SELECTIONS}, got {select!r}")
+    if epochs is not None and (isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1):
+        raise BodegaError(f"epochs (--epochs) must be an integer >= 1, or absent for the profile's value; got {epochs!r}")
     epochs = int(epochs or prof.epochs_for(task_name, kind))
     data_dir, out_dir = Path(data_dir), Path(out_dir)
     train_path = data_dir / "train.tsv"
     train_rows = _subset(read_tsv(train_path), max_train or prof.max_train, seed)
+    if not train_rows:
+        raise BodegaError(f"{train_path} has no rows: nothing to train on; prepare the task again "
+                         "(`bodega data prepare`) or give --data a folder with training rows")
     attack_rows, dev_rows = read_tsv(data_dir / "attack.tsv"), _subset(read_tsv(data_dir / "dev.tsv"), max_dev, seed)
     cls = victim_class(kind)
     batch_size = int(batch_size or cls.train_batch_size)
     if lr is not None and not lr > 0:
-        raise ValueError(f"lr must be a positive number, got {lr!r}")
+        raise BodegaError(f"lr must be a positive number, got {lr!r}")
     create_options: dict = {}
     if bilstm_padding != "packed":
         if kind != "BiLSTM":
-            raise ValueError(f"bilstm_padding={bilstm_padding!r} applies to the BiLSTM only, not {kind}")
+            raise BodegaError(f"bilstm_padding={bilstm_padding!r} applies to the BiLSTM only, not {kind}")
         create_options["padding"] = bilstm_padding
     fingerprint = training_fingerprint(task_name, kind, data_dir, prof.name, max_train, epochs, seed,
                                        base_model=base_model, select=select, batch_size=batch_size,
@@ -155,9 +161,14 @@ def train_victim(task: str, victim_kind: str, data_dir: str | Path, out_dir: str
     if info_path.exists():
         from bodega.victims.modeldir import read_victim_info
 
-        if read_victim_info(out_dir).get("training") == fingerprint:
+        recorded = read_victim_info(out_dir).get("training") or {}
+        if recorded == fingerprint:
             log.info("%s is already trained with these settings; nothing to do", out_dir)
             return out_dir
+        different = sorted(k for k in {*recorded, *fingerprint} if recorded.get(k) != fingerprint.get(k))
+        raise BodegaError(f"{out_dir} holds a finished victim trained with other settings ({', '.join(different)}"
+                         f"{'; task ' + str(recorded.get('task')) if 'task' in different else ''}); training would "
+                         "overwrite it: give --out another folder, or delete this one first")
     ckpt_dir = out_dir / CHECKPOINTS
     record = latest_checkpoint(ckpt_dir) if ckpt_dir.exists() else None
     if record is not None and record.get("fingerprint") != fingerprint:

@@ -13,6 +13,7 @@ Rust backend, so it also reports how many tokens the untrimmed text had.
 """
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 from bodega.errors import BodegaError
@@ -43,9 +44,16 @@ class Trimmer:
         self._backend = backend
         self.name = name
         self.max_tokens = max_tokens
+        # What the cut depends on, whatever path the tokenizer was loaded from: its serialised vocabulary,
+        # normaliser and pre-tokeniser (truncation and padding, set per call by transformers, are off).
+        self.tokenizer_sha256 = hashlib.sha256(backend.to_str().encode("utf-8")).hexdigest()
 
     def describe(self) -> str:
         return f"first {self.max_tokens} tokens of {self.name}"
+
+    def identity(self) -> dict:
+        """The cut as a resumed run compares it: the token limit and the tokenizer's content hash."""
+        return {"max_tokens": self.max_tokens, "tokenizer_sha256": self.tokenizer_sha256}
 
     def _cut(self, texts: list[str]) -> list[tuple[str, bool, int]]:
         out = []

@@ -1,0 +1,128 @@
+"""Score a file of adversarial examples chunk by chunk: bounded memory, output appended, resumable.
+
+The input (an InCrediblAE TSV or a ``records.jsonl``) is read one row at a time and scored in
+chunks; each chunk's lines are appended to the output with one fsynced write, so a killed run
+keeps every finished chunk. Beside the output, ``<out>.resume.json`` records what the lines were
+computed from (the input's sha256, the task, the semantic model); a second run with the same
+identity skips the rows already written (checking their ids) and appends the rest, and a run with
+another identity is refused instead of mixing scores of two inputs in one file.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+from bodega.errors import BodegaError
+from bodega.io import append_jsonl_many, atomic_write_bytes, atomic_write_json, iter_jsonl
+from bodega.scoring.core import ExampleScore, Summary, score_examples, summarise
+from bodega.scoring.interchange import AttackedExample, iter_attacked
+
+CHUNK = 256  # rows scored at once: the memory held is one chunk's texts, whatever the file's size
+RESUME_SUFFIX = ".resume.json"
+
+
+def file_sha256(path: str | os.PathLike) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while block := handle.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _drop_torn_tail(path: Path) -> None:
+    """Cut a last line without its line break (a kill mid-write) so that appending starts on a fresh line."""
+    size = path.stat().st_size
+    if size == 0:
+        return
+    with open(path, "rb+") as handle:
+        position = size
+        while position > 0:
+            step = min(1 << 16, position)
+            handle.seek(position - step)
+            block = handle.read(step)
+            newline = block.rfind(b"\n")
+            if newline >= 0:
+                keep = position - step + newline + 1
+                break
+            position -= step
+        else:
+            keep = 0
+        if keep != size:
+            handle.truncate(keep)
+
+
+def _written(out: Path, identity: dict) -> list[tuple[str, ExampleScore]]:
+    """(id, score) of the lines already in ``out``, after checking that they come from the same inputs."""
+    state = Path(f"{out}{RESUME_SUFFIX}")
+    if not out.exists() or out.stat().st_size == 0:
+        return []
+    try:
+        recorded = json.loads(state.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BodegaError(f"{out} already exists and {state} does not say what it was computed from; "
+                         "give --out a new file or delete this one") from None
+    different = sorted(k for k in identity if recorded.get(k) != identity[k])
+    if different:
+        raise BodegaError(f"{out} holds scores of other inputs (different {', '.join(different)}, see {state}); "
+                         "give --out a new file or delete both files")
+    _drop_torn_tail(out)
+    return [(str(line.get("id")), ExampleScore(line["success"], line["semantic"], line["character"], line["bodega"]))
+            for _, line in iter_jsonl(out, drop_torn_tail=False)]
+
+
+def _line(row: AttackedExample, score: ExampleScore) -> dict:
+    return {"id": row.id, **asdict(score)}
+
+
+def score_file(task: str, input_path: str | os.PathLike, out_path: str | os.PathLike, semantic,
+               chunk: int = CHUNK) -> tuple[Summary, int]:
+    """Score every row of ``input_path`` into ``out_path`` (one JSON line per row, in input order).
+
+    Returns BODEGA's summary over all rows and how many rows an earlier run had already written.
+    The summary's evaluation time is this run's scoring time."""
+    input_path, out = Path(input_path), Path(out_path)
+    identity = {"input_sha256": file_sha256(input_path), "task": task, "semantic_model": semantic.name}
+    done = _written(out, identity)
+    if not done:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_json(f"{out}{RESUME_SUFFIX}", {**identity, "input": input_path.name})
+        atomic_write_bytes(out, b"")
+    scores: list[ExampleScore] = []
+    queries: list[int] = []
+    attack_seconds = scoring_seconds = 0.0
+    pending: list[AttackedExample] = []
+
+    def flush() -> None:
+        nonlocal scoring_seconds
+        if not pending:
+            return
+        started = time.perf_counter()
+        chunk_scores = score_examples(task, [r.original for r in pending], [r.adversarial for r in pending],
+                                      [r.success for r in pending], semantic)
+        scoring_seconds += time.perf_counter() - started
+        append_jsonl_many(out, [_line(r, s) for r, s in zip(pending, chunk_scores)])
+        scores.extend(chunk_scores)
+        pending.clear()
+
+    count = 0
+    for count, row in enumerate(iter_attacked(input_path), start=1):
+        queries.append(row.queries)
+        attack_seconds += row.seconds
+        if count <= len(done):
+            if done[count - 1][0] != row.id:
+                raise BodegaError(f"{out}: line {count} scores id {done[count - 1][0]!r} but input row {count} is "
+                                 f"{row.id!r}; give --out a new file or delete it")
+            scores.append(done[count - 1][1])
+            continue
+        pending.append(row)
+        if len(pending) >= chunk:
+            flush()
+    flush()
+    if len(done) > count:
+        raise BodegaError(f"{out} has {len(done)} lines but {input_path} only {count} rows; "
+                         "give --out a new file or delete it")
+    return summarise(scores, queries, attack_seconds, scoring_seconds), min(len(done), count)
