@@ -7,11 +7,11 @@ import json
 import numpy as np
 import pytest
 
-from atomeval.attack_runs import runs_vasr
-from atomeval.gate import Gate
-from atomeval.metrics import (MetricsConfig, RewriteCase, diagnostic_breakdown, diagnostics_table_row, evaluate,
+from bodega.atomeval.attack_runs import runs_vasr
+from bodega.atomeval.gate import Gate
+from bodega.atomeval.metrics import (MetricsConfig, RewriteCase, diagnostic_breakdown, diagnostics_table_row, evaluate,
                               surface_proxies, threshold_sweep)
-from atomeval.rewriters import FAMILIES, RuleRewriter
+from bodega.atomeval.rewriters import FAMILIES, RuleRewriter
 from bodega.tasks import split_pair
 
 EVIDENCE = "Savages is a 2012 American crime thriller film directed by Oliver Stone ."
@@ -41,7 +41,7 @@ class LengthPerplexity:
 
 @pytest.fixture(scope="module")
 def gate():
-    from atomeval.extract_spacy import SpacyExtractor
+    from bodega.atomeval.extract_spacy import SpacyExtractor
 
     return Gate(SpacyExtractor())
 
@@ -224,8 +224,8 @@ class _MapRewriter:
 
 
 def test_compare_rewriters_counts_the_same_claims_for_both(gate, tmp_path):
-    from atomeval.experiment import compare_rewriters, run_tables
-    from atomeval.fever import Claim
+    from bodega.atomeval.experiment import compare_rewriters, run_tables
+    from bodega.atomeval.fever import Claim
 
     claims = [Claim(f"c{i}", text, EVIDENCE) for i, text in enumerate(
         ["Savages was exclusively a German film .", "Savages was directed by Oliver Stone in 2011 .",
@@ -250,7 +250,7 @@ def test_compare_rewriters_counts_the_same_claims_for_both(gate, tmp_path):
 
 
 def test_saved_rewriter_replays_an_earlier_run(tmp_path):
-    from atomeval.experiment import make_rewriter
+    from bodega.atomeval.experiment import make_rewriter
     from bodega.io import atomic_write_json, write_jsonl
 
     for family, rewrite in (("omission", "Savages was a film ."), ("advadd", None)):

@@ -19,7 +19,7 @@ LIB = Path(__file__).resolve().parents[1] / "lib"
 # are still covered by the cycle test.
 LAYERS = ("bodega.io", "bodega.tasks", "bodega.text", "bodega.profiles", "bodega.gguf_tokenizer",
           "bodega.resources", "bodega.data", "bodega.scoring", "bodega.victims", "bodega.mlm", "bodega.attacks",
-          "bodega.experiments", "bodega.report", "atomeval", "bodega.commands", "bodega.cli")
+          "bodega.experiments", "bodega.report", "bodega.atomeval", "bodega.commands", "bodega.cli")
 
 
 def _module_name(path: Path) -> str:
@@ -47,10 +47,8 @@ def _imported(path: Path, module: str | None = None) -> set[str]:
 
 
 def layer_of(module: str) -> str | None:
-    """``bodega.<first part>`` for the bodega package, ``atomeval`` for AtomEval, None for anything else."""
+    """``bodega.<first part>`` for the bodega package, None for anything else."""
     parts = module.split(".")
-    if parts[0] == "atomeval":
-        return "atomeval"
     if parts[0] == "bodega" and len(parts) > 1:
         return ".".join(parts[:2])
     return None
