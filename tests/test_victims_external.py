@@ -210,7 +210,7 @@ def test_wrong_shapes_and_options_are_clear(module_dir, tmp_path):
 
 
 def test_session_accepts_the_same_strings(module_dir, hf_folder, tmp_path):
-    from bodega.attacks.session import ensure_victim, run_paths
+    from bodega.notebook.session import ensure_victim, run_paths
 
     for spec in (f"hf:{hf_folder}", "py:my_victims:build"):
         paths = run_paths("PR2", spec, "PWWS", False, 2, 0, "native")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-import bodega.attacks.session as session
+import bodega.notebook.session as session
 from bodega.data import Example, write_tsv
 from bodega.victims.reuse import find_trained_victim, same_training
 from bodega.victims.training import training_fingerprint

@@ -328,7 +328,7 @@ def verifier_description(folder: str | Path) -> dict:
     """
     import json
 
-    from bodega.report.portable import portable
+    from bodega.paths import portable
 
     return portable(json.loads((Path(folder) / "victim.json").read_text(encoding="utf-8")), Path.cwd())
 
