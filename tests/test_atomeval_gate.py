@@ -11,13 +11,6 @@ EVIDENCE = ("Telemundo is an American Spanish-language terrestrial television ne
 CLAIM = "Telemundo is a English-language television network ."
 
 
-@pytest.fixture(scope="module")
-def gate():
-    from bodega.atomeval.extract_spacy import SpacyExtractor
-
-    return Gate(SpacyExtractor())
-
-
 def test_changed_year_fails_and_drifts_to_the_evidence(gate):
     evidence = "His debut solo studio album Everyday Robots was released on 28 April 2014 ."
     verdict = gate.judge("Damon Albarn 's debut album was released in 2011 .",

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from bodega.atomeval.attack_runs import runs_vasr
-from bodega.atomeval.gate import Gate
 from bodega.atomeval.metrics import (MetricsConfig, RewriteCase, diagnostic_breakdown, diagnostics_table_row, evaluate,
                               surface_proxies, threshold_sweep)
 from bodega.atomeval.rewriters import FAMILIES, RuleRewriter
@@ -37,13 +36,6 @@ class FixedSimilarity:
 class LengthPerplexity:
     def perplexity(self, texts):
         return np.array([float(len(t)) for t in texts])
-
-
-@pytest.fixture(scope="module")
-def gate():
-    from bodega.atomeval.extract_spacy import SpacyExtractor
-
-    return Gate(SpacyExtractor())
 
 
 def test_metrics_count_flips_valid_similar_and_fluent(gate):
