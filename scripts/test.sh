@@ -7,7 +7,9 @@
 #     (notebooks/conftest.py picks which notebooks each mode collects);
 #  3. without extra arguments: the smoke grid end to end (train, attack, score through the stage
 #     notebooks), run twice to check that the second run recomputes nothing, and the report
-#     notebooks rendered on its fresh results.
+#     notebooks rendered on its fresh results;
+#  4. the book built with warnings as errors, so that every page's code cells run (they read the
+#     committed results under results/ and book/data/).
 # Extra arguments go to pytest in both steps, e.g. `bash scripts/test.sh -k data`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,3 +39,4 @@ if [ "$#" -eq 0 ]; then
   .venv/bin/papermill notebooks/appendix.ipynb "$smoke/appendix.ipynb" --cwd . --no-progress-bar \
     -p results_dir "$smoke"
 fi
+.venv/bin/jupyter-book build book/ -W -n --keep-going
