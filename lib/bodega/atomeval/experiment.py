@@ -131,10 +131,33 @@ def extractor_accuracy(extractor: str = "spacy", out: str | Path | None = None, 
     return report
 
 
+def semantic_agreement(pairs: Sequence[Any], profile: str = "cpu", with_bodega_score: bool = False) -> list[dict]:
+    """BODEGA's semantic score (and, with ``with_bodega_score``, its whole score) against the people's judgements
+    of ``pairs``, one row each, as :func:`~bodega.atomeval.human.agreement` gives them."""
+    from bodega.atomeval.human import agreement
+    from bodega.scoring import load_semantic_model, score_examples, semantic_model_name
+
+    scores = score_examples("FC", [p.original_text for p in pairs], [p.adversarial_text for p in pairs],
+                            [True] * len(pairs), load_semantic_model(profile))
+    truth = [p.preserves for p in pairs]
+    name = semantic_model_name(profile)
+    rows = [agreement(f"BODEGA semantic score ({name})", truth, None, [s.semantic for s in scores]).to_dict()]
+    if with_bodega_score:
+        rows.append(agreement(f"BODEGA score ({name} x character)", truth, None, [s.bodega for s in scores]).to_dict())
+    return rows
+
+
+def gate_agreement_rows(gate, pairs: Sequence[Any]) -> list[dict]:
+    """The gate's agreement with the people on ``pairs``: judging the claim only, then claim and evidence."""
+    from bodega.atomeval.human import gate_agreement
+
+    return [gate_agreement(gate, pairs, check_evidence=check)[0].to_dict() for check in (False, True)]
+
+
 def human_agreement(pairs_path: str | Path, profile: str = "cpu", extractor: str = "spacy",
                     with_semantic: bool = True, out: str | Path | None = None) -> dict:
     """Gate (claim only, and claim + evidence) and BODEGA semantic score against people."""
-    from bodega.atomeval.human import agreement, gate_agreement, load_pairs
+    from bodega.atomeval.human import gate_agreement, load_pairs
 
     pairs = load_pairs(pairs_path)
     gate = make_gate(profile, extractor)
@@ -144,17 +167,7 @@ def human_agreement(pairs_path: str | Path, profile: str = "cpu", extractor: str
         rows.append(result.to_dict())
         records["claim+evidence" if check_evidence else "claim"] = recs
     if with_semantic:
-        from bodega.scoring import load_semantic_model, score_examples, semantic_model_name
-
-        semantic = load_semantic_model(profile)
-        scores = score_examples("FC", [p.original_text for p in pairs], [p.adversarial_text for p in pairs],
-                                [True] * len(pairs), semantic)
-        truth = [p.preserves for p in pairs]
-        name = semantic_model_name(profile)
-        rows.append(agreement(f"BODEGA semantic score ({name})", truth, None,
-                              [s.semantic for s in scores]).to_dict())
-        rows.append(agreement(f"BODEGA score ({name} x character)", truth, None,
-                              [s.bodega for s in scores]).to_dict())
+        rows += semantic_agreement(pairs, profile, with_bodega_score=True)
     result = {"pairs": Path(pairs_path).name, "profile": profile, "extractor": extractor, "rows": rows}
     if out:
         atomic_write_json(out, result)
@@ -392,3 +405,35 @@ def compare_rewriters(runs_dir: str | Path, baseline_dir: str | Path, out: str |
     if out:
         atomic_write_json(out, result)
     return result
+
+
+def verifier_metrics(folder: str | Path) -> dict:
+    """The verifier's ``metrics.json`` (F1 and accuracy on its attack and dev splits)."""
+    import json
+
+    return json.loads((Path(folder) / "metrics.json").read_text(encoding="utf-8"))
+
+
+def atomeval_summary(parameters: dict, gold: dict, agreement_rows: list[dict], verifier_folder: str | Path,
+                     verifier_name: str, n_claims: int, results: dict[str, dict], thresholds,
+                     attack_rows: list[dict]) -> dict:
+    """Everything the book's AtomEval chapter reads (``atomeval_summary.json``): the notebook's parameters, the
+    extractor's gold accuracy, the agreement with people, the verifier, every table of the rewrite runs
+    (``results`` of :func:`run_tables`; ``thresholds`` of :func:`table_thresholds`, empty without surface
+    metrics) and the VASR rows of BODEGA's attack runs."""
+    return {
+        "parameters": parameters,
+        "gold": dict(gold),
+        "agreement": agreement_rows,
+        "verifier": {"folder": str(verifier_folder), "name": verifier_name, "metrics": verifier_metrics(verifier_folder),
+                     "victim": verifier_description(verifier_folder)},
+        "claims": n_claims,
+        "metrics": table_metrics(results).to_dict("records"),
+        "diagnostics": table_diagnostics(results).to_dict("records"),
+        "diagnostics_paper": table_diagnostics_paper(results).to_dict("records"),
+        "thresholds": thresholds.to_dict("records"),
+        "rewrites": table_rewrites(results).to_dict("records"),
+        "surface": table_surface(results).to_dict("records"),
+        "cases": table_cases(results, per_family=2).to_dict("records"),
+        "attack_runs": attack_rows,
+    }
