@@ -27,6 +27,16 @@ def keyword_attack_set(tmp_path: Path) -> Callable[..., Path]:
     return write
 
 
+@pytest.fixture()
+def grid_data(tmp_path: Path) -> Path:
+    """``<tmp>/data``: a PR2 task of one row per split, for grids whose stage notebooks are fakes."""
+    data = tmp_path / "data" / "PR2"
+    data.mkdir(parents=True)
+    for split in ("train", "attack", "dev"):
+        (data / f"{split}.tsv").write_text(f"1\tid-{split}\tsome {split} text\n")
+    return data.parent
+
+
 @pytest.fixture(scope="module")
 def gate():
     """AtomEval's gate with the offline spaCy extractor (loading spaCy once per module)."""

@@ -47,11 +47,7 @@ class FakeEngine:
 
 
 @pytest.fixture
-def grid(tmp_path: Path):
-    data = tmp_path / "data" / "PR2"
-    data.mkdir(parents=True)
-    for split in ("train", "attack", "dev"):
-        (data / f"{split}.tsv").write_text(f"1\tid-{split}\tsome {split} text\n")
+def grid(tmp_path: Path, grid_data: Path):
     notebook = tmp_path / "stage.ipynb"
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")]), str(notebook))
     spec = parse_grid({"name": "t", "profile": "smoke", "tasks": ["PR2"], "victims": ["BiLSTM", "BERT"],
