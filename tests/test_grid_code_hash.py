@@ -27,6 +27,7 @@ def score(a, b):
 # Display lines a reader may well want to change: they must re-run nothing.
 DISPLAY_EDITS = {"report/run_views.py": ("bins=20", "bins=30"),
                  "report/training_history.py": ('round(h["loss"], 4)', 'round(h["loss"], 3)'),
+                 "report/semantic_agreement.py": ('{r.auc_semantic:.3f} [', '{r.auc_semantic:.2f} ['),
                  "notebook/__init__.py": ('"display.max_rows": 500', '"display.max_rows": 100')}
 # Every module of the layers keys do not hash, edited (a statement appended), must re-run nothing either.
 DISPLAY_LAYERS = ("report", "notebook", "paths.py")
