@@ -125,6 +125,7 @@ class HashCache:
         self.package_root = package_root
 
     def file(self, path: str | Path) -> str:
+        """A data file's sha256, read once per (path, modification time, size)."""
         path = Path(path).resolve()
         stat = path.stat()
         key = (str(path), stat.st_mtime, stat.st_size)
@@ -133,9 +134,11 @@ class HashCache:
         return self._files[key]
 
     def notebook(self, path: str | Path) -> str:
+        """A stage notebook's source hash (:func:`notebook_source_sha256`)."""
         return notebook_source_sha256(path)
 
     def code(self, unused: tuple[str, ...] = ()) -> str:
+        """The result code's hash (:func:`result_code_sha256`), leaving out the parts ``unused`` names."""
         if unused not in self._code:
             self._code[unused] = result_code_sha256(self.package_root, unused)
         return self._code[unused]
