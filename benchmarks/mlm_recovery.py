@@ -102,9 +102,9 @@ def main(argv: list[str] | None = None) -> int:
 
     import pandas as pd
 
-    from bodega.attacks.session import project_root
+    from bodega.paths import project_root
     from bodega.io import atomic_write_json, atomic_write_text
-    from bodega.report.portable import portable
+    from bodega.paths import portable
 
     command = "HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/mlm_recovery.py " + " ".join(argv or sys.argv[1:])
     # build.json names the encoder by this machine's path; the book data file names it by role

@@ -7,9 +7,11 @@
 #     (notebooks/conftest.py picks which notebooks each mode collects);
 #  3. without extra arguments: the smoke grid end to end (train, attack, score through the stage
 #     notebooks), run twice to check that the second run recomputes nothing, and the report
-#     notebooks rendered on its fresh results.
+#     notebooks rendered on its fresh results;
 #  4. without extra arguments: the package installed from a wheel into a new environment outside the
-#     checkout, used from another folder (scripts/check-install.sh).
+#     checkout, used from another folder (scripts/check-install.sh);
+#  5. the book built with warnings as errors, so that every page's code cells run (they read the
+#     committed results under results/ and book/data/).
 # Before the tests, ruff checks lib, tests, benchmarks and scripts (pyflakes and pycodestyle errors).
 # Extra arguments go to pytest in both steps, e.g. `bash scripts/test.sh -k data`.
 set -euo pipefail
@@ -42,3 +44,4 @@ if [ "$#" -eq 0 ]; then
     -p results_dir "$smoke"
   bash scripts/check-install.sh .venv/bin/python
 fi
+.venv/bin/jupyter-book build book/ -W -n --keep-going

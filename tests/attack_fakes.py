@@ -1,4 +1,4 @@
-"""Small deterministic victims for the attack tests (not a test module itself)."""
+"""Small deterministic victims and models for the attack tests (not a test module itself)."""
 from __future__ import annotations
 
 import re
@@ -7,6 +7,13 @@ import numpy as np
 
 WEIGHTS = {"evil": 2.0, "enemy": 1.5, "attack": 1.5, "destroy": 2.0, "terrible": 1.5, "traitors": 2.0,
            "lie": 1.5, "corrupt": 2.0, "great": 0.5, "nation": 0.3}
+
+
+class OnesSemantic:
+    """Stands in for the semantic model: every pair is fully similar."""
+
+    def score(self, pairs):
+        return np.ones(len(pairs))
 
 
 class KeywordVictim:

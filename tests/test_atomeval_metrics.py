@@ -3,15 +3,15 @@ VASR of attack records."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from atomeval.attack_runs import runs_vasr
-from atomeval.gate import Gate
-from atomeval.metrics import (MetricsConfig, RewriteCase, diagnostic_breakdown, diagnostics_table_row, evaluate,
+from bodega.atomeval.attack_runs import runs_vasr
+from bodega.atomeval.metrics import (MetricsConfig, RewriteCase, diagnostic_breakdown, diagnostics_table_row, evaluate,
                               surface_proxies, threshold_sweep)
-from atomeval.rewriters import FAMILIES, RuleRewriter
+from bodega.atomeval.rewriters import FAMILIES, RuleRewriter
 from bodega.tasks import split_pair
 
 EVIDENCE = "Savages is a 2012 American crime thriller film directed by Oliver Stone ."
@@ -37,13 +37,6 @@ class FixedSimilarity:
 class LengthPerplexity:
     def perplexity(self, texts):
         return np.array([float(len(t)) for t in texts])
-
-
-@pytest.fixture(scope="module")
-def gate():
-    from atomeval.extract_spacy import SpacyExtractor
-
-    return Gate(SpacyExtractor())
 
 
 def test_metrics_count_flips_valid_similar_and_fluent(gate):
@@ -224,8 +217,8 @@ class _MapRewriter:
 
 
 def test_compare_rewriters_counts_the_same_claims_for_both(gate, tmp_path):
-    from atomeval.experiment import compare_rewriters, run_tables
-    from atomeval.fever import Claim
+    from bodega.atomeval.experiment import compare_rewriters, run_tables
+    from bodega.atomeval.fever import Claim
 
     claims = [Claim(f"c{i}", text, EVIDENCE) for i, text in enumerate(
         ["Savages was exclusively a German film .", "Savages was directed by Oliver Stone in 2011 .",
@@ -250,7 +243,7 @@ def test_compare_rewriters_counts_the_same_claims_for_both(gate, tmp_path):
 
 
 def test_saved_rewriter_replays_an_earlier_run(tmp_path):
-    from atomeval.experiment import make_rewriter
+    from bodega.atomeval.experiment import make_rewriter
     from bodega.io import atomic_write_json, write_jsonl
 
     for family, rewrite in (("omission", "Savages was a film ."), ("advadd", None)):
@@ -267,3 +260,30 @@ def test_saved_rewriter_replays_an_earlier_run(tmp_path):
         saved.rewrite("Savages was only a film .", "e", "factmix")
     with pytest.raises(FileNotFoundError, match="run `bodega atomeval tables` first"):
         make_rewriter(f"saved:{tmp_path / 'absent'}")
+
+
+def test_the_summary_holds_what_the_book_chapter_reads(gate, tmp_path):
+    import pandas as pd
+
+    from bodega.atomeval.experiment import atomeval_summary, run_tables
+    from bodega.atomeval.fever import Claim
+
+    claims = [Claim("c0", "Savages was exclusively a German film .", EVIDENCE),
+              Claim("c1", "Savages is a French thriller .", EVIDENCE)]
+    rewriter = _MapRewriter("fake", {claims[1].claim: "Savages is a French American thriller ."})
+    results = run_tables(claims, KeywordVerifier(), "keyword", gate, rewriter, ["omission"], tmp_path / "runs",
+                         with_surface=False)
+    verifier = tmp_path / "FC-keyword"
+    verifier.mkdir()
+    (verifier / "metrics.json").write_text(json.dumps({"attack": {"f1": 0.7, "accuracy": 0.8}}))
+    (verifier / "victim.json").write_text(json.dumps({"kind": "keyword", "base": str(tmp_path / "base")}))
+    gold = {"extractor": "spacy", "n": 2, "correct": 1, "accuracy": 0.5, "errors": []}
+    summary = atomeval_summary({"profile": "smoke"}, gold, [{"name": "gate", "f1": 0.5}], verifier, "keyword",
+                               len(claims), results, pd.DataFrame(), [{"run": "FC-BiLSTM-PWWS-U", "VASR": 0.1}])
+    book = json.loads((Path(__file__).resolve().parents[1] / "book" / "data" / "atomeval_summary.json").read_text())
+    assert list(summary) == list(book)
+    assert summary["verifier"]["metrics"]["attack"]["f1"] == 0.7 and summary["verifier"]["name"] == "keyword"
+    assert summary["claims"] == 2 and summary["gold"] == gold and summary["thresholds"] == []
+    (row,) = summary["metrics"]
+    assert row == json.loads(json.dumps(row))  # plain JSON values
+    assert summary["attack_runs"][0]["VASR"] == 0.1 and summary["agreement"][0]["name"] == "gate"

@@ -7,12 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from attack_fakes import SENTENCES, KeywordVictim
+from attack_fakes import SENTENCES, KeywordVictim, OnesSemantic
 from bodega.attacks import get_attacker, run_attack
-from bodega.data import Example, write_tsv
 from bodega.io import read_jsonl
 from bodega.plugins import PluginError
 
@@ -20,19 +18,9 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = "py:book/examples/word_dropper.py:build"
 
 
-class OnesSemantic:
-    def score(self, pairs):
-        return np.ones(len(pairs))
-
-
 @pytest.fixture()
-def data_dir(tmp_path: Path) -> Path:
-    folder = tmp_path / "data"
-    folder.mkdir()
-    victim = KeywordVictim()
-    write_tsv(folder / "attack.tsv", [Example(int(victim.predict([s])[0]), f"doc-{i}", s)
-                                      for i, s in enumerate(SENTENCES)])
-    return folder
+def data_dir(keyword_attack_set) -> Path:
+    return keyword_attack_set()
 
 
 def test_the_books_example_runs_through_the_runner(data_dir, tmp_path, monkeypatch):

@@ -9,31 +9,16 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from attack_fakes import SENTENCES, FlakyVictim, KeywordVictim
+from attack_fakes import FlakyVictim, KeywordVictim, OnesSemantic
 from bodega.attacks import run_attack
-from bodega.data import Example, write_tsv
 from bodega.io import read_jsonl
 
 
-
-class OnesSemantic:
-    """Stands in for the semantic model: every pair is fully similar."""
-
-    def score(self, pairs):
-        return np.ones(len(pairs))
-
-
 @pytest.fixture()
-def data_dir(tmp_path: Path) -> Path:
-    folder = tmp_path / "data"
-    folder.mkdir()
-    victim = KeywordVictim()
-    rows = [Example(int(victim.predict([s])[0]), f"doc-{i // 2}", s) for i, s in enumerate(SENTENCES * 2)]
-    write_tsv(folder / "attack.tsv", rows)
-    return folder
+def data_dir(keyword_attack_set) -> Path:
+    return keyword_attack_set(copies=2)
 
 
 def _records(out: Path) -> list[dict]:
@@ -85,7 +70,7 @@ def test_targeted_scenario_and_budget(data_dir, tmp_path):
 SLOW_RUN = """
 import sys, time
 sys.path.insert(0, {tests!r})
-from attack_fakes import KeywordVictim
+from attack_fakes import KeywordVictim, OnesSemantic
 from bodega.attacks.runner import run_attack
 
 class Slow(KeywordVictim):
@@ -93,12 +78,7 @@ class Slow(KeywordVictim):
         time.sleep(0.05)
         return super().predict_proba(texts)
 
-class Ones:
-    def score(self, pairs):
-        import numpy as np
-        return np.ones(len(pairs))
-
-run_attack("PR2", Slow(), {data!r}, "DeepWordBug", {out!r}, semantic=Ones(), progress=False)
+run_attack("PR2", Slow(), {data!r}, "DeepWordBug", {out!r}, semantic=OnesSemantic(), progress=False)
 """
 
 

@@ -13,7 +13,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from attack_fakes import SENTENCES  # noqa: E402
+from attack_fakes import SENTENCES, OnesSemantic  # noqa: E402
 from bodega.attacks import get_attacker, run_attack  # noqa: E402
 from bodega.attacks.scpn.bpe import BPE, join_bpe  # noqa: E402
 from bodega.attacks.scpn.files import UnsafeFileError, load_checkpoint, load_vocabulary_pickle  # noqa: E402
@@ -223,10 +223,6 @@ def test_attacker_through_the_runner(scpn_dir, tmp_path):
     data = tmp_path / "data"
     data.mkdir()
     write_tsv(data / "attack.tsv", [Example(1, f"doc-{i}", s) for i, s in enumerate(SENTENCES)])
-
-    class OnesSemantic:
-        def score(self, pairs):
-            return np.ones(len(pairs))
 
     options = dict(scpn_dir=str(scpn_dir), parser=f"{sys.executable} {script}")
     summary = run_attack("PR2", ExactTextVictim(), data, "SCPN", tmp_path / "run", semantic=OnesSemantic(),

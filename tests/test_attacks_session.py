@@ -1,16 +1,13 @@
 """Notebook helpers and the command line: paths, best examples, query plot, option parsing."""
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
-from bodega.attacks.session import best_examples, project_root, query_distribution, run_paths
+from attack_fakes import OnesSemantic
+from bodega.notebook.session import run_paths
+from bodega.paths import project_root
+from bodega.report.run_views import best_examples, query_distribution
 from bodega.commands.attack import _parse_options
-
-
-class OnesSemantic:
-    def score(self, pairs):
-        return np.ones(len(pairs))
 
 
 RECORDS = [

@@ -6,7 +6,7 @@ import math
 import pytest
 
 from bodega.data.prepare import prepare_tasks
-from bodega.data.stats import data_notes, data_table
+from bodega.report.data_stats import data_notes, data_table
 from bodega.data.tsv import Example, write_tsv
 from bodega.io import atomic_write_json
 

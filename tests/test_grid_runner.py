@@ -74,11 +74,7 @@ def _notebook(path: Path, params: str, body: str) -> str:
 
 
 @pytest.fixture
-def grid(tmp_path: Path):
-    data = tmp_path / "data" / "PR2"
-    data.mkdir(parents=True)
-    for split in ("train", "attack", "dev"):
-        (data / f"{split}.tsv").write_text(f"1\tid-{split}\tsome {split} text\n")
+def grid(tmp_path: Path, grid_data: Path):
     notebooks = {"victim": _notebook(tmp_path / "victim.ipynb", VICTIM_PARAMS, VICTIM_BODY),
                  "attack": _notebook(tmp_path / "attack.ipynb", ATTACK_PARAMS, ATTACK_BODY),
                  "data": str(tmp_path / "absent.ipynb")}

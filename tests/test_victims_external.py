@@ -9,16 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from attack_fakes import OnesSemantic
 from bodega.data import Example, write_tsv
 from bodega.io import read_jsonl
 from bodega.victims.accounting import QueryAccountant
 from bodega.victims.cache import ProbabilityCache
 from bodega.victims.external import HFFolderVictim, is_spec, open_victim, positive_index
-
-
-class _Ones:
-    def score(self, pairs):
-        return np.ones(len(pairs))
 
 
 @pytest.fixture(scope="module")
@@ -96,7 +92,7 @@ def test_hf_folder_runs_through_the_runner_with_trimming(hf_folder, data_dir, tm
     from bodega.attacks import run_attack
 
     summary = run_attack("HN", f"hf:{hf_folder}", data_dir, "DeepWordBug", tmp_path / "run", n_examples=3,
-                         query_budget=60, semantic=_Ones(), progress=False)
+                         query_budget=60, semantic=OnesSemantic(), progress=False)
     records = list(read_jsonl(tmp_path / "run" / "records.jsonl"))
     assert [r["trimmed"] for r in records] == [False, False, True]
     assert records[2]["original_tokens"] > 512 and len(records[2]["original"]) < len(
@@ -148,14 +144,14 @@ def test_callable_runs_through_the_runner_and_accountant(module_dir, data_dir, t
     from bodega.attacks import run_attack
 
     summary = run_attack("PR2", "py:my_victims:build", data_dir, "DeepWordBug", tmp_path / "run", n_examples=2,
-                         semantic=_Ones(), progress=False)
+                         semantic=OnesSemantic(), progress=False)
     records = list(read_jsonl(tmp_path / "run" / "records.jsonl"))
     assert records[0]["success"] and "evil" not in records[0]["adversarial"]
     assert summary["trim"] is None and not any(r["trimmed"] for r in records)  # no tokenizer given: stated
     assert json.loads((tmp_path / "run" / "run.json").read_text())["victim_weights"]
     # resuming the same versioned callable is allowed and adds nothing
     again = run_attack("PR2", "py:my_victims:build", data_dir, "DeepWordBug", tmp_path / "run", n_examples=2,
-                       semantic=_Ones(), progress=False)
+                       semantic=OnesSemantic(), progress=False)
     assert again["n_examples"] == 2
 
 
@@ -164,7 +160,7 @@ def test_callable_trims_with_a_given_tokenizer(module_dir, data_dir, tmp_path):
     from bodega.resources import resolve
 
     run_attack("HN", "py:my_victims:build", data_dir, "DeepWordBug", tmp_path / "run", n_examples=3,
-               semantic=_Ones(), progress=False, victim_options={"trim_tokenizer": str(resolve("minilm").path)})
+               semantic=OnesSemantic(), progress=False, victim_options={"trim_tokenizer": str(resolve("minilm").path)})
     assert [r["trimmed"] for r in read_jsonl(tmp_path / "run" / "records.jsonl")] == [False, False, True]
 
 
@@ -176,10 +172,10 @@ def test_unversioned_callable_is_refused_by_cache_and_resume(module_dir, data_di
     with pytest.raises(ValueError, match="give it a version"):
         QueryAccountant(victim, cache=ProbabilityCache(tmp_path / "cache.sqlite"))
     run_attack("PR2", "py:my_victims:build_unversioned", data_dir, "DeepWordBug", tmp_path / "run", n_examples=1,
-               semantic=_Ones(), progress=False)
+               semantic=OnesSemantic(), progress=False)
     with pytest.raises(ValueError, match="names no version"):
         run_attack("PR2", "py:my_victims:build_unversioned", data_dir, "DeepWordBug", tmp_path / "run",
-                   n_examples=1, semantic=_Ones(), progress=False)
+                   n_examples=1, semantic=OnesSemantic(), progress=False)
     named = open_victim("py:my_victims:build_unversioned", "PR2", version="v2")
     assert named.weights_hash and named.weights_hash != open_victim("py:my_victims:build", "PR2").weights_hash
     QueryAccountant(named, cache=ProbabilityCache(tmp_path / "cache2.sqlite"))  # accepted with a version
@@ -210,7 +206,7 @@ def test_wrong_shapes_and_options_are_clear(module_dir, tmp_path):
 
 
 def test_session_accepts_the_same_strings(module_dir, hf_folder, tmp_path):
-    from bodega.attacks.session import ensure_victim, run_paths
+    from bodega.notebook.session import ensure_victim, run_paths
 
     for spec in (f"hf:{hf_folder}", "py:my_victims:build"):
         paths = run_paths("PR2", spec, "PWWS", False, 2, 0, "native")
@@ -222,7 +218,7 @@ def test_cli_attacks_a_callable(module_dir, data_dir, tmp_path, monkeypatch, cap
     from bodega.cli import main
 
     monkeypatch.chdir(module_dir)
-    monkeypatch.setattr("bodega.scoring.load_semantic_model", lambda profile: _Ones())
+    monkeypatch.setattr("bodega.scoring.load_semantic_model", lambda profile: OnesSemantic())
     code = main(["attack", "--task", "PR2", "--victim", "py:my_victims:build", "--data", str(data_dir),
                  "--attacker", "DeepWordBug", "--out", str(tmp_path / "cli"), "--n", "1"])
     assert code == 0 and json.loads(capsys.readouterr().out)["victim"] == "py:my_victims:build"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-import bodega.attacks.session as session
+import bodega.notebook.session as session
 from bodega.data import Example, write_tsv
 from bodega.errors import BodegaError
 from bodega.victims.base import hash_files

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from attack_fakes import OnesSemantic
 from bodega.data import Example, read_tsv, write_tsv
 from bodega.io import read_jsonl
 from bodega.tasks import PAIR_SEPARATOR
@@ -120,11 +121,6 @@ class _TrimmingKeywordVictim:
         return self.predict_proba(texts).argmax(axis=1)
 
 
-class _Ones:
-    def score(self, pairs):
-        return np.ones(len(pairs))
-
-
 def test_runner_attacks_and_scores_the_trimmed_text(tmp_path, wordpiece):
     from bodega.attacks import run_attack
 
@@ -133,7 +129,7 @@ def test_runner_attacks_and_scores_the_trimmed_text(tmp_path, wordpiece):
     data.mkdir()
     write_tsv(data / "attack.tsv", [Example(1, "long", long_text), Example(1, "short", "an evil plan")])
     victim = _TrimmingKeywordVictim(wordpiece)
-    summary = run_attack("HN", victim, data, "DeepWordBug", tmp_path / "run", semantic=_Ones(), progress=False)
+    summary = run_attack("HN", victim, data, "DeepWordBug", tmp_path / "run", semantic=OnesSemantic(), progress=False)
     records = list(read_jsonl(tmp_path / "run" / "records.jsonl"))
     trimmed = bodega_trim(long_text, wordpiece)
     assert records[0]["trimmed"] and records[0]["original"] == trimmed and "tail" not in trimmed

@@ -87,7 +87,7 @@ def _set_threads(threads: int | None) -> None:
 
 
 def _gold(args: argparse.Namespace) -> int:
-    from atomeval.experiment import extractor_accuracy
+    from bodega.atomeval.experiment import extractor_accuracy
 
     _set_threads(args.threads)
     report = extractor_accuracy(args.extractor, args.out, args.threads, args.per_split)
@@ -99,7 +99,7 @@ def _gold(args: argparse.Namespace) -> int:
 
 
 def _agreement(args: argparse.Namespace) -> int:
-    from atomeval.experiment import gate_ablation, human_agreement
+    from bodega.atomeval.experiment import gate_ablation, human_agreement
 
     from bodega.io import refuse_overwriting
 
@@ -115,9 +115,9 @@ def _agreement(args: argparse.Namespace) -> int:
 
 
 def _tables(args: argparse.Namespace) -> int:
-    from atomeval.experiment import get_verifier, make_gate, make_rewriter, run_tables, table_metrics
-    from atomeval.fever import refuted_claims
-    from atomeval.metrics import MetricsConfig
+    from bodega.atomeval.experiment import get_verifier, make_gate, make_rewriter, run_tables, table_metrics
+    from bodega.atomeval.fever import refuted_claims
+    from bodega.atomeval.metrics import MetricsConfig
 
     _set_threads(args.threads)
     claims = refuted_claims(args.data, args.split, args.n_claims or None)
@@ -136,7 +136,7 @@ def _tables(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from atomeval.experiment import compare_rewriters
+    from bodega.atomeval.experiment import compare_rewriters
 
     result = compare_rewriters(args.runs, args.baseline, args.out, verifier_folder=args.verifier)
     for row in result["metrics"]:
@@ -145,8 +145,8 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def _attack_vasr(args: argparse.Namespace) -> int:
-    from atomeval.attack_runs import runs_vasr
-    from atomeval.experiment import make_gate
+    from bodega.atomeval.attack_runs import runs_vasr
+    from bodega.atomeval.experiment import make_gate
     from bodega.io import atomic_write_json
 
     rows = runs_vasr(args.runs, make_gate(args.profile), check_evidence=not args.claim_only, data_dir=args.data)

@@ -78,7 +78,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _status(args: argparse.Namespace) -> int:
     from bodega.experiments.cells import attack_cells, compact_names, victim_cells
-    from bodega.experiments.execute import is_done
+    from bodega.experiments.execute import is_done, read_marker
     from bodega.experiments.hashing import HashCache
     from bodega.experiments.runner import SPLIT_FILES, victim_weights_present
 
@@ -94,7 +94,8 @@ def _status(args: argparse.Namespace) -> int:
                                hashes):
         done = is_done(victim)
         todo += not done
-        print(f"{'done' if done else 'todo'}  {victim.name}")
+        changed = not done and (read_marker(victim.out_dir) or {}).get("status") == "done"  # finished for other inputs
+        print(f"{'done' if done else 'todo'}  {victim.name}" + ("  (changed inputs: trained again)" if changed else ""))
         if not done:
             continue
         pending = 0

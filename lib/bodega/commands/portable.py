@@ -24,8 +24,8 @@ def _portable_paths(args: argparse.Namespace) -> int:
     import json
     from pathlib import Path
 
-    from bodega.attacks.session import project_root
-    from bodega.report.portable import portable, rewrite_json_file
+    from bodega.paths import project_root
+    from bodega.paths import portable, rewrite_json_file
 
     root = Path(args.root) if args.root else project_root()
     changed = []

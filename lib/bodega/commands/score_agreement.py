@@ -26,8 +26,8 @@ def _run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from bodega.io import atomic_write_json, refuse_overwriting
-    from bodega.scoring.agreement import (DEFAULT_CANDIDATES, evaluate, format_markdown,
-                                          per_annotator, read_human_pairs, worked_examples, write_table)
+    from bodega.report.semantic_agreement import (DEFAULT_CANDIDATES, evaluate, format_markdown,
+                                                  per_annotator, read_human_pairs, worked_examples, write_table)
     from bodega.scoring.semantic import CPU_DEFAULT, BERTSCORE_LAYER
 
     out = Path(args.out)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
-from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -59,9 +58,15 @@ def key_of(inputs: dict[str, Any]) -> str:
 
 
 # Parts of the package that only orchestrate or render: editing them cannot change a result.
+# Display and notebook glue live in them (``report``: tables, figures, diffs; ``notebook``: the stage
+# notebooks' paths and on-demand data and victim; ``paths``: the project root and portable paths), so
+# a figure's bins or a table's rounding re-runs nothing. No grid cell runs AtomEval.
 # ``profiles.py`` is mostly prose (the deviations); what a profile makes the code do enters each
 # cell's inputs as data instead (:func:`profile_settings`), so rewording a deviation re-runs nothing.
-_NOT_RESULT_CODE = ("experiments", "report", "commands", "cli.py", "__main__.py", "profiles.py")
+# ``api.py`` wraps a user's classifier and calls the runner; ``stages`` holds copies of the stage notebooks
+# (hashed as notebooks); ``published`` the paper's values; ``errors.py`` exception types.
+NOT_RESULT_CODE = ("experiments", "report", "notebook", "commands", "atomeval", "cli.py", "__main__.py",
+                   "paths.py", "profiles.py", "api.py", "stages", "published", "errors.py")
 
 VICTIM_UNUSED_CODE = ("attacks", "scoring", "mlm")
 """Subpackages training never calls: a fix to an attacker or a scorer keeps the trained victims."""
@@ -87,8 +92,7 @@ def python_code_sha256(path: str | Path) -> str:
     return hashlib.sha256(ast.dump(tree, include_attributes=False).encode()).hexdigest()
 
 
-@lru_cache(maxsize=8)
-def result_code_sha256(package_root: str | None = None, unused: tuple[str, ...] = ()) -> str:
+def result_code_sha256(package_root: str | Path | None = None, unused: tuple[str, ...] = ()) -> str:
     """One hash of the ``bodega`` code that computes results, and of the versions of the packages it calls.
 
     A change to a victim, attack, scorer or data converter therefore re-runs the cells it may affect;
@@ -99,7 +103,7 @@ def result_code_sha256(package_root: str | None = None, unused: tuple[str, ...] 
     digest = hashlib.sha256()
     for path in sorted(root.rglob("*.py")):
         relative = path.relative_to(root)
-        if relative.parts[0] in _NOT_RESULT_CODE + unused or "__pycache__" in relative.parts:
+        if relative.parts[0] in NOT_RESULT_CODE + unused or "__pycache__" in relative.parts:
             continue
         digest.update(relative.as_posix().encode() + b"\0" + python_code_sha256(path).encode() + b"\n")
     for package in RESULT_PACKAGES:
@@ -112,12 +116,18 @@ def result_code_sha256(package_root: str | None = None, unused: tuple[str, ...] 
 
 
 class HashCache:
-    """Memoises file hashes within one grid run (data files are shared by many cells)."""
+    """Memoises file and code hashes within one grid run (data files and code are shared by many cells).
 
-    def __init__(self) -> None:
+    ``package_root`` is the ``bodega`` folder whose code the keys hash (default: the one imported).
+    """
+
+    def __init__(self, package_root: str | Path | None = None) -> None:
         self._files: dict[tuple[str, float, int], str] = {}
+        self._code: dict[tuple[str, ...], str] = {}
+        self.package_root = package_root
 
     def file(self, path: str | Path) -> str:
+        """A data file's sha256, read once per (path, modification time, size)."""
         path = Path(path).resolve()
         stat = path.stat()
         key = (str(path), stat.st_mtime, stat.st_size)
@@ -126,10 +136,14 @@ class HashCache:
         return self._files[key]
 
     def notebook(self, path: str | Path) -> str:
+        """A stage notebook's source hash (:func:`notebook_source_sha256`)."""
         return notebook_source_sha256(path)
 
     def code(self, unused: tuple[str, ...] = ()) -> str:
-        return result_code_sha256(None, unused)
+        """The result code's hash (:func:`result_code_sha256`), leaving out the parts ``unused`` names."""
+        if unused not in self._code:
+            self._code[unused] = result_code_sha256(self.package_root, unused)
+        return self._code[unused]
 
 
 def profile_settings(name: str, victim: str | None = None, task: str | None = None) -> dict[str, Any]:

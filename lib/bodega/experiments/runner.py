@@ -194,6 +194,89 @@ def _retrain_for_missing_weights(spec: GridSpec, victim: Cell, hashes: HashCache
     return recorded
 
 
+class GridScheduler:
+    """Runs the cells of one grid on an engine, keeping every worker busy.
+
+    Victim cells are queued first; each finished (or unchanged) victim queues its attack cells, which
+    go before waiting trainings when a worker frees up, so that results arrive victim by victim (and can
+    be committed as they come) instead of after every victim is trained. A failed victim blocks its
+    attack cells; every other cell goes on.
+    """
+
+    def __init__(self, spec: GridSpec, engine: Engine, workers: int, hashes: HashCache, attack_params: set[str] | None,
+                 progress: Progress, status: _Status) -> None:
+        self.spec, self.engine, self.workers, self.hashes = spec, engine, workers, hashes
+        self.attack_params, self.progress, self.status = attack_params, progress, status
+        self.report = GridReport(spec.name)
+        self.ready: list[tuple[bool, int, Cell]] = []  # (is a training, order, cell): attack cells first
+        self.pending: dict = {}  # engine future -> its cell
+        self.retrained: dict[str, str] = {}  # victim trained again for lost weights -> the identity it recorded
+        self._order = itertools.count()
+
+    def schedule(self, cell: Cell) -> None:
+        """Skip a cell finished with the same inputs (unless its victim's weights must be made again), else queue it."""
+        if is_done(cell):
+            earlier = (_retrain_for_missing_weights(self.spec, cell, self.hashes, self.attack_params)
+                       if cell.kind == "victim" else None)
+            if earlier is None:
+                self.progress.learn(cell.kind, (read_marker(cell.out_dir) or {}).get("seconds"))
+                self.settle(cell, Outcome(cell.name, cell.kind, "skipped"))
+                return
+            self.retrained[cell.name] = earlier
+        heapq.heappush(self.ready, (cell.kind == "victim", next(self._order), cell))
+
+    def fill_workers(self) -> None:
+        """Submit queued cells until every worker has one."""
+        while self.ready and len(self.pending) < self.workers:
+            cell = heapq.heappop(self.ready)[2]
+            self.pending[self.engine.submit(run_cell, cell, cell.name)] = cell
+
+    def collect(self) -> None:
+        """Wait for at least one running cell and settle every finished one; a dead worker fails its cell only."""
+        for future in self.engine.wait_first(self.pending):
+            cell = self.pending.pop(future)
+            try:
+                outcome = self.engine.result(future)
+            except Exception as error:  # a worker died: the cell failed, the grid goes on
+                outcome = Outcome(cell.name, cell.kind, "failed", 0.0, f"{cell.name}: worker error: {error!r}")
+            self.settle(cell, outcome)
+
+    def settle(self, cell: Cell, outcome: Outcome) -> None:
+        """Record a cell's outcome; a victim's outcome queues or blocks its attack cells."""
+        self.report.outcomes.append(outcome)
+        self.progress.finished(cell.kind, outcome.status, outcome.seconds, cell.name, outcome.cpu_seconds)
+        self.status.record(outcome, self.progress)
+        if outcome.status == "failed":
+            log.error("cell failed: %s", outcome.error)
+        if cell.kind == "victim":
+            self._victim_settled(cell, outcome)
+
+    def _victim_settled(self, cell: Cell, outcome: Outcome) -> None:
+        if cell.name in self.retrained and outcome.status == "done":
+            same = victim_identity(cell.out_dir) == self.retrained[cell.name]
+            (log.info if same else log.warning)(
+                "%s trained again: %s", cell.name, "the same weights, bit for bit; only its unfinished attack "
+                "cells run" if same else "its weights differ from the recorded ones; all its attack cells run again")
+        if outcome.status in ("done", "skipped"):
+            for attack in attack_cells(self.spec, cell, self.hashes, self.attack_params):
+                self.schedule(attack)
+            return
+        for _ in self.spec.attack_plan(cell.inputs["task"], cell.inputs["victim"]):
+            self.progress.finished("attack", "blocked", 0.0, f"(needs {cell.name})")
+        self.report.outcomes.append(Outcome(f"{cell.name}-*", "attack", "blocked", 0.0,
+                                            f"victim {cell.name} failed", outcome.log))
+
+    def run(self, victims: list[Cell]) -> GridReport:
+        """Every cell of the grid, from its victim cells, until none is queued or running."""
+        for cell in victims:
+            self.schedule(cell)
+        self.fill_workers()
+        while self.pending:
+            self.collect()
+            self.fill_workers()
+        return self.report
+
+
 def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, scheduler: str | None = None,
              processes: bool = True, show_progress: bool = True) -> GridReport:
     """Execute every cell of ``spec`` that is not already done with the same inputs."""
@@ -203,69 +286,15 @@ def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, 
     attack_params = check_notebook(spec.notebooks.attack, ATTACK_REQUIRED)
     hashes = HashCache()
     victims = victim_cells(spec, hashes, victim_params)
-    report, status = GridReport(spec.name), _Status(spec, workers)
+    status = _Status(spec, workers)
     progress = Progress({"victim": len(victims), "attack": spec.n_attack_cells}, workers, show_progress)
     log.info("grid %s (%s): %d victims, %d attack cells (%d left out by its skip rules), %d workers (%s)",
              spec.name, spec.source, len(victims), spec.n_attack_cells, len(spec.skipped_cells()), workers, engine)
     runner: Engine = make_engine(engine, workers, scheduler, processes)
-    pending: dict = {}
-    # Cells wait here until a worker is free; attack cells go before trainings, so that results arrive
-    # victim by victim (and can be committed as they come) instead of after every victim is trained.
-    ready: list[tuple[bool, int, Cell]] = []
-    retrained: dict[str, str] = {}  # victim trained again for lost weights -> the identity it had recorded
-    order = itertools.count()
-
-    def settle(cell: Cell, outcome: Outcome) -> None:
-        report.outcomes.append(outcome)
-        progress.finished(cell.kind, outcome.status, outcome.seconds, cell.name, outcome.cpu_seconds)
-        status.record(outcome, progress)
-        if outcome.status == "failed":
-            log.error("cell failed: %s", outcome.error)
-        if cell.kind == "victim":
-            if cell.name in retrained and outcome.status == "done":
-                same = victim_identity(cell.out_dir) == retrained[cell.name]
-                (log.info if same else log.warning)(
-                    "%s trained again: %s", cell.name, "the same weights, bit for bit; only its unfinished attack "
-                    "cells run" if same else "its weights differ from the recorded ones; all its attack cells run "
-                    "again")
-            if outcome.status in ("done", "skipped"):
-                for attack in attack_cells(spec, cell, hashes, attack_params):
-                    schedule(attack)
-            else:
-                for _ in spec.attack_plan(cell.inputs["task"], cell.inputs["victim"]):
-                    progress.finished("attack", "blocked", 0.0, f"(needs {cell.name})")
-                report.outcomes.append(Outcome(f"{cell.name}-*", "attack", "blocked", 0.0,
-                                               f"victim {cell.name} failed", outcome.log))
-
-    def schedule(cell: Cell) -> None:
-        if is_done(cell):
-            earlier = _retrain_for_missing_weights(spec, cell, hashes, attack_params) if cell.kind == "victim" else None
-            if earlier is None:
-                progress.learn(cell.kind, (read_marker(cell.out_dir) or {}).get("seconds"))
-                settle(cell, Outcome(cell.name, cell.kind, "skipped"))
-                return
-            retrained[cell.name] = earlier
-        heapq.heappush(ready, (cell.kind == "victim", next(order), cell))
-
-    def fill_workers() -> None:
-        while ready and len(pending) < workers:
-            cell = heapq.heappop(ready)[2]
-            pending[runner.submit(run_cell, cell, cell.name)] = cell
-
+    grid = GridScheduler(spec, runner, workers, hashes, attack_params, progress, status)
     previous = _stop_on_sigterm()
     try:
-        for cell in victims:
-            schedule(cell)
-        fill_workers()
-        while pending:
-            for future in runner.wait_first(pending):
-                cell = pending.pop(future)
-                try:
-                    outcome = runner.result(future)
-                except Exception as error:  # a worker died: the cell failed, the grid goes on
-                    outcome = Outcome(cell.name, cell.kind, "failed", 0.0, f"{cell.name}: worker error: {error!r}")
-                settle(cell, outcome)
-            fill_workers()
+        report = grid.run(victims)
         status.end(interrupted=False)
     except BaseException:
         status.end(interrupted=True)

@@ -35,7 +35,7 @@ class Sample:
 def manual_sample(results: Results, task: str, attacker: str = "BERT-ATTACK", victim: str = "BiLSTM",
                   n: int = 20) -> Sample | None:
     """The ``n`` best successful examples of the untargeted run (targeted if only that exists)."""
-    from bodega.scoring.diff import render_diff_html
+    from bodega.report.diff import render_diff_html
     from bodega.scoring.text import character_similarity
 
     for scenario in ("untargeted", "targeted"):

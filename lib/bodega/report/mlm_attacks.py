@@ -31,7 +31,7 @@ def _summary_row(summary: dict) -> dict:
 def write_report(runs: list[Path], out: Path, k: int = 10, profile: str = "cpu") -> tuple[Path, Path]:
     import pandas as pd
 
-    from bodega.attacks.session import best_examples
+    from bodega.report.run_views import best_examples
     from bodega.scoring import load_semantic_model
 
     semantic = load_semantic_model(profile)

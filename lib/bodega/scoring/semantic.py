@@ -3,7 +3,7 @@
 ``paper`` uses BLEURT-20 (through ``bleurt-pytorch``) as BODEGA does. BLEURT's
 checkpoints cannot be installed offline, so ``cpu`` uses a default chosen by
 agreement with human judgments of meaning preservation (see the book chapter
-"Measuring meaning preservation" and :mod:`bodega.scoring.agreement`). Every model
+"Measuring meaning preservation" and :mod:`bodega.report.semantic_agreement`). Every model
 deduplicates its inputs and runs them in batches of similar length; no model is
 called once per pair. torch and transformers are imported only when a model loads.
 """

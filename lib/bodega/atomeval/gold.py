@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Protocol
 
-from atomeval.atoms import Atom
-from atomeval.normalise import normalise
+from bodega.atomeval.atoms import Atom
+from bodega.atomeval.normalise import normalise
 
 GOLD_PATH = Path(__file__).parent / "gold" / "fever_refutes_atoms.jsonl"
 SLOTS = ("subject", "relation", "object", "modifiers", "polarity")

@@ -1,4 +1,6 @@
-"""Make the paths that results files record portable: no absolute path of the machine that wrote them.
+"""The project root, and portable paths in results files: no absolute path of the machine that wrote them.
+
+Neither changes a number, so cell keys do not hash this module (see ``experiments/hashing.py``).
 
 A results file or a book data file is read on other machines (a cluster node, a fresh clone), so
 an absolute path in it is at best noise and at worst a lookup that fails there. Two kinds of
@@ -26,6 +28,17 @@ from bodega.io import atomic_write_json
 # An absolute path starts at a "/" that no word, dot, dash, colon or other slash precedes
 # (so "1/2", "a/b" and "http://x/y" are not paths) and runs to whitespace, a quote or a bracket.
 _ABSOLUTE = re.compile(r"(?<![\w.:/~-])/[^\s\"'<>()\[\]{},;|]+")
+
+
+def project_root(start: str | Path = ".") -> Path:
+    """The checkout holding pyproject.toml and lib/bodega, from ``start`` upwards (notebooks run in notebooks/);
+    outside a checkout (the package installed with pip, run in a folder of the user's) ``start`` itself, so that
+    ``data/`` and ``results/`` are read and written there."""
+    here = Path(start).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "pyproject.toml").exists() and (folder / "lib" / "bodega").exists():
+            return folder
+    return here
 
 
 def _resource_of(path: PurePosixPath) -> tuple[str, PurePosixPath] | None:

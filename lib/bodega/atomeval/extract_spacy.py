@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from atomeval.atoms import Atom, Modifier
+from bodega.atomeval.atoms import Atom, Modifier
 
 SCOPE_ADVERBS = frozenset({"only", "solely", "exclusively", "ever", "just", "merely", "purely", "entirely",
                            "wholly", "always", "mainly", "mostly", "partly", "primarily"})

@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from atomeval.atoms import Atom
-from atomeval.matching import NON_SPECIALISING, AtomComparison, Matcher, SlotStatus, content
-from atomeval.normalise import NEGATORS, normalise, numbers_in, rejoin_split_words, tokens
+from bodega.atomeval.atoms import Atom
+from bodega.atomeval.matching import NON_SPECIALISING, AtomComparison, Matcher, SlotStatus, content
+from bodega.atomeval.normalise import NEGATORS, normalise, numbers_in, rejoin_split_words, tokens
 
 DIAGNOSTICS = ("ScopeLoss", "EvDrift", "EvEnt", "UnverAdd")
 # Relations (lemmas) for which "A r B" and "B r A" say the same: identity/class statements with the copula

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from atomeval.llm import ChatClient, complete_many
+from bodega.atomeval.llm import ChatClient, complete_many
 
 FAMILIES = ("colloquial", "deseption", "factmix", "omission", "advadd")
 FAMILY_NAMES = {"colloquial": "Colloquial/Lexical", "deseption": "DeSePtion-style",
@@ -66,7 +66,7 @@ class RuleRewriter:
 
     def __init__(self, nlp: Any = None) -> None:
         if nlp is None:
-            from atomeval.extract_spacy import default_nlp
+            from bodega.atomeval.extract_spacy import default_nlp
 
             nlp = default_nlp()
         self.nlp = nlp
@@ -80,7 +80,7 @@ class RuleRewriter:
         return out if out and out.strip() != claim.strip() else None
 
     def _colloquial(self, doc, evidence: str) -> str | None:
-        from atomeval.lexicon import _synsets
+        from bodega.atomeval.lexicon import _synsets
 
         words = [t.text for t in doc]
         changed = 0

@@ -22,9 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-from atomeval.atoms import Atom, Modifier
-from atomeval.lexicon import is_hypernym, synonyms
-from atomeval.normalise import normalise, numbers_in, tokens
+from bodega.atomeval.atoms import Atom, Modifier
+from bodega.atomeval.lexicon import is_hypernym, synonyms
+from bodega.atomeval.normalise import normalise, numbers_in, tokens
 
 # Words that carry no content of their own when comparing slots (prepositions that mark the
 # same role, auxiliaries). Words that change truth conditions (before/after, than, only, not)

@@ -1,13 +1,13 @@
 """WordNet relations between words: synonymy (shared synset) and generalisation (hypernymy).
 
-Both work on the base forms that :func:`atomeval.normalise.normalise` produces. WordNet is the
+Both work on the base forms that :func:`bodega.atomeval.normalise.normalise` produces. WordNet is the
 offline 3.0 copy that :func:`bodega.resources.use_nltk_data` provides.
 """
 from __future__ import annotations
 
 from functools import lru_cache
 
-from atomeval.normalise import _wordnet
+from bodega.atomeval.normalise import _wordnet
 
 
 @lru_cache(maxsize=50_000)

@@ -1,4 +1,8 @@
-"""What the attack notebook needs around a run: paths, data and victim on demand, and display helpers."""
+"""What the stage notebooks need around a run: the results layout's paths, and data and victim on demand.
+
+Orchestration only (what is computed lives in ``attacks``, ``victims`` and ``data``), so cell keys do not
+hash it; the tables and figures the notebooks show are in :mod:`bodega.report.run_views`.
+"""
 from __future__ import annotations
 
 import json
@@ -8,19 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bodega.errors import BodegaError
+from bodega.paths import project_root
 
 log = logging.getLogger(__name__)
-
-
-def project_root(start: str | Path = ".") -> Path:
-    """The checkout holding pyproject.toml and lib/bodega, from ``start`` upwards (notebooks run in notebooks/);
-    outside a checkout (the package installed with pip, run in a folder of the user's) ``start`` itself, so that
-    ``data/`` and ``results/`` are read and written there."""
-    here = Path(start).resolve()
-    for folder in (here, *here.parents):
-        if (folder / "pyproject.toml").exists() and (folder / "lib" / "bodega").exists():
-            return folder
-    return here
 
 
 @dataclass(frozen=True)
@@ -116,37 +110,3 @@ def ensure_victim(task: str, victim: str, data_dir: Path, victim_dir: Path, prof
 
     log.info("training %s on %s into %s", victim, task, victim_dir)
     return Path(train_victim(task, victim, data_dir, victim_dir, profile=profile, seed=seed))
-
-
-def best_examples(records: list[dict], task: str, semantic, k: int = 10):
-    """The ``k`` successful examples with the highest BODEGA score, as a DataFrame with highlighted diffs."""
-    import pandas as pd
-
-    from bodega.scoring import score_examples
-    from bodega.scoring.diff import render_diff_html
-
-    wins = [r for r in records if r["success"]]
-    if not wins:
-        return pd.DataFrame(columns=["id", "BODEGA", "queries", "change"])
-    scores = score_examples(task, [r["original"] for r in wins], [r["adversarial"] for r in wins],
-                            [True] * len(wins), semantic)
-    rows = [dict(id=r["id"], BODEGA=round(s.bodega, 3), queries=r["queries"],
-                 change=render_diff_html(r["original"], r["adversarial"])) for r, s in zip(wins, scores)]
-    return pd.DataFrame(rows).sort_values("BODEGA", ascending=False).head(k).reset_index(drop=True)
-
-
-def query_distribution(records: list[dict], title: str = ""):
-    """Histogram of queries per example, successes and failures apart; returns the figure."""
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 3.2))
-    for flag, label in ((True, "success"), (False, "failure")):
-        values = [r["queries"] for r in records if bool(r["success"]) == flag and r["error"] is None]
-        if values:
-            ax.hist(values, bins=20, alpha=0.6, label=f"{label} ({len(values)})")
-    ax.set_xlabel("queries per example")
-    ax.set_ylabel("examples")
-    ax.set_title(title)
-    ax.legend()
-    fig.tight_layout()
-    return fig

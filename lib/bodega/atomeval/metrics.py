@@ -21,7 +21,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from atomeval.gate import DIAGNOSTICS, Gate
+from bodega.atomeval.gate import DIAGNOSTICS, Gate
 from bodega.tasks import join_pair
 
 

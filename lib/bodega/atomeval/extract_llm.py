@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 import re
 
-from atomeval.atoms import ATOM_JSON_SCHEMA, Atom, AtomSchemaError, parse_atoms
-from atomeval.llm import ChatClient, complete_many
+from bodega.atomeval.atoms import ATOM_JSON_SCHEMA, Atom, AtomSchemaError, parse_atoms
+from bodega.atomeval.llm import ChatClient, complete_many
 
 SYSTEM_PROMPT = """You decompose a factual claim into SROM atoms.
 An atom is one predication: subject, relation, object, modifiers, polarity.

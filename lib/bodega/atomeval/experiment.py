@@ -26,7 +26,7 @@ def make_client(spec: str, threads: int | None = None):
     A resource role (e.g. ``transformers:smollm2-instruct``, the ``cpu`` profile's ``llm``) is resolved
     through :mod:`bodega.resources`; anything else after ``transformers:`` is a model folder.
     """
-    from atomeval.llm import OpenAIChatClient, TransformersChatClient
+    from bodega.atomeval.llm import OpenAIChatClient, TransformersChatClient
 
     kind, _, rest = spec.partition(":")
     if kind == "openai" and rest:
@@ -53,10 +53,10 @@ def local_model_path(name: str) -> tuple[str, str | None]:
 
 def make_extractor(spec: str = "spacy", threads: int | None = None):
     if spec == "spacy":
-        from atomeval.extract_spacy import SpacyExtractor
+        from bodega.atomeval.extract_spacy import SpacyExtractor
 
         return SpacyExtractor()
-    from atomeval.extract_llm import LLMExtractor
+    from bodega.atomeval.extract_llm import LLMExtractor
 
     return LLMExtractor(make_client(spec, threads))
 
@@ -64,22 +64,22 @@ def make_extractor(spec: str = "spacy", threads: int | None = None):
 def make_rewriter(spec: str = "rules", threads: int | None = None):
     """``rules``, ``saved:<tables dir>`` (rewrites of an earlier run) or an LLM spec (see :func:`make_client`)."""
     if spec == "rules":
-        from atomeval.rewriters import RuleRewriter
+        from bodega.atomeval.rewriters import RuleRewriter
 
         return RuleRewriter()
     if spec.startswith("saved:"):
-        from atomeval.rewriters import SavedRewriter
+        from bodega.atomeval.rewriters import SavedRewriter
 
         return SavedRewriter(spec.removeprefix("saved:"))
-    from atomeval.rewriters import LLMRewriter
+    from bodega.atomeval.rewriters import LLMRewriter
 
     return LLMRewriter(make_client(spec, threads))
 
 
 def make_gate(profile: str = "cpu", extractor: str = "spacy"):
     """The gate with the profile's NLI model (none in ``cpu``)."""
-    from atomeval.gate import Gate
-    from atomeval.models import load_nli
+    from bodega.atomeval.gate import Gate
+    from bodega.atomeval.models import load_nli
 
     return Gate(make_extractor(extractor), nli=load_nli(profile))
 
@@ -119,7 +119,7 @@ def get_verifier(verifier: str, results_dir: str | Path, data_dir: str | Path, p
 def extractor_accuracy(extractor: str = "spacy", out: str | Path | None = None, threads: int | None = None,
                        per_split: int = 0) -> dict:
     """Accuracy on the gold set, or on its first ``per_split`` claims of each split when that is > 0."""
-    from atomeval.gold import evaluate_extractor, first_per_split, load_gold
+    from bodega.atomeval.gold import evaluate_extractor, first_per_split, load_gold
 
     gold = load_gold()
     if per_split:
@@ -131,10 +131,33 @@ def extractor_accuracy(extractor: str = "spacy", out: str | Path | None = None, 
     return report
 
 
+def semantic_agreement(pairs: Sequence[Any], profile: str = "cpu", with_bodega_score: bool = False) -> list[dict]:
+    """BODEGA's semantic score (and, with ``with_bodega_score``, its whole score) against the people's judgements
+    of ``pairs``, one row each, as :func:`~bodega.atomeval.human.agreement` gives them."""
+    from bodega.atomeval.human import agreement
+    from bodega.scoring import load_semantic_model, score_examples, semantic_model_name
+
+    scores = score_examples("FC", [p.original_text for p in pairs], [p.adversarial_text for p in pairs],
+                            [True] * len(pairs), load_semantic_model(profile))
+    truth = [p.preserves for p in pairs]
+    name = semantic_model_name(profile)
+    rows = [agreement(f"BODEGA semantic score ({name})", truth, None, [s.semantic for s in scores]).to_dict()]
+    if with_bodega_score:
+        rows.append(agreement(f"BODEGA score ({name} x character)", truth, None, [s.bodega for s in scores]).to_dict())
+    return rows
+
+
+def gate_agreement_rows(gate, pairs: Sequence[Any]) -> list[dict]:
+    """The gate's agreement with the people on ``pairs``: judging the claim only, then claim and evidence."""
+    from bodega.atomeval.human import gate_agreement
+
+    return [gate_agreement(gate, pairs, check_evidence=check)[0].to_dict() for check in (False, True)]
+
+
 def human_agreement(pairs_path: str | Path, profile: str = "cpu", extractor: str = "spacy",
                     with_semantic: bool = True, out: str | Path | None = None) -> dict:
     """Gate (claim only, and claim + evidence) and BODEGA semantic score against people."""
-    from atomeval.human import agreement, gate_agreement, load_pairs
+    from bodega.atomeval.human import gate_agreement, load_pairs
 
     pairs = load_pairs(pairs_path)
     gate = make_gate(profile, extractor)
@@ -144,17 +167,7 @@ def human_agreement(pairs_path: str | Path, profile: str = "cpu", extractor: str
         rows.append(result.to_dict())
         records["claim+evidence" if check_evidence else "claim"] = recs
     if with_semantic:
-        from bodega.scoring import load_semantic_model, score_examples, semantic_model_name
-
-        semantic = load_semantic_model(profile)
-        scores = score_examples("FC", [p.original_text for p in pairs], [p.adversarial_text for p in pairs],
-                                [True] * len(pairs), semantic)
-        truth = [p.preserves for p in pairs]
-        name = semantic_model_name(profile)
-        rows.append(agreement(f"BODEGA semantic score ({name})", truth, None,
-                              [s.semantic for s in scores]).to_dict())
-        rows.append(agreement(f"BODEGA score ({name} x character)", truth, None,
-                              [s.bodega for s in scores]).to_dict())
+        rows += semantic_agreement(pairs, profile, with_bodega_score=True)
     result = {"pairs": Path(pairs_path).name, "profile": profile, "extractor": extractor, "rows": rows}
     if out:
         atomic_write_json(out, result)
@@ -174,9 +187,9 @@ ABLATIONS = {
 
 def gate_ablation(pairs_path: str | Path, extractor: str = "spacy", out: str | Path | None = None) -> dict:
     """Agreement with people with one gate parameter switched off at a time (no NLI)."""
-    from atomeval.gate import Gate, GateConfig
-    from atomeval.human import gate_agreement, load_pairs
-    from atomeval.matching import Matcher, MatcherConfig
+    from bodega.atomeval.gate import Gate, GateConfig
+    from bodega.atomeval.human import gate_agreement, load_pairs
+    from bodega.atomeval.matching import Matcher, MatcherConfig
 
     pairs = load_pairs(pairs_path)
     base = make_extractor(extractor)
@@ -196,12 +209,12 @@ def run_tables(claims: Sequence[Any], verifier, verifier_name: str, gate, rewrit
                families: Sequence[str], out_dir: str | Path, profile: str = "cpu", config=None,
                with_surface: bool = True) -> dict[str, dict]:
     """Rewrite, verify and gate every claim per family; write records and summaries per family."""
-    from atomeval.metrics import MetricsConfig, evaluate, make_cases, surface_proxies
+    from bodega.atomeval.metrics import MetricsConfig, evaluate, make_cases, surface_proxies
 
     config = config or MetricsConfig()
     similarity = perplexity = None
     if with_surface:
-        from atomeval.models import load_perplexity, load_similarity
+        from bodega.atomeval.models import load_perplexity, load_similarity
 
         similarity, perplexity = load_similarity(profile), CachedPerplexity(load_perplexity(profile))
     out_dir = Path(out_dir)
@@ -241,7 +254,7 @@ def table_metrics(results: dict[str, dict]):
     """Paper's Table 5: ASR / S-ASR / P-ASR / VASR per family and verifier."""
     import pandas as pd
 
-    from atomeval.rewriters import FAMILY_NAMES
+    from bodega.atomeval.rewriters import FAMILY_NAMES
 
     rows = [{"verifier": r["summary"]["verifier"], "family": FAMILY_NAMES.get(f, f),
              "claims": r["summary"]["claims"], "ASR": r["summary"]["ASR"], "S-ASR": r["summary"]["S-ASR"],
@@ -253,7 +266,7 @@ def table_diagnostics(results: dict[str, dict]):
     """Tables 6 and 8: share of successful attacks that are invalid / carry each diagnostic."""
     import pandas as pd
 
-    from atomeval.rewriters import FAMILY_NAMES
+    from bodega.atomeval.rewriters import FAMILY_NAMES
 
     return pd.DataFrame([{"family": FAMILY_NAMES.get(f, f), **r["summary"]["diagnostics"]}
                          for f, r in results.items()])
@@ -263,8 +276,8 @@ def table_diagnostics_paper(results: dict[str, dict]):
     """Tables 6 and 8 as the paper prints them: "50.0 (4)" with the denominators named, "–" below five."""
     import pandas as pd
 
-    from atomeval.metrics import diagnostics_table_row
-    from atomeval.rewriters import FAMILY_NAMES
+    from bodega.atomeval.metrics import diagnostics_table_row
+    from bodega.atomeval.rewriters import FAMILY_NAMES
 
     return pd.DataFrame([{"family": FAMILY_NAMES.get(f, f), **diagnostics_table_row(r["summary"]["diagnostics"])}
                          for f, r in results.items()])
@@ -275,8 +288,8 @@ def table_thresholds(results: dict[str, dict]):
     families' claims together (``family`` = all) and per family."""
     import pandas as pd
 
-    from atomeval.metrics import threshold_sweep
-    from atomeval.rewriters import FAMILY_NAMES
+    from bodega.atomeval.metrics import threshold_sweep
+    from bodega.atomeval.rewriters import FAMILY_NAMES
 
     groups = {"all": [r for result in results.values() for r in result["records"]]}
     groups.update({FAMILY_NAMES.get(f, f): r["records"] for f, r in results.items()})
@@ -288,7 +301,7 @@ def table_rewrites(results: dict[str, dict]):
     """Validity and diagnostics of every rewrite, flipped or not: what each family does to the claim."""
     import pandas as pd
 
-    from atomeval.rewriters import FAMILY_NAMES
+    from bodega.atomeval.rewriters import FAMILY_NAMES
 
     return pd.DataFrame([{"family": FAMILY_NAMES.get(f, f), **r["summary"]["rewrites"]} for f, r in results.items()])
 
@@ -297,7 +310,7 @@ def table_surface(results: dict[str, dict]):
     """Table 7: how SBERT similarity and perplexity judge valid vs invalid successful attacks."""
     import pandas as pd
 
-    from atomeval.rewriters import FAMILY_NAMES
+    from bodega.atomeval.rewriters import FAMILY_NAMES
 
     return pd.DataFrame([{"family": FAMILY_NAMES.get(f, f), **r["summary"]["surface"]} for f, r in results.items()])
 
@@ -306,7 +319,7 @@ def table_cases(results: dict[str, dict], per_family: int = 1):
     """Table 9: a case study, the first successful attacks of each family with their verdicts."""
     import pandas as pd
 
-    from atomeval.rewriters import FAMILY_NAMES
+    from bodega.atomeval.rewriters import FAMILY_NAMES
 
     rows = []
     for family, result in results.items():
@@ -328,7 +341,7 @@ def verifier_description(folder: str | Path) -> dict:
     """
     import json
 
-    from bodega.report.portable import portable
+    from bodega.paths import portable
 
     return portable(json.loads((Path(folder) / "victim.json").read_text(encoding="utf-8")), Path.cwd())
 
@@ -340,11 +353,11 @@ def compare_rewriters(runs_dir: str | Path, baseline_dir: str | Path, out: str |
     Both runs are ``run_tables`` outputs (``<dir>/<family>/records.jsonl``) for the same verifier. Each
     run's population is the claims its verifier first classified as refuted; only the claims in both are
     counted (a near-chance verifier's decision on a claim can differ between runs; ``populations`` gives
-    the sizes), and both are summarised with the default :class:`~atomeval.metrics.MetricsConfig`.
+    the sizes), and both are summarised with the default :class:`~bodega.atomeval.metrics.MetricsConfig`.
     """
     import json
 
-    from atomeval.metrics import MetricsConfig, summarise, surface_proxies
+    from bodega.atomeval.metrics import MetricsConfig, summarise, surface_proxies
     from bodega.io import read_jsonl
 
     config = MetricsConfig()
@@ -392,3 +405,35 @@ def compare_rewriters(runs_dir: str | Path, baseline_dir: str | Path, out: str |
     if out:
         atomic_write_json(out, result)
     return result
+
+
+def verifier_metrics(folder: str | Path) -> dict:
+    """The verifier's ``metrics.json`` (F1 and accuracy on its attack and dev splits)."""
+    import json
+
+    return json.loads((Path(folder) / "metrics.json").read_text(encoding="utf-8"))
+
+
+def atomeval_summary(parameters: dict, gold: dict, agreement_rows: list[dict], verifier_folder: str | Path,
+                     verifier_name: str, n_claims: int, results: dict[str, dict], thresholds,
+                     attack_rows: list[dict]) -> dict:
+    """Everything the book's AtomEval chapter reads (``atomeval_summary.json``): the notebook's parameters, the
+    extractor's gold accuracy, the agreement with people, the verifier, every table of the rewrite runs
+    (``results`` of :func:`run_tables`; ``thresholds`` of :func:`table_thresholds`, empty without surface
+    metrics) and the VASR rows of BODEGA's attack runs."""
+    return {
+        "parameters": parameters,
+        "gold": dict(gold),
+        "agreement": agreement_rows,
+        "verifier": {"folder": str(verifier_folder), "name": verifier_name, "metrics": verifier_metrics(verifier_folder),
+                     "victim": verifier_description(verifier_folder)},
+        "claims": n_claims,
+        "metrics": table_metrics(results).to_dict("records"),
+        "diagnostics": table_diagnostics(results).to_dict("records"),
+        "diagnostics_paper": table_diagnostics_paper(results).to_dict("records"),
+        "thresholds": thresholds.to_dict("records"),
+        "rewrites": table_rewrites(results).to_dict("records"),
+        "surface": table_surface(results).to_dict("records"),
+        "cases": table_cases(results, per_family=2).to_dict("records"),
+        "attack_runs": attack_rows,
+    }

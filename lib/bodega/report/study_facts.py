@@ -1,0 +1,108 @@
+"""The values the study page quotes in its text (name -> value, for ``myst_nb.glue``), computed here so
+that the page only loads, calls and displays, and a test can check what it says."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from bodega.experiments.spec import GridSpec
+from bodega.report.cost import Budget, left_out_cost, projection, words_per_example
+from bodega.report.findings import AGREE, CANNOT_TELL, DISAGREE, QUERY_RANGES, Finding, range_text
+from bodega.report.study import Study, finished_span
+from bodega.report.uncertainty import LEVEL, RESAMPLES, SEED, run_intervals
+
+
+def example_sizes(spec: GridSpec) -> list[int]:
+    """The distinct numbers of examples the grid's cells attack, skipped cells and "all rows" (None) left out."""
+    return sorted({spec.examples_of(t, v, a, s) for t in spec.tasks for v in spec.victims for a in spec.attackers
+                   for s in spec.scenarios if spec.skip_reason(t, v, a, s) is None} - {None})
+
+
+def plan_facts(study: Study, results_root: str | Path) -> dict[str, Any]:
+    """The grid's plan and how much of it finished."""
+    spec, planned, sizes = study.spec, study.spec.n_attack_cells, example_sizes(study.spec)
+    first_finished, last_finished = finished_span(results_root)
+    return {
+        "grid": spec.name, "profile": spec.profile, "tasks": ", ".join(spec.tasks),
+        "victims": ", ".join(spec.victims), "attackers": ", ".join(spec.attackers), "n_attackers": len(spec.attackers),
+        "n_planned": planned, "n_skipped": len(spec.skipped_cells()), "n_finished": len(study.examples),
+        "n_unfinished": planned - len(study.examples), "examples_min": sizes[0] if sizes else 0,
+        "examples_max": sizes[-1] if sizes else 0, "query_budget": spec.query_budget or 0,
+        "resamples": RESAMPLES, "seed": SEED, "level": LEVEL, "first_finished": first_finished,
+        "last_finished": last_finished, "citation": study.published.citation,
+        "short_cells": "; ".join(f"{name} {n} of {cells}" for name, n, cells in study.short_cells()) or "none",
+    }
+
+
+def run_bodega_intervals(study: Study) -> pd.DataFrame:
+    """One row per finished run: its BODEGA score's interval (``bodega_lo``, ``bodega_hi``), for the figures."""
+    rows = [{"task": t, "victim": v, "attacker": a, "scenario": s, "bodega_lo": i.low, "bodega_hi": i.high}
+            for (t, v, a, s), examples in study.examples.items() for i in [run_intervals(examples)["bodega"]]]
+    return pd.DataFrame(rows, columns=["task", "victim", "attacker", "scenario", "bodega_lo", "bodega_hi"])
+
+
+def budget_facts(total: Budget, outside: pd.DataFrame) -> dict[str, Any]:
+    """The measured CPU time against the budget, with the bound on stopped runs outside the markers."""
+    return {"cpu_hours": round(total.cpu_hours, 2), "budget_cpu_hours": total.budget_cpu_hours,
+            "budget_percent": round(100 * total.share), "cost_cells": total.cells,
+            "cost_unmeasured": total.unmeasured, "outside_runs": len(outside),
+            "outside_hours_bound": round(total.outside_hours_bound, 2), "bound_hours": round(total.bound_hours, 2)}
+
+
+def pilot_facts(pilot: str | Path, costs: pd.DataFrame, total: Budget) -> dict[str, Any]:
+    """What the pilot file (``benchmarks/study_pilot.py``) planned and, where it exists, the grid's cost
+    projected from it; a missing file gives "none" and zeros and no projection."""
+    path = Path(pilot)
+    data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    facts: dict[str, Any] = {
+        "pilot_tasks": ", ".join(f"{task} (against {v['kind']})" for task, v in data.get("pilot_victims", {}).items())
+        or "none",
+        "pilot_unestimated": len(data.get("unestimated_planned_cells", [])),
+        "pilot_planned_hours": round(data.get("planned_cpu_hours", 0.0), 2)}
+    if data:
+        plan = projection(costs, path)
+        facts.update({"estimate_ratio": round(plan.ratio, 2), "remaining_cells": plan.remaining_cells,
+                      "remaining_estimate_hours": round(plan.remaining_estimate_hours, 2),
+                      "projected_hours": round(plan.projected_hours, 2),
+                      "projected_bound_hours": round(plan.projected_hours + total.outside_hours_bound, 2)})
+    return facts
+
+
+def left_out_table(spec: GridSpec, pilot: str | Path, data_root: str | Path) -> pd.DataFrame:
+    """:func:`~bodega.report.cost.left_out_cost` per skip rule, indexed by the cells left out (empty without a
+    pilot file)."""
+    if not Path(pilot).exists():
+        return pd.DataFrame(columns=["left out"]).set_index("left out")
+    table = left_out_cost(spec, pilot, words_per_example(spec, data_root))
+    return table.drop(columns="reason", errors="ignore").set_index("left out").round(2)
+
+
+def left_out_hours(table: pd.DataFrame) -> float:
+    """The estimates and lower bounds of :func:`left_out_table` together, in CPU hours (one decimal)."""
+    empty = pd.Series(dtype=float)
+    return round(float(table.get("estimate_cpu_hours", empty).sum() + table.get("lower_bound_cpu_hours", empty).sum()),
+                 1)
+
+
+def findings_facts(found: list[Finding]) -> dict[str, Any]:
+    """How many claims agree, disagree or cannot tell, the query ranges, and each claim's verdict, evidence,
+    reason and paper value under ``<claim>_<field>`` (dashes in a claim's name become underscores)."""
+    verdicts = [f.verdict for f in found]
+    facts: dict[str, Any] = {key: verdicts.count(verdict) for verdict, key in
+                             ((AGREE, "n_agree"), (DISAGREE, "n_disagree"), (CANNOT_TELL, "n_cannot_tell"))}
+    facts["n_claims"] = len(found)
+    facts["query_ranges"] = "; ".join(f"{task}, {words}: {range_text(low, high)}"
+                                      for task, (low, high, words) in QUERY_RANGES.items())
+    for f in found:
+        key = f.claim.replace("-", "_")
+        facts.update({f"{key}_verdict": f.verdict, f"{key}_evidence": f.evidence, f"{key}_reason": f.reason,
+                      f"{key}_paper": f.paper})
+    return facts
+
+
+def findings_frame(found: list[Finding]) -> pd.DataFrame:
+    """The findings as a table indexed by claim."""
+    return pd.DataFrame([f.__dict__ for f in found]).set_index("claim")

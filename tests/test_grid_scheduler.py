@@ -1,0 +1,124 @@
+"""The grid scheduler's steps on a fake engine: what is queued, submitted, settled, skipped and blocked.
+
+The end-to-end behaviour (real notebooks through papermill) is tested in test_grid_runner.py.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from bodega.experiments import parse_grid
+from bodega.experiments.cells import attack_cells, victim_cells
+from bodega.experiments.execute import Outcome
+from bodega.experiments.hashing import MARKER, HashCache
+from bodega.experiments.progress import Progress
+from bodega.experiments.runner import GridScheduler, _Status
+
+
+class FakeEngine:
+    """Runs nothing: records what is submitted; each cell finishes with the status ``outcomes`` names
+    (``done`` by default), and a finished victim leaves the ``victim.json`` its attack keys read."""
+
+    def __init__(self, outcomes: dict[str, str] | None = None) -> None:
+        self.submitted: list[str] = []
+        self.outcomes = outcomes or {}
+        self.cells: dict[str, object] = {}
+
+    def submit(self, fn, cell, name):
+        self.submitted.append(name)
+        self.cells[name] = cell
+        return name  # the future
+
+    def wait_first(self, futures):
+        return {next(iter(futures))}
+
+    def result(self, name):
+        cell = self.cells[name]
+        status = self.outcomes.get(cell.name, "done")
+        if status == "worker died":
+            raise ConnectionError("lost the worker")
+        if cell.kind == "victim":
+            Path(cell.out_dir).mkdir(parents=True, exist_ok=True)
+            (Path(cell.out_dir) / "victim.json").write_text(json.dumps({"weights_hash": cell.name}))
+        return Outcome(cell.name, cell.kind, status, 1.0)
+
+
+@pytest.fixture
+def grid(tmp_path: Path, grid_data: Path):
+    notebook = tmp_path / "stage.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")]), str(notebook))
+    spec = parse_grid({"name": "t", "profile": "smoke", "tasks": ["PR2"], "victims": ["BiLSTM", "BERT"],
+                       "attackers": ["DeepWordBug"], "scenarios": ["untargeted"], "examples": 3,
+                       "results": str(tmp_path / "results"), "data_root": str(tmp_path / "data"),
+                       "generated": str(tmp_path / "generated"),
+                       "notebooks": {"victim": str(notebook), "attack": str(notebook), "data": "absent"}}, "test")
+
+    def make(engine: FakeEngine, workers: int = 1) -> tuple[GridScheduler, list]:
+        hashes = HashCache()
+        progress = Progress({"victim": 2, "attack": spec.n_attack_cells}, workers, show=False)
+        scheduler = GridScheduler(spec, engine, workers, hashes, None, progress, _Status(spec, workers))
+        return scheduler, victim_cells(spec, hashes)
+
+    return spec, make
+
+
+def test_one_worker_attacks_each_victim_before_training_the_next(grid):
+    _, make = grid
+    engine = FakeEngine()
+    scheduler, victims = make(engine)
+    report = scheduler.run(victims)
+    assert engine.submitted == ["PR2-BiLSTM", "PR2-BiLSTM-DeepWordBug-U", "PR2-BERT", "PR2-BERT-DeepWordBug-U"]
+    assert report.count("done") == 4 and not scheduler.pending and not scheduler.ready
+
+
+def test_fill_workers_submits_no_more_cells_than_workers(grid):
+    _, make = grid
+    engine = FakeEngine()
+    scheduler, victims = make(engine, workers=1)
+    for cell in victims:
+        scheduler.schedule(cell)
+    scheduler.fill_workers()
+    assert engine.submitted == ["PR2-BiLSTM"] and len(scheduler.ready) == 1
+    scheduler.collect()  # the victim is trained: its attack cell goes before the next training
+    assert [cell.name for _, _, cell in sorted(scheduler.ready)] == ["PR2-BiLSTM-DeepWordBug-U", "PR2-BERT"]
+
+
+def test_a_failed_victim_blocks_its_attack_cells_and_the_rest_go_on(grid):
+    _, make = grid
+    engine = FakeEngine({"PR2-BiLSTM": "failed"})
+    scheduler, victims = make(engine)
+    report = scheduler.run(victims)
+    assert "PR2-BiLSTM-DeepWordBug-U" not in engine.submitted
+    assert [(o.name, o.status) for o in report.failed] == [("PR2-BiLSTM", "failed"), ("PR2-BiLSTM-*", "blocked")]
+    assert report.count("done") == 2  # the other victim and its attack
+
+
+def test_a_dead_worker_fails_its_cell_only(grid):
+    _, make = grid
+    scheduler, victims = make(FakeEngine({"PR2-BERT-DeepWordBug-U": "worker died"}))
+    report = scheduler.run(victims)
+    (failed,) = report.failed
+    assert failed.name == "PR2-BERT-DeepWordBug-U" and "worker error" in failed.error
+    assert report.count("done") == 3
+
+
+def test_a_cell_done_with_the_same_key_is_skipped_not_queued(grid):
+    spec, make = grid
+    scheduler, victims = make(FakeEngine())
+    out = Path(victims[0].out_dir)
+    out.mkdir(parents=True)
+    (out / "victim.json").write_text(json.dumps({"weights_hash": "w"}))
+    (attack,) = attack_cells(spec, victims[0], HashCache())
+    run = Path(attack.out_dir)
+    run.mkdir(parents=True)
+    for name in attack.expected:
+        (run / name).write_text("{}")
+    (run / MARKER).write_text(json.dumps({"status": "done", "key": attack.key, "seconds": 5.0}))
+    scheduler.schedule(attack)
+    assert not scheduler.ready and [(o.name, o.status) for o in scheduler.report.outcomes] == [(attack.name, "skipped")]
+    (run / MARKER).write_text(json.dumps({"status": "done", "key": "other inputs"}))
+    scheduler.schedule(attack)
+    assert [cell.name for _, _, cell in scheduler.ready] == [attack.name]

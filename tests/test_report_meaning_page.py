@@ -1,0 +1,62 @@
+"""The Meaning chapter's values: candidates' agreement with people, folding's effect, the scorer's speed-ups."""
+from __future__ import annotations
+
+import pandas as pd
+
+from bodega.report.meaning_page import (SPEED_KEYS, agreement_facts, candidates_table, folding_table, speed_facts,
+                                        speed_markdown)
+
+COLUMNS = ("auc_semantic", "auc_semantic_low", "auc_semantic_high", "auc_bodega", "auc_bodega_low",
+           "auc_bodega_high", "auc_semantic_0_vs_1", "auc_semantic_0_vs_2")
+
+
+def _table(folded_semantic: float, folded_bodega: float) -> pd.DataFrame:
+    values = {"model": 0.7, "sbert-cosine": 0.65, "bertscore-f1": 0.6, "character": 0.55}
+    rows = [{"candidate": name, **{c: v for c in COLUMNS}, "seconds": 12.4} for name, v in values.items()]
+    rows.append({"candidate": "character-folded", **{c: folded_semantic for c in COLUMNS},
+                 "auc_bodega": folded_bodega, "seconds": 0.2})
+    return pd.DataFrame(rows)
+
+
+META = {"n_pairs": "30", "label_counts": {"0": 10, "1": 15, "2": 5}}
+
+
+def test_the_folded_character_score_is_compared_with_the_default_in_words():
+    better = agreement_facts(_table(0.8, 0.8), META, "model")
+    assert better["character_vs_default"] == "agrees with people better than"
+    assert better["encoder_vs_character_0v2"] == "no better" and better["n_pairs"] == 30
+    assert agreement_facts(_table(0.6, 0.6), META, "model")["character_vs_default"] == "agrees with people less well than"
+    mixed = agreement_facts(_table(0.8, 0.6), META, "model")
+    assert mixed["character_vs_default"] == "agrees with people about as well as"
+    assert mixed["default_auc"] == 0.7 and mixed["character_folded_auc_bodega"] == 0.6
+
+
+def test_candidates_table_marks_the_default_and_shows_intervals():
+    table = candidates_table(_table(0.8, 0.8), "model")
+    assert table.candidate[0] == "model (cpu default)" and table["AUC semantic [95% CI]"][0] == "0.700 [0.700, 0.700]"
+    assert table.seconds.tolist()[-1] == "0"
+
+
+def _times(reference: float, ours: float) -> dict:
+    return {"ms_per_example": {f"{who}{part}": value for who, value in (("reference", reference), ("ours", ours))
+                               for part in ("", "_segment", "_align")}}
+
+
+def test_speed_facts_and_table_from_the_benchmark_file():
+    assert speed_facts(None) == {key: "(not measured)" for key in SPEED_KEYS}
+    speed = {"PR2": _times(2.0, 1.0), "HN": {**_times(30.0, 2.0), "quartile_1": {**_times(4.0, 2.0), "sentences": [1, 5]},
+                                              "quartile_4": {**_times(90.0, 3.0), "sentences": [40, 90]}}}
+    facts = speed_facts(speed)
+    assert facts["hn_verdict"] == "the tenfold target is met" and facts["hn_ratio"] == "15.0x"
+    assert facts["hn_short_ratio"] == "2.0x" and facts["hn_long_align_ratio"] == "30.0x"
+    lines = speed_markdown(speed).splitlines()
+    assert len(lines) == 2 + 3 * 4 and "| HN, 40-90 sentences | alignment + character only | 90.000 | 3.000 | 30.0x |" in lines
+
+
+def test_folding_table_says_na_for_a_run_without_successes():
+    entry = {"mean": 0.5, "low": 0.4, "high": 0.6}
+    empty = {"mean": None}
+    folding = {"rows": [{"run": "r", "successes": 0, "examples": 3, "semantic_folded": empty, "semantic_plain": empty,
+                         "bodega_folded": entry, "bodega_plain": entry, "bodega_difference": empty}]}
+    row = folding_table(folding).iloc[0]
+    assert row["successes"] == "0/3" and row["semantic, folded"] == "n/a" and row["BODEGA, folded"] == "0.500 [0.400, 0.600]"

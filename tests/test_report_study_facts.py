@@ -1,0 +1,79 @@
+"""The values the study page quotes: sample sizes from the grid, the pilot file's plan, the findings' counts."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from bodega.experiments import parse_grid
+from bodega.report.cost import Budget, cell_minutes
+from bodega.report.findings import AGREE, CANNOT_TELL, DISAGREE, Finding
+from bodega.report.study_facts import (budget_facts, example_sizes, findings_facts, findings_frame, left_out_hours,
+                                       pilot_facts)
+
+GRID = {"name": "g", "profile": "cpu", "tasks": ["PR2", "HN"], "victims": ["BiLSTM", "GEMMA2B"],
+        "attackers": ["PWWS"], "scenarios": ["untargeted", "targeted"], "examples": 50,
+        "examples_for": [{"victims": ["GEMMA2B"], "examples": 30}, {"tasks": ["HN"], "examples": 25}],
+        "skip": [{"tasks": ["HN"], "victims": ["GEMMA2B"], "reason": "too slow"}]}
+
+
+def test_example_sizes_walk_the_cells_the_grid_runs():
+    assert example_sizes(parse_grid(GRID, "g")) == [25, 30, 50]  # HN-GEMMA2B (25 by the later rule) is skipped
+    assert example_sizes(parse_grid({**GRID, "skip": []}, "g")) == [25, 30, 50]
+    assert example_sizes(parse_grid({**GRID, "examples_for": [], "skip": []}, "g")) == [50]
+    assert example_sizes(parse_grid({**GRID, "examples": None, "examples_for": []}, "g")) == []  # all rows
+
+
+def test_pilot_facts_read_the_plan_and_project_the_cost(tmp_path: Path):
+    folder = tmp_path / "runs" / "PR2-BiLSTM-PWWS-U"
+    folder.mkdir(parents=True)
+    (folder / "cell.json").write_text(json.dumps({"status": "done", "name": folder.name, "seconds": 100,
+                                                  "cpu_seconds": 90}))
+    costs = cell_minutes(tmp_path)
+    pilot = tmp_path / "pilot.json"
+    pilot.write_text(json.dumps({
+        "pilot_victims": {"PR2": {"kind": "BiLSTM"}, "FC": {"kind": "BERT"}},
+        "unestimated_planned_cells": ["RD-BiLSTM-PWWS-U", "RD-BiLSTM-PWWS-T"], "planned_cpu_hours": 3.14159,
+        "cells": {"PR2-BiLSTM-PWWS-U": {"estimate_cpu_seconds": 45.0},
+                  "PR2-BiLSTM-PWWS-T": {"estimate_cpu_seconds": 3600.0}}}))
+    total = Budget(cells=1, cpu_hours=90 / 3600, budget_cpu_hours=12, unmeasured=0, outside_hours_bound=0.5)
+    facts = pilot_facts(pilot, costs, total)
+    assert facts["pilot_tasks"] == "PR2 (against BiLSTM), FC (against BERT)"
+    assert facts["pilot_unestimated"] == 2 and facts["pilot_planned_hours"] == 3.14
+    assert facts["estimate_ratio"] == 2.0 and facts["remaining_cells"] == 1  # measured 90 s where 45 were estimated
+    assert facts["projected_hours"] == round(90 / 3600 + 2.0, 2)
+    assert facts["projected_bound_hours"] == round(90 / 3600 + 2.0 + 0.5, 2)
+    absent = pilot_facts(tmp_path / "absent.json", costs, total)
+    assert absent == {"pilot_tasks": "none", "pilot_unestimated": 0, "pilot_planned_hours": 0.0}
+
+
+def test_budget_facts_round_for_the_text():
+    total = Budget(cells=7, cpu_hours=10.0917, budget_cpu_hours=12, unmeasured=1, outside_hours_bound=1.234)
+    facts = budget_facts(total, pd.DataFrame({"cell": ["a", "b"]}))
+    assert facts == {"cpu_hours": 10.09, "budget_cpu_hours": 12, "budget_percent": 94, "cost_cells": 7,
+                     "cost_unmeasured": 1, "outside_runs": 2, "outside_hours_bound": 1.23, "bound_hours": 11.33}
+
+
+def test_left_out_hours_add_estimates_and_bounds():
+    table = pd.DataFrame({"estimate_cpu_hours": [1.25, 2.0], "lower_bound_cpu_hours": [0.5, 0.0]})
+    assert left_out_hours(table) == 3.8
+    assert left_out_hours(pd.DataFrame(columns=["left out"])) == 0.0  # no pilot file
+
+
+def test_findings_facts_count_verdicts_and_name_each_claims_fields():
+    found = [Finding("size-helps-PR2", "bigger is harder", "PR2", "0.1 [0.0, 0.2]", AGREE, "interval above 0", ""),
+             Finding("size-helps-FC", "bigger is harder", "FC", "-", CANNOT_TELL, "no run", ""),
+             Finding("budget", "few queries", "PR2", "900", DISAGREE, "many queries", "profile")]
+    facts = findings_facts(found)
+    assert (facts["n_agree"], facts["n_disagree"], facts["n_cannot_tell"], facts["n_claims"]) == (1, 1, 1, 3)
+    assert facts["size_helps_PR2_verdict"] == AGREE and facts["size_helps_FC_reason"] == "no run"
+    assert facts["budget_paper"] == "few queries" and "PR2, " in facts["query_ranges"]
+    assert list(findings_frame(found).index) == ["size-helps-PR2", "size-helps-FC", "budget"]
+
+
+@pytest.mark.parametrize("verdict", [AGREE, DISAGREE, CANNOT_TELL])
+def test_a_verdict_nobody_reached_counts_zero(verdict):
+    facts = findings_facts([Finding("c", "p", "PR2", "e", verdict, "r", "")])
+    assert sum(facts[key] for key in ("n_agree", "n_disagree", "n_cannot_tell")) == 1
