@@ -56,21 +56,32 @@ def table4_intervals(study: Study) -> pd.DataFrame:
 
 def table5_intervals(study: Study) -> pd.DataFrame:
     """Best BODEGA score per task and victim in each scenario, with its attacker, interval, queries and the
-    attackers not distinguishable from it; victim F1 ours beside the paper's (Table 3)."""
+    attackers not distinguishable from it; victim F1 ours beside the paper's (Table 3), with the attack-set
+    AUC and whether the victim is competent (:func:`bodega.victims.competence.competence`)."""
     f1 = {(r.task, r.victim): r.f1 for r in study.results.victims.itertuples()}
+    quality = {(r.task, r.victim): r for r in study.results.victims.itertuples()}
     rows = []
     for task in study.spec.tasks:
         for victim in study.spec.victims:
             paper_f1 = study.published.f1(task, victim)
             row = {("", "task"): task, ("", "victim"): victim,
                    ("F1", "ours"): f"{f1[(task, victim)]:.3f}" if (task, victim) in f1 else "",
-                   ("F1", "paper"): f"{paper_f1:.3f}" if paper_f1 is not None else NOT_STATED}
+                   ("F1", "paper"): f"{paper_f1:.3f}" if paper_f1 is not None else NOT_STATED,
+                   **_competence_cells(quality.get((task, victim)))}
             for scenario in ("untargeted", "targeted"):
                 row.update({(scenario, k): v for k, v in _best_cell(study, task, victim, scenario).items()})
             rows.append(row)
     frame = pd.DataFrame(rows)
     frame.columns = pd.MultiIndex.from_tuples(frame.columns)
     return frame.set_index([("", "task"), ("", "victim")]).rename_axis(["task", "victim"])
+
+
+def _competence_cells(victim) -> dict[tuple[str, str], str]:
+    """AUC and the competence verdict of one victim row of ``results.victims`` (None: not trained)."""
+    if victim is None or getattr(victim, "competent", None) is None or pd.isna(victim.competent):
+        return {("victim", "AUC"): "", ("victim", "competent"): ""}
+    return {("victim", "AUC"): f"{victim.roc_auc:.3f}",
+            ("victim", "competent"): "yes" if victim.competent else f"no ({victim.competence})"}
 
 
 def _best_cell(study: Study, task: str, victim: str, scenario: str) -> dict[str, str]:
