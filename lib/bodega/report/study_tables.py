@@ -199,10 +199,12 @@ def grid_deviations(spec: GridSpec) -> pd.DataFrame:
     """Where a grid departs from the paper's run beyond its profile: sample sizes, query budget, training
     rows and the cells it leaves out, each with the cells it concerns; read from the grid file itself."""
     rows = [{"choice": "examples per attack cell", "cells": "every cell",
-             "here": f"the first {spec.examples} rows of attack.tsv" if spec.examples else "every row of attack.tsv",
+             "here": (f"{spec.examples} rows of attack.tsv drawn in one seeded order, the same for every victim and "
+                      "attacker (targeted: the first eligible ones)") if spec.examples else "every row of attack.tsv",
              "paper": "every row of attack.tsv"}]
     rows += [{"choice": "examples per attack cell", "cells": _rule_cells(rule),
-              "here": f"the first {rule.examples} rows", "paper": "every row"} for rule in spec.examples_for]
+              "here": f"{rule.examples} rows of the same seeded order", "paper": "every row"}
+             for rule in spec.examples_for]
     if spec.query_budget:
         rows.append({"choice": "query budget", "cells": "every cell",
                      "here": f"{spec.query_budget:,} queries per example (running out counts as a failure)",
