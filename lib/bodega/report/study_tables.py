@@ -13,7 +13,7 @@ from bodega.report.findings import comparable, grouped, groups, verdict_bound, v
 from bodega.report.published import NOT_STATED, RERUN_LABEL, RERUN_VICTIMS, Statement
 from bodega.report.study import Study
 from bodega.report.tables import METRIC_TITLES
-from bodega.report.uncertainty import MEASURES, Interval, mean_intervals, rank_attackers
+from bodega.report.uncertainty import MEASURES, Interval, mean_intervals, rank_attackers, success_interval
 
 DIGITS = {"queries": 1}
 
@@ -107,13 +107,16 @@ def statements_table(study: Study) -> pd.DataFrame:
         for attacker in [a for a in study.spec.attackers if statement.covers(statement.task, attacker=a, best=best)] \
                 or [statement.attacker]:
             victims = study.victims_run(statement.task, attacker, "untargeted")
-            ours = mean_intervals([study.run(statement.task, v, attacker, "untargeted") for v in victims])[
-                statement.measure] if victims else None
+            runs = [study.run(statement.task, v, attacker, "untargeted") for v in victims]
+            ours = mean_intervals(runs)[statement.measure] if victims else None
+            exact = success_interval(runs) if victims and statement.measure == "confusion" else None
+            text = ours.text(DIGITS.get(statement.measure, 3)) if ours else \
+                study.status(statement.task, study.spec.victims[0], attacker, "untargeted")
+            if exact is not None:  # few examples or a rate of 0 or 1: the exact interval decides
+                text += f"; exact [{exact.low:.3f}, {exact.high:.3f}]"
             rows.append({"statement": statement.id, "task": statement.task, "attacker": attacker,
                          "measure": METRIC_TITLES[statement.measure], "paper": statement.stated(),
-                         "ours": ours.text(DIGITS.get(statement.measure, 3)) if ours else
-                         study.status(statement.task, study.spec.victims[0], attacker, "untargeted"),
-                         "paper's value against our interval": _check(statement, ours)})
+                         "ours": text, "paper's value against our interval": _check(statement, exact or ours)})
     return pd.DataFrame(rows).set_index("statement")
 
 
