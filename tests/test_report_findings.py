@@ -166,8 +166,7 @@ def test_size_claims_read_the_targeted_best_per_victim(study):
     assert bert.verdict == CANNOT_TELL and "GEMMA2B" in bert.reason and "BiLSTM" not in bert.evidence
     assert bert.quote == "BERT appears the most robust except for HN"
     gemma = found["q2-gemma-FC"]
-    # cpu: SmolLM2 in GEMMA2B's role, Gemma-3 in GEMMA7B's: two families, so not a within-family size claim
-    assert gemma.verdict == CANNOT_TELL and gemma.reason.startswith("not testable here")
+    assert gemma.verdict == CANNOT_TELL and "not in the tiny grid" in gemma.reason
 
 
 def test_query_claims_compare_intervals_with_the_papers_bounds(study):
@@ -290,7 +289,7 @@ ALL_VICTIMS = ["BiLSTM", "BERT", "GEMMA2B", "GEMMA7B"]
 
 
 def _study(tmp_path: Path, runs: list[tuple], victims=ALL_VICTIMS, backend: str = "native",
-           not_competent: tuple[str, ...] = (), tasks=("FC",)):
+           not_competent: tuple[str, ...] = (), tasks=("FC",), profile: str = "cpu"):
     """A study of hand-made runs: (task, victim, attacker, scenario, scores, queries)."""
     from bodega.victims.competence import competence
 
@@ -306,7 +305,7 @@ def _study(tmp_path: Path, runs: list[tuple], victims=ALL_VICTIMS, backend: str 
             metrics_path.write_text(json.dumps(metrics))
     for task, victim, attacker, scenario, scores, queries in runs:
         _run(root, task, victim, attacker, scenario, scores, queries, start=100 if scenario == "targeted" else 0)
-    grid = {"name": "hand", "profile": "cpu", "tasks": list(tasks), "victims": list(victims),
+    grid = {"name": "hand", "profile": profile, "tasks": list(tasks), "victims": list(victims),
             "attackers": ["DeepWordBug", "PWWS", "Genetic"], "scenarios": ["untargeted", "targeted"],
             "query_budget": 1000, "backend": backend}
     (tmp_path / "grid.yaml").write_text(yaml.safe_dump(grid))
@@ -361,15 +360,14 @@ def test_victims_that_are_not_competent_are_left_out_and_named(tmp_path):
     assert "GEMMA2B" in bert.reason and "GEMMA2B vs" not in bert.evidence
 
 
-def test_within_family_size_claims_need_two_sizes_of_one_family(tmp_path, monkeypatch):
-    from bodega.report import findings as findings_module
-
+def test_within_family_size_claims_need_two_sizes_of_one_family(tmp_path):
     runs = [_targeted("GEMMA2B", "PWWS", 0.3), _targeted("GEMMA7B", "PWWS", 0.5)]
-    study = _study(tmp_path, runs)
-    claim = by_claim(size_findings(study))["q2-gemma-FC"]
-    assert claim.verdict == CANNOT_TELL and "SmolLM2" in claim.reason and "Gemma-3-270M" in claim.reason
-    monkeypatch.setattr(findings_module, "model_family", lambda study, role: ("Qwen2.5", f"Qwen {role}"))
-    claim = by_claim(size_findings(study))["q2-gemma-FC"]
+    # smoke: SmolLM2 in GEMMA2B's role and Gemma-3 in GEMMA7B's, two families (as the cpu study v1 ran)
+    claim = by_claim(size_findings(_study(tmp_path / "s", runs, profile="smoke")))["q2-gemma-FC"]
+    assert claim.verdict == CANNOT_TELL and claim.reason.startswith("not testable here")
+    assert "SmolLM2" in claim.reason and "Gemma-3-270M" in claim.reason
+    # cpu: Qwen2.5 0.5B and 1.5B, two sizes of one family
+    claim = by_claim(size_findings(_study(tmp_path / "c", runs)))["q2-gemma-FC"]
     assert claim.verdict == AGREE and "two sizes of Qwen2.5" in claim.reason
 
 

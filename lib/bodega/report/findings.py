@@ -392,16 +392,20 @@ def _victim_missing(study: Study, task: str, victim: str, scenario: str) -> str:
     return Counter(states).most_common(1)[0][0] if states else "finished"
 
 
-PRETRAINED = tuple(v for v in VICTIM_ORDER if v != "BiLSTM")
-"""The pretrained victims: the paper's "BERT, the smallest of them" compares BERT with these only."""
+PRETRAINED = ("BERT", "GEMMA2B", "GEMMA7B")
+"""The paper's pretrained victims: its "BERT, the smallest of them" compares BERT with these only."""
 
 
-def model_family(study: Study, role: str) -> tuple[str, str]:
-    """(family, description) of the model that fills a victim role in the study's profile ('' if unknown)."""
+def model_family(study: Study, role: str, task: str | None = None) -> tuple[str, str]:
+    """(family, description) of the model in a victim role: the base model the trained victim records
+    (``base_role`` in victim.json), else the study profile's choice ('' if unknown)."""
     from bodega.profiles import get_profile
     from bodega.resources import SPECS
 
-    resource = get_profile(study.spec.profile).models.get(role)
+    table = study.results.victims
+    trained = table[(table.task == task) & (table.victim == role)] if "base_role" in table else table.iloc[0:0]
+    recorded = trained.base_role.dropna().tolist() if not trained.empty else []
+    resource = recorded[0] if recorded else get_profile(study.spec.profile).models.get(role)
     spec = SPECS.get(resource) if resource else None
     return (spec.family, spec.description.split(",")[0]) if spec else ("", str(resource))
 
@@ -409,10 +413,11 @@ def model_family(study: Study, role: str) -> tuple[str, str]:
 def _within_family(study: Study, claim_id: str, paper: str, task: str, smaller: str, larger: str,
                    quote_text: str) -> Finding:
     """A size claim within one model family is testable only where both roles are one family's sizes."""
-    (small_family, small_name), (large_family, large_name) = model_family(study, smaller), model_family(study, larger)
+    (small_family, small_name), (large_family, large_name) = (model_family(study, smaller, task),
+                                                              model_family(study, larger, task))
     if not small_family or small_family != large_family:
-        reason = (f"not testable here: the claim is about two sizes of one model family, and in the "
-                  f"{study.spec.profile} profile {smaller} is {small_name} and {larger} is {large_name}")
+        reason = (f"not testable here: the claim is about two sizes of one model family, and here {smaller} "
+                  f"is {small_name} and {larger} is {large_name}")
         return Finding(claim_id, paper, task, "–", CANNOT_TELL, reason,
                        _differs(study, [smaller, larger], task), quote_text)
     return _ordering(study, claim_id, paper, task, [(larger, smaller)], quote_text,

@@ -25,7 +25,7 @@ SUMMARY_COLUMNS: dict[str, tuple[str, ...]] = {
     "attack_seconds": ("total_attack_time", "attack_seconds"),
 }
 RUN_KEYS = ("task", "attacker", "scenario", "n_examples", "budget", "seed", "profile", "backend", "errors")
-VICTIM_ORDER = ("BiLSTM", "BERT", "GEMMA2B", "GEMMA7B")
+VICTIM_ORDER = ("BiLSTM", "MiniLM", "BERT", "GEMMA2B", "GEMMA7B")
 TASK_ORDER = ("HN", "PR2", "FC", "RD")
 
 
@@ -65,12 +65,13 @@ def load_victims(root: Path) -> pd.DataFrame:
                      "f1": metrics["attack"]["f1"], "accuracy": metrics["attack"]["accuracy"],
                      "dev_f1": metrics["dev"]["f1"], "dev_accuracy": metrics["dev"]["accuracy"],
                      "n_params": info.get("n_params"), "base_model": info.get("base_model"),
+                     "base_role": info.get("base_role"),
                      "train_rows": info.get("train_rows"), "epochs": info.get("epochs"),
                      "profile": info.get("profile"),
                      "roc_auc": quality.roc_auc if quality else None,
                      "competent": quality.competent if quality else None,
                      "competence": quality.reason if quality else "no attack-set probabilities recorded"})
-    columns = ["task", "victim", "f1", "accuracy", "dev_f1", "dev_accuracy", "n_params", "base_model",
+    columns = ["task", "victim", "f1", "accuracy", "dev_f1", "dev_accuracy", "n_params", "base_model", "base_role",
                "train_rows", "epochs", "profile", "roc_auc", "competent", "competence"]
     return _ordered(pd.DataFrame(rows, columns=columns))
 

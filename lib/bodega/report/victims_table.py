@@ -15,7 +15,7 @@ import pandas as pd
 from bodega.tasks import get_task
 from bodega.victims.competence import competence_of_model
 
-VICTIM_ORDER = ("BiLSTM", "BERT", "GEMMA2B", "GEMMA7B")
+VICTIM_ORDER = ("BiLSTM", "MiniLM", "BERT", "GEMMA2B", "GEMMA7B")
 TASK_ORDER = ("HN", "PR2", "FC", "RD")
 
 
