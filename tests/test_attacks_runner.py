@@ -35,6 +35,9 @@ def test_errors_are_recorded_and_the_run_finishes(data_dir, tmp_path):
     assert errors and all("flaky victim" in r["error"] and not r["success"] for r in errors)
     assert summary["errors"] == len(errors)
     assert json.loads((out / "summary.json").read_text())["attacker"] == "DeepWordBug"
+    labels = [int(KeywordVictim().predict([r["original"]])[0]) for r in records]
+    assert summary["sample"] == {"order": "permutation", "seed": 0, "stream": 22,
+                                 "labels": {"0": labels.count(0), "1": labels.count(1)}}
     assert all({"id", "original", "adversarial", "success", "queries", "unique_queries", "forwards", "seconds",
                 "error"} <= set(r) for r in records)
     scores = list(read_jsonl(out / "scores.jsonl"))  # per example, in record order, for the report

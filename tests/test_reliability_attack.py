@@ -97,7 +97,7 @@ def test_resumed_records_must_match_their_rows_by_id_and_text(tmp_path):
     out = tmp_path / "run"
     _run(KeywordVictim(), _data(tmp_path / "a"), out, n_examples=3)
     (out / "run.json").unlink()
-    with pytest.raises(ValueError, match=r"records.jsonl:1: the record of example 0 .* does not match attack.tsv"):
+    with pytest.raises(ValueError, match=r"records.jsonl:1: the record of example \d+ .* does not match attack.tsv"):
         _run(KeywordVictim(), _data(tmp_path / "b", [s + " Really." for s in SENTENCES]), out, n_examples=6)
 
 

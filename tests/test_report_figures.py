@@ -149,3 +149,26 @@ def test_heatmap_without_a_grid_shows_the_runs_it_finds(results):
     assert set(table.state) == {"done"} and len(table) == 4
     fig = heatmap(results)
     assert not fig.texts  # no skip rules, no footnote
+
+
+def test_figure2_marks_a_victim_that_is_not_competent(tmp_path):
+    from bodega.victims.competence import competence
+
+    for kind, competent in (("BiLSTM", False), ("BERT", True)):
+        _victim(tmp_path, "FC", kind, 0.67)
+        metrics_path = tmp_path / "models" / f"FC-{kind}" / "metrics.json"
+        metrics = json.loads(metrics_path.read_text())
+        labels = [1] * 50 + [0] * 50
+        scores = [0.9] * 100 if not competent else [0.8] * 50 + [0.2] * 50
+        metrics["attack_quality"] = competence(labels, scores).to_dict()
+        metrics_path.write_text(json.dumps(metrics))
+        _run(tmp_path, "FC", kind, "DeepWordBug", "targeted", 0.5, 40)
+    results = load_results(tmp_path)
+    assert results.victims.set_index("victim").competent.to_dict() == {"BiLSTM": False, "BERT": True}
+    assert figure2_table(results).competent.tolist() == [False, True]
+    fig = figure2(results)
+    names = [t.get_text() for child in fig.axes[0].child_axes for t in child.get_xticklabels()]
+    assert names == ["BiLSTM (not competent)", "BERT"]
+    hollow = [c for c in fig.axes[0].collections if c.get_label() == "victim not competent"]
+    assert len(hollow) == 1 and len(hollow[0].get_offsets()) == 2  # its F1 and its BODEGA point
+    assert "victim not competent" in [t.get_text() for legend in fig.legends for t in legend.get_texts()]

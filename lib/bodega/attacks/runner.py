@@ -43,6 +43,7 @@ LOCK = ".lock"  # held while a process writes the run
 SCORES = "scores.jsonl"  # per example: index, id, success, semantic, character, bodega
 RUN_CONFIG = "run.json"
 RECORD_KEYS = ("index", "id", "original", "success", "queries", "unique_queries", "forwards", "seconds", "error")
+SAMPLE_STREAM = 22  # seeds the sample order apart from the attackers' own random streams
 
 
 @dataclass(frozen=True)
@@ -69,18 +70,41 @@ def load_targets(rows, task: str, trimmer) -> list[Target]:
             for i, (row, cut) in enumerate(zip(rows, cuts))]
 
 
+def sample_order(n_rows: int, seed: int) -> np.ndarray:
+    """The order in which every cell of a task and seed draws its examples: one seeded permutation of the
+    attack set's rows, the same for every victim and attacker, so that cells compared by a claim attack
+    the same rows and a sample of N rows is the first half of the sample of 2N (attack files may be sorted
+    by label; their first rows are one class)."""
+    return np.random.default_rng([SAMPLE_STREAM, seed]).permutation(n_rows)
+
+
 def select_examples(targets: list[Target], victim, targeted: bool, n_examples: int | None,
-                    batch_size: int = 64) -> list[Target]:
-    """BODEGA's scenarios: untargeted = every row; targeted = rows with label 1 the victim calls 1
-    (decided on the trimmed text, as BODEGA filters its trimmed data set)."""
+                    batch_size: int = 64, *, seed: int = 0) -> list[Target]:
+    """The examples a cell attacks, in row order: untargeted = the first ``n_examples`` rows of
+    :func:`sample_order` (0 or None: all rows); targeted = the first ``n_examples`` rows of the same order
+    that BODEGA's targeted scenario admits (label 1 and called 1 by the victim, decided on the trimmed
+    text, as BODEGA filters its trimmed data set). The victim is asked in that order, batch by batch, only
+    until the sample is full."""
+    ordered = [targets[i] for i in sample_order(len(targets), seed)]
+    wanted = n_examples or len(ordered)
     if targeted:
-        positives = [t for t in targets if t.label == 1]
-        decisions = []
+        positives = [t for t in ordered if t.label == 1]
+        chosen: list[Target] = []
         for start in range(0, len(positives), batch_size):
-            batch = [t.text for t in positives[start:start + batch_size]]
-            decisions.extend(np.argmax(np.asarray(victim.predict_proba(batch)), axis=1).tolist())
-        targets = [t for t, d in zip(positives, decisions) if d == 1]
-    return targets[:n_examples] if n_examples else targets
+            if len(chosen) >= wanted:
+                break
+            batch = positives[start:start + batch_size]
+            decisions = np.argmax(np.asarray(victim.predict_proba([t.text for t in batch])), axis=1)
+            chosen.extend(t for t, d in zip(batch, decisions.tolist()) if d == 1)
+        ordered = chosen
+    return sorted(ordered[:wanted], key=lambda t: t.index)
+
+
+def sample_description(targets: list[Target], seed: int) -> dict:
+    """What ``summary.json`` says about a cell's sample: the permutation seed and its label counts."""
+    labels = [t.label for t in targets]
+    return {"order": "permutation", "seed": seed, "stream": SAMPLE_STREAM,
+            "labels": {"0": labels.count(0), "1": labels.count(1)}}
 
 
 def load_records(path: Path) -> list[dict]:
@@ -325,7 +349,8 @@ def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str
         selector = QueryAccountant(victim, cache=cache, batch_size=options.batch_size)
         all_targets = load_targets(rows, task_name, trimmer)
         _check_outputs(selector, all_targets, data_file)
-        targets = select_examples(all_targets, selector, options.targeted, options.n_examples)
+        targets = select_examples(all_targets, selector, options.targeted, options.n_examples,
+                                  seed=options.seed)
         records_path = out / RECORDS
         records = load_records(records_path)
         check_resumed(records, all_targets, records_path)
@@ -357,6 +382,7 @@ def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str
     summary["n_examples"] = len(records)
     summary["trimmed"] = sum(bool(r.get("trimmed")) for r in records)
     summary["n_examples_requested"] = options.n_examples
+    summary["sample"] = sample_description(targets, options.seed)
     summary["prediction_cache"] = cache is not None
     summary["cache_hits"] = sum(int(r.get("cache_hits") or 0) for r in records)
     summary["forwards"] = sum(int(r.get("forwards") or 0) for r in records)

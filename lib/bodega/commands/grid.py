@@ -76,6 +76,15 @@ def _run(args: argparse.Namespace) -> int:
     return 1 if report.failed else 0
 
 
+def _competence_note(model_dir) -> str:
+    from bodega.victims.competence import competence_of_model
+
+    quality = competence_of_model(model_dir)
+    if quality is None:
+        return ""
+    return f"  (attack AUC {quality.roc_auc:.3f}; {'competent' if quality.competent else 'NOT COMPETENT: ' + quality.reason})"
+
+
 def _status(args: argparse.Namespace) -> int:
     from bodega.experiments.cells import attack_cells, compact_names, victim_cells
     from bodega.experiments.execute import is_done, read_marker
@@ -95,7 +104,8 @@ def _status(args: argparse.Namespace) -> int:
         done = is_done(victim)
         todo += not done
         changed = not done and (read_marker(victim.out_dir) or {}).get("status") == "done"  # finished for other inputs
-        print(f"{'done' if done else 'todo'}  {victim.name}" + ("  (changed inputs: trained again)" if changed else ""))
+        print(f"{'done' if done else 'todo'}  {victim.name}{_competence_note(victim.out_dir) if done else ''}"
+              + ("  (changed inputs: trained again)" if changed else ""))
         if not done:
             continue
         pending = 0

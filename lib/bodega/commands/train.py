@@ -31,6 +31,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=_train)
 
 
+def _competence_note(model_dir) -> str:
+    from bodega.victims.competence import competence_of_model
+
+    quality = competence_of_model(model_dir)
+    if quality is None:
+        return "attack AUC not recorded (trained before it was)"
+    return f"attack AUC {quality.roc_auc:.4f}, " + ("competent" if quality.competent else
+                                                  f"not competent: {quality.reason}")
+
 
 def _train(args: argparse.Namespace) -> int:
     import json
@@ -43,5 +52,6 @@ def _train(args: argparse.Namespace) -> int:
     metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
     print(f"{out}: epoch {metrics['selected_epoch']} ({metrics['selection']}); "
           f"attack F1 {metrics['attack']['f1']:.4f} acc {metrics['attack']['accuracy']:.4f}; "
-          f"dev F1 {metrics['dev']['f1']:.4f} acc {metrics['dev']['accuracy']:.4f}")
+          f"dev F1 {metrics['dev']['f1']:.4f} acc {metrics['dev']['accuracy']:.4f}; "
+          f"{_competence_note(out)}")
     return 0

@@ -16,7 +16,7 @@ from bodega.errors import BodegaError, MissingFileError, UnknownNameError
 from bodega.profiles import PROFILES
 from bodega.tasks import get_task
 
-VICTIMS = ("BiLSTM", "BERT", "GEMMA2B", "GEMMA7B")
+VICTIMS = ("BiLSTM", "MiniLM", "BERT", "GEMMA2B", "GEMMA7B")
 ATTACKERS = ("BAE", "BERT-ATTACK", "DeepWordBug", "Genetic", "SememePSO", "PWWS", "SCPN", "TextFooler")
 ATTACKER_ALIASES = {"BERTATTACK": "BERT-ATTACK", "BERT-ATTACK": "BERT-ATTACK", "PSO": "SememePSO",
                     "SEMEMEPSO": "SememePSO"}

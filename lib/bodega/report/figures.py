@@ -52,7 +52,7 @@ def _yerr(values: pd.Series, low: pd.Series, high: pd.Series) -> np.ndarray:
 def figure2_table(results: Results, f1_intervals: pd.DataFrame | None = None,
                   run_intervals: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per task and victim: parameters, F1 (and interval), the best targeted run's attacker and BODEGA (and interval)."""
-    victims = results.victims.dropna(subset=["n_params"])[["task", "victim", "n_params", "f1"]].astype(
+    victims = results.victims.dropna(subset=["n_params"])[["task", "victim", "n_params", "f1", "competent"]].astype(
         {"n_params": float, "f1": float})
     if f1_intervals is not None and not f1_intervals.empty:
         victims = victims.merge(f1_intervals[["task", "victim", "f1_lo", "f1_hi"]], on=["task", "victim"], how="left")
@@ -64,9 +64,15 @@ def figure2_table(results: Results, f1_intervals: pd.DataFrame | None = None,
     return victims.merge(best, on=["task", "victim"], how="left").sort_values(["task", "n_params"]).reset_index(drop=True)
 
 
+def _not_competent(flag) -> bool:
+    """True only for a victim measured and found not competent (None: not measured, not marked)."""
+    return flag is not None and not pd.isna(flag) and not bool(flag)
+
+
 def figure2(results: Results, f1_intervals: pd.DataFrame | None = None, run_intervals: pd.DataFrame | None = None):
     """One panel per task: victim F1 and best targeted BODEGA score against parameter count (log x),
-    error bars the 95% intervals; each BODEGA point names its attacker."""
+    error bars the 95% intervals; each BODEGA point names its attacker. A victim that is not competent
+    (:func:`bodega.victims.competence.competence`) is drawn hollow and named "not competent"."""
     import matplotlib.pyplot as plt
     from matplotlib.ticker import NullLocator
 
@@ -81,6 +87,11 @@ def figure2(results: Results, f1_intervals: pd.DataFrame | None = None, run_inte
                     label="F1")
         ax.errorbar(x, rows.bodega.to_numpy(float), yerr=_yerr(rows.bodega, rows.bodega_lo, rows.bodega_hi),
                     fmt="s-", capsize=3, label="best targeted BODEGA")
+        weak = np.array([_not_competent(c) for c in rows.competent], dtype=bool)
+        if weak.any():
+            ax.scatter(np.concatenate([x[weak], x[weak]]),
+                       np.concatenate([rows.f1.to_numpy(float)[weak], rows.bodega.to_numpy(float)[weak]]),
+                       s=42, facecolors="white", edgecolors="black", zorder=3, label="victim not competent")
         for row in rows.itertuples():
             if isinstance(row.attacker, str):
                 ax.annotate(row.attacker, (row.n_params, row.bodega), fontsize=6, xytext=(4, -8),
@@ -88,13 +99,15 @@ def figure2(results: Results, f1_intervals: pd.DataFrame | None = None, run_inte
         ax.set_xscale("log")
         # the victims' names on a top axis at their sizes, clear of the points whatever their scores
         names = ax.secondary_xaxis("top")
-        names.set_xticks(list(x), labels=list(rows.victim), fontsize=7, rotation=90)
+        names.set_xticks(list(x), labels=[f"{v} (not competent)" if _not_competent(c) else v
+                                          for v, c in zip(rows.victim, rows.competent)], fontsize=7, rotation=90)
         names.xaxis.set_minor_locator(NullLocator())
         ax.set_title(task, fontsize=10, loc="left")
         ax.set_xlabel("parameters")
         ax.set_ylim(0, 1)
     axes[0][0].set_ylabel("score")
-    handles, labels = axes[0][0].get_legend_handles_labels()
+    legend = {label: handle for ax in axes[0] for handle, label in zip(*ax.get_legend_handles_labels())}
+    handles, labels = list(legend.values()), list(legend)
     if handles:
         fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=2, frameon=False)
     fig.tight_layout(rect=(0, 0.07, 1, 1))

@@ -1,7 +1,8 @@
 """Do the paper's findings hold? One row per claim of BODEGA's text, with our evidence and a verdict.
 
 Why code and not prose: a verdict must follow from the intervals by a fixed rule, so that re-running
-the study on more examples can change it without anyone re-reading the numbers. The rules:
+the study on more examples can change it without anyone re-reading the numbers. Each claim quotes the
+sentence of the paper's text it tests (``quote``) and is read as written. The rules:
 
 - an ordering claim ("A is more vulnerable than B") agrees when the 95% interval of A - B lies above 0,
   disagrees when it lies below 0, and cannot tell when it contains 0 (not distinguishable);
@@ -11,7 +12,18 @@ the study on more examples can change it without anyone re-reading the numbers. 
 - a value the paper states agrees when it lies inside our interval;
 - a claim about several cells ("always") agrees only when every cell agrees and disagrees when any does;
 - a claim whose cells were not run (a skip rule), are not finished, or need data we do not have
-  (human judgments) cannot be told, and the reason says which.
+  (human judgments) cannot be told, and the reason says which;
+- a stated magnitude ("27% higher") agrees when the paper's ratio lies inside the interval of our ratio,
+  not when the sign agrees;
+- two victims are compared by their best attack over the attackers run on both (the same set for each);
+- a claim that compares victims uses competent victims only (:mod:`bodega.victims.competence`) and names
+  those left out; "the most robust ... the smallest of them" is about the pretrained victims only; a size
+  claim within one model family is not testable unless two sizes of one family are in the grid;
+- a difference that one of our named deviations explains (its direction included: the query budget, native
+  Genetic never re-asking, RD's source tweets only) is **not comparable**, naming the deviation, instead of
+  a disagreement;
+- a success rate of fewer than 30 examples, or of 0 or 1, is shown with its exact (Clopper-Pearson)
+  interval beside the bootstrap one.
 """
 from __future__ import annotations
 
@@ -21,13 +33,15 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 import numpy as np
+import pandas as pd
 
 from bodega.report.results import TASK_ORDER, VICTIM_ORDER
 from bodega.report.study import Study
-from bodega.report.uncertainty import (Interval, Ranked, RunExamples, difference_interval, mean_intervals,
-                                       rank_attackers, run_intervals)
+from bodega.report.uncertainty import (Interval, Ranked, RunExamples, clopper_pearson, difference_interval,
+                                       mean_intervals, needs_exact, rank_attackers, ratio_interval, run_intervals)
 
-AGREE, DISAGREE, CANNOT_TELL = "agree", "disagree", "cannot tell"
+AGREE, DISAGREE, CANNOT_TELL, NOT_COMPARABLE = "agree", "disagree", "cannot tell", "not comparable"
+VERDICTS = (AGREE, DISAGREE, CANNOT_TELL, NOT_COMPARABLE)
 
 
 @dataclass(frozen=True)
@@ -39,6 +53,8 @@ class Finding:
     verdict: str
     reason: str  # why this verdict
     differs: str  # where the profile or the data differ from the paper's (deviation names)
+    quote: str = ""  # the sentence of the paper's text the claim tests (published values' ``text``)
+    left_out: str = ""  # victims left out of the comparison, and why (not competent)
 
 
 # ---- verdict rules (pure: intervals in, verdict out) -------------------------------------------------
@@ -103,22 +119,95 @@ def verdict_best(paper_attacker: str, ranking: Sequence[Ranked]) -> tuple[str, s
 
 
 def combine(verdicts: Iterable[str]) -> str:
-    """A claim about several cells: every cell agrees -> agree; any disagrees -> disagree."""
+    """A claim about several cells: every cell agrees -> agree; any disagrees -> disagree; else any cell
+    that a deviation makes not comparable -> not comparable."""
     verdicts = list(verdicts)
     if not verdicts:
         return CANNOT_TELL
     if DISAGREE in verdicts:
         return DISAGREE
+    if NOT_COMPARABLE in verdicts:
+        return NOT_COMPARABLE
     return AGREE if all(v == AGREE for v in verdicts) else CANNOT_TELL
+
+
+def quote(study: Study, statement_id: str, fragment: str | None = None) -> str:
+    """The sentence of the paper's text a claim tests: the statement's ``text``, or the part of it (between
+    semicolons) that contains ``fragment``."""
+    try:
+        text = study.published.statement(statement_id).text
+    except KeyError:
+        return ""
+    if fragment is None:
+        return text
+    return next((part.strip() for part in text.split(";") if fragment in part), text)
+
+
+def competent_split(study: Study, task: str, victims: Sequence[str]) -> tuple[list[str], dict[str, str]]:
+    """(victims whose results a comparison may use, {victim: why it is left out}). A victim measured and
+    found not competent is left out; one whose competence was never measured is kept."""
+    table = study.results.victims
+    flags = {} if "competent" not in table else {
+        r.victim: (r.competent, r.competence) for r in table[table.task == task].itertuples()}
+    kept, left = [], {}
+    for victim in victims:
+        flag, why = flags.get(victim, (None, ""))
+        if flag is not None and not pd.isna(flag) and not bool(flag):
+            left[victim] = f"not competent ({why})"
+        else:
+            kept.append(victim)
+    return kept, left
+
+
+def left_out_text(left: dict[str, str]) -> str:
+    return grouped(left) if left else ""
+
+
+def success_text(run: RunExamples) -> str:
+    """``success 8/8, exact [0.631, 1.000]`` where the bootstrap interval would collapse, else ''."""
+    successes = int(run.success.sum())
+    if not run.n or not needs_exact(successes, run.n):
+        return ""
+    exact = clopper_pearson(successes, run.n)
+    return f"success {successes}/{run.n}, exact [{exact.low:.3f}, {exact.high:.3f}]"
+
+
+def fewer_queries_explained(study: Study, task: str, attackers: Sequence[str],
+                            runs: Sequence[RunExamples]) -> list[str]:
+    """Our named deviations that make our query counts lower than BODEGA's on these runs: native Genetic
+    never re-asks (OpenAttack's re-asks about 3x), RD's source tweets are far shorter than BODEGA's threads,
+    and a query budget that examples hit (BODEGA sets none)."""
+    deviations = _profile_deviations(study.spec.profile)
+    reasons = []
+    if "Genetic" in attackers and study.spec.backend == "native" and "attackers (fidelity=fixed)" in deviations:
+        reasons.append("native Genetic never re-asks a text it asked before (deviation `queries`; "
+                       "OpenAttack's Genetic re-asks about 3x)")
+    if task == "RD" and "RD data" in deviations:
+        reasons.append("RD data: source tweets only, far shorter than BODEGA's threads (deviation `RD data`)")
+    budget = study.spec.query_budget
+    if budget and runs:
+        queries = np.concatenate([run.queries for run in runs])
+        capped = float((queries >= budget).mean()) if queries.size else 0.0
+        if capped >= 0.1:
+            reasons.append(f"query budget {budget}: {capped:.0%} of the examples reached it (BODEGA sets none)")
+    return reasons
+
+
+def not_comparable_if_explained(verdict: str, explained: Sequence[str]) -> tuple[str, str]:
+    """A disagreement that a named deviation explains is not comparable; the reason names the deviation."""
+    if verdict == DISAGREE and explained:
+        return NOT_COMPARABLE, "; ".join(explained)
+    return verdict, ""
 
 
 # ---- selecting comparable runs ---------------------------------------------------------------------
 
 def comparable(study: Study, task: str, scenario: str) -> tuple[list[str], list[str]]:
-    """(victims, attackers) to compare attackers on: the victims that every attacker with a run on the
-    task attacked; when there is none, the victims most attackers ran on and the attackers run on all."""
-    attackers = [a for a in study.spec.attackers if any(study.run(task, v, a, scenario) for v in study.spec.victims)]
-    victims = [v for v in study.spec.victims if any(study.run(task, v, a, scenario) for a in attackers)]
+    """(victims, attackers) to compare attackers on: the competent victims that every attacker with a run on
+    the task attacked; when there is none, the victims most attackers ran on and the attackers run on all."""
+    pool = competent_split(study, task, study.spec.victims)[0]
+    attackers = [a for a in study.spec.attackers if any(study.run(task, v, a, scenario) for v in pool)]
+    victims = [v for v in pool if any(study.run(task, v, a, scenario) for a in attackers)]
     if not attackers:
         return [], []
     counts = {v: len(study.attackers_run(task, v, scenario)) for v in victims}
@@ -208,41 +297,81 @@ def best_attacker_findings(study: Study) -> list[Finding]:
             if found is not ranking[0]:
                 evidence += f"; {paper} {found.bodega.text()}"
         findings.append(Finding(statement.id, claim, task, evidence, verdict, reason,
-                                _differs(study, ["semantic", "masked-lm", "attackers (fidelity=fixed)", "BERT"], task)))
+                                _differs(study, ["semantic", "masked-lm", "attackers (fidelity=fixed)", "BERT"], task),
+                                quote=statement.text,
+                                left_out=left_out_text(competent_split(study, task, study.spec.victims)[1])))
     return findings
 
 
-def _victim_best(study: Study, task: str, scenario: str) -> tuple[dict[str, tuple[str, RunExamples]], list[str]]:
-    """Best run per victim over the attackers that ran on every victim of the task (a fair comparison)."""
-    victims = [v for v in study.spec.victims if study.attackers_run(task, v, scenario)]
-    shared = [a for a in study.spec.attackers if all(study.run(task, v, a, scenario) for v in victims)]
-    best = {v: best_run(study, task, v, scenario, shared) for v in victims}
-    return {v: b for v, b in best.items() if b is not None}, shared
+def _pair_best(study: Study, task: str, first: str, second: str, scenario: str):
+    """(shared attackers, best run on ``first``, best run on ``second``): both victims' best attacks are
+    taken over the same attackers, those run on both."""
+    shared = [a for a in study.spec.attackers
+              if study.run(task, first, a, scenario) and study.run(task, second, a, scenario)]
+    return shared, best_run(study, task, first, scenario, shared), best_run(study, task, second, scenario, shared)
+
+
+def _best_text(study: Study, task: str, victim: str, scenario: str, best: tuple[str, RunExamples],
+               shared: Sequence[str]) -> str:
+    """``BERT (PWWS) 0.300 [..]``, its exact success interval where needed, and its best over all its own
+    attackers when that is another attack (not used: the other victim did not meet it)."""
+    attacker, run = best
+    text = f"{victim} ({attacker}) {run_intervals(run)['bodega'].text()}"
+    extra = success_text(run)
+    overall = best_run(study, task, victim, scenario)
+    if overall is not None and overall[0] not in shared:
+        extra = "; ".join(filter(None, [extra, f"its best over all its attackers, {overall[0]} "
+                                               f"{run_intervals(overall[1])['bodega'].text()}, not used"]))
+    return text + (f" ({extra})" if extra else "")
 
 
 def _ordering(study: Study, claim_id: str, paper: str, task: str, pairs: Sequence[tuple[str, str]],
-              scenario: str = "targeted") -> Finding:
-    """Each pair (more, less): the best attack on ``more`` scores higher than on ``less`` (Figure 2)."""
-    best, shared = _victim_best(study, task, scenario)
+              quote_text: str = "", scenario: str = "targeted", ratio: float | None = None,
+              reading: str = "") -> Finding:
+    """Each pair (more, less): the best attack on ``more`` scores higher than on ``less`` (Figure 2), each
+    pair over the attackers run on both; with ``ratio``, the claim is that more / less equals ``ratio``.
+    Victims that are not competent are left out and named."""
     differs = _differs(study, ["BERT", "GEMMA2B", "GEMMA7B", "epochs"], task)
     named = list(dict.fromkeys(v for pair in pairs for v in pair))
-    absent = [v for v in named if v not in best]
-    why = grouped({v: _victim_missing(study, task, v, scenario) for v in absent})
-    usable = [(a, b) for a, b in pairs if a in best and b in best]
-    if not usable:
+    _, left = competent_split(study, task, named)
+    absent = {v: _victim_missing(study, task, v, scenario) for v in named
+              if v not in left and not study.attackers_run(task, v, scenario)}
+    compared = []
+    for more, less in pairs:
+        if more in left or less in left or more in absent or less in absent:
+            continue
+        shared, best_more, best_less = _pair_best(study, task, more, less, scenario)
+        if best_more is None or best_less is None:
+            absent.setdefault(f"{more} vs {less}", "no attacker run on both")
+            continue
+        compared.append((more, less, shared, best_more, best_less))
+    why = "; ".join(filter(None, [grouped(absent), left_out_text(left)]))
+    if not compared:
         return Finding(claim_id, paper, task, "–", CANNOT_TELL, f"not enough victims with finished runs ({why})",
-                       differs)
-    gaps = {(a, b): difference_interval([best[a][1]], [best[b][1]]) for a, b in usable}
-    verdict = combine(verdict_order(g) for g in gaps.values())
-    evidence = (f"best targeted BODEGA over {', '.join(shared)}: "
-                + "; ".join(f"{v} ({best[v][0]}) {run_intervals(best[v][1])['bodega'].text()}"
-                            for v in named if v in best)
-                + "; differences: " + "; ".join(f"{a} minus {b} {g.text()}" for (a, b), g in gaps.items()))
-    reason = {AGREE: "every difference's interval lies above 0",
-              DISAGREE: "a difference's interval lies below 0 (the reverse order)",
-              CANNOT_TELL: "a difference's interval contains 0 (not distinguishable)"}[verdict]
-    return Finding(claim_id, paper, task, evidence, verdict, reason + (f"; not compared: {why}" if absent else ""),
-                   differs)
+                       differs, quote_text, left_out_text(left))
+    parts = []
+    for more, less, shared, best_more, best_less in compared:
+        parts.append(f"{more} vs {less} over {', '.join(shared)}: "
+                     f"{_best_text(study, task, more, scenario, best_more, shared)}, "
+                     f"{_best_text(study, task, less, scenario, best_less, shared)}")
+    if ratio is None:
+        gaps = [difference_interval([m[1]], [l[1]]) for _, _, _, m, l in compared]
+        verdict = combine(verdict_order(g) for g in gaps)
+        parts = [f"{part}; difference {g.text()}" for part, g in zip(parts, gaps)]
+        reason = {AGREE: "every difference's interval lies above 0",
+                  DISAGREE: "a difference's interval lies below 0 (the reverse order)",
+                  CANNOT_TELL: "a difference's interval contains 0 (not distinguishable)"}[verdict]
+    else:
+        ratios = [ratio_interval([m[1]], [l[1]]) for _, _, _, m, l in compared]
+        verdict = combine(verdict_value(ratio, r) for r in ratios)
+        parts = [f"{part}; ratio {r.text()}" for part, r in zip(parts, ratios)]
+        reason = (f"the paper's ratio {ratio:g} lies {'inside' if verdict == AGREE else 'outside'} our ratio's "
+                  f"interval" if verdict != CANNOT_TELL else "our ratio has no interval (a best score of 0)")
+    evidence = f"best {scenario} BODEGA, " + " | ".join(parts)
+    if reading:
+        reason = f"{reading}; {reason}"
+    return Finding(claim_id, paper, task, evidence, verdict, reason + (f"; not compared: {why}" if why else ""),
+                   differs, quote_text, left_out_text(left))
 
 
 def grouped(reasons: dict[str, str]) -> str:
@@ -263,17 +392,54 @@ def _victim_missing(study: Study, task: str, victim: str, scenario: str) -> str:
     return Counter(states).most_common(1)[0][0] if states else "finished"
 
 
+PRETRAINED = ("BERT", "GEMMA2B", "GEMMA7B")
+"""The paper's pretrained victims: its "BERT, the smallest of them" compares BERT with these only."""
+
+
+def model_family(study: Study, role: str, task: str | None = None) -> tuple[str, str]:
+    """(family, description) of the model in a victim role: the base model the trained victim records
+    (``base_role`` in victim.json), else the study profile's choice ('' if unknown)."""
+    from bodega.profiles import get_profile
+    from bodega.resources import SPECS
+
+    table = study.results.victims
+    trained = table[(table.task == task) & (table.victim == role)] if "base_role" in table else table.iloc[0:0]
+    recorded = trained.base_role.dropna().tolist() if not trained.empty else []
+    resource = recorded[0] if recorded else get_profile(study.spec.profile).models.get(role)
+    spec = SPECS.get(resource) if resource else None
+    return (spec.family, spec.description.split(",")[0]) if spec else ("", str(resource))
+
+
+def _within_family(study: Study, claim_id: str, paper: str, task: str, smaller: str, larger: str,
+                   quote_text: str) -> Finding:
+    """A size claim within one model family is testable only where both roles are one family's sizes."""
+    (small_family, small_name), (large_family, large_name) = (model_family(study, smaller, task),
+                                                              model_family(study, larger, task))
+    if not small_family or small_family != large_family:
+        reason = (f"not testable here: the claim is about two sizes of one model family, and here {smaller} "
+                  f"is {small_name} and {larger} is {large_name}")
+        return Finding(claim_id, paper, task, "–", CANNOT_TELL, reason,
+                       _differs(study, [smaller, larger], task), quote_text)
+    return _ordering(study, claim_id, paper, task, [(larger, smaller)], quote_text,
+                     reading=f"{smaller} and {larger} are two sizes of {small_family}")
+
+
 def size_findings(study: Study) -> list[Finding]:
-    """q2 (Figure 2, targeted): the BiLSTM most vulnerable; BERT most robust except HN; the Gemma order."""
-    victims = list(VICTIM_ORDER)
+    """q2 (Figure 2, targeted): the BiLSTM most vulnerable; BERT the most robust of the pretrained victims
+    except on HN; GEMMA7B 27% above BERT on FC (the ratio); the smaller Gemma less vulnerable (one family)."""
+    text = lambda fragment: quote(study, "q2-size", fragment)  # noqa: E731
     findings = [_ordering(study, f"q2-bilstm-{t}", "BiLSTM is the most vulnerable victim", t,
-                          [("BiLSTM", v) for v in victims if v != "BiLSTM"]) for t in TASK_ORDER]
-    findings += [_ordering(study, f"q2-bert-{t}", "BERT is the most robust victim (except on HN)", t,
-                           [(v, "BERT") for v in victims if v != "BERT"]) for t in TASK_ORDER if t != "HN"]
+                          [("BiLSTM", v) for v in PRETRAINED], text("BiLSTM")) for t in TASK_ORDER]
+    findings += [_ordering(study, f"q2-bert-{t}", "BERT is the most robust of the pretrained victims (except on HN)",
+                           t, [(v, "BERT") for v in PRETRAINED if v != "BERT"], text("most robust"),
+                           reading="among the pretrained victims only (BERT, the smallest of them); "
+                                   "the BiLSTM is not one")
+                 for t in TASK_ORDER if t != "HN"]
     findings.append(_ordering(study, "q2-fc-gemma7b-bert", "on FC the best attack on GEMMA7B scores 27% higher "
-                              "than on BERT", "FC", [("GEMMA7B", "BERT")]))
-    findings += [_ordering(study, f"q2-gemma-{t}", "the smaller Gemma is less vulnerable than GEMMA7B", t,
-                           [("GEMMA7B", "GEMMA2B")]) for t in ("FC", "RD")]
+                              "than on BERT", "FC", [("GEMMA7B", "BERT")], text("27%"), ratio=1.27,
+                              reading="a magnitude: GEMMA7B / BERT = 1.27"))
+    findings += [_within_family(study, f"q2-gemma-{t}", "the smaller Gemma is less vulnerable than GEMMA7B", t,
+                                "GEMMA2B", "GEMMA7B", text("smaller Gemma")) for t in ("FC", "RD")]
     return findings
 
 
@@ -305,15 +471,23 @@ def query_findings(study: Study) -> list[Finding]:
         if not ranking:
             findings.append(Finding(f"q3-queries-{task}", f"good attacks need {words} queries per example", task, "–",
                                     CANNOT_TELL, _task_missing(study, task, "targeted"),
-                                    _differs(study, ["queries"], task)))
+                                    _differs(study, ["queries"], task), quote(study, "q3-queries")))
             continue
         best = ranking[0].attacker
-        queries = mean_intervals(groups(study, task, "targeted", victims, [best])[best])["queries"]
+        runs = groups(study, task, "targeted", victims, [best])[best]
+        queries = mean_intervals(runs)["queries"]
         verdict = verdict_range(queries, low, high)
+        reason = f"our interval {WHERE.get(verdict, WHERE[DISAGREE])} the range {range_text(low, high)}"
+        fewer = verdict == DISAGREE and queries.high < low
+        verdict, explained = not_comparable_if_explained(
+            verdict, fewer_queries_explained(study, task, [best], runs) if fewer else [])
         findings.append(Finding(
             f"q3-queries-{task}", f"good attacks need {words} queries per example", task,
             f"best targeted attacker {best} (over {', '.join(victims)}): {queries.text(1)} queries", verdict,
-            f"our interval {WHERE[verdict]} the range {range_text(low, high)}", _differs(study, ["queries"], task)))
+            reason + (f", below it; explained by {explained}" if explained else ""),
+            _differs(study, ["queries"], task), quote(study, "q3-queries", "HN and RD" if task in ("HN", "RD")
+                                                     else "good attacks"),
+            left_out_text(competent_split(study, task, study.spec.victims)[1])))
     findings += _genetic_findings(study)
     return findings
 
@@ -325,24 +499,33 @@ def _genetic_findings(study: Study) -> list[Finding]:
         statement = study.published.statement(statement_id)
         named = [] if statement.attacker.startswith("all but ") else [statement.attacker]
         attackers = [a for a in dict.fromkeys([*study.spec.attackers, *named]) if statement.covers(task, a)]
-        parts, verdicts, missing = [], [], []
+        parts, verdicts, missing, explained = [], [], [], []
         for attacker in attackers:
-            runs = [study.run(task, v, attacker, "untargeted") for v in study.victims_run(task, attacker, "untargeted")]
+            victims = [v for v in study.victims_run(task, attacker, "untargeted")
+                       if v in competent_split(study, task, study.spec.victims)[0]]
+            runs = [study.run(task, v, attacker, "untargeted") for v in victims]
             if not runs:
                 missing.append(f"{attacker}: {_missing(study, task, study.spec.victims, attacker, 'untargeted')}")
                 continue
             queries = mean_intervals(runs)["queries"]
-            verdicts.append(verdict_bound(statement.bound, queries))
+            cell = verdict_bound(statement.bound, queries)
+            if cell == DISAGREE and statement.bound.startswith(">"):  # fewer queries than the paper's bound
+                cell, why = not_comparable_if_explained(cell, fewer_queries_explained(study, task, [attacker], runs))
+                explained += [f"{attacker}: {why}"] if why else []
+            verdicts.append(cell)
             parts.append(f"{attacker} {queries.text(1)}")
         verdict = combine(verdicts) if verdicts else CANNOT_TELL
         reason = {AGREE: f"every interval satisfies {statement.bound}",
                   DISAGREE: f"an interval lies wholly on the wrong side of {statement.bound}",
+                  NOT_COMPARABLE: f"an interval lies below {statement.bound}, as a named deviation makes it: "
+                                  + "; ".join(explained),
                   CANNOT_TELL: f"an interval straddles {statement.bound}" if verdicts else "no finished run"}[verdict]
         if missing:
             reason += "; " + "; ".join(missing)
         findings.append(Finding(statement_id, f"on PR2, {statement.attacker} asks {statement.bound} queries", task,
                                 "untargeted queries per example: " + ("; ".join(parts) or "–"), verdict, reason,
-                                _differs(study, ["queries"], task)))
+                                _differs(study, ["queries"], task), quote(study, "q1-pr-genetic-queries"),
+                                left_out_text(competent_split(study, task, study.spec.victims)[1])))
     return findings
 
 
@@ -359,7 +542,8 @@ def scenario_findings(study: Study) -> list[Finding]:
         harder, excepted = HARDER[task]
         easier = "untargeted" if harder == "targeted" else "targeted"
         parts, verdicts = [], []
-        for victim in [v for v in VICTIM_ORDER if v not in excepted]:
+        kept, left = competent_split(study, task, [v for v in VICTIM_ORDER if v not in excepted])
+        for victim in kept:
             shared = [a for a in study.attackers_run(task, victim, harder) if study.run(task, victim, a, easier)]
             hard, easy = best_run(study, task, victim, harder, shared), best_run(study, task, victim, easier, shared)
             if hard is None or easy is None:
@@ -376,8 +560,11 @@ def scenario_findings(study: Study) -> list[Finding]:
                   [verdict])
         paper = f"the {harder} scenario is harder" + (f" (except {', '.join(excepted)})" if excepted else "")
         findings.append(Finding(f"q4-targeting-{task}", paper, task,
-                                "best BODEGA, " + ("; ".join(parts) or "–"), verdict, reason,
-                                _differs(study, ["epoch selection", "epochs"], task)))
+                                "best BODEGA, " + ("; ".join(parts) or "–"), verdict,
+                                reason + (f"; left out: {left_out_text(left)}" if left else ""),
+                                _differs(study, ["epoch selection", "epochs"], task),
+                                quote(study, "q4-targeting", "targeted task" if harder == "targeted" else "untargeted"),
+                                left_out_text(left)))
     return findings
 
 
@@ -395,7 +582,7 @@ def manual_finding(study: Study, attacker: str = "BERT-ATTACK", victim: str = "B
                 + ("; ".join(parts) or "no finished run"))
     return Finding(statement.id, f"{statement.value:.1%} of the best adversarial examples keep the meaning", "all",
                    evidence, CANNOT_TELL, "we have no human judgments of our adversarial examples; a semantic "
-                   "score is not a judgment of meaning", _differs(study, ["semantic"]))
+                   "score is not a judgment of meaning", _differs(study, ["semantic"]), statement.text)
 
 
 def _top_successes(run: RunExamples, n: int) -> RunExamples | None:

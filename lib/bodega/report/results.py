@@ -1,6 +1,7 @@
 """Read a results folder (the grid's layout) into tidy tables; nothing here computes or trains.
 
-- ``models/<TASK>-<VICTIM>/victim.json`` + ``metrics.json`` -> one row per victim;
+- ``models/<TASK>-<VICTIM>/victim.json`` + ``metrics.json`` -> one row per victim (with its competence:
+  :mod:`bodega.victims.competence`);
 - ``runs/<name>/summary.json`` -> one row per attack run; ``records.jsonl`` read on demand.
 """
 from __future__ import annotations
@@ -13,6 +14,7 @@ import pandas as pd
 
 from bodega.errors import BodegaError, MissingFileError
 from bodega.io import read_jsonl
+from bodega.victims.competence import competence_of_model
 
 # Column of ours -> keys a summary may carry it under (the scorer's Summary.to_dict() names first).
 SUMMARY_COLUMNS: dict[str, tuple[str, ...]] = {
@@ -24,7 +26,7 @@ SUMMARY_COLUMNS: dict[str, tuple[str, ...]] = {
     "attack_seconds": ("total_attack_time", "attack_seconds"),
 }
 RUN_KEYS = ("task", "attacker", "scenario", "n_examples", "budget", "seed", "profile", "backend", "errors")
-VICTIM_ORDER = ("BiLSTM", "BERT", "GEMMA2B", "GEMMA7B")
+VICTIM_ORDER = ("BiLSTM", "MiniLM", "BERT", "GEMMA2B", "GEMMA7B")
 TASK_ORDER = ("HN", "PR2", "FC", "RD")
 
 
@@ -59,14 +61,19 @@ def load_victims(root: Path) -> pd.DataFrame:
             continue  # not finished
         info, metrics = _load_json(folder / "victim.json"), _load_json(folder / "metrics.json")
         task, kind = folder.name.split("-", 1)
+        quality = competence_of_model(folder)
         rows.append({"task": info.get("task", task), "victim": info.get("kind", kind),
                      "f1": metrics["attack"]["f1"], "accuracy": metrics["attack"]["accuracy"],
                      "dev_f1": metrics["dev"]["f1"], "dev_accuracy": metrics["dev"]["accuracy"],
                      "n_params": info.get("n_params"), "base_model": info.get("base_model"),
+                     "base_role": info.get("base_role"),
                      "train_rows": info.get("train_rows"), "epochs": info.get("epochs"),
-                     "profile": info.get("profile")})
-    columns = ["task", "victim", "f1", "accuracy", "dev_f1", "dev_accuracy", "n_params", "base_model",
-               "train_rows", "epochs", "profile"]
+                     "profile": info.get("profile"),
+                     "roc_auc": quality.roc_auc if quality else None,
+                     "competent": quality.competent if quality else None,
+                     "competence": quality.reason if quality else "no attack-set probabilities recorded"})
+    columns = ["task", "victim", "f1", "accuracy", "dev_f1", "dev_accuracy", "n_params", "base_model", "base_role",
+               "train_rows", "epochs", "profile", "roc_auc", "competent", "competence"]
     return _ordered(pd.DataFrame(rows, columns=columns))
 
 

@@ -23,7 +23,7 @@ from bodega.errors import BodegaError
 log = logging.getLogger(__name__)
 
 DEFAULT_CANDIDATES = ("character", "character-folded", "sbert-cosine", "bertscore-f1",
-                      "sbert-cosine-folded", "bertscore-f1-folded")
+                      "sbert-cosine-folded", "bertscore-f1-folded", "mpnet-cosine", "mpnet-cosine-folded")
 
 
 @dataclass(frozen=True)
@@ -119,19 +119,20 @@ def evaluate(pairs: HumanPairs, candidates: Sequence[str] = DEFAULT_CANDIDATES, 
     """One row per candidate: AUCs of the semantic score and of the BODEGA product, with intervals."""
     from bodega.resources import resolve
     from bodega.scoring.core import score_examples
-    from bodega.scoring.semantic import Encoder, build_semantic_model
+    from bodega.scoring.semantic import Encoder, build_semantic_model, encoder_role
 
     positive = pairs.labels == 0
     rng = np.random.default_rng(seed)
     resamples = rng.integers(0, len(positive), size=(n_boot, len(positive)))
     keep01, keep02 = pairs.labels != 2, pairs.labels != 1
-    encoder = None
+    encoders: dict[str, Encoder] = {}  # one load per encoder role, shared by its candidates
     result = Evaluation([], {}, {})
     for name in candidates:
-        if encoder is None and not name.startswith(("character", "bleurt")):
-            encoder = Encoder(resolve("minilm").path)
+        role = encoder_role(name)
+        if role is not None and role not in encoders:
+            encoders[role] = Encoder(resolve(role).path)
         started = time.perf_counter()
-        model = build_semantic_model(name, encoder=encoder)
+        model = build_semantic_model(name, encoder=encoders.get(role))
         scores = score_examples(task, pairs.originals, pairs.adversarials, [True] * len(positive), model)
         seconds = time.perf_counter() - started
         semantic = np.array([s.semantic for s in scores])

@@ -10,7 +10,7 @@ import pandas as pd
 
 from bodega.experiments.spec import GridSpec
 from bodega.report.cost import Budget, left_out_cost, projection, words_per_example
-from bodega.report.findings import AGREE, CANNOT_TELL, DISAGREE, QUERY_RANGES, Finding, range_text
+from bodega.report.findings import AGREE, CANNOT_TELL, DISAGREE, NOT_COMPARABLE, QUERY_RANGES, Finding, range_text
 from bodega.report.study import Study, finished_span
 from bodega.report.uncertainty import LEVEL, RESAMPLES, SEED, run_intervals
 
@@ -88,18 +88,20 @@ def left_out_hours(table: pd.DataFrame) -> float:
 
 
 def findings_facts(found: list[Finding]) -> dict[str, Any]:
-    """How many claims agree, disagree or cannot tell, the query ranges, and each claim's verdict, evidence,
-    reason and paper value under ``<claim>_<field>`` (dashes in a claim's name become underscores)."""
+    """How many claims agree, disagree, cannot tell or are not comparable, the query ranges, and each claim's
+    verdict, evidence, reason, paper value and quoted sentence under ``<claim>_<field>`` (dashes in a claim's
+    name become underscores)."""
     verdicts = [f.verdict for f in found]
     facts: dict[str, Any] = {key: verdicts.count(verdict) for verdict, key in
-                             ((AGREE, "n_agree"), (DISAGREE, "n_disagree"), (CANNOT_TELL, "n_cannot_tell"))}
+                             ((AGREE, "n_agree"), (DISAGREE, "n_disagree"), (CANNOT_TELL, "n_cannot_tell"),
+                              (NOT_COMPARABLE, "n_not_comparable"))}
     facts["n_claims"] = len(found)
     facts["query_ranges"] = "; ".join(f"{task}, {words}: {range_text(low, high)}"
                                       for task, (low, high, words) in QUERY_RANGES.items())
     for f in found:
         key = f.claim.replace("-", "_")
         facts.update({f"{key}_verdict": f.verdict, f"{key}_evidence": f.evidence, f"{key}_reason": f.reason,
-                      f"{key}_paper": f.paper})
+                      f"{key}_paper": f.paper, f"{key}_quote": f.quote})
     return facts
 
 

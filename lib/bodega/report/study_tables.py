@@ -13,7 +13,7 @@ from bodega.report.findings import comparable, grouped, groups, verdict_bound, v
 from bodega.report.published import NOT_STATED, RERUN_LABEL, RERUN_VICTIMS, Statement
 from bodega.report.study import Study
 from bodega.report.tables import METRIC_TITLES
-from bodega.report.uncertainty import MEASURES, Interval, mean_intervals, rank_attackers
+from bodega.report.uncertainty import MEASURES, Interval, mean_intervals, rank_attackers, success_interval
 
 DIGITS = {"queries": 1}
 
@@ -56,21 +56,32 @@ def table4_intervals(study: Study) -> pd.DataFrame:
 
 def table5_intervals(study: Study) -> pd.DataFrame:
     """Best BODEGA score per task and victim in each scenario, with its attacker, interval, queries and the
-    attackers not distinguishable from it; victim F1 ours beside the paper's (Table 3)."""
+    attackers not distinguishable from it; victim F1 ours beside the paper's (Table 3), with the attack-set
+    AUC and whether the victim is competent (:func:`bodega.victims.competence.competence`)."""
     f1 = {(r.task, r.victim): r.f1 for r in study.results.victims.itertuples()}
+    quality = {(r.task, r.victim): r for r in study.results.victims.itertuples()}
     rows = []
     for task in study.spec.tasks:
         for victim in study.spec.victims:
             paper_f1 = study.published.f1(task, victim)
             row = {("", "task"): task, ("", "victim"): victim,
                    ("F1", "ours"): f"{f1[(task, victim)]:.3f}" if (task, victim) in f1 else "",
-                   ("F1", "paper"): f"{paper_f1:.3f}" if paper_f1 is not None else NOT_STATED}
+                   ("F1", "paper"): f"{paper_f1:.3f}" if paper_f1 is not None else NOT_STATED,
+                   **_competence_cells(quality.get((task, victim)))}
             for scenario in ("untargeted", "targeted"):
                 row.update({(scenario, k): v for k, v in _best_cell(study, task, victim, scenario).items()})
             rows.append(row)
     frame = pd.DataFrame(rows)
     frame.columns = pd.MultiIndex.from_tuples(frame.columns)
     return frame.set_index([("", "task"), ("", "victim")]).rename_axis(["task", "victim"])
+
+
+def _competence_cells(victim) -> dict[tuple[str, str], str]:
+    """AUC and the competence verdict of one victim row of ``results.victims`` (None: not trained)."""
+    if victim is None or getattr(victim, "competent", None) is None or pd.isna(victim.competent):
+        return {("victim", "AUC"): "", ("victim", "competent"): ""}
+    return {("victim", "AUC"): f"{victim.roc_auc:.3f}",
+            ("victim", "competent"): "yes" if victim.competent else f"no ({victim.competence})"}
 
 
 def _best_cell(study: Study, task: str, victim: str, scenario: str) -> dict[str, str]:
@@ -96,13 +107,16 @@ def statements_table(study: Study) -> pd.DataFrame:
         for attacker in [a for a in study.spec.attackers if statement.covers(statement.task, attacker=a, best=best)] \
                 or [statement.attacker]:
             victims = study.victims_run(statement.task, attacker, "untargeted")
-            ours = mean_intervals([study.run(statement.task, v, attacker, "untargeted") for v in victims])[
-                statement.measure] if victims else None
+            runs = [study.run(statement.task, v, attacker, "untargeted") for v in victims]
+            ours = mean_intervals(runs)[statement.measure] if victims else None
+            exact = success_interval(runs) if victims and statement.measure == "confusion" else None
+            text = ours.text(DIGITS.get(statement.measure, 3)) if ours else \
+                study.status(statement.task, study.spec.victims[0], attacker, "untargeted")
+            if exact is not None:  # few examples or a rate of 0 or 1: the exact interval decides
+                text += f"; exact [{exact.low:.3f}, {exact.high:.3f}]"
             rows.append({"statement": statement.id, "task": statement.task, "attacker": attacker,
                          "measure": METRIC_TITLES[statement.measure], "paper": statement.stated(),
-                         "ours": ours.text(DIGITS.get(statement.measure, 3)) if ours else
-                         study.status(statement.task, study.spec.victims[0], attacker, "untargeted"),
-                         "paper's value against our interval": _check(statement, ours)})
+                         "ours": text, "paper's value against our interval": _check(statement, exact or ours)})
     return pd.DataFrame(rows).set_index("statement")
 
 
@@ -188,10 +202,12 @@ def grid_deviations(spec: GridSpec) -> pd.DataFrame:
     """Where a grid departs from the paper's run beyond its profile: sample sizes, query budget, training
     rows and the cells it leaves out, each with the cells it concerns; read from the grid file itself."""
     rows = [{"choice": "examples per attack cell", "cells": "every cell",
-             "here": f"the first {spec.examples} rows of attack.tsv" if spec.examples else "every row of attack.tsv",
+             "here": (f"{spec.examples} rows of attack.tsv drawn in one seeded order, the same for every victim and "
+                      "attacker (targeted: the first eligible ones)") if spec.examples else "every row of attack.tsv",
              "paper": "every row of attack.tsv"}]
     rows += [{"choice": "examples per attack cell", "cells": _rule_cells(rule),
-              "here": f"the first {rule.examples} rows", "paper": "every row"} for rule in spec.examples_for]
+              "here": f"{rule.examples} rows of the same seeded order", "paper": "every row"}
+             for rule in spec.examples_for]
     if spec.query_budget:
         rows.append({"choice": "query budget", "cells": "every cell",
                      "here": f"{spec.query_budget:,} queries per example (running out counts as a failure)",

@@ -151,13 +151,10 @@ def _aligned(a: RunExamples, b: RunExamples) -> np.ndarray | None:
     return np.array([where[key] for key in a.keys])
 
 
-def difference_interval(first: Sequence[RunExamples], second: Sequence[RunExamples], measure: str = "bodega",
-                        resamples: int = RESAMPLES, seed: int = SEED) -> Interval:
-    """Interval of mean(first) - mean(second) of ``measure``, runs matched pairwise (same victim).
-
-    A pair that attacked the same rows is resampled jointly (paired: the same examples in both);
-    otherwise each side is resampled on its own.
-    """
+def _matched_draws(first: Sequence[RunExamples], second: Sequence[RunExamples], measure: str, resamples: int,
+                   seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Point values and bootstrap draws of mean(first) and mean(second) of ``measure``, runs matched pairwise:
+    a pair that attacked the same rows is resampled jointly (paired), otherwise each side on its own."""
     if len(first) != len(second) or not first:
         raise ValueError(f"difference of {len(first)} and {len(second)} runs: pass runs matched pairwise")
     rng = np.random.default_rng(seed)
@@ -169,9 +166,59 @@ def difference_interval(first: Sequence[RunExamples], second: Sequence[RunExampl
         diffs.append((resample_statistics(a, index_a)[measure], resample_statistics(b, index_b)[measure]))
         points.append((resample_statistics(a, np.arange(a.n)[None, :])[measure],
                        resample_statistics(b, np.arange(b.n)[None, :])[measure]))
-    estimate = _mean_over_runs([p[0] for p in points]) - _mean_over_runs([p[1] for p in points])
-    draws = _mean_over_runs([d[0] for d in diffs]) - _mean_over_runs([d[1] for d in diffs])
-    return percentile_interval(float(estimate[0]), draws)
+    return (_mean_over_runs([p[0] for p in points]), _mean_over_runs([p[1] for p in points]),
+            _mean_over_runs([d[0] for d in diffs]), _mean_over_runs([d[1] for d in diffs]))
+
+
+def difference_interval(first: Sequence[RunExamples], second: Sequence[RunExamples], measure: str = "bodega",
+                        resamples: int = RESAMPLES, seed: int = SEED) -> Interval:
+    """Interval of mean(first) - mean(second) of ``measure``, runs matched pairwise (same victim).
+
+    A pair that attacked the same rows is resampled jointly (paired: the same examples in both);
+    otherwise each side is resampled on its own.
+    """
+    point_a, point_b, draws_a, draws_b = _matched_draws(first, second, measure, resamples, seed)
+    return percentile_interval(float((point_a - point_b)[0]), draws_a - draws_b)
+
+
+def ratio_interval(first: Sequence[RunExamples], second: Sequence[RunExamples], measure: str = "bodega",
+                   resamples: int = RESAMPLES, seed: int = SEED) -> Interval:
+    """Interval of mean(first) / mean(second) of ``measure`` (the same resampling as
+    :func:`difference_interval`): a claim of a magnitude ("27% higher") is a claim about this ratio.
+    Draws whose denominator is 0 are left out (NaN)."""
+    point_a, point_b, draws_a, draws_b = _matched_draws(first, second, measure, resamples, seed)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        point = np.where(point_b != 0, point_a / point_b, np.nan)
+        draws = np.where(draws_b != 0, draws_a / draws_b, np.nan)
+    return percentile_interval(float(point[0]), draws)
+
+
+def clopper_pearson(successes: int, n: int, level: float = LEVEL) -> Interval:
+    """The exact (Clopper-Pearson) interval of a success rate: where n < 30 or the rate is 0 or 1 the
+    percentile bootstrap collapses (a run of 8 successes out of 8 gives [1, 1]) and this one does not."""
+    from scipy.stats import beta
+
+    if n <= 0:
+        return Interval(float("nan"), float("nan"), float("nan"))
+    tail = (1 - level) / 2
+    low = 0.0 if successes == 0 else float(beta.ppf(tail, successes, n - successes + 1))
+    high = 1.0 if successes == n else float(beta.ppf(1 - tail, successes + 1, n - successes))
+    return Interval(successes / n, low, high)
+
+
+def needs_exact(successes: int, n: int) -> bool:
+    """Whether a success rate needs :func:`clopper_pearson` beside the bootstrap (n < 30, or rate 0 or 1)."""
+    return n < 30 or successes in (0, n)
+
+
+def success_interval(runs: Sequence[RunExamples]) -> Interval | None:
+    """The exact interval of the pooled success rate of ``runs`` when :func:`needs_exact` says so and the
+    runs have equal sizes (then the mean of their rates is the pooled rate); None otherwise."""
+    sizes = {run.n for run in runs}
+    if not runs or len(sizes) != 1:
+        return None
+    successes, n = int(sum(run.success.sum() for run in runs)), sum(run.n for run in runs)
+    return clopper_pearson(successes, n) if needs_exact(successes, n) else None
 
 
 def distinguishable(difference: Interval) -> bool:

@@ -2,7 +2,8 @@
 
 Reads ``<results>/models/<TASK>-<VICTIM>/`` (the model the attacks use) and, when present,
 extra seeds of the same training settings under ``<results>/victim-seeds/<TASK>-<VICTIM>-seed<N>/``,
-so each row can give the mean and range over seeds. Nothing is trained or computed here.
+so each row can give the mean and range over seeds, and whether the attacked model is competent
+(:func:`bodega.victims.competence.competence`). Nothing is trained here.
 """
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from pathlib import Path
 import pandas as pd
 
 from bodega.tasks import get_task
+from bodega.victims.competence import competence_of_model
 
-VICTIM_ORDER = ("BiLSTM", "BERT", "GEMMA2B", "GEMMA7B")
+VICTIM_ORDER = ("BiLSTM", "MiniLM", "BERT", "GEMMA2B", "GEMMA7B")
 TASK_ORDER = ("HN", "PR2", "FC", "RD")
 
 
@@ -65,6 +67,7 @@ def victims_table(results: str | Path) -> pd.DataFrame:
             if other and _settings(other[0]) == _settings(info):
                 seeds.setdefault(other[0]["seed"], other[1]["attack"]["f1"])
         f1s = list(seeds.values())
+        quality = competence_of_model(folder)
         rows.append({
             "task": info["task"], "victim": info["kind"], "profile": info["profile"],
             "F1 (attacked model)": round(metrics["attack"]["f1"], 4),
@@ -73,9 +76,12 @@ def victims_table(results: str | Path) -> pd.DataFrame:
             "F1 range": f"{min(f1s):.4f} to {max(f1s):.4f}" if len(f1s) > 1 else "",
             "paper F1": get_task(info["task"]).paper_f1.get(info["kind"]),
             "dev F1": round(metrics["dev"]["f1"], 4),
+            "attack AUC": round(quality.roc_auc, 4) if quality else None,
+            "competent": ("yes" if quality.competent else f"no: {quality.reason}") if quality else "not measured",
             "model": describe_model(info), "training data": describe_training(info, metrics)})
     frame = pd.DataFrame(rows, columns=["task", "victim", "profile", "F1 (attacked model)", "seeds",
-                                        "F1 mean over seeds", "F1 range", "paper F1", "dev F1", "model",
+                                        "F1 mean over seeds", "F1 range", "paper F1", "dev F1", "attack AUC",
+                                        "competent", "model",
                                         "training data"])
     if frame.empty:
         return frame

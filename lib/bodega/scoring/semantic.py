@@ -193,12 +193,20 @@ BERTSCORE_LAYER = 5
 """MiniLM-L6 layer for BERTScore: the second-to-last, as BERTScore's authors chose for 6-layer DistilBERT."""
 
 MODEL_NAMES = ("character", "character-folded", "sbert-cosine", "sbert-cosine-folded",
-               "bertscore-f1", "bertscore-f1-folded", "bleurt-20")
+               "bertscore-f1", "bertscore-f1-folded", "mpnet-cosine", "mpnet-cosine-folded", "bleurt-20")
+
+
+def encoder_role(name: str) -> str | None:
+    """The resource role of the encoder a semantic model reads (None: it reads none): ``mpnet-*`` the
+    110M all-mpnet-base-v2 (BERT-base size), the other encoder models MiniLM."""
+    if name.startswith(("character", "bleurt")):
+        return None
+    return "mpnet" if name.startswith("mpnet-") else "minilm"
 
 
 def build_semantic_model(name: str, *, encoder: Encoder | None = None, path: str | Path | None = None,
                          allow_hub: bool = False) -> SemanticModel:
-    """A semantic model by name; ``encoder`` lets several MiniLM-based models share one load."""
+    """A semantic model by name; ``encoder`` (of :func:`encoder_role`'s role) lets several models share one load."""
     from bodega.resources import resolve
     from bodega.scoring.confusables import fold_confusables
 
@@ -212,8 +220,8 @@ def build_semantic_model(name: str, *, encoder: Encoder | None = None, path: str
         location = resolve("bleurt-20", allow_hub=allow_hub, path=path).location
         return Bleurt(location, name=name)
     if encoder is None:
-        encoder = Encoder(resolve("minilm", path=path).path)
-    if name.startswith("sbert-cosine"):
+        encoder = Encoder(resolve(encoder_role(name), path=path).path)
+    if name.startswith(("sbert-cosine", "mpnet-cosine")):
         return SbertCosine(encoder, preprocess=preprocess, name=name)
     return BertScoreF1(encoder, layer=BERTSCORE_LAYER, preprocess=preprocess, name=name)
 

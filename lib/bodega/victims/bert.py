@@ -1,7 +1,7 @@
 """BERT-family victim: a Hugging Face encoder fine-tuned as a sequence classifier.
 
 ``paper``: bert-base-uncased (5 epochs, AdamW lr 5e-5 with linear decay, batch 16, 512
-tokens), as BODEGA; ``cpu``: the packaged all-MiniLM-L6-v2 encoder with a new
+tokens), as BODEGA; ``cpu``: the packaged all-mpnet-base-v2 encoder (110M) with a new
 classification head, same recipe. Attention masks keep predictions batch-independent.
 """
 from __future__ import annotations
@@ -86,3 +86,10 @@ class BertVictim(TorchVictim):
     def describe(self) -> dict:
         return dict(self.base, tokenizer=f"{self.base['base_model']} tokenizer (copied into {TOKENIZER_DIR}/)",
                     n_params=self.n_params)
+
+
+class MiniLMVictim(BertVictim):
+    """The BERT recipe on the profile's ``MiniLM`` model (all-MiniLM-L6-v2, 22.7M): a smaller encoder than the
+    one in BERT's role, kept selectable so the cpu study can show a second encoder size."""
+
+    kind = "MiniLM"

@@ -9,6 +9,7 @@ from bodega.victims.base import KINDS
 _CLASSES = {
     "BiLSTM": ("bodega.victims.bilstm", "BiLSTMVictim"),
     "BERT": ("bodega.victims.bert", "BertVictim"),
+    "MiniLM": ("bodega.victims.bert", "MiniLMVictim"),
     "GEMMA2B": ("bodega.victims.gemma", "Gemma2BVictim"),
     "GEMMA7B": ("bodega.victims.gemma", "Gemma7BVictim"),
 }

@@ -45,7 +45,13 @@ class TorchVictim:
 
     @property
     def trim_tokenizer_name(self) -> str:
-        return f"{self.kind} tokenizer ({getattr(self.tokenizer, 'name_or_path', '') or type(self.tokenizer).__name__})"
+        """The tokenizer's folder as loaded (a model folder, relative to the run), but a base model's tokenizer
+        in a machine's cache as ``victim.json`` names that model (``resource:<role>``), never by its path."""
+        where = getattr(self.tokenizer, "name_or_path", "") or type(self.tokenizer).__name__
+        base = getattr(self, "base", {}).get("base_model", "")
+        if Path(where).is_absolute() and base.startswith("resource:"):
+            where = base
+        return f"{self.kind} tokenizer ({where})"
 
     # -- encoding -------------------------------------------------------------------------
     def tokenize(self, texts: list[str], max_length: int = MAX_TOKENS, padding_side: str = "right") -> dict:

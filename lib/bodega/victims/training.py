@@ -14,6 +14,7 @@ import logging
 import math
 import shutil
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +24,8 @@ from bodega.data import read_tsv
 from bodega.io import atomic_write_json, relative_path
 from bodega.profiles import get_profile
 from bodega.tasks import get_task
-from bodega.victims.base import hash_files
+from bodega.victims.base import argmax_predictions, hash_files
+from bodega.victims.competence import competence
 from bodega.victims.metrics import f1_accuracy
 from bodega.victims.modeldir import METRICS_JSON, VICTIM_JSON
 
@@ -107,134 +109,237 @@ def training_fingerprint(task: str, victim_kind: str, data_dir: str | Path, prof
     return fingerprint
 
 
+@dataclass(frozen=True)
+class TrainingOptions:
+    """How to train a victim (see :func:`train_victim` for each option's meaning)."""
+
+    profile: str = "cpu"
+    max_train: int = 0
+    epochs: int | None = None
+    seed: int = 0
+    base_model: str | Path | None = None
+    select: str | None = None
+    batch_size: int | None = None
+    quantize: bool | None = None
+    lr: float | None = None
+    progress: bool = True
+    bilstm_padding: str = "packed"
+    max_dev: int = 0
+
+
+@dataclass
+class _Plan:
+    """Everything settled before the first weight is touched: data, family, resolved settings, fingerprint."""
+
+    task: str
+    kind: str
+    profile: str
+    select: str
+    epochs: int
+    batch_size: int
+    seed: int
+    options: TrainingOptions
+    cls: type
+    create_options: dict
+    train_path: Path
+    train_rows: list
+    attack_rows: list
+    dev_rows: list
+    fingerprint: dict
+
+
 def train_victim(task: str, victim_kind: str, data_dir: str | Path, out_dir: str | Path, profile: str = "cpu",
-                 max_train: int = 0, epochs: int | None = None, seed: int = 0, *,
-                 base_model: str | Path | None = None, select: str | None = None, batch_size: int | None = None,
-                 quantize: bool | None = None, lr: float | None = None, progress: bool = True,
-                 bilstm_padding: str = "packed", max_dev: int = 0) -> Path:
+                 max_train: int = 0, epochs: int | None = None, seed: int = 0, **options) -> Path:
     """Train (or resume, or skip when already complete) and return ``out_dir``.
 
     ``max_train`` 0 means every training row (the smoke profile caps it); ``epochs`` None
-    takes the profile's value; ``base_model`` overrides the resolved base model or
-    vocabulary (tests use tiny local models); ``quantize`` None means 4-bit where the
-    profile is ``paper`` (QLoRA), for Gemma only; ``lr`` None keeps the family's peak
+    takes the profile's value. Keyword options (:class:`TrainingOptions`): ``base_model`` overrides the
+    resolved base model or vocabulary (tests use tiny local models); ``quantize`` None means 4-bit where
+    the profile is ``paper`` (QLoRA), for Gemma only; ``lr`` None keeps the family's peak
     learning rate; ``select`` None takes the profile's; ``bilstm_padding="right"`` trains a
     BiLSTM that reads its padding, as BODEGA's did. ``max_dev`` N evaluates each epoch on a seeded
     random N dev rows (0: all): a decoder LM on two CPU cores needs a minute per 150 dev texts.
     """
-    import torch
-    from tqdm.auto import tqdm
+    from bodega.victims.checkpoint import load_weights, prune, save_checkpoint
 
-    from bodega.victims.checkpoint import latest_checkpoint, load_weights, prune, restore, save_checkpoint
+    settings = TrainingOptions(profile=profile, max_train=max_train, epochs=epochs, seed=seed, **options)
+    plan = _prepare(task, victim_kind, Path(data_dir), settings)
+    out = Path(out_dir)
+    if _already_trained(out, plan.fingerprint):
+        log.info("%s is already trained with these settings; nothing to do", out)
+        return out
+    victim, optimizer, scheduler, history = _resume(plan, out)
+    for epoch in range(len(history) + 1, plan.epochs + 1):
+        history.append(_train_epoch(plan, victim, optimizer, scheduler, epoch))
+        save_checkpoint(out / CHECKPOINTS, epoch, victim.trainable_state(), optimizer, scheduler,
+                        {"history": history, "fingerprint": plan.fingerprint})
+        prune(out / CHECKPOINTS, {epoch, _choose(history, plan.select)})
+    chosen = _choose(history, plan.select)
+    victim.load_trainable_state(load_weights(out / CHECKPOINTS, chosen))
+    _save(plan, victim, optimizer, history, chosen, out)
+    return out
+
+
+def _prepare(task: str, victim_kind: str, data_dir: Path, options: TrainingOptions) -> _Plan:
+    """Resolve the profile's defaults, read the data and check the options, before any training."""
     from bodega.victims.families import normalise_kind, victim_class
 
     task_name = get_task(task).name
     kind = normalise_kind(victim_kind)
-    prof = get_profile(profile)
-    select = select or prof.select
+    prof = get_profile(options.profile)
+    select = options.select or prof.select
     if select not in SELECTIONS:
         raise BodegaError(f"select must be one of {SELECTIONS}, got {select!r}")
-    if epochs is not None and (isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1):
-        raise BodegaError(f"epochs (--epochs) must be an integer >= 1, or absent for the profile's value; got {epochs!r}")
-    epochs = int(epochs or prof.epochs_for(task_name, kind))
-    data_dir, out_dir = Path(data_dir), Path(out_dir)
+    if options.epochs is not None and (isinstance(options.epochs, bool) or not isinstance(options.epochs, int)
+                                       or options.epochs < 1):
+        raise BodegaError("epochs (--epochs) must be an integer >= 1, or absent for the profile's value; "
+                          f"got {options.epochs!r}")
+    epochs = int(options.epochs or prof.epochs_for(task_name, kind))
     train_path = data_dir / "train.tsv"
-    train_rows = _subset(read_tsv(train_path), max_train or prof.max_train, seed)
+    train_rows = _subset(read_tsv(train_path), options.max_train or prof.max_train, options.seed)
     if not train_rows:
         raise BodegaError(f"{train_path} has no rows: nothing to train on; prepare the task again "
-                         "(`bodega data prepare`) or give --data a folder with training rows")
-    attack_rows, dev_rows = read_tsv(data_dir / "attack.tsv"), _subset(read_tsv(data_dir / "dev.tsv"), max_dev, seed)
+                          "(`bodega data prepare`) or give --data a folder with training rows")
+    attack_rows = read_tsv(data_dir / "attack.tsv")
+    dev_rows = _subset(read_tsv(data_dir / "dev.tsv"), options.max_dev, options.seed)
     cls = victim_class(kind)
-    batch_size = int(batch_size or cls.train_batch_size)
-    if lr is not None and not lr > 0:
-        raise BodegaError(f"lr must be a positive number, got {lr!r}")
+    batch_size = int(options.batch_size or cls.train_batch_size)
+    if options.lr is not None and not options.lr > 0:
+        raise BodegaError(f"lr must be a positive number, got {options.lr!r}")
     create_options: dict = {}
-    if bilstm_padding != "packed":
+    if options.bilstm_padding != "packed":
         if kind != "BiLSTM":
-            raise BodegaError(f"bilstm_padding={bilstm_padding!r} applies to the BiLSTM only, not {kind}")
-        create_options["padding"] = bilstm_padding
-    fingerprint = training_fingerprint(task_name, kind, data_dir, prof.name, max_train, epochs, seed,
-                                       base_model=base_model, select=select, batch_size=batch_size,
-                                       quantize=quantize, lr=lr, bilstm_padding=bilstm_padding, max_dev=max_dev)
+            raise BodegaError(f"bilstm_padding={options.bilstm_padding!r} applies to the BiLSTM only, not {kind}")
+        create_options["padding"] = options.bilstm_padding
+    fingerprint = training_fingerprint(task_name, kind, data_dir, prof.name, options.max_train, epochs,
+                                       options.seed, base_model=options.base_model, select=select,
+                                       batch_size=batch_size, quantize=options.quantize, lr=options.lr,
+                                       bilstm_padding=options.bilstm_padding, max_dev=options.max_dev)
+    return _Plan(task_name, kind, prof.name, select, epochs, batch_size, options.seed, options, cls,
+                 create_options, train_path, train_rows, attack_rows, dev_rows, fingerprint)
 
+
+def _already_trained(out_dir: Path, fingerprint: dict) -> bool:
+    """Whether ``out_dir`` holds a finished victim of these settings; one of other settings is refused, not
+    overwritten (the grid wipes a cell's folder of other inputs itself before training)."""
     info_path = out_dir / VICTIM_JSON
-    if info_path.exists():
-        from bodega.victims.modeldir import read_victim_info
+    if not info_path.exists():
+        return False
+    from bodega.victims.modeldir import read_victim_info
 
-        recorded = read_victim_info(out_dir).get("training") or {}
-        if recorded == fingerprint:
-            log.info("%s is already trained with these settings; nothing to do", out_dir)
-            return out_dir
-        different = sorted(k for k in {*recorded, *fingerprint} if recorded.get(k) != fingerprint.get(k))
-        raise BodegaError(f"{out_dir} holds a finished victim trained with other settings ({', '.join(different)}"
-                         f"{'; task ' + str(recorded.get('task')) if 'task' in different else ''}); training would "
-                         "overwrite it: give --out another folder, or delete this one first")
+    recorded = read_victim_info(out_dir).get("training") or {}
+    if recorded == fingerprint:
+        return True
+    different = sorted(k for k in {*recorded, *fingerprint} if recorded.get(k) != fingerprint.get(k))
+    raise BodegaError(f"{out_dir} holds a finished victim trained with other settings ({', '.join(different)}"
+                      f"{'; task ' + str(recorded.get('task')) if 'task' in different else ''}); training would "
+                      "overwrite it: give --out another folder, or delete this one first")
+
+
+def _resume(plan: _Plan, out_dir: Path):
+    """A fresh victim with its optimizer, restored from the last checkpoint of the same settings if any."""
+    from bodega.victims.checkpoint import latest_checkpoint, restore
+
     ckpt_dir = out_dir / CHECKPOINTS
     record = latest_checkpoint(ckpt_dir) if ckpt_dir.exists() else None
-    if record is not None and record.get("fingerprint") != fingerprint:
+    if record is not None and record.get("fingerprint") != plan.fingerprint:
         log.warning("%s holds checkpoints of other settings; starting afresh", ckpt_dir)
         shutil.rmtree(ckpt_dir)
         record = None
     # An old model in this folder stops being loadable before any new weights are written.
-    info_path.unlink(missing_ok=True)
+    (out_dir / VICTIM_JSON).unlink(missing_ok=True)
     (out_dir / METRICS_JSON).unlink(missing_ok=True)
 
-    victim = cls.create(task_name, prof.name, seed, base_model=base_model, quantize=quantize, **create_options)
-    steps_per_epoch = math.ceil(len(train_rows) / batch_size)
-    optimizer, scheduler = victim.make_optimizer(epochs * steps_per_epoch, lr)
+    options = plan.options
+    victim = plan.cls.create(plan.task, plan.profile, plan.seed, base_model=options.base_model,
+                             quantize=options.quantize, **plan.create_options)
+    optimizer, scheduler = victim.make_optimizer(plan.epochs * _steps_per_epoch(plan), options.lr)
     history: list[dict] = []
     if record is not None:
         victim.load_trainable_state(restore(ckpt_dir, record, optimizer, scheduler))
         history = record["history"]
         log.info("resuming %s after epoch %d", out_dir, record["epoch"])
+    return victim, optimizer, scheduler, history
 
-    labels = torch.tensor([row.label for row in train_rows], dtype=torch.long)
-    texts = [row.text for row in train_rows]
+
+def _steps_per_epoch(plan: _Plan) -> int:
+    return math.ceil(len(plan.train_rows) / plan.batch_size)
+
+
+def _train_epoch(plan: _Plan, victim, optimizer, scheduler, epoch: int) -> dict:
+    """One seeded epoch (shuffling and dropout seeded per epoch, so a resumed run is the same) and its
+    evaluation on attack.tsv and dev.tsv."""
+    import torch
+    from tqdm.auto import tqdm
+
+    progress = plan.options.progress
+    labels = torch.tensor([row.label for row in plan.train_rows], dtype=torch.long)
+    texts = [row.text for row in plan.train_rows]
     lengths = np.array([len(text) for text in texts])
-    for epoch in range(len(history) + 1, epochs + 1):
-        torch.manual_seed(seed * 1000 + epoch)
-        rng = np.random.default_rng([seed, epoch])
-        batches = _batches(rng, lengths, victim.bucket_batches, batch_size)
-        victim.model.train()
-        started, total_loss = time.perf_counter(), 0.0
-        bar = tqdm(range(steps_per_epoch), desc=f"{task_name}-{kind} epoch {epoch}/{epochs}",
-                   disable=not progress, mininterval=5)
-        for step in bar:
-            index = batches[step]
-            batch = victim.to_device(victim.encode([texts[i] for i in index]))
-            loss = torch.nn.functional.cross_entropy(victim.logits(batch).float(),
-                                                     labels[index].to(victim.device))
-            optimizer.zero_grad()
-            loss.backward()
-            if victim.max_grad_norm:
-                torch.nn.utils.clip_grad_norm_(victim.parameters_to_train(), victim.max_grad_norm)
-            optimizer.step()
-            if scheduler is not None:
-                scheduler.step()
-            total_loss += loss.item()
-            bar.set_postfix(loss=f"{total_loss / (step + 1):.4f}", refresh=False)
-        history.append({"epoch": epoch, "loss": total_loss / max(steps_per_epoch, 1),
-                        "train_seconds": round(time.perf_counter() - started, 1),
-                        "attack": _evaluate(victim, attack_rows, f"{task_name}-{kind} attack.tsv", progress),
-                        "dev": _evaluate(victim, dev_rows, f"{task_name}-{kind} dev.tsv", progress)})
-        log.info("epoch %d: loss %.4f, dev F1 %.4f, attack F1 %.4f", epoch, history[-1]["loss"],
-                 history[-1]["dev"]["f1"], history[-1]["attack"]["f1"])
-        save_checkpoint(ckpt_dir, epoch, victim.trainable_state(), optimizer, scheduler,
-                        {"history": history, "fingerprint": fingerprint})
-        prune(ckpt_dir, {epoch, _choose(history, select)})
+    steps_per_epoch = _steps_per_epoch(plan)
+    torch.manual_seed(plan.seed * 1000 + epoch)
+    rng = np.random.default_rng([plan.seed, epoch])
+    batches = _batches(rng, lengths, victim.bucket_batches, plan.batch_size)
+    victim.model.train()
+    started, total_loss = time.perf_counter(), 0.0
+    bar = tqdm(range(steps_per_epoch), desc=f"{plan.task}-{plan.kind} epoch {epoch}/{plan.epochs}",
+               disable=not progress, mininterval=5)
+    for step in bar:
+        index = batches[step]
+        batch = victim.to_device(victim.encode([texts[i] for i in index]))
+        loss = torch.nn.functional.cross_entropy(victim.logits(batch).float(), labels[index].to(victim.device))
+        optimizer.zero_grad()
+        loss.backward()
+        if victim.max_grad_norm:
+            torch.nn.utils.clip_grad_norm_(victim.parameters_to_train(), victim.max_grad_norm)
+        optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
+        total_loss += loss.item()
+        bar.set_postfix(loss=f"{total_loss / (step + 1):.4f}", refresh=False)
+    seconds = round(time.perf_counter() - started, 1)
+    recorder = _RecordingVictim(victim)
+    entry = {"epoch": epoch, "loss": total_loss / max(steps_per_epoch, 1), "train_seconds": seconds,
+             "attack": _evaluate(recorder, plan.attack_rows, f"{plan.task}-{plan.kind} attack.tsv", progress),
+             "dev": _evaluate(victim, plan.dev_rows, f"{plan.task}-{plan.kind} dev.tsv", progress)}
+    entry["attack_quality"] = competence([row.label for row in plan.attack_rows], recorder.p_positive).to_dict()
+    log.info("epoch %d: loss %.4f, dev F1 %.4f, attack F1 %.4f, attack AUC %.4f", epoch, entry["loss"],
+             entry["dev"]["f1"], entry["attack"]["f1"], entry["attack_quality"]["roc_auc"])
+    return entry
 
-    chosen = _choose(history, select)
-    victim.load_trainable_state(load_weights(ckpt_dir, chosen))
+
+class _RecordingVictim:
+    """Passes predictions through and keeps the probability of class 1 of every text, so that one pass
+    over the attack set gives both F1 and the ROC AUC of :mod:`bodega.victims.competence`."""
+
+    def __init__(self, victim) -> None:
+        self.victim = victim
+        self.p_positive: list[float] = []
+
+    def predict(self, texts: list[str]) -> np.ndarray:
+        probabilities = np.asarray(self.victim.predict_proba(texts))
+        self.p_positive.extend(float(p) for p in probabilities[:, 1])
+        return argmax_predictions(probabilities)
+
+
+def _save(plan: _Plan, victim, optimizer, history: list[dict], chosen: int, out_dir: Path) -> None:
+    """Write the kept epoch's model, metrics.json (with its attack-set competence) and victim.json last."""
     files, extra = victim.save(out_dir)
     weights_hash = hash_files(files, extra)
     selected = history[chosen - 1]
+    quality = selected.get("attack_quality")
+    if quality is None:  # a run resumed from checkpoints written before the competence was recorded
+        recorder = _RecordingVictim(victim)
+        _evaluate(recorder, plan.attack_rows)
+        quality = competence([row.label for row in plan.attack_rows], recorder.p_positive).to_dict()
     atomic_write_json(out_dir / METRICS_JSON, {
-        "attack": selected["attack"], "dev": selected["dev"], "selected_epoch": chosen,
-        "selection": "best dev F1" if select == "dev" else "last epoch", "history": history})
-    atomic_write_json(info_path, dict(
-        victim.describe(), name=f"{task_name}-{kind}", task=task_name, kind=kind, profile=prof.name,
-        train_rows=len(train_rows), train_data=relative_path(train_path, out_dir), epochs=epochs, selected_epoch=chosen,
-        seed=seed, batch_size=batch_size, lr=optimizer.param_groups[0].get("initial_lr", optimizer.param_groups[0]["lr"]),
-        weights_hash=weights_hash, training=fingerprint))
-    shutil.rmtree(ckpt_dir, ignore_errors=True)
-    return out_dir
+        "attack": selected["attack"], "dev": selected["dev"], "attack_quality": quality,
+        "selected_epoch": chosen, "selection": "best dev F1" if plan.select == "dev" else "last epoch",
+        "history": history})
+    atomic_write_json(out_dir / VICTIM_JSON, dict(
+        victim.describe(), name=f"{plan.task}-{plan.kind}", task=plan.task, kind=plan.kind, profile=plan.profile,
+        train_rows=len(plan.train_rows), train_data=relative_path(plan.train_path, out_dir), epochs=plan.epochs,
+        selected_epoch=chosen, seed=plan.seed, batch_size=plan.batch_size,
+        lr=optimizer.param_groups[0].get("initial_lr", optimizer.param_groups[0]["lr"]),
+        weights_hash=weights_hash, training=plan.fingerprint))
+    shutil.rmtree(out_dir / CHECKPOINTS, ignore_errors=True)
