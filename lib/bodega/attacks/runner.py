@@ -118,6 +118,10 @@ def attack_one(attacker: Attacker, accountant, target: Target, targeted: bool, s
                 cpu_seconds=round(cpu_seconds, 6), error=error, budget_exhausted=exhausted)
 
 
+_BEFORE = {"precision": "fp32", "kernels": "fp32", "attack_precision": "fp32"}
+"""Settings a run.json written before they existed held implicitly."""
+
+
 def _check_config(out: Path, config: dict) -> None:
     path = out / RUN_CONFIG
     if path.exists() and not config["victim_weights"]:
@@ -129,7 +133,7 @@ def _check_config(out: Path, config: dict) -> None:
 
         previous = json.loads(path.read_text(encoding="utf-8"))
         # The victim is identified by its weights; the same folder may be named by another path.
-        different = {k for k in config if k != "victim" and previous.get(k) != config[k]}
+        different = {k for k in config if k != "victim" and previous.get(k, _BEFORE.get(k)) != config[k]}
         if different:
             raise ValueError(f"{out} holds a run with different settings ({', '.join(sorted(different))}); "
                              "use another output folder or delete this one")
@@ -149,14 +153,15 @@ def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str
                 targeted: bool = False, n_examples: int | None = None, query_budget: int | None = None,
                 seed: int = 0, profile: str = "cpu", backend: str = "native", attacker_options: dict | None = None,
                 semantic=None, progress: bool = True, batch_size: int = 32,
-                victim_options: dict | None = None) -> dict:
+                victim_options: dict | None = None, precision=None) -> dict:
     """Attack ``n_examples`` of ``<data_dir>/attack.tsv`` and return the scored summary.
 
     ``victim_path`` is a trained model folder, ``hf:PATH``, ``py:module:factory`` (with
     ``victim_options`` of :func:`bodega.victims.external.open_victim`) or a loaded victim object. ``semantic``
     overrides the profile's semantic model for scoring (tests pass a small one).
     ``batch_size`` is the largest batch the victim computes at once (candidates of one
-    step are split into batches of this size, shortest texts first).
+    step are split into batches of this size, shortest texts first). ``precision`` (fp32, bf16, auto;
+    None: fp32) is the victim's and the attack models' (encoder, substitute LM); scoring stays fp32.
     """
     from tqdm.auto import tqdm
 
@@ -165,14 +170,17 @@ def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str
     from bodega.victims.accounting import QueryAccountant
     from bodega.victims.trimming import trimmer_for
 
+    from bodega.precision import resolve_precision, using_precision
+
     task_name = get_task(task).name
     name = canonical_name(attacker)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    resolved = resolve_precision(precision)
     if isinstance(victim_path, (str, Path)):
         from bodega.victims.external import open_victim
 
-        victim = open_victim(victim_path, task_name, profile, **(victim_options or {}))
+        victim = open_victim(victim_path, task_name, profile, precision=resolved, **(victim_options or {}))
         victim_label = _victim_label(victim_path, out)
     else:
         victim, victim_label = victim_path, getattr(victim_path, "name", type(victim_path).__name__)
@@ -180,7 +188,9 @@ def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str
     config = dict(task=task_name, victim=victim_label, victim_weights=victim.weights_hash, attacker=name,
                   scenario="targeted" if targeted else "untargeted", profile=profile, n_examples=n_examples,
                   budget=query_budget, seed=seed, backend=backend, attacker_options=attacker_options or {},
-                  trim=trimmer.describe() if trimmer is not None else None)
+                  trim=trimmer.describe() if trimmer is not None else None,
+                  precision=getattr(victim, "precision", "fp32"), kernels=getattr(victim, "kernels", "fp32"),
+                  attack_precision=resolved.name)
     _check_config(out, config)
 
     rows = read_tsv(Path(data_dir) / "attack.tsv")
@@ -193,13 +203,15 @@ def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str
     accountant = QueryAccountant(victim, budget=query_budget, batch_size=batch_size)
     engine = get_attacker(name, profile=profile, backend=backend, **(attacker_options or {})) if todo else None
     if engine is not None and hasattr(engine, "warm_up"):
-        engine.warm_up()
+        with using_precision(resolved):
+            engine.warm_up()
     successes = sum(r["success"] for r in records)
     queries = sum(r["queries"] for r in records)
     bar = tqdm(total=len(targets), initial=len(targets) - len(todo), desc=f"{name} {task_name}",
                disable=not progress, unit="ex")
     for target in todo:
-        record = attack_one(engine, accountant, target, targeted, seed)
+        with using_precision(resolved):  # the attack's own models load on first use, in its precision
+            record = attack_one(engine, accountant, target, targeted, seed)
         append_jsonl(records_path, record)
         records.append(record)
         successes += record["success"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from bodega.precision import PRECISION_HELP, PRECISIONS
 from bodega.threads import THREADS_HELP
 
 
@@ -38,6 +39,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--backend", default="native", choices=("native", "openattack"),
                         help="this package's attackers, or OpenAttack 2.1.1's as BODEGA ran them")
     parser.add_argument("--threads", type=int, default=None, help=THREADS_HELP)
+    parser.add_argument("--precision", choices=PRECISIONS, default="fp32",
+                        help=PRECISION_HELP + "; applies to the victim (not the BiLSTM) and the attack's encoder "
+                             "and substitute LM; the run's BODEGA score is computed in fp32")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="attacker option (JSON value, e.g. power=3 or transform=\"swap\")")
     parser.set_defaults(func=_attack)
@@ -68,6 +72,6 @@ def _attack(args: argparse.Namespace) -> int:
     summary = run_attack(args.task, args.victim, args.data, args.attacker, args.out, targeted=args.targeted,
                          n_examples=args.n, query_budget=args.budget, seed=args.seed, profile=args.profile,
                          backend=args.backend, attacker_options=_parse_options(args.option),
-                         victim_options=_victim_options(args))
+                         victim_options=_victim_options(args), precision=args.precision)
     print(json.dumps(summary, indent=2))
     return 0

@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from bodega.precision import PRECISIONS
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     grid = subparsers.add_parser("grid", help="run an experiment grid from parameters/*.yaml")
@@ -18,6 +20,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--no-progress", action="store_true", help="no progress bar (logs only)")
     run.add_argument("--threads", type=int, default=None,
                      help="CPU threads of each cell's notebook process (default: the grid's threads_per_cell)")
+    run.add_argument("--precision", choices=PRECISIONS, default=None,
+                     help="fp32, bf16 or auto for every cell (default: the grid's precision key, else fp32); "
+                          "part of each cell's key")
     run.set_defaults(func=_run)
 
     status = actions.add_parser("status", help="list the cells of a grid and whether each is done")
@@ -68,7 +73,7 @@ def _spec(args: argparse.Namespace):
 def _run(args: argparse.Namespace) -> int:
     from bodega.experiments.runner import run_grid
 
-    report = run_grid(_spec(args).with_overrides(threads_per_cell=args.threads), engine=args.engine, workers=args.workers, scheduler=args.scheduler,
+    report = run_grid(_spec(args).with_overrides(threads_per_cell=args.threads, precision=args.precision), engine=args.engine, workers=args.workers, scheduler=args.scheduler,
                       show_progress=not args.no_progress)
     print(report.summary_line())
     for outcome in report.failed:

@@ -55,7 +55,9 @@ class MaskedLM:
             tokenizer = AutoTokenizer.from_pretrained(self.path)
             if not tokenizer.is_fast:
                 raise ValueError(f"{self.path}: a fast tokenizer (tokenizer.json) is needed for word offsets")
-            model = AutoModelForMaskedLM.from_pretrained(self.path).eval()
+            from bodega.precision import cast_model
+
+            model = cast_model(AutoModelForMaskedLM.from_pretrained(self.path).eval())  # the attack's precision
             self._loaded = (torch, tokenizer, model)
         return self._loaded
 

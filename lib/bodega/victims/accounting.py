@@ -13,6 +13,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from bodega.precision import victim_key
 from bodega.victims.base import argmax_predictions, check_texts
 from bodega.victims.cache import ProbabilityCache
 
@@ -51,6 +52,10 @@ class QueryAccountant:
     def weights_hash(self) -> str:
         return self.victim.weights_hash
 
+    @property
+    def precision(self) -> str:
+        return getattr(self.victim, "precision", "fp32")
+
     def start_example(self) -> None:
         """Reset the per-example counters and budget (the caches stay)."""
         self.queries = 0
@@ -84,7 +89,7 @@ class QueryAccountant:
                 missing.setdefault(text, []).append(i)
         if missing and self.cache is not None:
             distinct = list(missing)
-            for j, probs in self.cache.get(self.weights_hash, distinct).items():
+            for j, probs in self.cache.get(victim_key(self.victim), distinct).items():
                 self._remember(distinct[j], probs)
                 for i in missing.pop(distinct[j]):
                     result[i] = probs
@@ -106,7 +111,7 @@ class QueryAccountant:
             self.forwards += len(batch)
             self.total_forwards += len(batch)
             if self.cache is not None:
-                self.cache.put(self.weights_hash, batch, probs)
+                self.cache.put(victim_key(self.victim), batch, probs)
             for text, row in zip(batch, probs):
                 self._remember(text, row)
                 for i in missing[text]:
