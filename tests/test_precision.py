@@ -1,0 +1,153 @@
+"""The precision setting: how ``auto`` decides, bf16 victims and what records and keys name the precision."""
+from __future__ import annotations
+
+import json
+import logging
+
+import numpy as np
+import pytest
+from victims_fixtures import one_thread, tiny_bert_dir, tiny_gemma_dir, write_task_data  # noqa: F401
+
+from bodega.precision import (FP32, Precision, cpu_flags, precision_key, resolve_precision, using_precision,
+                              attack_precision, victim_key)
+from bodega.victims import load_victim, train_victim
+
+AMX = {"avx512f", "avx512_bf16", "amx_bf16", "amx_tile", "amx_int8"}
+NO_AMX = {"avx2", "avx512f", "avx512_bf16"}
+TEXTS = ["evil traitors destroy the budget", "the council met on tuesday", "", "parks " * 40,
+         "residents asked about the weather and roads"]
+
+
+def test_auto_picks_fp32_without_amx_and_bf16_with_it():
+    assert resolve_precision("auto", flags=NO_AMX, gpu_bf16=False) == FP32
+    assert resolve_precision("auto", flags=set(), gpu_bf16=False) == FP32
+    assert resolve_precision("auto", flags=AMX, gpu_bf16=False) == Precision("bf16", "amx-bf16")
+    assert resolve_precision("auto", flags=set(), gpu_bf16=True) == Precision("bf16", "cuda-bf16")
+    assert resolve_precision(None) == resolve_precision("fp32") == FP32
+
+
+def test_bf16_without_amx_warns_that_it_is_slower(caplog):
+    with caplog.at_level(logging.WARNING, logger="bodega.precision"):
+        chosen = resolve_precision("bf16", flags=NO_AMX, gpu_bf16=False)
+    assert chosen == Precision("bf16", "avx512-bf16")
+    assert "slower" in caplog.text
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="bodega.precision"):
+        resolve_precision("bf16", flags=AMX, gpu_bf16=False)
+    assert caplog.text == ""
+
+
+def test_unknown_precision_names_the_option():
+    with pytest.raises(ValueError, match="--precision"):
+        resolve_precision("fp16")
+
+
+def test_cpu_flags_are_read_from_cpuinfo(tmp_path):
+    info = tmp_path / "cpuinfo"
+    info.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx512_bf16 amx_bf16\n\nprocessor\t: 1\nflags\t: fpu\n")
+    assert cpu_flags(info) == {"fpu", "sse2", "avx512_bf16", "amx_bf16"}
+    assert cpu_flags(tmp_path / "absent") == frozenset()
+
+
+def test_attack_models_take_the_precision_only_inside_the_block():
+    bf16 = Precision("bf16", "amx-bf16")
+    assert attack_precision() == FP32
+    with using_precision(bf16):
+        assert attack_precision() == bf16
+    assert attack_precision() == FP32
+
+
+@pytest.fixture(scope="module")
+def bert_victim_dir(tmp_path_factory):
+    root = tmp_path_factory.mktemp("precision")
+    data = write_task_data(root / "data", n_train=32, n_eval=8)
+    return train_victim("PR2", "BERT", data, root / "bert", profile="paper", epochs=1,
+                        base_model=tiny_bert_dir(root / "tiny-bert"), progress=False)
+
+
+def test_tiny_bert_runs_in_bf16_close_to_fp32(bert_victim_dir):
+    import torch
+
+    fp32 = load_victim(bert_victim_dir)
+    bf16 = load_victim(bert_victim_dir, precision=Precision("bf16", "avx512-bf16"))
+    assert (fp32.precision, bf16.precision) == ("fp32", "bf16")
+    assert next(bf16.model.parameters()).dtype == torch.bfloat16
+    assert next(fp32.model.parameters()).dtype == torch.float32
+    expected, got = fp32.predict_proba(TEXTS), bf16.predict_proba(TEXTS)
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got.sum(axis=1), 1.0, atol=1e-6)
+    np.testing.assert_allclose(got, expected, atol=0.02)
+    assert not np.array_equal(got, expected)  # bf16 really ran: its rounding shows
+
+
+def test_bf16_and_fp32_victims_never_share_cache_entries(bert_victim_dir, tmp_path):
+    from bodega.victims.accounting import QueryAccountant
+    from bodega.victims.cache import ProbabilityCache
+
+    fp32 = load_victim(bert_victim_dir)
+    bf16 = load_victim(bert_victim_dir, precision=Precision("bf16", "avx512-bf16"))
+    assert fp32.weights_hash == bf16.weights_hash  # the same weights ...
+    assert victim_key(fp32) != victim_key(bf16)  # ... but not the same victim
+    assert victim_key(fp32) == fp32.weights_hash == precision_key(fp32.weights_hash, "fp32")
+    with ProbabilityCache(tmp_path / "cache.sqlite") as cache:
+        QueryAccountant(fp32, cache=cache).predict_proba(TEXTS)
+        second = QueryAccountant(bf16, cache=cache)
+        got = second.predict_proba(TEXTS)
+        assert second.forwards == len(set(TEXTS))  # nothing came from the fp32 rows
+        np.testing.assert_array_equal(got, bf16.predict_proba(TEXTS))
+        assert len(cache) == 2 * len(set(TEXTS))
+
+
+def test_bilstm_stays_fp32_at_bf16(tmp_path):
+    data = write_task_data(tmp_path / "data", n_train=32, n_eval=8)
+    out = train_victim("PR2", "BiLSTM", data, tmp_path / "bilstm", profile="smoke", epochs=1, progress=False,
+                       precision=Precision("bf16", "amx-bf16"))
+    info = json.loads((out / "victim.json").read_text())
+    assert (info["precision"], info["kernels"]) == ("fp32", "fp32")
+    assert "precision" not in info["training"]  # the same model as an fp32 training
+    victim = load_victim(out, precision=Precision("bf16", "amx-bf16"))
+    assert victim.precision == "fp32"
+
+
+def test_bert_training_in_bf16_is_recorded_and_fingerprinted(tmp_path):
+    data = write_task_data(tmp_path / "data", n_train=32, n_eval=8)
+    base = tiny_bert_dir(tmp_path / "tiny-bert")
+    out = train_victim("PR2", "BERT", data, tmp_path / "bert", profile="paper", epochs=1, base_model=base,
+                       progress=False, precision=Precision("bf16", "avx512-bf16"))
+    info = json.loads((out / "victim.json").read_text())
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert (info["precision"], info["kernels"], metrics["precision"]) == ("bf16", "avx512-bf16", "bf16")
+    assert info["training"]["precision"] == "bf16"
+    assert 0.0 <= metrics["dev"]["f1"] <= 1.0
+
+
+def test_gemma_bf16_merges_lora_and_stays_close(tmp_path):
+    import torch
+
+    data = write_task_data(tmp_path / "data", n_train=16, n_eval=8)
+    out = train_victim("PR2", "GEMMA2B", data, tmp_path / "gemma", profile="cpu", epochs=1, max_train=16,
+                       base_model=tiny_gemma_dir(tmp_path / "tiny-gemma"), quantize=False, progress=False)
+    fp32 = load_victim(out)
+    bf16 = load_victim(out, precision=Precision("bf16", "amx-bf16"))
+    assert not hasattr(bf16.model, "peft_config")  # LoRA merged into the base weights
+    assert next(bf16.model.parameters()).dtype == torch.bfloat16
+    assert (bf16.precision, bf16.kernels) == ("bf16", "amx-bf16")
+    np.testing.assert_allclose(bf16.predict_proba(TEXTS), fp32.predict_proba(TEXTS), atol=0.05)
+
+
+def test_attack_summaries_name_their_precision(bert_victim_dir, tmp_path):
+    from bodega.attacks import run_attack
+    from bodega.scoring.semantic import CharacterModel
+
+    data = bert_victim_dir.parent / "data"
+    common = dict(n_examples=2, profile="smoke", semantic=CharacterModel(), progress=False)
+    fp32 = run_attack("PR2", bert_victim_dir, data, "DeepWordBug", tmp_path / "fp32", **common)
+    bf16 = run_attack("PR2", bert_victim_dir, data, "DeepWordBug", tmp_path / "bf16",
+                      precision=Precision("bf16", "avx512-bf16"), **common)
+    assert (fp32["precision"], fp32["kernels"]) == ("fp32", "fp32")
+    assert (bf16["precision"], bf16["kernels"], bf16["attack_precision"]) == ("bf16", "avx512-bf16", "bf16")
+    saved = json.loads((tmp_path / "bf16" / "summary.json").read_text())
+    assert saved["precision"] == "bf16"
+    with pytest.raises(ValueError, match="different settings"):  # a bf16 run never resumes an fp32 one
+        run_attack("PR2", bert_victim_dir, data, "DeepWordBug", tmp_path / "fp32",
+                   precision=Precision("bf16", "avx512-bf16"), **common)
