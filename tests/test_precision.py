@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import logging
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -151,3 +152,64 @@ def test_attack_summaries_name_their_precision(bert_victim_dir, tmp_path):
     with pytest.raises(ValueError, match="different settings"):  # a bf16 run never resumes an fp32 one
         run_attack("PR2", bert_victim_dir, data, "DeepWordBug", tmp_path / "fp32",
                    precision=Precision("bf16", "avx512-bf16"), **common)
+
+
+def _grid(tmp_path: Path, **changes):
+    from bodega.experiments import parse_grid
+
+    data = tmp_path / "data" / "PR2"
+    data.mkdir(parents=True, exist_ok=True)
+    for split in ("train", "attack", "dev"):
+        (data / f"{split}.tsv").write_text(f"1\tid-{split}\tsome {split} text\n")
+    raw = {"name": "t", "profile": "smoke", "tasks": ["PR2"], "victims": ["BiLSTM", "BERT"],
+           "attackers": ["PWWS"], "scenarios": ["untargeted"], "results": str(tmp_path / "results"),
+           "data_root": str(tmp_path / "data"), **changes}
+    return parse_grid(raw, "test-grid.yaml")
+
+
+def test_grid_cell_keys_and_parameters_include_the_precision(tmp_path):
+    from bodega.experiments import GridError
+    from bodega.experiments.cells import attack_cells, victim_cells
+    from bodega.experiments.hashing import HashCache
+
+    declared = {"task", "victim", "attacker", "targeted", "n_examples", "query_budget", "seed", "profile",
+                "backend", "out_dir", "victim_dir", "data_dir", "max_train", "epochs", "precision"}
+    hashes = HashCache()
+    fp32, bf16 = _grid(tmp_path), _grid(tmp_path, precision="bf16")
+    assert (fp32.precision, bf16.precision) == ("fp32", "bf16")
+    assert _grid(tmp_path, precision="auto").precision == "auto"
+    with pytest.raises(GridError, match="precision"):
+        _grid(tmp_path, precision="fp16")
+    victims = {spec.precision: {c.name: c for c in victim_cells(spec, hashes, declared)} for spec in (fp32, bf16)}
+    # BERT trains under autocast at bf16 (another model); the BiLSTM trains the same either way.
+    assert victims["fp32"]["PR2-BiLSTM"].key == victims["bf16"]["PR2-BiLSTM"].key
+    assert victims["bf16"]["PR2-BERT"].parameters["precision"] == "bf16"
+    assert victims["fp32"]["PR2-BERT"].key != victims["bf16"]["PR2-BERT"].key
+    for name in ("PR2-BiLSTM", "PR2-BERT"):
+        Path(victims["fp32"][name].out_dir).mkdir(parents=True, exist_ok=True)  # the trained victim's folder
+        plain = attack_cells(fp32, victims["fp32"][name], hashes, declared)[0]
+        low = attack_cells(bf16, victims["bf16"][name], hashes, declared)[0]
+        assert plain.key != low.key and low.inputs["precision"] == low.parameters["precision"] == "bf16"
+        assert "precision" not in plain.parameters  # fp32 cells keep the keys they had
+    with pytest.raises(ValueError, match="lacks precision"):
+        victim_cells(bf16, hashes, declared - {"precision"})
+
+
+def test_auto_grid_cells_are_keyed_by_what_the_machine_runs(tmp_path, monkeypatch):
+    from bodega import precision
+    from bodega.experiments.cells import victim_cells
+    from bodega.experiments.hashing import HashCache
+
+    monkeypatch.setattr(precision, "cpu_flags", lambda path=None: frozenset(NO_AMX))
+    monkeypatch.setattr(precision, "cuda_bf16", lambda: False)
+    auto = {c.name: c.key for c in victim_cells(_grid(tmp_path, precision="auto"), HashCache())}
+    fp32 = {c.name: c.key for c in victim_cells(_grid(tmp_path), HashCache())}
+    assert auto == fp32  # no AMX: auto is fp32, and its cells are the fp32 cells
+
+
+def test_shipped_notebooks_take_a_precision_parameter():
+    from bodega.experiments.runner import notebook_parameters
+
+    root = Path(__file__).resolve().parents[1] / "notebooks"
+    for name in ("train_victim.ipynb", "attack.ipynb"):
+        assert "precision" in notebook_parameters(root / name), name
