@@ -115,8 +115,9 @@ def resolve_precision(requested: str | Precision | None = None, flags: Iterable[
     if name == "auto":
         return Precision("bf16", kernels) if fast else FP32
     if not fast:
-        log.warning("precision bf16 without AMX-BF16 or a bf16 GPU (kernels: %s): bf16 runs slower than fp32 "
-                    "on this machine; use --precision fp32 or auto", kernels)
+        log.warning("precision bf16 without AMX-BF16 or a bf16 GPU (kernels: %s): bf16 is expected to run slower "
+                    "than fp32 here (issue 23: 0.74-0.8x with AVX512-BF16 alone, 0.2x with AVX2); "
+                    "benchmarks/precision.py measures this machine; --precision auto chooses fp32", kernels)
     return Precision("bf16", kernels)
 
 
