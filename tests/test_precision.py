@@ -31,7 +31,7 @@ def test_bf16_without_amx_warns_that_it_is_slower(caplog):
     with caplog.at_level(logging.WARNING, logger="bodega.precision"):
         chosen = resolve_precision("bf16", flags=NO_AMX, gpu_bf16=False)
     assert chosen == Precision("bf16", "avx512-bf16")
-    assert "slower" in caplog.text
+    assert "slower than fp32" in caplog.text
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="bodega.precision"):
         resolve_precision("bf16", flags=AMX, gpu_bf16=False)
@@ -213,3 +213,35 @@ def test_shipped_notebooks_take_a_precision_parameter():
     root = Path(__file__).resolve().parents[1] / "notebooks"
     for name in ("train_victim.ipynb", "attack.ipynb"):
         assert "precision" in notebook_parameters(root / name), name
+
+
+def test_deviations_name_bf16_where_a_grid_uses_it(tmp_path):
+    from bodega.report.study_tables import grid_deviations
+
+    assert "numeric precision" not in set(grid_deviations(_grid(tmp_path))["choice"])
+    table = grid_deviations(_grid(tmp_path, precision="bf16"))
+    row = table[table["choice"] == "numeric precision"].iloc[0]
+    assert row["here"].startswith("bf16") and "BiLSTM" in row["cells"]
+
+
+def test_performance_tables_compute_speed_ups_and_intervals():
+    from bodega.report.performance import attack_table, bf16_effect, throughput_table
+
+    run = {"kernels": "amx-bf16", "examples": 4, "attack_seconds": 2.0, "wall_seconds": 3.0, "success": 0.5,
+           "queries_per_example": 10.0}
+    measured = {
+        "throughput": {"MiniLM": [{"variant": "fp32", "batch_1": 10.0, "batch_8": 20.0, "batch_32": 40.0},
+                                  {"variant": "bf16", "batch_1": 15.0, "batch_8": 40.0, "batch_32": 120.0}]},
+        "attack_cells": {"cells": {"MiniLM": {
+            "fp32": {**run, "kernels": "fp32", "attack_cpu_seconds": 8.0},
+            "bf16": {**run, "attack_cpu_seconds": 4.0},
+            "bodega_intervals": {"fp32": [0.3, 0.1, 0.5], "bf16": [0.28, 0.1, 0.45],
+                                 "bf16_minus_fp32": [-0.02, -0.05, 0.0]}}}},
+        "batch_dependence": {"MiniLM": {"fp32": {"max_probability_change": 1e-7},
+                                        "bf16": {"max_probability_change": 0.003}}}}
+    speed = throughput_table(measured).set_index("variant")
+    assert list(speed.loc["bf16", ["x fp32, batch 1", "x fp32, batch 8", "x fp32, batch 32"]]) == [1.5, 2.0, 3.0]
+    attacks = attack_table(measured).set_index("precision")
+    assert attacks.loc["bf16", "CPU speed-up"] == 2.0
+    assert attacks.loc["bf16 - fp32 (paired)", "BODEGA 95% interval"] == "[-0.050, 0.000]"
+    assert "-0.020" in bf16_effect(measured) and "0.0030" in bf16_effect(measured)

@@ -115,9 +115,10 @@ def resolve_precision(requested: str | Precision | None = None, flags: Iterable[
     if name == "auto":
         return Precision("bf16", kernels) if fast else FP32
     if not fast:
-        log.warning("precision bf16 without AMX-BF16 or a bf16 GPU (kernels: %s): bf16 is expected to run slower "
-                    "than fp32 here (issue 23: 0.74-0.8x with AVX512-BF16 alone, 0.2x with AVX2); "
-                    "benchmarks/precision.py measures this machine; --precision auto chooses fp32", kernels)
+        log.warning("precision bf16 without AMX-BF16 or a bf16 GPU (kernels: %s) may run slower than fp32: issue 23 "
+                    "measured 0.74-0.8x with AVX512-BF16 alone and 0.2x with AVX2 on an Intel CPU; "
+                    "`python benchmarks/precision.py` measures this machine; --precision auto chooses fp32 here",
+                    kernels)
     return Precision("bf16", kernels)
 
 
