@@ -34,7 +34,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
-
 from bodega.threads import apply_thread_policy
 
 BATCHES = (1, 8, 32)
@@ -130,7 +129,8 @@ def attack_cell(folder: Path, data: Path, out: Path, n: int, precision: str) -> 
     summary = run_attack("PR2", folder, data, "PWWS", out, n_examples=n, profile="cpu", progress=False,
                          precision=precision)
     records = [json.loads(line) for line in (out / "records.jsonl").read_text(encoding="utf-8").splitlines()]
-    return {"attack_cpu_seconds": sum(r["cpu_seconds"] for r in records),"precision": summary["precision"], "kernels": summary["kernels"], "examples": summary["n_examples"],
+    return {"attack_cpu_seconds": sum(r["cpu_seconds"] for r in records), "precision": summary["precision"],
+            "kernels": summary["kernels"], "examples": summary["n_examples"],
             "wall_seconds": time.perf_counter() - started, "cpu_seconds": time.process_time() - cpu,
             "attack_seconds": summary["total_attack_time"], "success": summary["success_score"],
             "bodega": summary["bodega_score"], "queries_per_example": summary["queries_per_example"],
@@ -184,7 +184,6 @@ def main(argv: list[str] | None = None) -> int:
     apply_thread_policy(args.threads)
 
     import torch
-
     from bodega.precision import bf16_kernels, cpu_flags, resolve_precision
     from bodega.victims import load_victim
 
@@ -212,8 +211,9 @@ def main(argv: list[str] | None = None) -> int:
 
         victims = {"MiniLM (BERT role)": {"fp32": load_victim(bert_dir), "bf16": load_victim(bert_dir, precision=bf16)}}
         decoder_fp32 = load_victim(decoder_dir)
-        victims[f"{args.decoder} decoder + LoRA"] = {"fp32": decoder_fp32, "fp32, LoRA merged": merged_fp32(decoder_fp32),
-                                                      "bf16, LoRA merged": load_victim(decoder_dir, precision=bf16)}
+        victims[f"{args.decoder} decoder + LoRA"] = {
+            "fp32": decoder_fp32, "fp32, LoRA merged": merged_fp32(decoder_fp32),
+            "bf16, LoRA merged": load_victim(decoder_dir, precision=bf16)}
         result["throughput"] = {name: throughput(variants, texts, args.rounds) for name, variants in victims.items()}
         result["batch_dependence"] = {name: {variant: batch_dependence(victim, texts)
                                              for variant, victim in variants.items()}

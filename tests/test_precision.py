@@ -7,11 +7,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from victims_fixtures import one_thread, tiny_bert_dir, tiny_gemma_dir, write_task_data  # noqa: F401
-
-from bodega.precision import (FP32, Precision, cpu_flags, precision_key, resolve_precision, using_precision,
-                              attack_precision, victim_key)
+from bodega.precision import (
+    FP32,
+    Precision,
+    attack_precision,
+    cpu_flags,
+    precision_key,
+    resolve_precision,
+    using_precision,
+    victim_key,
+)
 from bodega.victims import load_victim, train_victim
+from victims_fixtures import one_thread, tiny_bert_dir, tiny_gemma_dir, write_task_data  # noqa: F401
 
 AMX = {"avx512f", "avx512_bf16", "amx_bf16", "amx_tile", "amx_int8"}
 NO_AMX = {"avx2", "avx512f", "avx512_bf16"}

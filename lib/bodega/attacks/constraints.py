@@ -57,9 +57,8 @@ class SentenceEncoder:
         import torch
         from transformers import AutoModel, AutoTokenizer
 
-        from bodega.resources import resolve
-
         from bodega.precision import cast_model
+        from bodega.resources import resolve
 
         path = self.model_dir or str(resolve("minilm").path)
         tokenizer = AutoTokenizer.from_pretrained(path)

@@ -166,11 +166,10 @@ def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str
     from tqdm.auto import tqdm
 
     from bodega.data import read_tsv
+    from bodega.precision import resolve_precision, using_precision
     from bodega.tasks import get_task
     from bodega.victims.accounting import QueryAccountant
     from bodega.victims.trimming import trimmer_for
-
-    from bodega.precision import resolve_precision, using_precision
 
     task_name = get_task(task).name
     name = canonical_name(attacker)

@@ -49,7 +49,8 @@ def run_paths(task: str, victim: str, attacker: str, targeted: bool, n_examples:
     name = f"{task}-{label}-{attacker_name}-{'T' if targeted else 'U'}"
     # The project-wide results folder is shared by all profiles; a grid passes its own results root.
     models = "models" if results_root or profile == "cpu" else f"models-{profile}"
-    out = Path(out_dir) if out_dir else results / "notebook-runs" / f"{name}-{profile}-n{n_examples or 'all'}-s{seed}-{backend}{_suffix(precision)}"
+    folder = f"{name}-{profile}-n{n_examples or 'all'}-s{seed}-{backend}{_suffix(precision)}"
+    out = Path(out_dir) if out_dir else results / "notebook-runs" / folder
     if is_spec(victim):  # hf:/py: victims are used where they are; the spec stands for the folder
         victim_path = Path(victim)
     else:

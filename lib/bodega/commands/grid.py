@@ -73,7 +73,8 @@ def _spec(args: argparse.Namespace):
 def _run(args: argparse.Namespace) -> int:
     from bodega.experiments.runner import run_grid
 
-    report = run_grid(_spec(args).with_overrides(threads_per_cell=args.threads, precision=args.precision), engine=args.engine, workers=args.workers, scheduler=args.scheduler,
+    spec = _spec(args).with_overrides(threads_per_cell=args.threads, precision=args.precision)
+    report = run_grid(spec, engine=args.engine, workers=args.workers, scheduler=args.scheduler,
                       show_progress=not args.no_progress)
     print(report.summary_line())
     for outcome in report.failed:

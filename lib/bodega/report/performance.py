@@ -68,7 +68,8 @@ def attack_table(measured: dict) -> pd.DataFrame:
             rows.append({"victim": victim, "precision": precision, "kernels": run["kernels"],
                          "examples": run["examples"], "attack wall (s)": run["attack_seconds"],
                          "attack CPU (s)": run["attack_cpu_seconds"], "whole run wall (s)": run["wall_seconds"],
-                         "success": run["success"], "BODEGA": estimate, "BODEGA 95% interval": f"[{low:.3f}, {high:.3f}]",
+                         "success": run["success"], "BODEGA": estimate,
+                         "BODEGA 95% interval": f"[{low:.3f}, {high:.3f}]",
                          "queries/example": run["queries_per_example"],
                          "CPU speed-up": cell["fp32"]["attack_cpu_seconds"] / run["attack_cpu_seconds"]})
         estimate, low, high = intervals["bf16_minus_fp32"]

@@ -139,10 +139,9 @@ def train_victim(task: str, victim_kind: str, data_dir: str | Path, out_dir: str
     import torch
     from tqdm.auto import tqdm
 
+    from bodega.precision import FP32, resolve_precision
     from bodega.victims.checkpoint import latest_checkpoint, load_weights, prune, restore, save_checkpoint
     from bodega.victims.families import normalise_kind, victim_class
-
-    from bodega.precision import FP32, resolve_precision
 
     task_name = get_task(task).name
     kind = normalise_kind(victim_kind)
