@@ -252,3 +252,34 @@ def test_performance_tables_compute_speed_ups_and_intervals():
     assert attacks.loc["bf16", "CPU speed-up"] == 2.0
     assert attacks.loc["bf16 - fp32 (paired)", "BODEGA 95% interval"] == "[-0.050, 0.000]"
     assert "-0.020" in bf16_effect(measured) and "0.0030" in bf16_effect(measured)
+
+
+def test_semantic_scores_stay_fp32_unless_bf16_is_asked_for():
+    import torch
+
+    from bodega.scoring.semantic import build_semantic_model
+
+    pairs = [("the council met on tuesday", "the council met on monday"),
+             ("evil traitors destroy the budget", "residents asked about the weather")]
+    exact = build_semantic_model("sbert-cosine")
+    lowered = build_semantic_model("sbert-cosine", precision=Precision("bf16", "amx-bf16"))
+    assert next(exact.encoder._model.parameters()).dtype == torch.float32
+    assert next(lowered.encoder._model.parameters()).dtype == torch.bfloat16
+    np.testing.assert_allclose(lowered.score(pairs), exact.score(pairs), atol=0.02)
+    with pytest.raises(ValueError, match="bleurt-20 runs in fp32"):
+        build_semantic_model("bleurt-20", precision=Precision("bf16", "amx-bf16"))
+
+
+def test_commands_take_precision():
+    from bodega.cli import build_parser
+
+    parser = build_parser()
+    common = {"attack": ["--task", "PR2", "--victim", "v", "--data", "d", "--attacker", "PWWS", "--out", "o"],
+              "train": ["--task", "PR2", "--victim", "BERT", "--data", "d", "--out", "o"],
+              "score": ["--task", "PR2", "--input", "i", "--out", "o"]}
+    for command, options in common.items():
+        assert parser.parse_args([command, *options]).precision == "fp32"
+        assert parser.parse_args([command, *options, "--precision", "auto"]).precision == "auto"
+    assert parser.parse_args(["grid", "run", "g.yaml", "--precision", "bf16"]).precision == "bf16"
+    with pytest.raises(SystemExit):
+        parser.parse_args(["attack", *common["attack"], "--precision", "fp16"])
