@@ -4,8 +4,8 @@ Why: issue 23 measured bf16 weights at about 2x the fp32 rate of every transform
 Intel AMX, and slower than fp32 without it. This script measures what the package itself does at each
 ``--precision`` on the machine it runs on, and records the CPU flags that decide it:
 
-- victims (a MiniLM classifier and a decoder LM with LoRA, trained here on a small seeded sample of the
-  task's rows, so that the numbers need no trained study victim): texts/s of ``predict_proba`` at batch 1, 8
+- victims (a MiniLM classifier and a decoder LM with LoRA, trained here for one epoch on a small seeded
+  class-balanced sample of the task's rows, so that the numbers need no trained study victim): texts/s of ``predict_proba`` at batch 1, 8
   and 32 on attack.tsv texts around the median length, in fp32, bf16 and, for the decoder, fp32 with the
   LoRA merged; interleaved rounds, medians;
 - batch dependence: each text alone against the same texts in one call, per precision: the largest
@@ -41,16 +41,20 @@ FLAGS_SHOWN = ("amx_bf16", "amx_tile", "amx_int8", "avx512_bf16", "avx512f", "av
 
 
 def sample_data(source: Path, target: Path, train_rows: int, attack_rows: int, dev_rows: int, seed: int) -> Path:
-    """A task folder with a seeded sample of train and dev rows and the first ``attack_rows`` attack rows
-    (training evaluates every epoch on attack.tsv: the whole file would dominate the run)."""
+    """A task folder with a seeded class-balanced sample of training rows (one short epoch on PR2's 27%
+    positives learns to answer 0 only), a seeded sample of dev rows and the first ``attack_rows`` attack
+    rows (training evaluates every epoch on attack.tsv: the whole file would dominate the run)."""
     from bodega.data import read_tsv, write_tsv
 
     rng = np.random.default_rng(seed)
     target.mkdir(parents=True, exist_ok=True)
-    for split, n in (("train", train_rows), ("dev", dev_rows)):
-        rows = read_tsv(source / f"{split}.tsv")
-        chosen = np.sort(rng.choice(len(rows), size=min(n, len(rows)), replace=False))
-        write_tsv(target / f"{split}.tsv", [rows[i] for i in chosen])
+    rows = read_tsv(source / "train.tsv")
+    labels = np.array([row.label for row in rows])
+    chosen = np.concatenate([rng.choice(np.flatnonzero(labels == label), size=train_rows // 2, replace=False)
+                             for label in (0, 1)])
+    write_tsv(target / "train.tsv", [rows[i] for i in np.sort(chosen)])
+    rows = read_tsv(source / "dev.tsv")
+    write_tsv(target / "dev.tsv", [rows[i] for i in np.sort(rng.choice(len(rows), size=dev_rows, replace=False))])
     write_tsv(target / "attack.tsv", read_tsv(source / "attack.tsv")[:attack_rows])
     return target
 
@@ -172,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--task", default="PR2")
     parser.add_argument("--n", type=int, default=10, help="examples of the MiniLM attack cells")
     parser.add_argument("--decoder-n", type=int, default=3, help="examples of the decoder attack cells")
-    parser.add_argument("--train-rows", type=int, default=384, help="MiniLM training rows")
+    parser.add_argument("--train-rows", type=int, default=512, help="MiniLM training rows (class-balanced)")
     parser.add_argument("--decoder-rows", type=int, default=48, help="decoder training rows")
     parser.add_argument("--dev-rows", type=int, default=64, help="dev rows each training is evaluated on")
     parser.add_argument("--lr", type=float, default=2e-4, help="MiniLM's learning rate for its one short epoch")
