@@ -232,7 +232,7 @@ def test_deviations_name_bf16_where_a_grid_uses_it(tmp_path):
 
 
 def test_performance_tables_compute_speed_ups_and_intervals():
-    from bodega.report.performance import attack_table, bf16_effect, throughput_table
+    from bodega.report.performance import attack_table, bf16_effect, throughput_table, verdict_line
 
     run = {"kernels": "amx-bf16", "examples": 4, "attack_seconds": 2.0, "wall_seconds": 3.0, "success": 0.5,
            "queries_per_example": 10.0}
@@ -241,7 +241,7 @@ def test_performance_tables_compute_speed_ups_and_intervals():
                                   {"variant": "bf16", "batch_1": 15.0, "batch_8": 40.0, "batch_32": 120.0}]},
         "attack_cells": {"cells": {"MiniLM": {
             "fp32": {**run, "kernels": "fp32", "attack_cpu_seconds": 8.0},
-            "bf16": {**run, "attack_cpu_seconds": 4.0},
+            "bf16": {**run, "attack_cpu_seconds": 4.0, "bodega": 0.28},
             "bodega_intervals": {"fp32": [0.3, 0.1, 0.5], "bf16": [0.28, 0.1, 0.45],
                                  "bf16_minus_fp32": [-0.02, -0.05, 0.0]}}}},
         "batch_dependence": {"MiniLM": {"fp32": {"max_probability_change": 1e-7},
@@ -252,6 +252,7 @@ def test_performance_tables_compute_speed_ups_and_intervals():
     assert attacks.loc["bf16", "CPU speed-up"] == 2.0
     assert attacks.loc["bf16 - fp32 (paired)", "BODEGA 95% interval"] == "[-0.050, 0.000]"
     assert "-0.020" in bf16_effect(measured) and "0.0030" in bf16_effect(measured)
+    assert "2.00x faster" in verdict_line(measured) and "inside fp32's interval" in verdict_line(measured)
 
 
 def test_semantic_scores_stay_fp32_unless_bf16_is_asked_for():

@@ -25,6 +25,7 @@ class PrecisionTables:
     batch_dependence: pd.DataFrame
     training: pd.DataFrame
     encoder: str
+    verdict: str
 
 
 def load_precision(book_data: str | Path) -> dict | None:
@@ -89,9 +90,10 @@ def batch_table(measured: dict) -> pd.DataFrame:
 
 def training_table(measured: dict) -> pd.DataFrame:
     frame = pd.DataFrame(measured["training"])
-    return frame[["kind", "precision", "kernels", "rows", "steps", "seconds_per_step", "loss", "dev_f1",
-                  "dev_accuracy"]].rename(columns={"seconds_per_step": "s/step", "dev_f1": "dev F1",
-                                                   "dev_accuracy": "dev accuracy"})
+    return frame[["kind", "precision", "kernels", "rows", "steps", "seconds_per_step", "cpu_seconds", "loss",
+                  "dev_f1", "dev_accuracy"]].rename(columns={
+                      "seconds_per_step": "wall s/step", "cpu_seconds": "CPU s (steps and evaluations)",
+                      "dev_f1": "dev F1", "dev_accuracy": "dev accuracy"})
 
 
 def encoder_line(measured: dict) -> str:
@@ -102,9 +104,23 @@ def encoder_line(measured: dict) -> str:
             f"similarity between them was {encoder['max_cosine_change']:.4f}.")
 
 
+def verdict_line(measured: dict) -> str:
+    """Per attack cell: bf16's speed-up in attack CPU time and whether its BODEGA score lies in fp32's interval."""
+    parts = []
+    for victim, cell in measured["attack_cells"]["cells"].items():
+        speed = cell["fp32"]["attack_cpu_seconds"] / cell["bf16"]["attack_cpu_seconds"]
+        _, low, high = cell["bodega_intervals"]["fp32"]
+        inside = low <= cell["bf16"]["bodega"] <= high
+        parts.append(f"{victim}: bf16 {speed:.2f}x faster in attack CPU time, BODEGA score "
+                     f"{cell['bf16']['bodega']:.3f} {'inside' if inside else 'outside'} fp32's interval "
+                     f"[{low:.3f}, {high:.3f}]")
+    return "; ".join(parts) + "."
+
+
 def precision_tables(measured: dict) -> PrecisionTables:
     return PrecisionTables(machine_line(measured), throughput_table(measured), attack_table(measured),
-                           batch_table(measured), training_table(measured), encoder_line(measured))
+                           batch_table(measured), training_table(measured), encoder_line(measured),
+                           verdict_line(measured))
 
 
 def bf16_effect(measured: dict | None) -> str:
