@@ -20,9 +20,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--no-progress", action="store_true", help="no progress bar (logs only)")
     run.add_argument("--threads", type=int, default=None,
                      help="CPU threads of each cell's notebook process (default: the grid's threads_per_cell)")
-    run.add_argument("--precision", choices=PRECISIONS, default=None,
-                     help="fp32, bf16 or auto for every cell (default: the grid's precision key, else fp32); "
-                          "part of each cell's key")
     run.set_defaults(func=_run)
 
     status = actions.add_parser("status", help="list the cells of a grid and whether each is done")
@@ -40,6 +37,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", default=None, help="prepared data folder (default: the grid's data_root)")
     parser.add_argument("--raw", default=None, help="raw corpora, for tasks whose data is not prepared yet")
     parser.add_argument("--generated", default=None, help="folder for executed notebooks")
+    parser.add_argument("--precision", choices=PRECISIONS, default=None,
+                        help="fp32, bf16 or auto for every cell (default: the grid's precision key, else fp32); "
+                             "part of each cell's key")
     for part in ("tasks", "victims", "attackers"):
         parser.add_argument(f"--{part}", default=None,
                             help=f"comma-separated {part} of the grid: run or list only these (a slice of the grid)")
@@ -65,7 +65,7 @@ def _spec(args: argparse.Namespace):
 
     spec = load_grid(args.grid)
     return spec.with_overrides(results=args.results, data_root=args.data, raw_root=args.raw,
-                               generated=args.generated,
+                               generated=args.generated, precision=args.precision,
                                **{part: _slice(spec, part, getattr(args, part))
                                   for part in ("tasks", "victims", "attackers")})
 
@@ -73,8 +73,7 @@ def _spec(args: argparse.Namespace):
 def _run(args: argparse.Namespace) -> int:
     from bodega.experiments.runner import run_grid
 
-    spec = _spec(args).with_overrides(threads_per_cell=args.threads, precision=args.precision)
-    report = run_grid(spec, engine=args.engine, workers=args.workers, scheduler=args.scheduler,
+    report = run_grid(_spec(args).with_overrides(threads_per_cell=args.threads), engine=args.engine, workers=args.workers, scheduler=args.scheduler,
                       show_progress=not args.no_progress)
     print(report.summary_line())
     for outcome in report.failed:
