@@ -113,7 +113,7 @@ def test_missing_bleurt_checkpoint_says_what_to_do(tmp_path):
 def test_mpnet_candidates_read_their_own_encoder(tiny_bert, monkeypatch):
     """score-agreement's new candidates: the MPNet cosine takes the mpnet role, the others MiniLM's."""
     from bodega.scoring import semantic
-    from bodega.scoring.agreement import DEFAULT_CANDIDATES
+    from bodega.report.semantic_agreement import DEFAULT_CANDIDATES
 
     assert {"mpnet-cosine", "mpnet-cosine-folded"} <= set(DEFAULT_CANDIDATES)
     assert [semantic.encoder_role(n) for n in ("mpnet-cosine-folded", "sbert-cosine", "bertscore-f1",

@@ -57,11 +57,12 @@ class SentenceEncoder:
         import torch
         from transformers import AutoModel, AutoTokenizer
 
+        from bodega.precision import cast_model
         from bodega.resources import resolve
 
         path = self.model_dir or str(resolve("minilm").path)
         tokenizer = AutoTokenizer.from_pretrained(path)
-        model = AutoModel.from_pretrained(path).eval()
+        model = cast_model(AutoModel.from_pretrained(path).eval())  # the attack's precision (bodega.precision)
         self._model = (torch, tokenizer, model)
 
     def warm_up(self) -> None:
@@ -77,7 +78,7 @@ class SentenceEncoder:
             for i in range(0, len(texts), self.batch_size):
                 batch = tokenizer(list(texts[i:i + self.batch_size]), padding=True, truncation=True,
                                   max_length=256, return_tensors="pt")
-                hidden = model(**batch).last_hidden_state
+                hidden = model(**batch).last_hidden_state.float()  # pooled in fp32 at any precision
                 mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
                 pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1)
                 chunks.append(torch.nn.functional.normalize(pooled, dim=-1).numpy())

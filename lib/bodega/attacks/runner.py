@@ -172,6 +172,8 @@ def attack_one(attacker: Attacker, accountant, target: Target, targeted: bool, s
                 cpu_seconds=round(cpu_seconds, 6), error=error, budget_exhausted=exhausted)
 
 
+_BEFORE = {"precision": "fp32", "kernels": "fp32", "attack_precision": "fp32"}
+"""Settings a run.json written before they existed held implicitly."""
 NOT_COMPARED = ("victim",)  # the victim is identified by its weights; its folder may be named by another path
 
 
@@ -187,7 +189,8 @@ def _previous_config(out: Path, config: dict) -> dict | None:
                          "its earlier records cannot be trusted to come from the same model; give it a "
                          "version (a `version` attribute or --victim-version) or use a new output folder")
     previous = json.loads(path.read_text(encoding="utf-8"))
-    different = sorted(k for k in {*config, *previous} if k not in NOT_COMPARED and previous.get(k) != config.get(k))
+    different = sorted(k for k in {*config, *previous}
+                       if k not in NOT_COMPARED and previous.get(k, _BEFORE.get(k)) != config.get(k))
     if "data" in different:
         before = (previous.get("data") or {}).get("attack_sha256") or "unrecorded"
         raise BodegaError(f"{out} holds a run on another attack.tsv (sha256 {before[:12]}; this --data has "
@@ -213,7 +216,8 @@ class AttackOptions:
     :func:`bodega.victims.external.open_victim`; ``allow_other_task`` attacks a victim trained for
     another task (a transfer experiment); ``prediction_cache`` is True (the default file, see
     :func:`bodega.victims.cache.default_cache_path`), False (none), a path or an open
-    :class:`~bodega.victims.cache.ProbabilityCache`."""
+    :class:`~bodega.victims.cache.ProbabilityCache`; ``precision`` (fp32, bf16, auto; None: fp32) is the
+    victim's and the attack models' (encoder, substitute LM), scoring staying fp32."""
 
     targeted: bool = False
     n_examples: int | None = None
@@ -228,6 +232,7 @@ class AttackOptions:
     victim_options: dict | None = None
     allow_other_task: bool = False
     prediction_cache: Any = True
+    precision: Any = None
 
     def __post_init__(self) -> None:
         from bodega.profiles import get_profile
@@ -310,6 +315,7 @@ def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str
     ``options.victim_options``) or a loaded victim object.
     """
     from bodega.data import read_tsv
+    from bodega.precision import resolve_precision, using_precision
     from bodega.tasks import get_task
     from bodega.victims.accounting import QueryAccountant
     from bodega.victims.trimming import trimmer_for
@@ -317,11 +323,13 @@ def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str
     task_name = get_task(task).name
     name = canonical_name(attacker)
     data_file = Path(data_dir) / "attack.tsv"
+    resolved = resolve_precision(options.precision)
     rows = read_tsv(data_file)
     if isinstance(victim_path, (str, Path)):
         from bodega.victims.external import open_victim
 
-        victim = open_victim(victim_path, task_name, options.profile, **options.victim_options)
+        victim = open_victim(victim_path, task_name, options.profile, precision=resolved,
+                             **options.victim_options)
         victim_label = _victim_label(victim_path, out)
     else:
         victim, victim_label = victim_path, getattr(victim_path, "name", type(victim_path).__name__)
@@ -333,7 +341,8 @@ def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str
                          "it on another task's data on purpose (a transfer experiment)")
     trimmer = trimmer_for(victim)
     config = dict(task=task_name, victim=victim_label, victim_weights=victim.weights_hash,
-                  victim_task=victim_task, precision=str(getattr(victim, "precision", "fp32")), attacker=name,
+                  victim_task=victim_task, precision=str(getattr(victim, "precision", "fp32")),
+                  kernels=str(getattr(victim, "kernels", "fp32")), attack_precision=resolved.name, attacker=name,
                   scenario="targeted" if options.targeted else "untargeted", profile=options.profile,
                   n_examples=options.n_examples, budget=options.query_budget, seed=options.seed,
                   backend=options.backend, attacker_options=options.attacker_options,
@@ -359,12 +368,13 @@ def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str
         engine = (get_attacker(name, profile=options.profile, backend=options.backend, **options.attacker_options)
                   if todo else None)
         if engine is not None and hasattr(engine, "warm_up"):
-            engine.warm_up()
+            with using_precision(resolved):
+                engine.warm_up()
         if previous is None:  # everything is checked: from here on the folder holds this run
             atomic_write_json(out / RUN_CONFIG, config)
         records_path.touch()  # exists even when the scenario selects no example
         accountant = QueryAccountant(victim, budget=options.query_budget, cache=cache, batch_size=options.batch_size)
-        records = _attack_all(engine, accountant, todo, targets, records, records_path, options,
+        records = _attack_all(engine, accountant, todo, targets, records, records_path, options, resolved,
                               f"{name} {task_name}")
     finally:
         if cache is not None and options.prediction_cache is not cache:
@@ -391,16 +401,19 @@ def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str
 
 
 def _attack_all(engine, accountant, todo: list[Target], targets: list[Target], records: list[dict],
-                records_path: Path, options: AttackOptions, desc: str) -> list[dict]:
+                records_path: Path, options: AttackOptions, precision, desc: str) -> list[dict]:
     """Attack every target not yet recorded, appending each record as it finishes; returns all records."""
     from tqdm.auto import tqdm
+
+    from bodega.precision import using_precision
 
     successes = sum(bool(r["success"]) for r in records)
     queries = sum(r["queries"] for r in records)
     bar = tqdm(total=len(targets), initial=len(targets) - len(todo), desc=desc, disable=not options.progress,
                unit="ex")
     for target in todo:
-        record = attack_one(engine, accountant, target, options.targeted, options.seed)
+        with using_precision(precision):  # the attack's own models load on first use, in its precision
+            record = attack_one(engine, accountant, target, options.targeted, options.seed)
         append_jsonl(records_path, record)
         records.append(record)
         successes += record["success"]

@@ -5,6 +5,7 @@ import argparse
 import json
 
 from bodega.errors import BodegaError
+from bodega.precision import PRECISION_HELP, PRECISIONS
 from bodega.threads import THREADS_HELP
 
 
@@ -39,6 +40,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--backend", default="native", choices=("native", "openattack"),
                         help="this package's attackers, or OpenAttack 2.1.1's as BODEGA ran them")
     parser.add_argument("--threads", type=int, default=None, help=THREADS_HELP)
+    parser.add_argument("--precision", choices=PRECISIONS, default="fp32",
+                        help=PRECISION_HELP + "; applies to the victim (not the BiLSTM) and the attack's encoder "
+                             "and substitute LM; the run's BODEGA score is computed in fp32")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="attacker option (JSON value, e.g. power=3 or transform=\"swap\")")
     parser.add_argument("--allow-other-task", action="store_true",
@@ -97,6 +101,6 @@ def _attack(args: argparse.Namespace) -> int:
                          n_examples=args.n, query_budget=args.budget, seed=args.seed, profile=args.profile,
                          backend=args.backend, attacker_options=_parse_options(args.option),
                          victim_options=_victim_options(args), allow_other_task=args.allow_other_task,
-                         prediction_cache=_cache(args.cache))
+                         prediction_cache=_cache(args.cache), precision=args.precision)
     print(json.dumps(summary, indent=2))
     return 0

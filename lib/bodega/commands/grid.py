@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from bodega.precision import PRECISIONS
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     grid = subparsers.add_parser("grid", help="run an experiment grid from parameters/*.yaml")
@@ -35,6 +37,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", default=None, help="prepared data folder (default: the grid's data_root)")
     parser.add_argument("--raw", default=None, help="raw corpora, for tasks whose data is not prepared yet")
     parser.add_argument("--generated", default=None, help="folder for executed notebooks")
+    parser.add_argument("--precision", choices=PRECISIONS, default=None,
+                        help="fp32, bf16 or auto for every cell (default: the grid's precision key, else fp32); "
+                             "part of each cell's key")
     for part in ("tasks", "victims", "attackers"):
         parser.add_argument(f"--{part}", default=None,
                             help=f"comma-separated {part} of the grid: run or list only these (a slice of the grid)")
@@ -60,7 +65,7 @@ def _spec(args: argparse.Namespace):
 
     spec = load_grid(args.grid)
     return spec.with_overrides(results=args.results, data_root=args.data, raw_root=args.raw,
-                               generated=args.generated,
+                               generated=args.generated, precision=args.precision,
                                **{part: _slice(spec, part, getattr(args, part))
                                   for part in ("tasks", "victims", "attackers")})
 

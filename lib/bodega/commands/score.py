@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 
+from bodega.precision import PRECISIONS
 from bodega.threads import THREADS_HELP
 
 
@@ -21,6 +22,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     score.add_argument("--semantic-path", default=None, help="local folder of the semantic model")
     score.add_argument("--summary", default=None, help="also write the summary as JSON here")
     score.add_argument("--threads", type=int, default=None, help=THREADS_HELP)
+    score.add_argument("--precision", choices=PRECISIONS, default="fp32",
+                       help="precision of the semantic model: fp32 (default, BODEGA's number), bf16 or auto "
+                            "(bf16 where the CPU has AMX-BF16); the summary records it")
     score.set_defaults(func=_score)
 
     export = subparsers.add_parser("score-export", help="export records.jsonl to the InCrediblAE TSV")
@@ -34,16 +38,19 @@ def _score(args: argparse.Namespace) -> int:
     from bodega.scoring import load_semantic_model
     from bodega.scoring.stream import RESUME_SUFFIX, score_file
 
+    from bodega.precision import resolve_precision
+
     refuse_overwriting({"--out": args.out, "--summary": args.summary},
                        {"--input": args.input, "--out's resume file": f"{args.out}{RESUME_SUFFIX}"})
-    model = load_semantic_model(args.profile, name=args.semantic, path=args.semantic_path)
+    precision = resolve_precision(args.precision)
+    model = load_semantic_model(args.profile, name=args.semantic, path=args.semantic_path, precision=precision)
     summary, resumed = score_file(args.task, args.input, args.out, model)
     if resumed:
         print(f"Resumed: {resumed} rows were already scored in {args.out}")
     if args.summary:
         atomic_write_json(args.summary, {**summary.to_dict(), "semantic_model": model.name,
-                                         "task": args.task, "input": str(args.input)})
-    print(f"Semantic model: {model.name}")
+                                         "task": args.task, "input": str(args.input), **precision.record()})
+    print(f"Semantic model: {model.name} ({precision.name})")
     print("\n".join(summary.lines()))
     return 0
 

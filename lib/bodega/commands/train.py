@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 
 from bodega.commands.attack import _at_least_one
+from bodega.precision import PRECISION_HELP, PRECISIONS
 from bodega.threads import THREADS_HELP
 
 
@@ -28,6 +29,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="BiLSTM only: packed sequences (batch-independent), or right padding read by the "
                              "LSTM as BODEGA ran it")
     parser.add_argument("--threads", type=int, default=None, help=THREADS_HELP)
+    parser.add_argument("--precision", choices=PRECISIONS, default="fp32",
+                        help=PRECISION_HELP + "; bf16 trains BERT under bf16 autocast, the other families in fp32")
     parser.set_defaults(func=_train)
 
 
@@ -48,7 +51,8 @@ def _train(args: argparse.Namespace) -> int:
 
     out = train_victim(args.task, args.victim, args.data, args.out, profile=args.profile,
                        max_train=args.max_train, epochs=args.epochs, seed=args.seed, select=args.select,
-                       lr=args.lr, bilstm_padding=args.bilstm_padding, max_dev=args.max_dev)
+                       lr=args.lr, bilstm_padding=args.bilstm_padding, max_dev=args.max_dev,
+                       precision=args.precision)
     metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
     print(f"{out}: epoch {metrics['selected_epoch']} ({metrics['selection']}); "
           f"attack F1 {metrics['attack']['f1']:.4f} acc {metrics['attack']['accuracy']:.4f}; "

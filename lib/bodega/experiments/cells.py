@@ -88,8 +88,30 @@ def _declared(parameters: dict[str, Any], declared: set[str] | None) -> dict[str
     return parameters if declared is None else {k: v for k, v in parameters.items() if k in declared}
 
 
+def _precision(spec: GridSpec) -> str:
+    """The grid's precision as this machine runs it (``auto`` decided here, so the keys name what ran)."""
+    from bodega.precision import resolve_precision
+
+    return resolve_precision(spec.precision).name
+
+
+def _with_precision(settings: dict[str, Any], precision: str, notebook: str,
+                    declared: set[str] | None) -> dict[str, Any]:
+    """Settings with ``precision`` when it is not fp32: fp32 cells keep the keys they had before precisions.
+    A notebook that cannot take the precision would run fp32 under a bf16 key, so it is refused."""
+    if precision == "fp32":
+        return settings
+    if declared is not None and "precision" not in declared:
+        raise ValueError(f"{notebook}: its `parameters` cell lacks precision, which a grid with precision "
+                         f"{precision} needs to pass; add `precision = \"fp32\"` to it")
+    return {**settings, "precision": precision}
+
+
 def victim_cells(spec: GridSpec, hashes: HashCache, declared: set[str] | None = None) -> list[Cell]:
     """One training cell per (task, victim), keyed by the data files, the notebook, the code and the settings."""
+    from bodega.victims.training import training_precision
+
+    precision = _precision(spec)
     results, data_root = Path(spec.results), Path(spec.data_root)
     notebook_sha = hashes.notebook(spec.notebooks.victim)
     code_sha = hashes.code(VICTIM_UNUSED_CODE)
@@ -103,8 +125,10 @@ def victim_cells(spec: GridSpec, hashes: HashCache, declared: set[str] | None = 
             out = victim_dir(results, task, victim)
             epochs = spec.training.epochs_for(task, victim)
             max_train, max_dev = spec.training.caps_for(task, victim)
-            settings = {"task": task, "victim": victim, "profile": spec.profile,
-                        "max_train": max_train, "max_dev": max_dev, "epochs": epochs, "seed": spec.training.seed}
+            settings = _with_precision({"task": task, "victim": victim, "profile": spec.profile,
+                                        "max_train": max_train, "max_dev": max_dev, "epochs": epochs,
+                                        "seed": spec.training.seed}, training_precision(victim, precision),
+                                       spec.notebooks.victim, declared)
             parameters = _declared({**settings, "data_dir": _param(data_dir), "data_root": _param(data_root),
                                     "out_dir": _param(out), "results_root": _param(results)}, declared)
             inputs = {"stage": "victim", "notebook": notebook_sha, "code": code_sha, "data": data,
@@ -135,6 +159,7 @@ def attack_cells(spec: GridSpec, victim: Cell, hashes: HashCache, declared: set[
     attack_sha = hashes.file(data_dir / "attack.tsv")
     notebook_sha = hashes.notebook(spec.notebooks.attack)
     code_sha = hashes.code()
+    precision = _precision(spec)
     cells = []
     for attacker, scenario, seed in spec.attack_plan(task, kind):
         name = run_name(task, kind, attacker, scenario, seed)
@@ -142,6 +167,7 @@ def attack_cells(spec: GridSpec, victim: Cell, hashes: HashCache, declared: set[
         settings = {"task": task, "victim": kind, "attacker": attacker, "targeted": scenario == "targeted",
                     "n_examples": spec.examples_of(task, kind, attacker, scenario),
                     "query_budget": spec.query_budget, "seed": seed, "profile": spec.profile, "backend": spec.backend}
+        settings = _with_precision(settings, precision, spec.notebooks.attack, declared)
         parameters = _declared({**settings, "victim_dir": _param(victim.out_dir), "data_dir": _param(data_dir),
                                 "data_root": _param(spec.data_root), "out_dir": _param(out),
                                 "results_root": _param(spec.results)}, declared)

@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 
 from bodega.errors import BodegaError, MissingFileError, UnknownNameError
+from bodega.precision import PRECISIONS
 from bodega.profiles import PROFILES
 from bodega.tasks import get_task
 
@@ -120,6 +121,7 @@ class GridSpec:
     seeds: tuple[int, ...] = (0,)
     training: Training = Training()
     backend: str = "native"
+    precision: str = "fp32"  # fp32, bf16 or auto (resolved on the machine that builds the cells)
     workers: int = 1
     threads_per_cell: int = 1
     results: str = "results"
@@ -306,6 +308,9 @@ def parse_grid(data: Any, source: str = "<grid>") -> GridSpec:
     backend = data.get("backend", "native")
     if backend not in BACKENDS:
         raise GridError(f"{source}: backend: unknown {backend!r}; choose from {', '.join(BACKENDS)}")
+    precision = str(data.get("precision", "fp32"))
+    if precision not in PRECISIONS:
+        raise GridError(f"{source}: precision: unknown {precision!r}; choose from {', '.join(PRECISIONS)}")
     strings = {key: str(data[key]) for key in ("results", "data_root", "raw_root", "generated") if key in data}
     return GridSpec(
         name=grid_name,
@@ -319,6 +324,7 @@ def parse_grid(data: Any, source: str = "<grid>") -> GridSpec:
         seeds=tuple(_int(f"{source}: seeds", s, 0) for s in seeds),
         training=training,
         backend=backend,
+        precision=precision,
         workers=_int(f"{source}: workers", data.get("workers", 1), 1),
         threads_per_cell=_int(f"{source}: threads_per_cell", data.get("threads_per_cell", 1), 1),
         notebooks=_sub(f"{source}: notebooks", Notebooks, data.get("notebooks")),

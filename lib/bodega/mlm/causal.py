@@ -122,7 +122,9 @@ class CausalLMCandidates:
             if self.threads:
                 torch.set_num_threads(self.threads)
             tokenizer = load_causal_tokenizer(self.path, self.tokenizer_cache)
-            model = AutoModelForCausalLM.from_pretrained(self.path, dtype=torch.float32).eval()
+            from bodega.precision import attack_precision
+
+            model = AutoModelForCausalLM.from_pretrained(self.path, dtype=attack_precision().dtype).eval()
             vocab = tokenizer.get_vocab()
             marker = WORD_START if sum(t.startswith(WORD_START) for t in vocab) else "Ġ"
             spaced, bare = [], []

@@ -46,7 +46,8 @@ def load_masked_lm(path: str | Path, openattack_classes: bool = False, threads: 
     ``openattack_classes`` loads BERT's slow lower-casing ``BertTokenizer`` and
     ``BertForMaskedLM``, the classes OpenAttack 2.1.1's BERT-ATTACK and BAE load (so word
     pieces and token ids are the ones that ran); otherwise the Auto classes, with the
-    fast tokenizer where the folder has one. ``threads`` sets torch's thread count first.
+    fast tokenizer where the folder has one, cast to the attack's precision (OpenAttack's classes stay
+    fp32, as they ran). ``threads`` sets torch's thread count first.
     """
     import torch
 
@@ -59,7 +60,10 @@ def load_masked_lm(path: str | Path, openattack_classes: bool = False, threads: 
             BertForMaskedLM.from_pretrained(str(path)).eval()
     from transformers import AutoModelForMaskedLM, AutoTokenizer
 
-    return torch, AutoTokenizer.from_pretrained(str(path)), AutoModelForMaskedLM.from_pretrained(str(path)).eval()
+    from bodega.precision import cast_model
+
+    model = cast_model(AutoModelForMaskedLM.from_pretrained(str(path)).eval())  # in the attack's precision
+    return torch, AutoTokenizer.from_pretrained(str(path)), model
 
 
 class MaskedLM:

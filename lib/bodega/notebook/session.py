@@ -27,11 +27,12 @@ class RunPaths:
 def run_paths(task: str, victim: str, attacker: str, targeted: bool, n_examples: int | None, seed: int,
               backend: str, data_root: str | None = None, results_root: str | None = None,
               out_dir: str | None = None, data_dir: str | None = None, victim_dir: str | None = None,
-              profile: str = "cpu") -> RunPaths:
+              profile: str = "cpu", precision: str = "fp32") -> RunPaths:
     """Paths of the results layout; explicit folders win; a notebook run without ``out_dir`` gets its
     own folder, apart from the grid's runs. In the project-wide results folder, victims of profiles
     other than ``cpu`` go to ``models-<profile>/`` so that a smoke-sized victim never stands in for a
-    cpu one; a grid's own results root keeps the plain ``models/`` layout."""
+    cpu one; a grid's own results root keeps the plain ``models/`` layout. A run at a precision other
+    than fp32 gets its own default folder (``-bf16``): it is another victim."""
     from bodega.attacks.base import canonical_name
     from bodega.tasks import get_task
 
@@ -46,12 +47,17 @@ def run_paths(task: str, victim: str, attacker: str, targeted: bool, n_examples:
     name = f"{task}-{label}-{attacker_name}-{'T' if targeted else 'U'}"
     # The project-wide results folder is shared by all profiles; a grid passes its own results root.
     models = "models" if results_root or profile == "cpu" else f"models-{profile}"
-    out = Path(out_dir) if out_dir else results / "notebook-runs" / f"{name}-{profile}-n{n_examples or 'all'}-s{seed}-{backend}"
+    folder = f"{name}-{profile}-n{n_examples or 'all'}-s{seed}-{backend}{_suffix(precision)}"
+    out = Path(out_dir) if out_dir else results / "notebook-runs" / folder
     if is_spec(victim):  # hf:/py: victims are used where they are; the spec stands for the folder
         victim_path = Path(victim)
     else:
         victim_path = Path(victim_dir) if victim_dir else results / models / f"{task}-{victim}"
     return RunPaths(Path(data_dir) if data_dir else data / task, victim_path, out)
+
+
+def _suffix(precision: str) -> str:
+    return "" if precision == "fp32" else f"-{precision}"
 
 
 def _spec_label(spec: str) -> str:
@@ -74,14 +80,15 @@ def ensure_data(task: str, data_dir: Path, raw_root: str | None = None) -> None:
     print(prepare_tasks([task], raw, data_dir.parent))
 
 
-def ensure_victim(task: str, victim: str, data_dir: Path, victim_dir: Path, profile: str, seed: int = 0) -> Path:
+def ensure_victim(task: str, victim: str, data_dir: Path, victim_dir: Path, profile: str, seed: int = 0,
+                  precision: str = "fp32") -> Path:
     """Train the victim with the profile's settings unless a finished model folder is there, or one
     trained with the same settings elsewhere under ``results/`` (a grid's ``models/``): returns the folder.
 
     ``hf:PATH`` and ``py:module:factory`` victims are not trained: they are opened once
     here (so that a bad spec fails at this cell) and the spec is returned for
     :func:`~bodega.attacks.run_attack`. A finished folder trained with another profile is
-    refused rather than silently used."""
+    refused rather than silently used. ``precision`` (resolved) is the training's when one is needed."""
     from bodega.victims.external import is_spec, open_victim
 
     if is_spec(victim):
@@ -103,10 +110,11 @@ def ensure_victim(task: str, victim: str, data_dir: Path, victim_dir: Path, prof
     from bodega.victims import train_victim
     from bodega.victims.reuse import find_trained_victim
 
-    trained = find_trained_victim(task, victim, data_dir, profile, seed, project_root() / "results")
+    trained = find_trained_victim(task, victim, data_dir, profile, seed, project_root() / "results", precision)
     if trained is not None:
         log.info("using %s, trained with the same settings", trained)
         return trained
 
     log.info("training %s on %s into %s", victim, task, victim_dir)
-    return Path(train_victim(task, victim, data_dir, victim_dir, profile=profile, seed=seed))
+    return Path(train_victim(task, victim, data_dir, victim_dir, profile=profile, seed=seed,
+                            precision=precision))

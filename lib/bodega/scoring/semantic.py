@@ -59,14 +59,17 @@ class Encoder:
     path: Path
     batch_size: int = 64
     max_length: int = 256
+    precision: object = None  # a bodega.precision.Precision; None: fp32, BODEGA's reported numbers
     _tokenizer: object = field(default=None, repr=False)
     _model: object = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         from transformers import AutoModel, AutoTokenizer
 
+        from bodega.precision import FP32, cast_model
+
         self._tokenizer = AutoTokenizer.from_pretrained(str(self.path))
-        self._model = AutoModel.from_pretrained(str(self.path)).eval()
+        self._model = cast_model(AutoModel.from_pretrained(str(self.path)).eval(), self.precision or FP32)
 
     def token_states(self, texts: Sequence[str], layer: int) -> list[np.ndarray]:
         """Per text, an array (tokens, hidden) of layer ``layer`` (0 = embeddings), special tokens kept."""
@@ -205,8 +208,9 @@ def encoder_role(name: str) -> str | None:
 
 
 def build_semantic_model(name: str, *, encoder: Encoder | None = None, path: str | Path | None = None,
-                         allow_hub: bool = False) -> SemanticModel:
-    """A semantic model by name; ``encoder`` (of :func:`encoder_role`'s role) lets several models share one load."""
+                         allow_hub: bool = False, precision=None) -> SemanticModel:
+    """A semantic model by name; ``encoder`` (of :func:`encoder_role`'s role) lets several models share one load;
+    ``precision`` (a resolved :class:`bodega.precision.Precision`; None: fp32) is the encoder's."""
     from bodega.resources import resolve
     from bodega.scoring.confusables import fold_confusables
 
@@ -217,10 +221,12 @@ def build_semantic_model(name: str, *, encoder: Encoder | None = None, path: str
     if name.startswith("character"):
         return FoldedCharacterModel(name) if folded else CharacterModel()
     if name == "bleurt-20":
+        if precision is not None and precision.is_bf16:
+            raise ValueError("bleurt-20 runs in fp32 only; drop --precision bf16 or score with a MiniLM model")
         location = resolve("bleurt-20", allow_hub=allow_hub, path=path).location
         return Bleurt(location, name=name)
     if encoder is None:
-        encoder = Encoder(resolve(encoder_role(name), path=path).path)
+        encoder = Encoder(resolve(encoder_role(name), path=path).path, precision=precision)
     if name.startswith(("sbert-cosine", "mpnet-cosine")):
         return SbertCosine(encoder, preprocess=preprocess, name=name)
     return BertScoreF1(encoder, layer=BERTSCORE_LAYER, preprocess=preprocess, name=name)
@@ -247,9 +253,10 @@ def semantic_model_name(profile: str = "cpu") -> str:
 
 
 def load_semantic_model(profile: str = "cpu", name: str | None = None,
-                        path: str | Path | None = None) -> SemanticModel:
-    """The semantic model of a profile (``paper``: BLEURT-20; ``cpu``/``smoke``: the chosen default)."""
+                        path: str | Path | None = None, precision=None) -> SemanticModel:
+    """The semantic model of a profile (``paper``: BLEURT-20; ``cpu``/``smoke``: the chosen default), in fp32
+    unless ``precision`` says bf16 (``bodega score --precision bf16``)."""
     from bodega.profiles import get_profile
 
     chosen = name or semantic_model_name(profile)
-    return build_semantic_model(chosen, path=path, allow_hub=get_profile(profile).allow_hub)
+    return build_semantic_model(chosen, path=path, allow_hub=get_profile(profile).allow_hub, precision=precision)

@@ -62,9 +62,11 @@ class HFFolderVictim:
     """A local ``AutoModelForSequenceClassification`` folder with its own tokenizer (used for trimming too)."""
 
     def __init__(self, path: str | Path, task: str, positive_label: str | int | None = None,
-                 batch_size: int = 16, allow_pickle: bool = False):
+                 batch_size: int = 16, allow_pickle: bool = False, precision=None):
         import torch
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        from bodega.precision import cast_model, resolve_precision
 
         self.path = Path(path).expanduser()
         if not (self.path / "config.json").is_file():
@@ -78,9 +80,11 @@ class HFFolderVictim:
         self.task = get_task(task).name
         self.name = f"hf:{self.path.name}"
         self.tokenizer = AutoTokenizer.from_pretrained(self.path)
-        self.model = AutoModelForSequenceClassification.from_pretrained(
-            self.path, **({} if allow_pickle else {"use_safetensors": True}))
+        resolved = resolve_precision(precision)
+        self.model = cast_model(AutoModelForSequenceClassification.from_pretrained(
+            self.path, **({} if allow_pickle else {"use_safetensors": True})), resolved)
         self.model.eval()
+        self.precision, self.kernels = resolved.name, resolved.kernels
         self.positive = positive_index(self.model.config.id2label, positive_label, f"hf:{path}")
         files = [p for p in self.path.rglob("*") if p.is_file() and not any(
             part.startswith(".") for part in p.relative_to(self.path).parts)]
@@ -129,6 +133,7 @@ class CallableVictim:
         self.name = spec
         version = version if version is not None else getattr(obj, "version", None)
         self.version = None if version is None else str(version)
+        self.precision = str(getattr(obj, "precision", "fp32"))  # the object computes in its own precision
         self.weights_hash = (hashlib.sha256(f"{spec}@{self.version}".encode()).hexdigest()
                              if self.version is not None else "")
         self.trim_tokenizer = trim_tokenizer if trim_tokenizer is not None else getattr(obj, "trim_tokenizer", None)
@@ -147,23 +152,31 @@ class CallableVictim:
 
 
 def open_victim(victim, task: str, profile: str = "cpu", positive_label: str | int | None = None,
-                version: str | None = None, trim_tokenizer: str | None = None, allow_pickle: bool = False):
+                version: str | None = None, trim_tokenizer: str | None = None, allow_pickle: bool = False,
+                precision=None):
     """A victim from a folder trained here, ``hf:PATH``, ``py:module:factory`` or ``py:path/file.py:factory``.
 
     ``trim_tokenizer`` (a tokenizer folder) sets the trimming tokenizer of a ``py:`` victim;
     without one, and without a ``trim_tokenizer`` attribute, its texts are not trimmed.
     ``allow_pickle`` lets an ``hf:`` folder load pickle weights (refused by default: loading
-    a pickle can run code).
+    a pickle can run code). ``precision`` (fp32, bf16, auto; None: fp32) applies to folders; a ``py:``
+    object computes in its own.
     """
+    from bodega.precision import resolve_precision
+
     text = str(victim)
+    resolved = resolve_precision(precision)
     if allow_pickle and not text.startswith(HF_PREFIX):
         raise BodegaError(f"victim {text!r}: --allow-pickle applies to hf: folders only")
     if text.startswith(HF_PREFIX):
         if version is not None or trim_tokenizer is not None:
             raise BodegaError(f"victim {text!r}: a folder is identified and trimmed by its own files; "
                              "--victim-version and --trim-tokenizer apply to py: victims")
-        return HFFolderVictim(text[3:], task, positive_label, allow_pickle=allow_pickle)
+        return HFFolderVictim(text[3:], task, positive_label, allow_pickle=allow_pickle, precision=resolved)
     if is_plugin(text):
+        if resolved.is_bf16:
+            raise BodegaError(f"victim {text!r}: a py: victim computes in its own precision; drop --precision "
+                              "bf16 (give the object a `precision` attribute to record it)")
         if positive_label is not None:
             raise BodegaError(f"victim {text!r}: --positive-label applies to hf: folders; predict_proba's "
                               "column 1 must be P(non-credible)")
@@ -182,4 +195,4 @@ def open_victim(victim, task: str, profile: str = "cpu", positive_label: str | i
                           "hf: and py: victims only")
     from bodega.victims.modeldir import load_victim
 
-    return load_victim(victim, profile=profile)
+    return load_victim(victim, profile=profile, precision=resolved)

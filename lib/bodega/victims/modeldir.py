@@ -61,8 +61,11 @@ def weights_problem(path: str | Path) -> str | None:
     return None
 
 
-def load_victim(path: str | Path, profile: str = "cpu"):
-    """Load a trained victim; ``profile`` decides hub access for base models of adapters."""
+def load_victim(path: str | Path, profile: str = "cpu", precision=None):
+    """Load a trained victim; ``profile`` decides hub access for base models of adapters; ``precision``
+    (``fp32``, ``bf16``, ``auto`` or a resolved :class:`bodega.precision.Precision`; None: fp32) is the
+    precision it predicts in, exposed as its ``precision`` attribute."""
+    from bodega.precision import resolve_precision
     from bodega.victims.base import hash_files
     from bodega.victims.families import victim_class
 
@@ -75,4 +78,6 @@ def load_victim(path: str | Path, profile: str = "cpu"):
         raise BodegaError(
             f"{path}: weights hash {weights_hash[:12]} differs from the one recorded at training "
             f"({info['weights_hash'][:12]}); the folder changed after training. Retrain it.")
-    return cls.load(path, info, profile=profile, weights_hash=weights_hash)
+    victim = cls.load(path, info, profile=profile, weights_hash=weights_hash)
+    victim.set_precision(resolve_precision(precision))
+    return victim

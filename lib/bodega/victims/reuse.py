@@ -32,13 +32,14 @@ def same_training(recorded: dict, wanted: dict, n_train_rows: int) -> bool:
 
 
 def find_trained_victim(task: str, victim: str, data_dir: str | Path, profile: str, seed: int,
-                        results_root: str | Path) -> Path | None:
+                        results_root: str | Path, precision: str = "fp32") -> Path | None:
     """The first finished model folder (by path) under ``results_root`` trained as ``train_victim`` would
-    train this victim with the profile's settings and whose weights are present and match, or None."""
+    train this victim with the profile's settings (at ``precision``, resolved) and whose weights are present and
+    match, or None."""
     from bodega.victims.modeldir import weights_problem
     from bodega.victims.training import training_fingerprint
 
-    wanted = training_fingerprint(task, victim, data_dir, profile, seed=seed)
+    wanted = training_fingerprint(task, victim, data_dir, profile, seed=seed, precision=precision)
     n_rows = len(read_tsv(Path(data_dir) / "train.tsv"))
     root = Path(results_root)
     for info_file in sorted([*root.glob("*/*/victim.json"), *root.glob("*/*/*/victim.json")]):

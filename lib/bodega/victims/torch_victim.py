@@ -7,6 +7,7 @@ depend on the other texts of the batch.
 """
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Iterator, Sequence
 
@@ -16,6 +17,7 @@ import torch
 from bodega.tasks import get_task, split_pair
 from bodega.victims.base import MAX_TOKENS, argmax_predictions, check_texts, chunks
 
+log = logging.getLogger(__name__)
 TOKENIZER_DIR = "tokenizer"  # a model folder's own copy of its tokenizer
 
 
@@ -27,6 +29,9 @@ class TorchVictim:
     bucket_batches: bool = False  # group training texts of similar length (less padding)
     direct_tokenizer: bool = False  # right-padded batches straight from the Rust tokenizer (same ids)
     max_padding: float | None = None  # cut inference batches so padding stays under this share of tokens
+    supports_bf16: bool = True  # transformers gain from bf16 weights; the BiLSTM does not (issue 23)
+    precision: str = "fp32"  # the precision predictions are computed in: part of the victim's identity
+    kernels: str = "fp32"  # the kernel family running it (bodega.precision.bf16_kernels)
 
     def __init__(self, model: torch.nn.Module, tokenizer, task: str, name: str, weights_hash: str = ""):
         self.model = model
@@ -52,6 +57,21 @@ class TorchVictim:
         if Path(where).is_absolute() and base.startswith("resource:"):
             where = base
         return f"{self.kind} tokenizer ({where})"
+
+    def set_precision(self, precision) -> None:
+        """Run inference in ``precision`` (a :class:`bodega.precision.Precision`); fp32 leaves the model as
+        loaded. A family without ``supports_bf16`` stays fp32 and says so."""
+        if not precision.is_bf16:
+            return
+        if not self.supports_bf16:
+            log.info("%s: the %s victim stays fp32 (bf16 does not speed it up)", self.name, self.kind)
+            return
+        self.model = self.bf16_model(self.model)
+        self.precision, self.kernels = precision.name, precision.kernels
+
+    def bf16_model(self, model: torch.nn.Module) -> torch.nn.Module:
+        """The inference model in bf16 weights (a family with adapters merges them first)."""
+        return model.to(torch.bfloat16)
 
     # -- encoding -------------------------------------------------------------------------
     def tokenize(self, texts: list[str], max_length: int = MAX_TOKENS, padding_side: str = "right") -> dict:

@@ -16,6 +16,7 @@ import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -87,10 +88,11 @@ def training_fingerprint(task: str, victim_kind: str, data_dir: str | Path, prof
                          max_train: int = 0, epochs: int | None = None, seed: int = 0, *,
                          base_model: str | Path | None = None, select: str | None = None,
                          batch_size: int | None = None, quantize: bool | None = None, lr: float | None = None,
-                         bilstm_padding: str = "packed", max_dev: int = 0) -> dict:
+                         bilstm_padding: str = "packed", max_dev: int = 0, precision: str = "fp32") -> dict:
     """The settings ``train_victim`` records in ``victim.json`` (``training``) for these arguments.
 
     A finished model folder with the same fingerprint is the model these arguments would train.
+    ``precision`` is the resolved one; it enters only where it changes the training (``training_precision``).
     """
     from bodega.victims.families import normalise_kind, victim_class
 
@@ -106,7 +108,19 @@ def training_fingerprint(task: str, victim_kind: str, data_dir: str | Path, prof
         fingerprint["bilstm_padding"] = bilstm_padding
     if max_dev:  # likewise
         fingerprint["max_dev"] = max_dev
+    if training_precision(kind, precision) != "fp32":  # likewise
+        fingerprint["precision"] = training_precision(kind, precision)
     return fingerprint
+
+
+AUTOCAST_KINDS = ("BERT",)
+"""Families trained under bf16 autocast at ``--precision bf16``: MiniLM's steps run 1.37x faster on AMX at
+the same dev F1 (issue 23); the BiLSTM gains nothing and the decoders' LoRA training was not measured."""
+
+
+def training_precision(kind: str, precision: str) -> str:
+    """The precision a family trains in when ``precision`` (resolved: fp32 or bf16) is asked for."""
+    return "bf16" if precision == "bf16" and kind in AUTOCAST_KINDS else "fp32"
 
 
 @dataclass(frozen=True)
@@ -125,6 +139,7 @@ class TrainingOptions:
     progress: bool = True
     bilstm_padding: str = "packed"
     max_dev: int = 0
+    precision: Any = None
 
 
 @dataclass
@@ -146,6 +161,7 @@ class _Plan:
     attack_rows: list
     dev_rows: list
     fingerprint: dict
+    precision: Any  # the resolved bodega.precision.Precision training runs in
 
 
 def train_victim(task: str, victim_kind: str, data_dir: str | Path, out_dir: str | Path, profile: str = "cpu",
@@ -159,6 +175,8 @@ def train_victim(task: str, victim_kind: str, data_dir: str | Path, out_dir: str
     learning rate; ``select`` None takes the profile's; ``bilstm_padding="right"`` trains a
     BiLSTM that reads its padding, as BODEGA's did. ``max_dev`` N evaluates each epoch on a seeded
     random N dev rows (0: all): a decoder LM on two CPU cores needs a minute per 150 dev texts.
+    ``precision`` (fp32, bf16, auto; None: fp32): bf16 trains and evaluates the BERT family under bf16
+    autocast (fp32 master weights); the other families train in fp32 at any precision.
     """
     from bodega.victims.checkpoint import load_weights, prune, save_checkpoint
 
@@ -182,11 +200,16 @@ def train_victim(task: str, victim_kind: str, data_dir: str | Path, out_dir: str
 
 def _prepare(task: str, victim_kind: str, data_dir: Path, options: TrainingOptions) -> _Plan:
     """Resolve the profile's defaults, read the data and check the options, before any training."""
+    from bodega.precision import FP32, resolve_precision
     from bodega.victims.families import normalise_kind, victim_class
 
     task_name = get_task(task).name
     kind = normalise_kind(victim_kind)
     prof = get_profile(options.profile)
+    resolved = resolve_precision(options.precision)
+    if training_precision(kind, resolved.name) != resolved.name:
+        log.info("%s trains in fp32 at --precision %s", kind, resolved.name)
+        resolved = FP32
     select = options.select or prof.select
     if select not in SELECTIONS:
         raise BodegaError(f"select must be one of {SELECTIONS}, got {select!r}")
@@ -214,9 +237,10 @@ def _prepare(task: str, victim_kind: str, data_dir: Path, options: TrainingOptio
     fingerprint = training_fingerprint(task_name, kind, data_dir, prof.name, options.max_train, epochs,
                                        options.seed, base_model=options.base_model, select=select,
                                        batch_size=batch_size, quantize=options.quantize, lr=options.lr,
-                                       bilstm_padding=options.bilstm_padding, max_dev=options.max_dev)
+                                       bilstm_padding=options.bilstm_padding, max_dev=options.max_dev,
+                                       precision=resolved.name)
     return _Plan(task_name, kind, prof.name, select, epochs, batch_size, options.seed, options, cls,
-                 create_options, train_path, train_rows, attack_rows, dev_rows, fingerprint)
+                 create_options, train_path, train_rows, attack_rows, dev_rows, fingerprint, resolved)
 
 
 def _already_trained(out_dir: Path, fingerprint: dict) -> bool:
@@ -281,13 +305,16 @@ def _train_epoch(plan: _Plan, victim, optimizer, scheduler, epoch: int) -> dict:
     rng = np.random.default_rng([plan.seed, epoch])
     batches = _batches(rng, lengths, victim.bucket_batches, plan.batch_size)
     victim.model.train()
+    autocast = torch.autocast(victim.device.type, dtype=torch.bfloat16, enabled=plan.precision.is_bf16)
     started, total_loss = time.perf_counter(), 0.0
     bar = tqdm(range(steps_per_epoch), desc=f"{plan.task}-{plan.kind} epoch {epoch}/{plan.epochs}",
                disable=not progress, mininterval=5)
     for step in bar:
         index = batches[step]
         batch = victim.to_device(victim.encode([texts[i] for i in index]))
-        loss = torch.nn.functional.cross_entropy(victim.logits(batch).float(), labels[index].to(victim.device))
+        with autocast:
+            logits = victim.logits(batch)
+        loss = torch.nn.functional.cross_entropy(logits.float(), labels[index].to(victim.device))
         optimizer.zero_grad()
         loss.backward()
         if victim.max_grad_norm:
@@ -299,9 +326,10 @@ def _train_epoch(plan: _Plan, victim, optimizer, scheduler, epoch: int) -> dict:
         bar.set_postfix(loss=f"{total_loss / (step + 1):.4f}", refresh=False)
     seconds = round(time.perf_counter() - started, 1)
     recorder = _RecordingVictim(victim)
-    entry = {"epoch": epoch, "loss": total_loss / max(steps_per_epoch, 1), "train_seconds": seconds,
-             "attack": _evaluate(recorder, plan.attack_rows, f"{plan.task}-{plan.kind} attack.tsv", progress),
-             "dev": _evaluate(victim, plan.dev_rows, f"{plan.task}-{plan.kind} dev.tsv", progress)}
+    with autocast:
+        entry = {"epoch": epoch, "loss": total_loss / max(steps_per_epoch, 1), "train_seconds": seconds,
+                 "attack": _evaluate(recorder, plan.attack_rows, f"{plan.task}-{plan.kind} attack.tsv", progress),
+                 "dev": _evaluate(victim, plan.dev_rows, f"{plan.task}-{plan.kind} dev.tsv", progress)}
     entry["attack_quality"] = competence([row.label for row in plan.attack_rows], recorder.p_positive).to_dict()
     log.info("epoch %d: loss %.4f, dev F1 %.4f, attack F1 %.4f, attack AUC %.4f", epoch, entry["loss"],
              entry["dev"]["f1"], entry["attack"]["f1"], entry["attack_quality"]["roc_auc"])
@@ -335,11 +363,11 @@ def _save(plan: _Plan, victim, optimizer, history: list[dict], chosen: int, out_
     atomic_write_json(out_dir / METRICS_JSON, {
         "attack": selected["attack"], "dev": selected["dev"], "attack_quality": quality,
         "selected_epoch": chosen, "selection": "best dev F1" if plan.select == "dev" else "last epoch",
-        "history": history})
+        "history": history, **plan.precision.record()})
     atomic_write_json(out_dir / VICTIM_JSON, dict(
         victim.describe(), name=f"{plan.task}-{plan.kind}", task=plan.task, kind=plan.kind, profile=plan.profile,
         train_rows=len(plan.train_rows), train_data=relative_path(plan.train_path, out_dir), epochs=plan.epochs,
         selected_epoch=chosen, seed=plan.seed, batch_size=plan.batch_size,
         lr=optimizer.param_groups[0].get("initial_lr", optimizer.param_groups[0]["lr"]),
-        weights_hash=weights_hash, training=plan.fingerprint))
+        weights_hash=weights_hash, training=plan.fingerprint, **plan.precision.record()))
     shutil.rmtree(out_dir / CHECKPOINTS, ignore_errors=True)
