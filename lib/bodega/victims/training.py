@@ -105,6 +105,8 @@ def training_fingerprint(task: str, victim_kind: str, data_dir: str | Path, prof
         fingerprint["bilstm_padding"] = bilstm_padding
     if max_dev:  # likewise
         fingerprint["max_dev"] = max_dev
+    if base_model is None and prof.models.get(kind):  # the profile's base model: a role may change model
+        fingerprint["base_role"] = prof.models[kind]
     return fingerprint
 
 
