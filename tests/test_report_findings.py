@@ -416,3 +416,19 @@ def test_small_or_extreme_success_rates_get_the_exact_interval(tmp_path):
     assert success_text(run) == "success 8/8, exact [0.631, 1.000]"  # the bootstrap's is [1, 1]
     assert success_interval([run]).low == pytest.approx(0.6306, abs=1e-4)
     assert "success 8/8, exact [0.631, 1.000]" in by_claim(size_findings(study))["q2-fc-gemma7b-bert"].evidence
+
+
+def test_sample_table_shows_label_mix_and_the_rows_victims_share(study, tmp_path):
+    from bodega.report.study_tables import sample_table
+
+    summary = tmp_path / "results" / "runs" / "PR2-BERT-PWWS-U" / "summary.json"
+    summary.write_text(json.dumps({**json.loads(summary.read_text()),
+                                   "sample": {"order": "permutation", "seed": 0, "labels": {"0": 21, "1": 9}}}))
+    reloaded = load_study(tmp_path / "results", tmp_path / "grid.yaml", _write(tmp_path, PUBLISHED))
+    table = sample_table(reloaded).set_index(["task", "victim", "attacker", "scenario"])
+    assert table.loc[("PR2", "BERT", "PWWS", "untargeted"), "label 0 / 1"] == "21 / 9"
+    assert table.loc[("PR2", "BiLSTM", "PWWS", "untargeted"), "label 0 / 1"] == "not recorded"
+    assert table.loc[("PR2", "BERT", "PWWS", "untargeted"), "rows every victim's cell shares"] == "30 of 30"
+    assert table.loc[("FC", "BiLSTM", "PWWS", "untargeted"), "rows every victim's cell shares"] == "no other victim"
+    found = by_claim(size_findings(study))["q2-bilstm-PR2"]
+    assert "12 of 12 and 12 rows shared" in found.evidence
