@@ -150,7 +150,8 @@ def test_callable_runs_through_the_runner_and_accountant(module_dir, data_dir, t
     summary = run_attack("PR2", "py:my_victims:build", data_dir, "DeepWordBug", tmp_path / "run", n_examples=2,
                          semantic=_Ones(), progress=False)
     records = list(read_jsonl(tmp_path / "run" / "records.jsonl"))
-    assert records[0]["success"] and "evil" not in records[0]["adversarial"]
+    evil = next(r for r in records if "evil" in r["original"])  # 2 of the 3 rows say evil: one is sampled
+    assert evil["success"] and "evil" not in evil["adversarial"]
     assert summary["trim"] is None and not any(r["trimmed"] for r in records)  # no tokenizer given: stated
     assert json.loads((tmp_path / "run" / "run.json").read_text())["victim_weights"]
     # resuming the same versioned callable is allowed and adds nothing
