@@ -2,8 +2,8 @@
 
 Runs DeepWordBug, PWWS, Genetic and PSO with both backends through the same runner
 (so queries are counted by the same accountant), in the targeted scenario (the first
-``--targeted-n`` eligible examples, all by default) and the untargeted one (the first
-``--untargeted-n`` rows). The native attackers run with each ``--fidelities`` value
+``--targeted-n`` eligible examples of the seeded sample order, all by default) and the untargeted one (its
+first ``--untargeted-n`` rows). The native attackers run with each ``--fidelities`` value
 (``fixed``: the cpu profile's default; ``as-run``: OpenAttack's behaviour, whose texts
 and queries should equal the OpenAttack backend's: the ``same text``/``same queries``
 columns count the examples where they do, after BODEGA's normalisation). The
@@ -123,7 +123,7 @@ def main() -> None:
     parser.add_argument("--attackers", nargs="+", default=list(ATTACKERS))
     parser.add_argument("--scenarios", nargs="+", default=["targeted", "untargeted"])
     parser.add_argument("--untargeted-n", type=int, default=100)
-    parser.add_argument("--targeted-n", type=int, default=None, help="first N eligible examples (default: all)")
+    parser.add_argument("--targeted-n", type=int, default=None, help="first N eligible examples of the seeded sample order (default: all)")
     parser.add_argument("--fidelities", nargs="+", default=["fixed", "as-run"], help="native attackers' fidelity")
     parser.add_argument("--json", default=None, help="also write rows, settings and load average here")
     parser.add_argument("--profile", default="cpu")

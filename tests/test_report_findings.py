@@ -165,7 +165,8 @@ def test_size_claims_read_the_targeted_best_per_victim(study):
     assert bert.verdict == CANNOT_TELL and "GEMMA2B" in bert.reason and "BiLSTM" not in bert.evidence
     assert bert.quote == "BERT appears the most robust except for HN"
     gemma = found["q2-gemma-FC"]
-    assert gemma.verdict == CANNOT_TELL and "not in the tiny grid" in gemma.reason
+    # the cpu profile's decoders are Gemma-3-270M and Qwen2.5-0.5B: two families
+    assert gemma.verdict == CANNOT_TELL and gemma.reason.startswith("not testable here")
 
 
 def test_query_claims_compare_intervals_with_the_papers_bounds(study):
@@ -287,7 +288,7 @@ ALL_VICTIMS = ["BiLSTM", "BERT", "GEMMA2B", "GEMMA7B"]
 
 
 def _study(tmp_path: Path, runs: list[tuple], victims=ALL_VICTIMS, backend: str = "native",
-           not_competent: tuple[str, ...] = (), tasks=("FC",), profile: str = "cpu"):
+           not_competent: tuple[str, ...] = (), tasks=("FC",), profile: str = "cpu", base_roles=None):
     """A study of hand-made runs: (task, victim, attacker, scenario, scores, queries)."""
     from bodega.victims.competence import competence
 
@@ -301,6 +302,9 @@ def _study(tmp_path: Path, runs: list[tuple], victims=ALL_VICTIMS, backend: str 
             metrics = json.loads(metrics_path.read_text())
             metrics["attack_quality"] = competence(labels, scores).to_dict()
             metrics_path.write_text(json.dumps(metrics))
+            if victim in (base_roles or {}):  # the base model the victim was trained from, as victim.json says
+                info_path = root / "models" / f"{task}-{victim}" / "victim.json"
+                info_path.write_text(json.dumps({**json.loads(info_path.read_text()), "base_role": base_roles[victim]}))
     for task, victim, attacker, scenario, scores, queries in runs:
         _run(root, task, victim, attacker, scenario, scores, queries, start=100 if scenario == "targeted" else 0)
     grid = {"name": "hand", "profile": profile, "tasks": list(tasks), "victims": list(victims),
@@ -364,8 +368,9 @@ def test_within_family_size_claims_need_two_sizes_of_one_family(tmp_path):
     claim = by_claim(size_findings(_study(tmp_path / "s", runs, profile="smoke")))["q2-gemma-FC"]
     assert claim.verdict == CANNOT_TELL and claim.reason.startswith("not testable here")
     assert "SmolLM2" in claim.reason and "Gemma-3-270M" in claim.reason
-    # cpu: Qwen2.5 0.5B and 1.5B, two sizes of one family
-    claim = by_claim(size_findings(_study(tmp_path / "c", runs)))["q2-gemma-FC"]
+    # victims trained on Qwen2.5 0.5B and 1.5B (their victim.json says so): two sizes of one family
+    qwen = {"GEMMA2B": "qwen2.5-0.5b", "GEMMA7B": "qwen2.5-1.5b"}
+    claim = by_claim(size_findings(_study(tmp_path / "c", runs, base_roles=qwen)))["q2-gemma-FC"]
     assert claim.verdict == AGREE and "two sizes of Qwen2.5" in claim.reason
 
 
@@ -409,3 +414,19 @@ def test_small_or_extreme_success_rates_get_the_exact_interval(tmp_path):
     assert success_text(run) == "success 8/8, exact [0.631, 1.000]"  # the bootstrap's is [1, 1]
     assert success_interval([run]).low == pytest.approx(0.6306, abs=1e-4)
     assert "success 8/8, exact [0.631, 1.000]" in by_claim(size_findings(study))["q2-fc-gemma7b-bert"].evidence
+
+
+def test_sample_table_shows_label_mix_and_the_rows_victims_share(study, tmp_path):
+    from bodega.report.study_tables import sample_table
+
+    summary = tmp_path / "results" / "runs" / "PR2-BERT-PWWS-U" / "summary.json"
+    summary.write_text(json.dumps({**json.loads(summary.read_text()),
+                                   "sample": {"order": "permutation", "seed": 0, "labels": {"0": 21, "1": 9}}}))
+    reloaded = load_study(tmp_path / "results", tmp_path / "grid.yaml", _write(tmp_path, PUBLISHED))
+    table = sample_table(reloaded).set_index(["task", "victim", "attacker", "scenario"])
+    assert table.loc[("PR2", "BERT", "PWWS", "untargeted"), "label 0 / 1"] == "21 / 9"
+    assert table.loc[("PR2", "BiLSTM", "PWWS", "untargeted"), "label 0 / 1"] == "not recorded"
+    assert table.loc[("PR2", "BERT", "PWWS", "untargeted"), "rows every victim's cell shares"] == "30 of 30"
+    assert table.loc[("FC", "BiLSTM", "PWWS", "untargeted"), "rows every victim's cell shares"] == "no other victim"
+    found = by_claim(size_findings(study))["q2-bilstm-PR2"]
+    assert "12 of 12 and 12 rows shared" in found.evidence

@@ -445,7 +445,7 @@ def converted_gguf_dir(split: SplitFile, root: Path) -> Path | None:
     if not split.installed():
         return None
     converted = root / "hf"
-    if (converted / "config.json").exists() and (converted / "model.safetensors").exists():
+    if _complete_model_dir(converted):
         return converted
     try:
         gguf_path = assemble(split, root / split.name)
@@ -464,6 +464,13 @@ def converted_gguf_dir(split: SplitFile, root: Path) -> Path | None:
     tmp.rename(converted)
     gguf_path.unlink()
     return converted
+
+
+def _complete_model_dir(folder: Path) -> bool:
+    """A saved transformers folder: its config and its weights, in one file or in shards with an index
+    (``save_pretrained`` shards a model over 5 GB, as the 1.5B decoder in fp32 is)."""
+    return (folder / "config.json").exists() and ((folder / "model.safetensors").exists()
+                                                  or (folder / "model.safetensors.index.json").exists())
 
 
 def qwen_05b_dir(root: Path | None = None) -> Path | None:

@@ -351,9 +351,11 @@ def _ordering(study: Study, claim_id: str, paper: str, task: str, pairs: Sequenc
                        differs, quote_text, left_out_text(left))
     parts = []
     for more, less, shared, best_more, best_less in compared:
+        common = len(set(best_more[1].keys) & set(best_less[1].keys))
         parts.append(f"{more} vs {less} over {', '.join(shared)}: "
                      f"{_best_text(study, task, more, scenario, best_more, shared)}, "
-                     f"{_best_text(study, task, less, scenario, best_less, shared)}")
+                     f"{_best_text(study, task, less, scenario, best_less, shared)}, "
+                     f"{common} of {best_more[1].n} and {best_less[1].n} rows shared")
     if ratio is None:
         gaps = [difference_interval([m[1]], [l[1]]) for _, _, _, m, l in compared]
         verdict = combine(verdict_order(g) for g in gaps)

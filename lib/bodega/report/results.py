@@ -101,8 +101,10 @@ def load_runs(root: Path) -> pd.DataFrame:
         row.update({key: summary.get(key) for key in RUN_KEYS})
         row.update({column: _pick(summary, keys, path) for column, keys in SUMMARY_COLUMNS.items()})
         row["attacker"] = _grid_attacker_name(row.get("attacker"))
+        labels = (summary.get("sample") or {}).get("labels")  # runs before the seeded samples lack it
+        row["labels_0"], row["labels_1"] = (labels["0"], labels["1"]) if labels else (None, None)
         rows.append(row)
-    columns = ["name", "victim", *RUN_KEYS, *SUMMARY_COLUMNS]
+    columns = ["name", "victim", *RUN_KEYS, *SUMMARY_COLUMNS, "labels_0", "labels_1"]
     return _ordered(pd.DataFrame(rows, columns=columns))
 
 

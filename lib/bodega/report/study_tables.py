@@ -76,6 +76,25 @@ def table5_intervals(study: Study) -> pd.DataFrame:
     return frame.set_index([("", "task"), ("", "victim")]).rename_axis(["task", "victim"])
 
 
+def sample_table(study: Study) -> pd.DataFrame:
+    """Each attack cell's sample: examples, label mix (from ``summary.json``; runs made before the seeded
+    samples did not record it) and how many of its rows every other victim's cell of the same task,
+    attacker and scenario also attacked (the overlap of the samples a comparison of victims pairs)."""
+    rows = []
+    for (task, victim, attacker, scenario), run in sorted(study.examples.items()):
+        summary = study.results.runs[study.results.runs.name == run.name]
+        zero, one = (summary.labels_0.iloc[0], summary.labels_1.iloc[0]) if len(summary) else (None, None)
+        others = [other for (t, v, a, sc), other in study.examples.items()
+                  if (t, a, sc) == (task, attacker, scenario) and v != victim]
+        shared = set(run.keys).intersection(*(set(o.keys) for o in others)) if others else set(run.keys)
+        rows.append({"task": task, "victim": victim, "attacker": attacker, "scenario": scenario, "examples": run.n,
+                     "label 0 / 1": f"{int(zero)} / {int(one)}" if zero is not None and not pd.isna(zero)
+                     else "not recorded",
+                     "rows every victim's cell shares": f"{len(shared)} of {run.n}" if others else "no other victim"})
+    return pd.DataFrame(rows, columns=["task", "victim", "attacker", "scenario", "examples", "label 0 / 1",
+                                       "rows every victim's cell shares"])
+
+
 def _competence_cells(victim) -> dict[tuple[str, str], str]:
     """AUC and the competence verdict of one victim row of ``results.victims`` (None: not trained)."""
     if victim is None or getattr(victim, "competent", None) is None or pd.isna(victim.competent):

@@ -110,6 +110,8 @@ def training_fingerprint(task: str, victim_kind: str, data_dir: str | Path, prof
         fingerprint["max_dev"] = max_dev
     if training_precision(kind, precision) != "fp32":  # likewise
         fingerprint["precision"] = training_precision(kind, precision)
+    if base_model is None and prof.models.get(kind):  # the profile's base model: a role may change model
+        fingerprint["base_role"] = prof.models[kind]
     return fingerprint
 
 
