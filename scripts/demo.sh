@@ -30,7 +30,7 @@ grid_status=0
   -p results_dir "results/$GRID"
 # The cpu study's pages read its committed results (results/cpu), whichever grid ran above.
 .venv/bin/papermill notebooks/study.ipynb book/generated/study.ipynb --cwd . --no-progress-bar \
-  -p results_root results/cpu -p grid parameters/grid_cpu.yaml -p published ../shared/data/published/bodega.yaml \
+  -p results_root results/cpu -p grid parameters/grid_cpu.yaml \
   -p pilot book/data/study_pilot.json -p data_root data
 .venv/bin/jupyter-book build book/ -W -n --keep-going
 echo "book: book/_build/html/index.html"

@@ -5,6 +5,7 @@ The native example is the book's ``book/examples/word_dropper.py`` (the page
 """
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -62,7 +63,14 @@ def test_resume_and_budget_apply_to_an_own_attacker(data_dir, tmp_path, monkeypa
     assert list(read_jsonl(out / "records.jsonl"))[1]["adversarial"] == before[1]["adversarial"]
 
 
-def test_a_module_on_the_path_and_clear_errors(tmp_path, monkeypatch):
+@pytest.fixture()
+def forget_mine():
+    """The module this file imports as ``mine`` is dropped afterwards, so other tests' ``mine`` is theirs."""
+    yield
+    sys.modules.pop("mine", None)
+
+
+def test_a_module_on_the_path_and_clear_errors(tmp_path, monkeypatch, forget_mine):
     (tmp_path / "mine.py").write_text("class A:\n    name = 'A'\n\ndef build():\n    return A()\n"
                                       "def builds_openattack_misfit():\n    return object()\n")
     monkeypatch.syspath_prepend(str(tmp_path))
