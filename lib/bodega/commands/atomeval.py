@@ -62,8 +62,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     tables.set_defaults(func=_tables)
 
     compare = actions.add_parser("compare-rewriters", help="a rewriter's tables beside a baseline's, same claims")
-    compare.add_argument("--runs", required=True, help="the folder the tables command wrote (its --out) for the rewriter to compare")
-    compare.add_argument("--baseline", default="results/atomeval/cpu", help="the tables folder of the baseline rewriter")
+    compare.add_argument("--runs", required=True,
+                         help="the folder the tables command wrote (its --out) for the rewriter to compare")
+    compare.add_argument("--baseline", default="results/atomeval/cpu",
+                         help="the tables folder of the baseline rewriter")
     compare.add_argument("--out", default=None, help="JSON path")
     compare.add_argument("--verifier", default=None, help="the verifier folder both runs used, to record it")
     compare.set_defaults(func=_compare)

@@ -73,8 +73,8 @@ def _spec(args: argparse.Namespace):
 def _run(args: argparse.Namespace) -> int:
     from bodega.experiments.runner import run_grid
 
-    report = run_grid(_spec(args).with_overrides(threads_per_cell=args.threads), engine=args.engine, workers=args.workers, scheduler=args.scheduler,
-                      show_progress=not args.no_progress)
+    report = run_grid(_spec(args).with_overrides(threads_per_cell=args.threads), engine=args.engine,
+                      workers=args.workers, scheduler=args.scheduler, show_progress=not args.no_progress)
     print(report.summary_line())
     for outcome in report.failed:
         print(f"  {outcome.status}: {outcome.name}: {outcome.error.splitlines()[0] if outcome.error else ''}")
@@ -87,7 +87,8 @@ def _competence_note(model_dir) -> str:
     quality = competence_of_model(model_dir)
     if quality is None:
         return ""
-    return f"  (attack AUC {quality.roc_auc:.3f}; {'competent' if quality.competent else 'NOT COMPETENT: ' + quality.reason})"
+    verdict = "competent" if quality.competent else "NOT COMPETENT: " + quality.reason
+    return f"  (attack AUC {quality.roc_auc:.3f}; {verdict})"
 
 
 def _status(args: argparse.Namespace) -> int:

@@ -178,6 +178,7 @@ def run_cell(cell: Cell) -> Outcome:
         return Outcome(cell.name, cell.kind, "failed", seconds, error, relative_path(log, cell.cwd), cpu_seconds)
     atomic_write_json(out / MARKER, {"status": "done", "key": cell.key, "name": cell.name,
                                      "inputs": cell.inputs, "finished": _now(), "seconds": round(seconds, 2),
-                                     "cpu_seconds": cpu_seconds, "notebook": relative_path(cell.output_notebook, cell.cwd),
+                                     "cpu_seconds": cpu_seconds,
+                                     "notebook": relative_path(cell.output_notebook, cell.cwd),
                                      **({"earlier_runs_cpu_seconds": spent_cpu} if spent else {})})
     return Outcome(cell.name, cell.kind, "done", seconds, "", relative_path(log, cell.cwd), cpu_seconds)

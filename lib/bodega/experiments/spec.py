@@ -276,7 +276,8 @@ def parse_grid(data: Any, source: str = "<grid>") -> GridSpec:
     missing = [k for k in ("name", "profile", "tasks", "victims", "attackers", "scenarios") if k not in data]
     if missing:
         raise GridError(f"{source}: missing key(s) {', '.join(missing)}")
-    grid_name = str(data["name"]) if isinstance(data["name"], (str, int)) and not isinstance(data["name"], bool) else None
+    plain = isinstance(data["name"], (str, int)) and not isinstance(data["name"], bool)
+    grid_name = str(data["name"]) if plain else None
     if grid_name is None or not PLAIN_NAME.fullmatch(grid_name) or ".." in grid_name:
         raise GridError(f"{source}: name: {data['name']!r} is not a plain name (letters, digits, '_', '-', '.', "
                         "no '/' or '..'); it names the grid's folders under results and generated")

@@ -49,7 +49,8 @@ def describe_training(info: dict, metrics: dict) -> str:
     share = "all" if info["training"].get("max_train", 0) in (0, None) else "a random subset of"
     kept = f"; epoch {metrics['selected_epoch']} kept ({metrics.get('selection', '')})" \
         if "selected_epoch" in metrics else ""
-    return f"{rows:,} rows ({share} {task} train.tsv; paper: {full:,}); {info['epochs']} epoch{'s' if info['epochs'] != 1 else ''}{kept}"
+    epochs = f"{info['epochs']} epoch{'s' if info['epochs'] != 1 else ''}"
+    return f"{rows:,} rows ({share} {task} train.tsv; paper: {full:,}); {epochs}{kept}"
 
 
 def victims_table(results: str | Path) -> pd.DataFrame:

@@ -35,7 +35,8 @@ CACHE_FILE = "predictions.sqlite"
 
 
 def default_cache_path() -> Path | None:
-    """``$BODEGA_PREDICTION_CACHE`` (``off``: no cache), else ``<$BODEGA_CACHE or ~/.cache/bodega>/predictions.sqlite``."""
+    """``$BODEGA_PREDICTION_CACHE`` (``off``: no cache), else
+    ``<$BODEGA_CACHE or ~/.cache/bodega>/predictions.sqlite``."""
     value = os.environ.get(CACHE_ENV)
     if value is not None:
         return None if value.strip().lower() in ("", "off", "none", "0") else Path(value).expanduser()
@@ -50,7 +51,8 @@ def text_key(text: str) -> bytes:
 
 
 class ProbabilityCache:
-    """``get(weights_hash, texts, precision)`` -> {index: probabilities}; ``put(weights_hash, texts, probs, precision)``."""
+    """``get(weights_hash, texts, precision)`` -> {index: probabilities};
+    ``put(weights_hash, texts, probs, precision)``."""
 
     def __init__(self, path: str | Path, timeout: float = 60.0):
         self.path = Path(path)
