@@ -47,6 +47,7 @@ _LOOKUP_CHUNK = 500  # below SQLite's limit on bound variables
 
 
 def text_key(text: str) -> bytes:
+    """The cache's key for a text: its sha256 (lone surrogates kept, so every str has one)."""
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
 
 
@@ -63,6 +64,7 @@ class ProbabilityCache:
         self._connection.execute(_SCHEMA)
 
     def get(self, weights_hash: str, texts: list[str], precision: str = "fp32") -> dict[int, np.ndarray]:
+        """The stored probabilities of those ``texts`` the cache holds for these weights and precision, by position."""
         keys = [text_key(t) for t in texts]
         found: dict[bytes, np.ndarray] = {}
         unique = list(dict.fromkeys(keys))
@@ -89,6 +91,7 @@ class ProbabilityCache:
         return self._connection.execute("SELECT COUNT(*) FROM predictions").fetchone()[0]
 
     def close(self) -> None:
+        """Close the database connection."""
         self._connection.close()
 
     def __enter__(self) -> "ProbabilityCache":
