@@ -62,10 +62,12 @@ class Outcome:
     cpu_seconds: float = 0.0
 
     def to_dict(self) -> dict:
+        """The outcome as a plain dict, for the grid's JSON report."""
         return asdict(self)
 
 
 def read_marker(out_dir: str | Path) -> dict | None:
+    """A cell's marker (``cell.json``) in ``out_dir``, or None when it has none or an unreadable one."""
     path = Path(out_dir) / MARKER
     try:
         return json.loads(path.read_text(encoding="utf-8"))

@@ -23,6 +23,7 @@ _CHUNK = 1 << 20
 
 
 def file_sha256(path: str | Path) -> str:
+    """sha256 of a file's bytes, read in 1 MiB blocks."""
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(_CHUNK), b""):

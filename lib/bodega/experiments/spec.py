@@ -83,6 +83,7 @@ class CellRule:
     reason: str | None = None
 
     def matches(self, task: str, victim: str, attacker: str, scenario: str) -> bool:
+        """Whether the cell falls under the rule (an empty field matches everything)."""
         return all(not allowed or value in allowed for allowed, value in
                    ((self.tasks, task), (self.victims, victim), (self.attackers, attacker),
                     (self.scenarios, scenario)))
@@ -154,6 +155,7 @@ class GridSpec:
 
     @property
     def n_attack_cells(self) -> int:
+        """How many attack cells run, over every seed (cells a ``skip`` rule leaves out not counted)."""
         return sum(len(self.attack_plan(task, victim)) for task in self.tasks for victim in self.victims)
 
     def with_overrides(self, **changes: Any) -> "GridSpec":
@@ -162,6 +164,7 @@ class GridSpec:
 
 
 def normalise_attacker(name: str) -> str:
+    """The grid's spelling of an attacker name (aliases, case and ``_`` folded); unknown names raise."""
     key = name.strip().replace("_", "-")
     alias = ATTACKER_ALIASES.get(key.upper())
     if alias:
