@@ -13,6 +13,7 @@ import json
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``bodega atomeval`` and its actions (gold-accuracy, agreement, tables, compare-rewriters, VASR of runs)."""
     parser = subparsers.add_parser("atomeval", help="AtomEval: atoms, the validity gate, VASR")
     actions = parser.add_subparsers(dest="action", required=True)
 

@@ -8,6 +8,7 @@ from bodega.precision import PRECISIONS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``bodega grid``: run a grid, show its status, write the profiles reference."""
     grid = subparsers.add_parser("grid", help="run an experiment grid from parameters/*.yaml")
     actions = grid.add_subparsers(dest="action", required=True)
 

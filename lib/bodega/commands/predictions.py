@@ -8,6 +8,7 @@ from bodega.threads import THREADS_HELP
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``bodega predictions``: predict attack.tsv with every finished victim of a results folder."""
     parser = subparsers.add_parser(
         "predictions", help="predict attack.tsv with every finished victim of a results folder (for F1 intervals)")
     parser.add_argument("--results", required=True,

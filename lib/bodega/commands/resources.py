@@ -5,6 +5,7 @@ import argparse
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``bodega resources``: build the resources the project makes itself (the masked LM)."""
     resources = subparsers.add_parser("resources", help="build resources the project makes itself")
     actions = resources.add_subparsers(dest="action", required=True)
     build = actions.add_parser("build-mlm", help="fit a masked-LM head onto MiniLM with task training text")
