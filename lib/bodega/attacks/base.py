@@ -39,6 +39,7 @@ class Attacker(Protocol):
         the victim (one more query) and counts a wrong one as a failure. Any other exception is
         recorded as that example's error and the run goes on.
         """
+        ...
 
 
 @dataclass

@@ -19,6 +19,7 @@ class ProbabilityModel(Protocol):
 
     def predict_proba(self, texts: list[str]) -> np.ndarray:
         """One row of class probabilities per text, in the order given."""
+        ...
 
 
 class Evaluator:

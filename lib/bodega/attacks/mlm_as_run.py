@@ -100,8 +100,8 @@ class OpenAttackStep:
                  screen: Callable, original: str, current_prob, goal: Goal, probs, tokenizer, torch):
         self.words, self.candidates, self.filter_words, self.screen = words, candidates, filter_words, screen
         self.original = original
-        self.current_prob, self.goal, self.probs = current_prob, goal, probs
-        self.tokenizer, self.torch = tokenizer, torch
+        self.current_prob, self.goal, self.probs, self.tokenizer, self.torch = (current_prob, goal, probs,
+                                                                               tokenizer, torch)
         self.final = list(words)
         self.changed = 0
 

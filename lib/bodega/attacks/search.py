@@ -26,8 +26,8 @@ from bodega.attacks.transformations import WordTransformation
 from bodega.text import TokenizedText
 
 UNK = "<UNK>"
-"""OpenAttack's default ``token_unk``; the recipes default to BODEGA's ``UNK_TEXT``
-(:mod:`bodega.attacks.filter_words`)."""
+("""OpenAttack's default ``token_unk``; the recipes default to BODEGA's ``UNK_TEXT`` """
+ """(:mod:`bodega.attacks.filter_words`).""")
 
 
 @dataclass

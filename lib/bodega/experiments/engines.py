@@ -21,18 +21,22 @@ class Engine(Protocol):
 
     def submit(self, fn: Callable, arg: Any, name: str) -> Any:
         """Start ``fn(arg)`` for the cell ``name``; return a future."""
+        ...
 
     def wait_first(self, futures: Iterable[Any]) -> set:
         """The futures of ``futures`` that have finished, once at least one has."""
+        ...
 
     def result(self, future: Any) -> Any:
         """The finished future's return value (its exception raised)."""
+        ...
 
     def cancel(self) -> None:
         """Start no more cells (the runner is being stopped)."""
 
     def close(self) -> None:
         """Wait for running cells and release the workers."""
+        ...
 
 
 class LocalEngine:

@@ -26,9 +26,11 @@ class Victim(Protocol):
 
     def predict_proba(self, texts: list[str]) -> np.ndarray:
         """One ``[P(credible), P(non-credible)]`` row per text; a text's row must not depend on the others."""
+        ...
 
     def predict(self, texts: list[str]) -> np.ndarray:
         """The decision (0 or 1) per text."""
+        ...
 
 
 def check_texts(texts: Sequence[object]) -> list[str]:

@@ -74,8 +74,8 @@ class HFFolderVictim:
                                     "save_pretrained (model and tokenizer)")
         if not allow_pickle and not any(self.path.glob("*.safetensors")):
             found = sorted(p.name for p in self.path.iterdir() if p.suffix in PICKLE_SUFFIXES)
-            only = f" (only {', '.join(found)})" if found else ""
-            raise BodegaError(f"hf:{path}: no .safetensors weights{only}; "
+            raise BodegaError(f"hf:{path}: no .safetensors weights"
+                             f"{' (only ' + ', '.join(found) + ')' if found else ''}; "
                              "pickle weights can run code when loaded: convert them to safetensors "
                              "(model.save_pretrained(folder)) or pass --allow-pickle if you trust the folder")
         self.task = get_task(task).name
