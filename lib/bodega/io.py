@@ -65,10 +65,12 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
+    """Write UTF-8 text so that readers see the old file or the new one, never a part."""
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def atomic_write_json(path: str | os.PathLike, obj: Any) -> None:
+    """Write indented JSON atomically (see :func:`atomic_write_text`)."""
     atomic_write_text(path, json.dumps(obj, indent=2, ensure_ascii=False, sort_keys=False) + "\n")
 
 
@@ -116,6 +118,7 @@ def read_jsonl(path: str | os.PathLike, *, drop_torn_tail: bool = True) -> Itera
 
 
 def write_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> None:
+    """Write records as JSON lines atomically, replacing the file."""
     atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
 
 

@@ -26,6 +26,7 @@ RESUME_SUFFIX = ".resume.json"
 
 
 def file_sha256(path: str | os.PathLike) -> str:
+    """sha256 of a file's bytes, so that a resumed scoring run can tell its input has not changed."""
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         while block := handle.read(1 << 20):
