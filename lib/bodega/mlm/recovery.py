@@ -26,6 +26,7 @@ class MaskedItem:
     word: str
 
     def masked(self, mask: str) -> str:
+        """The sentence with the word replaced by ``mask``."""
         return self.text[:self.start] + mask + self.text[self.end:]
 
 
