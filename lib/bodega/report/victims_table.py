@@ -32,6 +32,7 @@ def _settings(info: dict) -> dict:
 
 
 def describe_model(info: dict) -> str:
+    """The victim's model in a few words, for the victims table."""
     from bodega.resources import SPECS
 
     if info["kind"] == "BiLSTM":
@@ -44,6 +45,7 @@ def describe_model(info: dict) -> str:
 
 
 def describe_training(info: dict, metrics: dict) -> str:
+    """How the victim was trained (rows, share of train.tsv, epochs, epoch kept), for the victims table."""
     task = info["task"]
     rows, full = info["train_rows"], get_task(task).paper_sizes[0]
     share = "all" if info["training"].get("max_train", 0) in (0, None) else "a random subset of"
