@@ -1,6 +1,7 @@
 """Atomic file writes and append-only JSON lines: nothing half-written survives a crash."""
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -23,6 +24,15 @@ def relative_path(path: str | os.PathLike, start: str | os.PathLike) -> str:
     moved to another machine still resolves it.
     """
     return Path(os.path.relpath(Path(path).resolve(), Path(start).resolve())).as_posix()
+
+
+def file_sha256(path: str | os.PathLike) -> str:
+    """The sha256 of a file's bytes, read in 1 MiB blocks (corpora and weights run to gigabytes)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while block := handle.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 @lru_cache(maxsize=1)

@@ -21,7 +21,6 @@ into a new folder asks the model nothing it was asked before.
 """
 from __future__ import annotations
 
-import hashlib
 import logging
 import time
 from dataclasses import asdict, dataclass, fields
@@ -33,7 +32,8 @@ import numpy as np
 from bodega.errors import BodegaError
 from bodega.attacks.base import Attacker, canonical_name, get_attacker
 from bodega.attacks.goal import Goal
-from bodega.io import append_jsonl, atomic_write_json, exclusive_lock, iter_jsonl, relative_path, write_jsonl
+from bodega.io import (append_jsonl, atomic_write_json, exclusive_lock, file_sha256, iter_jsonl, relative_path,
+                       write_jsonl)
 
 log = logging.getLogger(__name__)
 
@@ -300,14 +300,6 @@ def _check_outputs(accountant, targets: list[Target], data_file: Path) -> None:
                          "(are its weights damaged?)") from None
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while block := handle.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str, out: Path,
                 options: AttackOptions) -> dict:
     """Attack ``options.n_examples`` of ``<data_dir>/attack.tsv`` and return the scored summary.
@@ -335,7 +327,7 @@ def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str
                   n_examples=options.n_examples, budget=options.query_budget, seed=options.seed,
                   backend=options.backend, attacker_options=options.attacker_options,
                   trim=trimmer.identity() if trimmer is not None else None,
-                  data={"attack_sha256": _sha256(data_file), "rows": len(rows)})
+                  data={"attack_sha256": file_sha256(data_file), "rows": len(rows)})
     out.mkdir(parents=True, exist_ok=True)
     previous = _previous_config(out, config)
 
