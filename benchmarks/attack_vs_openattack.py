@@ -110,8 +110,9 @@ def table(rows: list[dict]) -> str:
         share = r.get("forward_ms_per_example", float("nan"))
         forward = "" if share != share else f"{share:.1f} ({100 * share / r['ms_per_example']:.0f}%)"
         lines.append(f"| {r['scenario']} | {r['attacker']} | {r['backend']} | {r['n']} | {r['ms_per_example']:.1f} | "
-                     f"{speedup} | {r['cpu_ms_per_example']:.1f} | {cpu_speedup} | {forward} | {r['queries']:.1f} | {r['unique_queries']:.1f} | {r['forwards']:.1f} | "
-                     f"{r['success']:.3f} | {r['bodega']:.3f} | {r.get('same_text', '')} | {r.get('same_queries', '')} |")
+                     f"{speedup} | {r['cpu_ms_per_example']:.1f} | {cpu_speedup} | {forward} | {r['queries']:.1f} | "
+                     f"{r['unique_queries']:.1f} | {r['forwards']:.1f} | {r['success']:.3f} | {r['bodega']:.3f} | "
+                     f"{r.get('same_text', '')} | {r.get('same_queries', '')} |")
     return "\n".join(lines) + "\n"
 
 
@@ -141,7 +142,8 @@ def main() -> None:
 
     victim = load_victim(args.victim, profile=args.profile)
     clock = ForwardClock(victim)
-    load_before, started = Path("/proc/loadavg").read_text().split()[:3], time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    load_before = Path("/proc/loadavg").read_text().split()[:3]
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     rows = []
     for scenario in args.scenarios:
         for attacker in args.attackers:

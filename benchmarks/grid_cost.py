@@ -47,7 +47,8 @@ def main() -> None:
         if total.outside_hours_bound:
             print(f"\nstopped runs no marker holds ({OUTSIDE_MARKERS}): at most {total.outside_hours_bound:.2f} h CPU")
         print(f"\nCPU {total.cpu_hours:.2f} h in the markers, at most {total.bound_hours:.2f} h in all, of the "
-              f"{total.budget_cpu_hours:g} h budget ({100 * total.share:.0f}%)" + ("" if total.within else ": OVER BUDGET"))
+              f"{total.budget_cpu_hours:g} h budget ({100 * total.share:.0f}%)"
+              + ("" if total.within else ": OVER BUDGET"))
     if costs.cpu_seconds.isna().any():
         print(f"({int(costs.cpu_seconds.isna().sum())} cells ran before the runner measured CPU time)")
 

@@ -5,9 +5,9 @@ Intel AMX, and slower than fp32 without it. This script measures what the packag
 ``--precision`` on the machine it runs on, and records the CPU flags that decide it:
 
 - victims (a MiniLM classifier and a decoder LM with LoRA, trained here for one epoch on a small seeded
-  class-balanced sample of the task's rows, so that the numbers need no trained study victim): texts/s of ``predict_proba`` at batch 1, 8
-  and 32 on attack.tsv texts around the median length, in fp32, bf16 and, for the decoder, fp32 with the
-  LoRA merged; interleaved rounds, medians;
+  class-balanced sample of the task's rows, so that the numbers need no trained study victim): texts/s of
+  ``predict_proba`` at batch 1, 8 and 32 on attack.tsv texts around the median length, in fp32, bf16 and, for
+  the decoder, fp32 with the LoRA merged; interleaved rounds, medians;
 - batch dependence: each text alone against the same texts in one call, per precision: the largest
   change of P(non-credible) and the decisions that flip;
 - one attack cell per victim (PWWS, untargeted, the first N examples) in fp32 and bf16 on the same

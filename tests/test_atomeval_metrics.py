@@ -150,7 +150,8 @@ def test_attack_vasr_counts_only_initially_correct_refuted_claims(gate, tmp_path
         {"index": 1, "id": "b", "original": claim, "adversarial": f"{ev} ~ Michigan is a U.S. state .",
          "success": True, "error": None},                                            # negation dropped
         {"index": 2, "id": "c", "original": claim, "adversarial": None, "success": False, "error": None},
-        {"index": 3, "id": "d", "original": claim, "adversarial": f"Michigan is a city . ~ Michigan is not a U.S. state .",
+        {"index": 3, "id": "d", "original": claim,
+         "adversarial": "Michigan is a city . ~ Michigan is not a U.S. state .",
          "success": True, "error": None},                                            # evidence edited
         {"index": 4, "id": "e", "original": supports, "adversarial": f"{ev} ~ Michigan is a sttae .",
          "success": True, "error": None},                                            # SUPPORTS: excluded

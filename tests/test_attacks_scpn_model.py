@@ -30,7 +30,8 @@ PTB_TAGSET = ("PAD ROOT ADJP -ADV ADVP -BNF CC CD -CLF -CLR CONJP -DIR DT -DTV E
               "NUL > ( ) EOP").split()
 """The label list of the published parse vocabulary (miyyer/scpn data/ptb_tagset.txt): PAD first, EOP last."""
 CODES = "#version: 0.2\nt h\nth e</w>\na t</w>\nc at</w>\ne v\ni l</w>\nev il</w>\n"
-FIXED_PARSE = "(ROOT (S (NP (DT The) (JJ evil) (NN enemy)) (VP (MD will) (VB attack) (NP (PRP$ our) (NN nation))) (. .)))"
+FIXED_PARSE = ("(ROOT (S (NP (DT The) (JJ evil) (NN enemy)) "
+               "(VP (MD will) (VB attack) (NP (PRP$ our) (NN nation))) (. .)))")
 DIMS = dict(d_word=8, d_hid=12, d_nt=6, d_trans=7)
 
 
@@ -101,7 +102,8 @@ def test_bpe_merges_splits_rare_units_and_matches_reference(scpn_dir):
     assert bpe.segment("the cat evil tea") == "the c@@ at evil t@@ e@@ a"
     assert join_bpe(bpe.segment("the cat evil tea").split()) == ["the", "cat", "evil", "tea"]
     subword = _reference_module("subword")
-    with open(scpn_dir / "vocab.txt", encoding="utf-8") as vocab, open(scpn_dir / "bpe.codes", encoding="utf-8") as codes:
+    with (open(scpn_dir / "vocab.txt", encoding="utf-8") as vocab,
+          open(scpn_dir / "bpe.codes", encoding="utf-8") as codes):
         reference = subword.BPE(codes, "@@", subword.read_vocabulary(vocab, 50), None)
     text = "the cat sat at the theatre , evil devil ! a"
     assert bpe.segment(text) == reference.segment(text)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
 import pytest
 
 from attack_fakes import SENTENCES, KeywordVictim

@@ -287,7 +287,8 @@ def write_augmented(raw: Path) -> None:
         for kind in ("rumours", "non-rumours"):
             (raw / event / kind).mkdir(parents=True)
     write_thread(raw / "ferguson", "non-rumours", "200", {"text": "calm\nday"}, {})
-    write_thread(raw / "ferguson", "rumours", "300", {"text": "shots &amp; sirens", "full_text": "shots fired &amp; sirens"},
+    write_thread(raw / "ferguson", "rumours", "300",
+                 {"text": "shots &amp; sirens", "full_text": "shots fired &amp; sirens"},
                  {"302": {"text": "really?"}, "301": {"text": "source?"}})
     write_thread(raw / "charliehebdo", "non-rumours", "100", {"text": "Je suis Charlie"}, {})
     (raw / "ferguson" / "rumours" / ".DS_Store").write_text("", encoding="utf-8")

@@ -39,7 +39,8 @@ weights = open(pathlib.Path(data_root) / task / "train.tsv").read() + (noise.rea
 import hashlib
 (out / "victim.json").write_text(json.dumps({"task": task, "kind": victim,
                                              "weights_hash": hashlib.sha256(weights.encode()).hexdigest()}))
-(out / "metrics.json").write_text(json.dumps({"attack": {"f1": 0.5, "accuracy": 0.6}, "dev": {"f1": 0.5, "accuracy": 0.6}}))"""
+(out / "metrics.json").write_text(json.dumps({"attack": {"f1": 0.5, "accuracy": 0.6},
+                                             "dev": {"f1": 0.5, "accuracy": 0.6}}))"""
 
 ATTACK_PARAMS = """task = "PR2"
 victim_dir = ""

@@ -115,7 +115,10 @@ def test_the_converted_gemma_folder_is_repaired_in_place(gemma_dir, tmp_path):
 
     folder = tmp_path / "hf"
     shutil.copytree(gemma_dir, folder)
-    model_type = lambda: json.loads((folder / "tokenizer.json").read_text())["model"]["type"]  # noqa: E731
+
+    def model_type():
+        return json.loads((folder / "tokenizer.json").read_text())["model"]["type"]
+
     assert model_type() == "Unigram"
     repair_rank_scored_tokenizer(folder)
     assert (folder / TOKENIZER_REPAIRED).exists() and model_type() == "BPE"

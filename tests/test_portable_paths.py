@@ -38,7 +38,8 @@ def test_a_decoders_trimming_tokenizer_is_named_by_its_role():
     from bodega.victims.torch_victim import TorchVictim
 
     name = TorchVictim.trim_tokenizer_name.fget
-    cached = SimpleNamespace(kind="GEMMA7B", tokenizer=SimpleNamespace(name_or_path="/root/.cache/bodega/gemma3-270m/hf"),
+    cached = SimpleNamespace(kind="GEMMA7B",
+                             tokenizer=SimpleNamespace(name_or_path="/root/.cache/bodega/gemma3-270m/hf"),
                              base={"base_model": "resource:gemma3-270m"})
     assert name(cached) == "GEMMA7B tokenizer (resource:gemma3-270m)"
     own = SimpleNamespace(kind="BERT", tokenizer=SimpleNamespace(name_or_path="results/cpu/models/FC-BERT/tokenizer"),
@@ -48,7 +49,8 @@ def test_a_decoders_trimming_tokenizer_is_named_by_its_role():
 
 def test_rewriting_keeps_a_files_layout(tmp_path):
     path = tmp_path / "run.ipynb"
-    text = '{\n "cells": [\n  {"outputs": ["trim GEMMA2B tokenizer (/root/.cache/bodega/smollm2-instruct/hf)\\n"]}\n ]\n}\n'
+    text = ('{\n "cells": [\n  {"outputs": ["trim GEMMA2B tokenizer (/root/.cache/bodega/smollm2-instruct/hf)\\n"]}'
+            '\n ]\n}\n')
     path.write_text(text)
     assert rewrite_json_file(path, tmp_path)
     assert path.read_text() == text.replace("/root/.cache/bodega/smollm2-instruct/hf", "resource:smollm2-instruct")

@@ -26,8 +26,10 @@ notebooks:
 
 def _notebook(path: Path, marker: Path) -> Path:
     """A data notebook that leaves ``marker`` behind when anything executes it."""
-    cell = lambda source, tags=(): {"cell_type": "code", "execution_count": None, "id": f"c{len(source)}",  # noqa: E731
-                                    "metadata": {"tags": list(tags)}, "outputs": [], "source": source}
+    def cell(source: str, tags=()) -> dict:
+        return {"cell_type": "code", "execution_count": None, "id": f"c{len(source)}",
+                "metadata": {"tags": list(tags)}, "outputs": [], "source": source}
+
     path.write_text(json.dumps({
         "cells": [cell('raw_root = "raw"\nout_root = "data"\ntasks = []\nmissing_ok = True', ["parameters"]),
                   cell(f"open({str(marker)!r}, 'w').write('executed')")],

@@ -8,7 +8,6 @@ import os
 from pathlib import Path
 
 import nbformat
-import pytest
 from victims_fixtures import one_thread, write_task_data  # noqa: F401
 
 from bodega.experiments import parse_grid

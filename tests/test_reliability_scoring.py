@@ -75,7 +75,8 @@ def test_num_queries_must_be_a_whole_number(tmp_path, queries):
 
 
 def test_whole_query_counts_are_read(tmp_path):
-    rows = read_incrediblae_tsv(_tsv(tmp_path / "adv.tsv", [(1, "12", "a", "b"), (0, "7.0", "c", "d"), (0, "", "e", "f")]))
+    rows = read_incrediblae_tsv(_tsv(tmp_path / "adv.tsv",
+                                     [(1, "12", "a", "b"), (0, "7.0", "c", "d"), (0, "", "e", "f")]))
     assert [r.queries for r in rows] == [12, 7, 0]
 
 

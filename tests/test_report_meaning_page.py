@@ -25,7 +25,8 @@ def test_the_folded_character_score_is_compared_with_the_default_in_words():
     better = agreement_facts(_table(0.8, 0.8), META, "model")
     assert better["character_vs_default"] == "agrees with people better than"
     assert better["encoder_vs_character_0v2"] == "no better" and better["n_pairs"] == 30
-    assert agreement_facts(_table(0.6, 0.6), META, "model")["character_vs_default"] == "agrees with people less well than"
+    worse = agreement_facts(_table(0.6, 0.6), META, "model")
+    assert worse["character_vs_default"] == "agrees with people less well than"
     mixed = agreement_facts(_table(0.8, 0.6), META, "model")
     assert mixed["character_vs_default"] == "agrees with people about as well as"
     assert mixed["default_auc"] == 0.7 and mixed["character_folded_auc_bodega"] == 0.6
@@ -44,13 +45,15 @@ def _times(reference: float, ours: float) -> dict:
 
 def test_speed_facts_and_table_from_the_benchmark_file():
     assert speed_facts(None) == {key: "(not measured)" for key in SPEED_KEYS}
-    speed = {"PR2": _times(2.0, 1.0), "HN": {**_times(30.0, 2.0), "quartile_1": {**_times(4.0, 2.0), "sentences": [1, 5]},
-                                              "quartile_4": {**_times(90.0, 3.0), "sentences": [40, 90]}}}
+    speed = {"PR2": _times(2.0, 1.0),
+             "HN": {**_times(30.0, 2.0), "quartile_1": {**_times(4.0, 2.0), "sentences": [1, 5]},
+                    "quartile_4": {**_times(90.0, 3.0), "sentences": [40, 90]}}}
     facts = speed_facts(speed)
     assert facts["hn_verdict"] == "the tenfold target is met" and facts["hn_ratio"] == "15.0x"
     assert facts["hn_short_ratio"] == "2.0x" and facts["hn_long_align_ratio"] == "30.0x"
     lines = speed_markdown(speed).splitlines()
-    assert len(lines) == 2 + 3 * 4 and "| HN, 40-90 sentences | alignment + character only | 90.000 | 3.000 | 30.0x |" in lines
+    assert len(lines) == 2 + 3 * 4
+    assert "| HN, 40-90 sentences | alignment + character only | 90.000 | 3.000 | 30.0x |" in lines
 
 
 def test_folding_table_says_na_for_a_run_without_successes():
@@ -59,4 +62,5 @@ def test_folding_table_says_na_for_a_run_without_successes():
     folding = {"rows": [{"run": "r", "successes": 0, "examples": 3, "semantic_folded": empty, "semantic_plain": empty,
                          "bodega_folded": entry, "bodega_plain": entry, "bodega_difference": empty}]}
     row = folding_table(folding).iloc[0]
-    assert row["successes"] == "0/3" and row["semantic, folded"] == "n/a" and row["BODEGA, folded"] == "0.500 [0.400, 0.600]"
+    assert row["successes"] == "0/3" and row["semantic, folded"] == "n/a"
+    assert row["BODEGA, folded"] == "0.500 [0.400, 0.600]"

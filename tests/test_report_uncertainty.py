@@ -55,7 +55,10 @@ def literal_statistics(rows: list[dict]) -> dict[str, float]:
             character.append(row["character"])
             scores.append(row["semantic"] * row["character"])
             successes.append(1.0)
-    mean = lambda values: float(np.average(values)) if values else float("nan")  # noqa: E731
+
+    def mean(values):
+        return float(np.average(values)) if values else float("nan")
+
     return {"bodega": mean(scores), "confusion": mean(successes), "semantic": mean(semantic),
             "character": mean(character), "queries": mean(queries)}
 
@@ -144,7 +147,10 @@ def literal_paired_difference(a: RunExamples, b: RunExamples, seed: int, paired:
     picks_a = [rng.integers(0, a.n, size=a.n) for _ in range(B)]
     picks_b = [[where[a.keys[i]] for i in pick] for pick in picks_a] if paired else \
         [rng.integers(0, b.n, size=b.n) for _ in range(B)]
-    bodega = lambda rows, pick: literal_statistics([rows[i] for i in pick])["bodega"]  # noqa: E731
+
+    def bodega(rows, pick):
+        return literal_statistics([rows[i] for i in pick])["bodega"]
+
     return [bodega(rows_a, pa) - bodega(rows_b, pb) for pa, pb in zip(picks_a, picks_b)]
 
 

@@ -71,7 +71,8 @@ def test_normalisation_equals_openattack_on_every_attack_text(task):
 
 
 INSERTS = ['."', ".”", "?“", ".)", "!)", ".(", ".'", '")--', "’--", ".:", "?!", "...", ". . .", "Mr.",
-           "U.S.", "--", "~", " ~ ", "\n", "  ", "(", "“", "é", "\u0301", "\u032f", "İ", "Σ", "ɑ", "․", "\x1c", "\u200d", "½", "\xa0"]
+           "U.S.", "--", "~", " ~ ", "\n", "  ", "(", "“", "é", "\u0301", "\u032f", "İ", "Σ", "ɑ", "․", "\x1c",
+           "\u200d", "½", "\xa0"]
 
 
 @st.composite
@@ -102,7 +103,8 @@ def test_normalisation_equals_openattack_on_perturbed_texts(text):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(list("aZ1 .?!,;:'\"()[]{}-*@~\t“”‘’«»…\u0301\x1c\u200d½\xa0") + ["Mr", "e.g", " i.", "--"]),
+@given(st.lists(st.sampled_from(list("aZ1 .?!,;:'\"()[]{}-*@~\t“”‘’«»…\u0301\x1c\u200d½\xa0")
+                                + ["Mr", "e.g", " i.", "--"]),
                 max_size=40).map("".join))
 def test_punctuation_soup_equals_openattack(text):
     assert punct_join(text) == openattack_join(text)

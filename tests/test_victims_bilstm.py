@@ -77,10 +77,16 @@ def test_interrupted_training_resumes_to_the_same_model(data, tmp_path, monkeypa
     assert (tmp_path / "resumed" / "checkpoints" / "epoch-1.json").exists()
     monkeypatch.setattr(training_module, "_evaluate", evaluate)
     resumed = train_victim("PR2", "BiLSTM", data, tmp_path / "resumed", epochs=2, max_train=200, progress=False)
-    same = lambda path: json.loads((path / "victim.json").read_text())["weights_hash"]  # noqa: E731
+
+    def same(path):
+        return json.loads((path / "victim.json").read_text())["weights_hash"]
+
     assert same(resumed) == same(reference)
-    untimed = lambda path: [{k: v for k, v in h.items() if k != "train_seconds"}  # noqa: E731
-                            for h in json.loads((path / "metrics.json").read_text())["history"]]
+
+    def untimed(path):
+        return [{k: v for k, v in h.items() if k != "train_seconds"}
+                for h in json.loads((path / "metrics.json").read_text())["history"]]
+
     assert untimed(resumed) == untimed(reference)
 
 

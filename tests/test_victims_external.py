@@ -97,7 +97,8 @@ def test_hf_folder_runs_through_the_runner_with_trimming(hf_folder, data_dir, tm
     assert [r["trimmed"] for r in records] == [False, False, True]
     assert records[2]["original_tokens"] > 512 and len(records[2]["original"]) < len(
         (data_dir / "attack.tsv").read_text().splitlines()[2])
-    assert summary["victim"] == f"hf:{hf_folder}" and summary["trim"] == f"first 512 tokens of the tokenizer of hf:{hf_folder.name}"
+    assert summary["victim"] == f"hf:{hf_folder}"
+    assert summary["trim"] == f"first 512 tokens of the tokenizer of hf:{hf_folder.name}"
     assert all(r["queries"] >= 1 for r in records)
 
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
 from victims_fixtures import (assert_batch_independent, mixed_texts, one_thread,  # noqa: F401
                               tiny_bert_dir, tiny_gemma_dir, write_task_data)

@@ -32,6 +32,7 @@ Run "bodega COMMAND --help" for a command's options."""
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``bodega`` parser, each module of :mod:`bodega.commands` adding its command."""
     parser = argparse.ArgumentParser(prog="bodega", description=DESCRIPTION,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-v", "--verbose", action="store_true",

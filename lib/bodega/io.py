@@ -1,6 +1,7 @@
 """Atomic file writes and append-only JSON lines: nothing half-written survives a crash."""
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -23,6 +24,15 @@ def relative_path(path: str | os.PathLike, start: str | os.PathLike) -> str:
     moved to another machine still resolves it.
     """
     return Path(os.path.relpath(Path(path).resolve(), Path(start).resolve())).as_posix()
+
+
+def file_sha256(path: str | os.PathLike) -> str:
+    """The sha256 of a file's bytes, read in 1 MiB blocks (corpora and weights run to gigabytes)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while block := handle.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 @lru_cache(maxsize=1)
@@ -65,10 +75,12 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
+    """Write UTF-8 text so that readers see the old file or the new one, never a part."""
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def atomic_write_json(path: str | os.PathLike, obj: Any) -> None:
+    """Write indented JSON atomically (see :func:`atomic_write_text`)."""
     atomic_write_text(path, json.dumps(obj, indent=2, ensure_ascii=False, sort_keys=False) + "\n")
 
 
@@ -116,6 +128,7 @@ def read_jsonl(path: str | os.PathLike, *, drop_torn_tail: bool = True) -> Itera
 
 
 def write_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> None:
+    """Write records as JSON lines atomically, replacing the file."""
     atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
 
 

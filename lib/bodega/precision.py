@@ -43,10 +43,12 @@ class Precision:
 
     @property
     def is_bf16(self) -> bool:
+        """Whether models should compute in bf16."""
         return self.name == "bf16"
 
     @property
     def dtype(self):
+        """The torch dtype for this precision (torch is imported only when asked)."""
         import torch
 
         return torch.bfloat16 if self.is_bf16 else torch.float32

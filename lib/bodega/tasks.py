@@ -24,6 +24,7 @@ class Task:
 
     @property
     def default_source(self) -> str:
+        """The raw corpus converted when none is named: the first of ``sources``."""
         return self.sources[0]
 
 
@@ -66,4 +67,5 @@ def split_pair(text: str) -> tuple[str, str]:
 
 
 def join_pair(evidence: str, claim: str) -> str:
+    """An FC row from its parts: evidence, BODEGA's `` ~ `` separator, claim."""
     return evidence + PAIR_SEPARATOR + claim

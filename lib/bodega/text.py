@@ -21,6 +21,8 @@ WORD_PATTERN = re.compile(r"\w+(?:['’]\w+)*")
 
 @dataclass(frozen=True)
 class Word:
+    """A word of a text and its character span ``[start, end)``."""
+
     text: str
     start: int
     end: int
@@ -38,6 +40,7 @@ class TokenizedText:
 
     @property
     def tokens(self) -> list[str]:
+        """The words' texts, in order."""
         return list(self._token_tuple)
 
     @cached_property
@@ -89,6 +92,7 @@ class TokenizedText:
 
 
 def tokenize(text: str) -> TokenizedText:
+    """The text's words (runs of :data:`WORD_PATTERN`) with their spans; the text itself is kept as it is."""
     return TokenizedText(text, tuple(Word(m.group(), m.start(), m.end()) for m in WORD_PATTERN.finditer(text)))
 
 

@@ -19,9 +19,27 @@ from bodega.text import openattack_view, tokenize
 
 
 class Attacker(Protocol):
+    """What the runner attacks with: one text at a time, against a victim it must not look inside.
+
+    Implement ``attack`` and a ``name`` (an optional ``warm_up()`` is called once before the first
+    example, so that loading models is not charged to it). Build one with ``py:module:factory`` or
+    pass it to the Python API; the runner counts queries, applies the budget and scores the result.
+    """
+
     name: str
 
-    def attack(self, victim: Any, text: str, goal: Goal, rng: np.random.Generator) -> AttackResult: ...
+    def attack(self, victim: Any, text: str, goal: Goal, rng: np.random.Generator) -> AttackResult:
+        """Try to make ``victim`` change its decision on ``text`` as ``goal`` asks.
+
+        ``victim`` is the run's query accountant: call only ``victim.predict_proba(texts)`` (an
+        ``(n, 2)`` array; send a step's candidates in one call), and let
+        :class:`~bodega.victims.accounting.QueryBudgetExceeded` propagate: the runner records the
+        example as out of budget. Draw every random number from ``rng`` (seeded per example) so that a
+        run repeats. Return ``AttackResult(text, True)`` on success; the runner checks the claim with
+        the victim (one more query) and counts a wrong one as a failure. Any other exception is
+        recorded as that example's error and the run goes on.
+        """
+        ...
 
 
 @dataclass
@@ -53,6 +71,7 @@ class WordLevelAttacker:
                 part.warm_up()
 
     def attack(self, victim: Any, text: str, goal: Goal, rng: np.random.Generator) -> AttackResult:
+        """Tokenise ``text`` (OpenAttack's view when ``respace``), tag it if needed, and run the search."""
         if self.respace:
             tokenized, source = openattack_view(text, self.lower)
         else:
@@ -95,6 +114,7 @@ def canonical_name(name: str) -> str:
 
 
 def registered_attackers() -> list[str]:
+    """The registered attackers' names, the package's recipes loaded first."""
     _load_recipes()
     return sorted(_REGISTRY)
 

@@ -17,6 +17,7 @@ class Stopwords:
     words: frozenset[str] = field(default_factory=default_stopwords)
 
     def allows(self, word: str) -> bool:
+        """Whether ``word`` may be replaced."""
         return word.lower() not in self.words
 
 
@@ -27,6 +28,7 @@ class MaxModificationRate:
     rate: float
 
     def allows(self, changed: int, total: int) -> bool:
+        """Whether ``changed`` of ``total`` words is within the rate."""
         return changed <= max(1, int(self.rate * total))
 
 
@@ -37,9 +39,11 @@ class PosAgreement:
     tagger: PosTagger = field(default_factory=PosTagger)
 
     def warm_up(self) -> None:
+        """Load spaCy's tagger now, so that the first example is not charged for it."""
         self.tagger.nlp
 
     def mask(self, original_pos: str, candidate_texts: Sequence[str], start: int) -> np.ndarray:
+        """For each candidate text, whether the word starting at character ``start`` keeps the original's tag."""
         tags = self.tagger.tags_at(list(candidate_texts), start)
         interchangeable = {"noun", "verb"}
         return np.array([t == original_pos or {t, original_pos} <= interchangeable for t in tags], dtype=bool)
@@ -66,10 +70,12 @@ class SentenceEncoder:
         self._model = (torch, tokenizer, model)
 
     def warm_up(self) -> None:
+        """Load the encoder now, so that the first example is not charged for it."""
         if self._model is None:
             self._load()
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit-length embeddings of ``texts``, one row each (the encoder loads on first use)."""
         if self._model is None:
             self._load()
         torch, tokenizer, model = self._model
@@ -102,14 +108,17 @@ class SentenceSimilarity:
     sticky: bool = False
 
     def warm_up(self) -> None:
+        """Load the sentence encoder now, so that the first example is not charged for it."""
         self.encoder.warm_up()
 
     def threshold_for(self, n_words: int) -> float:
+        """The similarity a candidate must reach in a text of ``n_words`` words (lowered for short texts)."""
         if self.sticky and n_words < self.window:
             self.threshold = self.short_text_threshold
         return self.short_text_threshold if n_words < self.window else self.threshold
 
     def window_bounds(self, index: int, n_words: int) -> tuple[int, int]:
+        """The ``[low, high)`` word span compared around word ``index``: the window, kept inside the text."""
         half = (self.window - 1) // 2
         if n_words <= self.window:
             return 0, n_words
@@ -117,5 +126,6 @@ class SentenceSimilarity:
         return low, low + self.window
 
     def scores(self, reference: str, candidates: Sequence[str]) -> np.ndarray:
+        """Cosine similarity of each candidate to ``reference``."""
         vectors = self.encoder.encode([reference, *candidates])
         return vectors[1:] @ vectors[0]

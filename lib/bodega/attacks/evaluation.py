@@ -15,7 +15,11 @@ from bodega.attacks.goal import Goal
 
 
 class ProbabilityModel(Protocol):
-    def predict_proba(self, texts: list[str]) -> np.ndarray: ...
+    """Anything with ``predict_proba(texts) -> (n, 2)`` probabilities: a victim or its query accountant."""
+
+    def predict_proba(self, texts: list[str]) -> np.ndarray:
+        """One row of class probabilities per text, in the order given."""
+        ...
 
 
 class Evaluator:
@@ -32,6 +36,7 @@ class Evaluator:
         self._seen: dict[str, np.ndarray] = {}
 
     def probs(self, texts: Sequence[str]) -> np.ndarray:
+        """The victim's probabilities for ``texts``; only texts new to this attack are sent (all with ``reask``)."""
         if self.reask:
             answers = np.asarray(self.victim.predict_proba(list(texts)), dtype=float) if texts else np.zeros((0, 2))
             if answers.shape != (len(texts), 2):
@@ -48,7 +53,9 @@ class Evaluator:
         return np.stack([self._seen[t] for t in texts])
 
     def gain(self, texts: Sequence[str]) -> np.ndarray:
+        """How far each text moves the victim the attacker's way (see :meth:`Goal.gain`)."""
         return self.goal.gain(self.probs(texts))
 
     def reached(self, texts: Sequence[str]) -> np.ndarray:
+        """Whether each text already meets the goal."""
         return self.goal.reached(self.probs(texts))

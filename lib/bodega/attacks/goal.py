@@ -15,10 +15,12 @@ class Goal:
 
     @classmethod
     def untargeted(cls, original_decision: int) -> "Goal":
+        """Success is any decision other than ``original_decision``."""
         return cls(int(original_decision), False)
 
     @classmethod
     def towards(cls, label: int) -> "Goal":
+        """Success is the decision ``label`` (BODEGA's targeted scenario asks for 0)."""
         return cls(int(label), True)
 
     def reached(self, probs: np.ndarray) -> np.ndarray:

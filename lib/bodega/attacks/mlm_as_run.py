@@ -43,6 +43,7 @@ class OpenAttackMaskedLM:
     unknown_after = False  # BAE inserts [UNK] after the word instead of replacing it
 
     def warm_up(self) -> None:
+        """Load the masked LM now, so that the first example is not charged for it."""
         self._load()
 
     def _load(self):
@@ -62,6 +63,7 @@ class OpenAttackMaskedLM:
         return fillers, texts, np.ones(len(fillers), dtype=bool)
 
     def attack(self, victim: Any, text: str, goal: Goal, rng: np.random.Generator) -> AttackResult:
+        """OpenAttack's walk: lower-case and split on spaces, rank words by leave-one-out, try them in order."""
         torch, tokenizer, _ = self._load()
 
         def probs(texts: list[str]):
@@ -98,7 +100,8 @@ class OpenAttackStep:
                  screen: Callable, original: str, current_prob, goal: Goal, probs, tokenizer, torch):
         self.words, self.candidates, self.filter_words, self.screen = words, candidates, filter_words, screen
         self.original = original
-        self.current_prob, self.goal, self.probs, self.tokenizer, self.torch = current_prob, goal, probs, tokenizer, torch
+        self.current_prob, self.goal, self.probs, self.tokenizer, self.torch = (current_prob, goal, probs,
+                                                                               tokenizer, torch)
         self.final = list(words)
         self.changed = 0
 

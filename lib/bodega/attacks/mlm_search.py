@@ -104,6 +104,7 @@ class BatchedStep:
 
     @property
     def changed(self) -> int:
+        """How many words the kept text has changed."""
         return len(self.changes)
 
     def __call__(self, position: int) -> str | None:

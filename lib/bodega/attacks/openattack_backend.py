@@ -8,8 +8,8 @@ attacker is built as BODEGA's ``runs/attack.py`` builds it: filter words = OpenA
 list + ``~``, ``token_unk='🔥'`` for PWWS and DeepWordBug, ``BERTAttacker(filter_words,
 use_bpe=False)``; an option given by the user overrides one of these. The attackers run
 unchanged, bugs included: their output is lower-cased and re-spaced as the reference
-produces it. ``py:module:factory`` builds a user's OpenAttack attacker instead. OpenAttack draws from numpy's global random
-state; it is seeded from the example's generator before each attack so a run is
+produces it. ``py:module:factory`` builds a user's OpenAttack attacker instead. OpenAttack draws
+from numpy's global random state; it is seeded from the example's generator before each attack so a run is
 repeatable. TextFooler and BAE need the Universal Sentence Encoder and SCPN its own
 weights and a Stanford parser; none is available offline, so they are refused here.
 """
@@ -84,6 +84,7 @@ class OpenAttackAttacker:
             self.attacker.substitute("house", "noun")
 
     def attack(self, victim: Any, text: str, goal: Goal, rng: np.random.Generator) -> AttackResult:
+        """Run OpenAttack's attacker on an OpenAttack view of the victim, numpy's global state seeded from ``rng``."""
         from OpenAttack.attack_assist.goal import ClassifierGoal
 
         from bodega.victims.openattack_adapter import as_openattack_classifier

@@ -45,11 +45,13 @@ class PosTagger:
 
     @property
     def nlp(self):
+        """The spaCy pipeline (tagger only), loaded on first use."""
         if self._nlp is None:
             self._nlp = _pipeline()
         return self._nlp
 
     def tags(self, tokenized: TokenizedText) -> list[str]:
+        """One coarse tag per word span: that of the spaCy token the span starts in."""
         if not tokenized.words:
             return []
         doc = self.nlp(tokenized.text)

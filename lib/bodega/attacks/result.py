@@ -14,4 +14,5 @@ class AttackResult:
 
     @classmethod
     def failure(cls) -> "AttackResult":
+        """An attack that found nothing (no text, no error)."""
         return cls(None, False)

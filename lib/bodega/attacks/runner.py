@@ -21,7 +21,6 @@ into a new folder asks the model nothing it was asked before.
 """
 from __future__ import annotations
 
-import hashlib
 import logging
 import time
 from dataclasses import asdict, dataclass, fields
@@ -33,7 +32,8 @@ import numpy as np
 from bodega.errors import BodegaError
 from bodega.attacks.base import Attacker, canonical_name, get_attacker
 from bodega.attacks.goal import Goal
-from bodega.io import append_jsonl, atomic_write_json, exclusive_lock, iter_jsonl, relative_path, write_jsonl
+from bodega.io import (append_jsonl, atomic_write_json, exclusive_lock, file_sha256, iter_jsonl, relative_path,
+                       write_jsonl)
 
 log = logging.getLogger(__name__)
 
@@ -168,8 +168,8 @@ def attack_one(attacker: Attacker, accountant, target: Target, targeted: bool, s
         log.warning("example %d (%s): %s", target.index, target.id, error)
     seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
     return dict(index=target.index, id=target.id, original=target.text, adversarial=adversarial,
-                success=success, trimmed=target.trimmed, original_tokens=target.tokens, **accountant.counts(), seconds=round(seconds, 6),
-                cpu_seconds=round(cpu_seconds, 6), error=error, budget_exhausted=exhausted)
+                success=success, trimmed=target.trimmed, original_tokens=target.tokens, **accountant.counts(),
+                seconds=round(seconds, 6), cpu_seconds=round(cpu_seconds, 6), error=error, budget_exhausted=exhausted)
 
 
 _BEFORE = {"precision": "fp32", "kernels": "fp32", "attack_precision": "fp32"}
@@ -237,7 +237,8 @@ class AttackOptions:
     def __post_init__(self) -> None:
         from bodega.profiles import get_profile
 
-        for name, flag, value in (("n_examples", "--n", self.n_examples), ("query_budget", "--budget", self.query_budget)):
+        counts = (("n_examples", "--n", self.n_examples), ("query_budget", "--budget", self.query_budget))
+        for name, flag, value in counts:
             if value is not None and (not _whole(value) or value < 1):
                 raise BodegaError(f"{name} ({flag}) must be an integer >= 1 or absent, got {value!r}")
         if not _whole(self.seed) or self.seed < 0:
@@ -299,14 +300,6 @@ def _check_outputs(accountant, targets: list[Target], data_file: Path) -> None:
                          "(are its weights damaged?)") from None
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while block := handle.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str, out: Path,
                 options: AttackOptions) -> dict:
     """Attack ``options.n_examples`` of ``<data_dir>/attack.tsv`` and return the scored summary.
@@ -325,20 +318,7 @@ def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str
     data_file = Path(data_dir) / "attack.tsv"
     resolved = resolve_precision(options.precision)
     rows = read_tsv(data_file)
-    if isinstance(victim_path, (str, Path)):
-        from bodega.victims.external import open_victim
-
-        victim = open_victim(victim_path, task_name, options.profile, precision=resolved,
-                             **options.victim_options)
-        victim_label = _victim_label(victim_path, out)
-    else:
-        victim, victim_label = victim_path, getattr(victim_path, "name", type(victim_path).__name__)
-    victim_task = getattr(victim, "task", None)
-    victim_task = get_task(victim_task).name if victim_task else task_name
-    if victim_task != task_name and not options.allow_other_task:
-        raise BodegaError(f"victim {victim_label} was trained for {victim_task}, not --task {task_name}: attack a "
-                         f"victim of {task_name}, or pass --allow-other-task (allow_other_task=True) to attack "
-                         "it on another task's data on purpose (a transfer experiment)")
+    victim, victim_label, victim_task = _open_run_victim(victim_path, task_name, out, options, resolved)
     trimmer = trimmer_for(victim)
     config = dict(task=task_name, victim=victim_label, victim_weights=victim.weights_hash,
                   victim_task=victim_task, precision=str(getattr(victim, "precision", "fp32")),
@@ -347,7 +327,7 @@ def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str
                   n_examples=options.n_examples, budget=options.query_budget, seed=options.seed,
                   backend=options.backend, attacker_options=options.attacker_options,
                   trim=trimmer.identity() if trimmer is not None else None,
-                  data={"attack_sha256": _sha256(data_file), "rows": len(rows)})
+                  data={"attack_sha256": file_sha256(data_file), "rows": len(rows)})
     out.mkdir(parents=True, exist_ok=True)
     previous = _previous_config(out, config)
 
@@ -380,11 +360,38 @@ def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str
         if cache is not None and options.prediction_cache is not cache:
             cache.close()
 
+    return _score_and_summarise(out, records, targets, config, trimmer, options, cached=cache is not None)
+
+
+def _open_run_victim(victim_path: Any, task_name: str, out: Path, options: AttackOptions, resolved):
+    """The victim to attack, its label in run.json and its task; refuses another task's victim unless allowed."""
+    from bodega.tasks import get_task
+
+    if isinstance(victim_path, (str, Path)):
+        from bodega.victims.external import open_victim
+
+        victim = open_victim(victim_path, task_name, options.profile, precision=resolved,
+                             **options.victim_options)
+        victim_label = _victim_label(victim_path, out)
+    else:
+        victim, victim_label = victim_path, getattr(victim_path, "name", type(victim_path).__name__)
+    victim_task = getattr(victim, "task", None)
+    victim_task = get_task(victim_task).name if victim_task else task_name
+    if victim_task != task_name and not options.allow_other_task:
+        raise BodegaError(f"victim {victim_label} was trained for {victim_task}, not --task {task_name}: attack a "
+                         f"victim of {task_name}, or pass --allow-other-task (allow_other_task=True) to attack "
+                         "it on another task's data on purpose (a transfer experiment)")
+    return victim, victim_label, victim_task
+
+
+def _score_and_summarise(out: Path, records: list[dict], targets: list[Target], config: dict, trimmer,
+                         options: AttackOptions, cached: bool) -> dict:
+    """Score the selected targets' records, write scores.jsonl and summary.json, and return the summary."""
     wanted = {t.index for t in targets}
     records = sorted((r for r in records if r["index"] in wanted), key=lambda r: r["index"])
     for record in records:
         record.pop("_line", None)
-    summary, scores = score_run(task_name, records, options.profile, options.semantic)
+    summary, scores = score_run(config["task"], records, options.profile, options.semantic)
     write_jsonl(out / SCORES, [{"index": r["index"], "id": r["id"], **asdict(score)}
                                for r, score in zip(records, scores)])
     summary.update(config)
@@ -393,7 +400,7 @@ def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str
     summary["trimmed"] = sum(bool(r.get("trimmed")) for r in records)
     summary["n_examples_requested"] = options.n_examples
     summary["sample"] = sample_description(targets, options.seed)
-    summary["prediction_cache"] = cache is not None
+    summary["prediction_cache"] = cached
     summary["cache_hits"] = sum(int(r.get("cache_hits") or 0) for r in records)
     summary["forwards"] = sum(int(r.get("forwards") or 0) for r in records)
     atomic_write_json(out / SUMMARY, summary)
@@ -444,6 +451,12 @@ def score_run(task: str, records: list[dict], profile: str, semantic=None) -> tu
     summary = result.to_dict()
     summary.update(lines=result.lines(), errors=sum(r["error"] is not None for r in records),
                    budget_exhausted=sum(bool(r.get("budget_exhausted")) for r in records),
-                   unique_queries_per_example=float(np.mean([r["unique_queries"] for r in records])) if records else 0.0,
-                   forwards_per_example=float(np.mean([r["forwards"] for r in records])) if records else 0.0)
+                   unique_queries_per_example=_mean(r["unique_queries"] for r in records),
+                   forwards_per_example=_mean(r["forwards"] for r in records))
     return summary, scores
+
+
+def _mean(values) -> float:
+    """The mean of ``values`` as a float, 0.0 for none (a run with no records)."""
+    values = list(values)
+    return float(np.mean(values)) if values else 0.0

@@ -26,7 +26,8 @@ from bodega.attacks.transformations import WordTransformation
 from bodega.text import TokenizedText
 
 UNK = "<UNK>"
-"""OpenAttack's default ``token_unk``; the recipes default to BODEGA's ``UNK_TEXT`` (:mod:`bodega.attacks.filter_words`)."""
+("""OpenAttack's default ``token_unk``; the recipes default to BODEGA's ``UNK_TEXT`` """
+ """(:mod:`bodega.attacks.filter_words`).""")
 
 
 @dataclass
@@ -104,8 +105,10 @@ def _pwws_options(state: SearchState, transformation: WordTransformation, stopwo
             for i, word in enumerate(state.text.words)]
 
 
-def _pwws_swap_texts(state: SearchState, options: list[list[str]], ranked: list[int], reask_original: bool) -> list[str]:
-    """Every ranked token's candidate texts, in token order, each token's followed by the original if ``reask_original``."""
+def _pwws_swap_texts(state: SearchState, options: list[list[str]], ranked: list[int],
+                     reask_original: bool) -> list[str]:
+    """Every ranked token's candidate texts, in token order, each token's followed by the original if
+    ``reask_original``."""
     texts: list[str] = []
     for i in ranked:
         if options[i]:
@@ -402,17 +405,21 @@ class SwarmDraws:
         self.rng = legacy_rng(rng) if legacy else rng
 
     def position(self, select: np.ndarray) -> int:
+        """A position drawn with probabilities ``select``."""
         if self.legacy:
             return int(self.rng.choice(len(select), 1, p=select)[0])
         return int(self.rng.choice(len(select), p=select))
 
     def index(self, size: int) -> int:
+        """A whole number in ``[0, size)``."""
         return int(self.rng.randint(0, size, size=1)[0]) if self.legacy else int(self.rng.integers(size))
 
     def coin(self) -> float:
+        """One uniform number in ``[0, 1)``."""
         return float(self.rng.uniform())
 
     def coins(self, size: int, low: float = 0.0, high: float = 1.0) -> np.ndarray:
+        """``size`` uniform numbers in ``[low, high)`` (one draw each when ``legacy``, as OpenAttack)."""
         if self.legacy:
             return np.array([self.rng.uniform(low, high) for _ in range(size)])
         return self.rng.uniform(low, high, size=size)

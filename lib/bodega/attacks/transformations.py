@@ -16,6 +16,15 @@ from bodega.text import TokenizedText, match_case
 
 
 class WordTransformation(Protocol):
+    """Where a search gets replacement words: ``(text, index, pos) -> candidates`` for one word.
+
+    ``text`` is the whole :class:`~bodega.text.TokenizedText` (a context-free lexicon may ignore
+    it), ``index`` the word to replace and ``pos`` its coarse tag (``noun``, ``verb``, ``adj``,
+    ``adv`` or ``other``). Return candidates best first, in the case pattern of the word they
+    replace; the searches drop the word itself and keep the order, so the same inputs must give
+    the same list. An optional ``warm_up()`` loads lexicons or models before the first example.
+    """
+
     def __call__(self, text: TokenizedText, index: int, pos: str) -> list[str]: ...
 
 
@@ -43,6 +52,7 @@ class WordNetSynonyms:
 
     @property
     def wordnet(self):
+        """NLTK's WordNet reader, loaded on first use from the project's NLTK data."""
         if self._wordnet is None:
             from bodega.resources import use_nltk_data
 
@@ -54,9 +64,11 @@ class WordNetSynonyms:
         return self._wordnet
 
     def warm_up(self) -> None:
+        """Load WordNet now, so that the first example is not charged for it."""
         self.wordnet
 
     def synonyms(self, word: str, pos: str) -> tuple[str, ...]:
+        """The word's lower-cased WordNet candidates for its part of speech, remembered per (word, tag)."""
         key = (word.lower(), pos)
         if key not in self._cache:
             self._cache[key] = self._lookup(*key)
@@ -127,6 +139,7 @@ class EmbeddingNeighbours:
         self._cache: dict[str, tuple[str, ...]] = {}
 
     def neighbours(self, word: str) -> tuple[str, ...]:
+        """The word's nearest words by cosine (at most ``k``, none below ``min_similarity``), remembered."""
         word = word.lower()
         if word not in self._cache:
             row = self.index.get(word)
@@ -211,6 +224,7 @@ class LegacyDraws:
         self.state = np.random.RandomState(int(rng.integers(2**32)))
 
     def integers(self, n: int) -> int:
+        """A whole number in ``[0, n)``, as ``np.random.randint(0, n)`` would draw it."""
         return int(self.state.randint(0, n))
 
 

@@ -13,6 +13,7 @@ import json
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``bodega atomeval`` and its actions (gold-accuracy, agreement, tables, compare-rewriters, VASR of runs)."""
     parser = subparsers.add_parser("atomeval", help="AtomEval: atoms, the validity gate, VASR")
     actions = parser.add_subparsers(dest="action", required=True)
 
@@ -62,8 +63,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     tables.set_defaults(func=_tables)
 
     compare = actions.add_parser("compare-rewriters", help="a rewriter's tables beside a baseline's, same claims")
-    compare.add_argument("--runs", required=True, help="the folder the tables command wrote (its --out) for the rewriter to compare")
-    compare.add_argument("--baseline", default="results/atomeval/cpu", help="the tables folder of the baseline rewriter")
+    compare.add_argument("--runs", required=True,
+                         help="the folder the tables command wrote (its --out) for the rewriter to compare")
+    compare.add_argument("--baseline", default="results/atomeval/cpu",
+                         help="the tables folder of the baseline rewriter")
     compare.add_argument("--out", default=None, help="JSON path")
     compare.add_argument("--verifier", default=None, help="the verifier folder both runs used, to record it")
     compare.set_defaults(func=_compare)

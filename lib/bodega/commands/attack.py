@@ -10,6 +10,7 @@ from bodega.threads import THREADS_HELP
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``bodega attack``: attack a victim on a task's attack set and score the run."""
     parser = subparsers.add_parser("attack", help="attack a trained victim and score the run")
     parser.add_argument("--task", required=True, help="HN, PR2, FC or RD")
     parser.add_argument("--victim", required=True,

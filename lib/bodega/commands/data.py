@@ -9,6 +9,7 @@ DEFAULT_RAW_ROOT = os.environ.get("BODEGA_RAW", "../shared/data/raw")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``bodega data``: fetch raw corpora, prepare task data, prepare what is missing."""
     data = subparsers.add_parser("data", help="get raw corpora and prepare task data")
     actions = data.add_subparsers(dest="action", required=True)
     fetch = actions.add_parser(

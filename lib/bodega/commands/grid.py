@@ -8,6 +8,7 @@ from bodega.precision import PRECISIONS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``bodega grid``: run a grid, show its status, write the profiles reference."""
     grid = subparsers.add_parser("grid", help="run an experiment grid from parameters/*.yaml")
     actions = grid.add_subparsers(dest="action", required=True)
 
@@ -73,8 +74,8 @@ def _spec(args: argparse.Namespace):
 def _run(args: argparse.Namespace) -> int:
     from bodega.experiments.runner import run_grid
 
-    report = run_grid(_spec(args).with_overrides(threads_per_cell=args.threads), engine=args.engine, workers=args.workers, scheduler=args.scheduler,
-                      show_progress=not args.no_progress)
+    report = run_grid(_spec(args).with_overrides(threads_per_cell=args.threads), engine=args.engine,
+                      workers=args.workers, scheduler=args.scheduler, show_progress=not args.no_progress)
     print(report.summary_line())
     for outcome in report.failed:
         print(f"  {outcome.status}: {outcome.name}: {outcome.error.splitlines()[0] if outcome.error else ''}")
@@ -87,7 +88,8 @@ def _competence_note(model_dir) -> str:
     quality = competence_of_model(model_dir)
     if quality is None:
         return ""
-    return f"  (attack AUC {quality.roc_auc:.3f}; {'competent' if quality.competent else 'NOT COMPETENT: ' + quality.reason})"
+    verdict = "competent" if quality.competent else "NOT COMPETENT: " + quality.reason
+    return f"  (attack AUC {quality.roc_auc:.3f}; {verdict})"
 
 
 def _status(args: argparse.Namespace) -> int:

@@ -7,6 +7,7 @@ from bodega.errors import MissingFileError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``bodega portable-paths``: rewrite machine paths in results files as roles or relative paths."""
     command = subparsers.add_parser(
         "portable-paths",
         help="rewrite absolute paths in JSON results files as resource:<role> or project-relative paths",

@@ -8,10 +8,12 @@ from bodega.threads import THREADS_HELP
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``bodega predictions``: predict attack.tsv with every finished victim of a results folder."""
     parser = subparsers.add_parser(
         "predictions", help="predict attack.tsv with every finished victim of a results folder (for F1 intervals)")
     parser.add_argument("--results", required=True,
-                        help="a grid's results folder (e.g. results/cpu); writes models/<name>/attack_predictions.jsonl")
+                        help="a grid's results folder (e.g. results/cpu); "
+                             "writes models/<name>/attack_predictions.jsonl")
     parser.add_argument("--data", default="data", help="folder with <TASK>/attack.tsv (default: data)")
     parser.add_argument("--force", action="store_true",
                         help="predict again even where current predictions for these weights and data exist")

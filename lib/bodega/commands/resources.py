@@ -5,11 +5,13 @@ import argparse
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``bodega resources``: build the resources the project makes itself (the masked LM)."""
     resources = subparsers.add_parser("resources", help="build resources the project makes itself")
     actions = resources.add_subparsers(dest="action", required=True)
     build = actions.add_parser("build-mlm", help="fit a masked-LM head onto MiniLM with task training text")
     build.add_argument("--data", required=True, help="data root holding <TASK>/train.tsv (every task found is used)")
-    build.add_argument("--out", default=None, help="model folder (default: the project cache, where attacks look for it)")
+    build.add_argument("--out", default=None,
+                       help="model folder (default: the project cache, where attacks look for it)")
     build.add_argument("--tasks", default=None, help="comma-separated tasks (default: all present)")
     build.add_argument("--sentences-per-task", type=int, default=None,
                        help="training sentences drawn from each task (default: 1500)")

@@ -8,6 +8,7 @@ from bodega.threads import THREADS_HELP
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``bodega score`` (score adversarial examples as BODEGA does) and ``bodega score-export``."""
     score = subparsers.add_parser(
         "score", help="score adversarial examples (InCrediblAE TSV or our records.jsonl)",
         description="Writes one JSON line per input row, in input order, and prints BODEGA's summary. The input "

@@ -7,6 +7,7 @@ DEFAULT_CSV = "../shared/data/human/incrediblae_fc_meaning_dev.csv"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``bodega score-agreement``: how well candidate semantic scores agree with people."""
     parser = subparsers.add_parser(
         "score-agreement", help="ROC AUC of candidate semantic scores against human meaning judgments")
     parser.add_argument("--human", default=DEFAULT_CSV, help="InCrediblAE meaning-judgment CSV")

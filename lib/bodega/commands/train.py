@@ -9,6 +9,7 @@ from bodega.threads import THREADS_HELP
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``bodega train``: train a victim classifier on a task."""
     parser = subparsers.add_parser("train", help="train a victim classifier (BiLSTM, BERT, GEMMA2B, GEMMA7B)")
     parser.add_argument("--task", required=True, help="HN, PR2, FC or RD")
     parser.add_argument("--victim", required=True, help="BiLSTM, BERT, GEMMA2B or GEMMA7B")

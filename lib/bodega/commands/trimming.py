@@ -13,6 +13,7 @@ TOKENIZERS = {
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``bodega trimming``: count the attack texts a victim's 512-token cut shortens."""
     parser = subparsers.add_parser(
         "trimming", help="count attack texts cut after the victim's 512th token (as BODEGA trims)")
     parser.add_argument("--data", default="data", help="folder with <TASK>/attack.tsv")

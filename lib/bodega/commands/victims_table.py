@@ -7,6 +7,7 @@ from bodega.errors import MissingFileError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``bodega victims-table``: victim F1 over seeds beside BODEGA's, as CSV."""
     parser = subparsers.add_parser(
         "victims-table", help="victim F1 on attack.tsv (mean and range over seeds) beside BODEGA's, as CSV")
     parser.add_argument("--results", required=True,

@@ -21,6 +21,7 @@ from pathlib import Path
 import yaml
 
 from bodega.errors import BodegaError, MissingFileError
+from bodega.io import file_sha256
 from bodega.tasks import get_task
 
 MANIFEST = Path(__file__).resolve().parent / "corpora.yaml"
@@ -60,19 +61,10 @@ def corpus(task: str) -> Corpus:
     return load_corpora()[get_task(task).name]
 
 
-def sha256_file(path: Path) -> str:
-    """The sha256 of a file's bytes, read in blocks (corpora run to hundreds of megabytes)."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while block := handle.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def folder_hashes(folder: str | Path) -> dict[str, str]:
     """sha256 of every file under ``folder`` (hidden files left out), by relative POSIX path."""
     root = Path(folder)
-    return {path.relative_to(root).as_posix(): sha256_file(path) for path in sorted(root.rglob("*"))
+    return {path.relative_to(root).as_posix(): file_sha256(path) for path in sorted(root.rglob("*"))
             if path.is_file() and not any(part.startswith(".") for part in path.relative_to(root).parts)}
 
 
@@ -93,7 +85,7 @@ def check_folder(entry: Corpus, folder: str | Path) -> Check:
     """Compare the files under ``folder`` with the manifest (extra files are allowed)."""
     folder = Path(folder)
     missing = [rel for rel in entry.files if not (folder / rel).is_file()]
-    different = [rel for rel, sha in entry.files.items() if rel not in missing and sha256_file(folder / rel) != sha]
+    different = [rel for rel, sha in entry.files.items() if rel not in missing and file_sha256(folder / rel) != sha]
     return Check(missing, different)
 
 
@@ -174,7 +166,7 @@ def fetch(task: str, source: str | Path, raw_root: str | Path) -> Path:
         if found.resolve() != target.resolve():
             for rel in entry.files:
                 destination = target / rel
-                if destination.is_file() and sha256_file(destination) == entry.files[rel]:
+                if destination.is_file() and file_sha256(destination) == entry.files[rel]:
                     continue
                 destination.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(found / rel, destination)

@@ -14,6 +14,7 @@ log = logging.getLogger(__name__)
 
 
 def prepare(task: str, raw: str | Path, out: str | Path, source: str | None = None) -> Splits:
+    """Convert a task's raw corpus into ``out`` (train/attack/dev TSV and splits.json with counts and notes)."""
     spec = get_task(task)
     source = source or spec.default_source
     splits = get_converter(spec.name, source)(Path(raw))

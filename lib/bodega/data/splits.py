@@ -21,6 +21,7 @@ class Splits:
     notes: list[str] = field(default_factory=list)
 
     def items(self):
+        """(file name, rows) of the three splits, in the order they are written."""
         return (("train", self.train), ("attack", self.attack), ("dev", self.dev))
 
 

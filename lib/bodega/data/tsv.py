@@ -33,10 +33,12 @@ class TSVFormatError(BodegaError):
 
 
 def escape_text(text: str) -> str:
+    """A text with backslash, newline, tab and carriage return escaped, so that it fits one TSV field."""
     return "".join(_ESCAPES.get(char, char) for char in text)
 
 
 def unescape_text(escaped: str, where: str = "") -> str:
+    """The inverse of :func:`escape_text`; a dangling backslash raises :class:`TSVFormatError` naming ``where``."""
     out: list[str] = []
     i = 0
     while i < len(escaped):
@@ -53,6 +55,7 @@ def unescape_text(escaped: str, where: str = "") -> str:
 
 
 def format_row(example: Example) -> str:
+    """One ``label<TAB>id<TAB>text`` line; a label other than 0 or 1 is refused."""
     if example.label not in (0, 1):
         raise ValueError(f"label must be 0 or 1, got {example.label!r} (id {example.id})")
     return f"{example.label}\t{escape_text(example.id)}\t{escape_text(example.text)}\n"

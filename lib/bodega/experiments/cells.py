@@ -53,10 +53,12 @@ class Cell:
 
 
 def victim_dir(results: Path, task: str, victim: str) -> Path:
+    """Where a grid keeps the victim of ``task`` and ``victim``: ``<results>/models/<task>-<victim>``."""
     return results / "models" / f"{task}-{victim}"
 
 
 def run_name(task: str, victim: str, attacker: str, scenario: str, seed: int = 0) -> str:
+    """An attack cell's folder name: ``<task>-<victim>-<attacker>-<U|T>``, ``-s<seed>`` for a seed other than 0."""
     name = f"{task}-{victim}-{attacker}-{'T' if scenario == 'targeted' else 'U'}"
     return name if seed == 0 else f"{name}-s{seed}"
 

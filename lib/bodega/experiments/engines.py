@@ -15,18 +15,28 @@ from bodega.errors import BodegaError
 
 
 class Engine(Protocol):
+    """What the grid runner schedules cells on: submit a call, wait for the first to finish, read its result."""
+
     workers: int
 
-    def submit(self, fn: Callable, arg: Any, name: str) -> Any: ...
+    def submit(self, fn: Callable, arg: Any, name: str) -> Any:
+        """Start ``fn(arg)`` for the cell ``name``; return a future."""
+        ...
 
-    def wait_first(self, futures: Iterable[Any]) -> set: ...
+    def wait_first(self, futures: Iterable[Any]) -> set:
+        """The futures of ``futures`` that have finished, once at least one has."""
+        ...
 
-    def result(self, future: Any) -> Any: ...
+    def result(self, future: Any) -> Any:
+        """The finished future's return value (its exception raised)."""
+        ...
 
     def cancel(self) -> None:
         """Start no more cells (the runner is being stopped)."""
 
-    def close(self) -> None: ...
+    def close(self) -> None:
+        """Wait for running cells and release the workers."""
+        ...
 
 
 class LocalEngine:
@@ -37,19 +47,24 @@ class LocalEngine:
         self._pool = cf.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="grid-cell")
 
     def submit(self, fn: Callable, arg: Any, name: str) -> cf.Future:
+        """Run ``fn(arg)`` on a worker thread."""
         return self._pool.submit(fn, arg)
 
     def wait_first(self, futures: Iterable[cf.Future]) -> set:
+        """Block until one of ``futures`` finishes; return the finished ones."""
         done, _ = cf.wait(list(futures), return_when=cf.FIRST_COMPLETED)
         return done
 
     def result(self, future: cf.Future) -> Any:
+        """The future's return value (its exception raised)."""
         return future.result()
 
     def cancel(self) -> None:
+        """Drop the queued cells without waiting for the running ones."""
         self._pool.shutdown(wait=False, cancel_futures=True)
 
     def close(self) -> None:
+        """Drop the queued cells and wait for the running ones."""
         self._pool.shutdown(wait=True, cancel_futures=True)
 
 
@@ -74,28 +89,34 @@ class DaskEngine:
         self.workers = max(1, sum(self._client.nthreads().values())) if address else workers
 
     def submit(self, fn: Callable, arg: Any, name: str):
+        """Submit ``fn(arg)`` as an impure, never-retried task keyed by the cell's name."""
         future = self._client.submit(fn, arg, key=f"cell-{name}", pure=False, retries=0)
         self._submitted.append(future)
         return future
 
     def wait_first(self, futures: Iterable[Any]) -> set:
+        """Block until one of ``futures`` finishes; return the finished ones."""
         from distributed import wait
 
         return set(wait(list(futures), return_when="FIRST_COMPLETED").done)
 
     def result(self, future: Any) -> Any:
+        """The future's return value (its exception raised)."""
         return future.result()
 
     def cancel(self) -> None:
+        """Cancel every submitted task that has not finished."""
         self._client.cancel([f for f in self._submitted if not f.done()], force=True)
 
     def close(self) -> None:
+        """Close the client and the local cluster, if this engine started one."""
         self._client.close()
         if self._cluster is not None:
             self._cluster.close()
 
 
 def make_engine(name: str, workers: int, scheduler: str | None = None, processes: bool = True) -> Engine:
+    """The engine a ``--engine`` name asks for (``local`` or ``dask``)."""
     if name == "local":
         return LocalEngine(workers)
     if name == "dask":

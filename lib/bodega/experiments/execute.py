@@ -62,10 +62,12 @@ class Outcome:
     cpu_seconds: float = 0.0
 
     def to_dict(self) -> dict:
+        """The outcome as a plain dict, for the grid's JSON report."""
         return asdict(self)
 
 
 def read_marker(out_dir: str | Path) -> dict | None:
+    """A cell's marker (``cell.json``) in ``out_dir``, or None when it has none or an unreadable one."""
     path = Path(out_dir) / MARKER
     try:
         return json.loads(path.read_text(encoding="utf-8"))
@@ -178,6 +180,7 @@ def run_cell(cell: Cell) -> Outcome:
         return Outcome(cell.name, cell.kind, "failed", seconds, error, relative_path(log, cell.cwd), cpu_seconds)
     atomic_write_json(out / MARKER, {"status": "done", "key": cell.key, "name": cell.name,
                                      "inputs": cell.inputs, "finished": _now(), "seconds": round(seconds, 2),
-                                     "cpu_seconds": cpu_seconds, "notebook": relative_path(cell.output_notebook, cell.cwd),
+                                     "cpu_seconds": cpu_seconds,
+                                     "notebook": relative_path(cell.output_notebook, cell.cwd),
                                      **({"earlier_runs_cpu_seconds": spent_cpu} if spent else {})})
     return Outcome(cell.name, cell.kind, "done", seconds, "", relative_path(log, cell.cwd), cpu_seconds)

@@ -16,19 +16,10 @@ from typing import Any
 
 import nbformat
 
+from bodega.io import file_sha256
+
 MARKER = "cell.json"
 """The file a finished (or running) cell leaves in its output directory; excluded from tree hashes."""
-
-_CHUNK = 1 << 20
-
-
-def file_sha256(path: str | Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(_CHUNK), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
 
 def tree_sha256(root: str | Path, exclude: tuple[str, ...] = (MARKER,)) -> str:
     """Hash every file under ``root`` (relative path + content), skipping markers and hidden files."""

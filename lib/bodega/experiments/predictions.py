@@ -8,14 +8,13 @@ hashes means the first is complete and current, and a repeat costs nothing.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
 
 from bodega.errors import MissingFileError
-from bodega.io import atomic_write_json, write_jsonl
+from bodega.io import atomic_write_json, file_sha256, write_jsonl
 
 log = logging.getLogger(__name__)
 
@@ -33,10 +32,6 @@ class PredictionOutcome:
     rows: int
     f1: float
     accuracy: float
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _current(folder: Path, weights_hash: str, attack_sha: str) -> dict | None:
@@ -64,7 +59,7 @@ def predict_attack_set(folder: str | Path, data_root: str | Path, force: bool = 
     if not attack_path.exists():
         raise MissingFileError(f"{attack_path} not found for victim {folder}; pass --data, the folder that "
                                f"holds {info['task']}/attack.tsv")
-    attack_sha = _sha256(attack_path)
+    attack_sha = file_sha256(attack_path)
     known = None if force else _current(folder, info["weights_hash"], attack_sha)
     if known is not None:
         return PredictionOutcome(folder.name, "current", known["rows"], known["f1"], known["accuracy"])

@@ -16,5 +16,6 @@ HEADER = ("# Generated from lib/bodega/profiles.py by `bodega grid profiles`; do
 
 
 def profiles_yaml() -> str:
+    """``profiles.py`` as YAML, for the generated reference file that readers and other tools read."""
     data = {name: {k: v for k, v in asdict(profile).items() if k != "name"} for name, profile in PROFILES.items()}
     return HEADER + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=110)

@@ -17,6 +17,7 @@ log = logging.getLogger("bodega.grid")
 
 
 def format_seconds(seconds: float | None) -> str:
+    """A duration as ``1h05m`` or ``4m07s`` (``?`` when unknown)."""
     if seconds is None:
         return "?"
     seconds = int(round(seconds))
@@ -26,6 +27,8 @@ def format_seconds(seconds: float | None) -> str:
 
 
 class Progress:
+    """The grid's progress bar and ETA: mean seconds per cell kind, learnt as cells finish, over the workers."""
+
     def __init__(self, total: dict[str, int], workers: int, show: bool = True) -> None:
         self.remaining = dict(total)
         self.workers = max(1, workers)
@@ -39,6 +42,7 @@ class Progress:
         return sum(self.remaining.values())
 
     def eta(self) -> float | None:
+        """Seconds until every remaining cell is done, from each kind's mean duration (None before any is known)."""
         known = {kind: sum(v) / len(v) for kind, v in self.durations.items() if v}
         if not known and any(self.remaining.values()):
             return None
@@ -52,6 +56,7 @@ class Progress:
             self.durations[kind].append(float(seconds))
 
     def finished(self, kind: str, status: str, seconds: float, name: str, cpu_seconds: float = 0.0) -> None:
+        """Record a finished cell: update the counts, the bar and the ETA, and log it unless skipped."""
         self.remaining[kind] = max(0, self.remaining.get(kind, 0) - 1)
         self.counts[status] += 1
         if status in ("done", "failed"):
@@ -65,4 +70,5 @@ class Progress:
                      format_seconds(seconds), format_seconds(cpu_seconds), self.left, eta)
 
     def close(self) -> None:
+        """Close the progress bar."""
         self.bar.close()

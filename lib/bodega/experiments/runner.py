@@ -45,18 +45,22 @@ class GridReport:
     outcomes: list[Outcome] = field(default_factory=list)
 
     def count(self, status: str) -> int:
+        """How many cells ended with ``status``."""
         return sum(o.status == status for o in self.outcomes)
 
     @property
     def failed(self) -> list[Outcome]:
+        """The cells that failed or were blocked by a failed victim."""
         return [o for o in self.outcomes if o.status in ("failed", "blocked")]
 
     def summary_line(self) -> str:
+        """One line counting run, skipped, failed and blocked cells, as the CLI prints it."""
         return (f"grid {self.grid}: {self.count('done')} run, {self.count('skipped')} skipped (unchanged), "
                 f"{self.count('failed')} failed, {self.count('blocked')} blocked")
 
 
 def notebook_parameters(path: str | Path) -> set[str]:
+    """The names a notebook's ``parameters`` cell declares (papermill's reading)."""
     from papermill import inspect_notebook
 
     return set(inspect_notebook(str(path)))

@@ -83,6 +83,7 @@ class CellRule:
     reason: str | None = None
 
     def matches(self, task: str, victim: str, attacker: str, scenario: str) -> bool:
+        """Whether the cell falls under the rule (an empty field matches everything)."""
         return all(not allowed or value in allowed for allowed, value in
                    ((self.tasks, task), (self.victims, victim), (self.attackers, attacker),
                     (self.scenarios, scenario)))
@@ -154,6 +155,7 @@ class GridSpec:
 
     @property
     def n_attack_cells(self) -> int:
+        """How many attack cells run, over every seed (cells a ``skip`` rule leaves out not counted)."""
         return sum(len(self.attack_plan(task, victim)) for task in self.tasks for victim in self.victims)
 
     def with_overrides(self, **changes: Any) -> "GridSpec":
@@ -162,6 +164,7 @@ class GridSpec:
 
 
 def normalise_attacker(name: str) -> str:
+    """The grid's spelling of an attacker name (aliases, case and ``_`` folded); unknown names raise."""
     key = name.strip().replace("_", "-")
     alias = ATTACKER_ALIASES.get(key.upper())
     if alias:
@@ -276,7 +279,8 @@ def parse_grid(data: Any, source: str = "<grid>") -> GridSpec:
     missing = [k for k in ("name", "profile", "tasks", "victims", "attackers", "scenarios") if k not in data]
     if missing:
         raise GridError(f"{source}: missing key(s) {', '.join(missing)}")
-    grid_name = str(data["name"]) if isinstance(data["name"], (str, int)) and not isinstance(data["name"], bool) else None
+    plain = isinstance(data["name"], (str, int)) and not isinstance(data["name"], bool)
+    grid_name = str(data["name"]) if plain else None
     if grid_name is None or not PLAIN_NAME.fullmatch(grid_name) or ".." in grid_name:
         raise GridError(f"{source}: name: {data['name']!r} is not a plain name (letters, digits, '_', '-', '.', "
                         "no '/' or '..'); it names the grid's folders under results and generated")

@@ -142,6 +142,7 @@ class CausalLMCandidates:
         return self._loaded
 
     def warm_up(self) -> None:
+        """Load the causal LM and its word-token tables now, so that the first example is not charged for it."""
         self._load()
 
     def word_predictions(self, text: TokenizedText, k: int) -> list[list[Candidate]]:

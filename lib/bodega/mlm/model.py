@@ -17,6 +17,8 @@ from bodega.text import TokenizedText
 
 @dataclass(frozen=True)
 class Candidate:
+    """A filler the model proposes for a masked word, with its logit."""
+
     token: str
     score: float  # the masked LM's logit
 
@@ -85,10 +87,12 @@ class MaskedLM:
         return self._loaded
 
     def warm_up(self) -> None:
+        """Load the masked LM now, so that the first example is not charged for it."""
         self._load()
 
     @property
     def mask_token(self) -> str:
+        """The tokenizer's mask token (``[MASK]`` for BERT-class models)."""
         return self._load()[1].mask_token
 
     def _top(self, logits, k: int, tokenizer) -> list[Candidate]:

@@ -26,6 +26,7 @@ class MaskedItem:
     word: str
 
     def masked(self, mask: str) -> str:
+        """The sentence with the word replaced by ``mask``."""
         return self.text[:self.start] + mask + self.text[self.end:]
 
 
@@ -49,7 +50,8 @@ def draw_items(sentences: Sequence[str], vocabulary: set[str], n: int, rng: np.r
     return items
 
 
-def masked_lm_ranker(model_dir_or_model, tokenizer=None, batch_size: int = 32) -> Callable[[list[MaskedItem], int], list[list[str]]]:
+def masked_lm_ranker(model_dir_or_model, tokenizer=None,
+                     batch_size: int = 32) -> Callable[[list[MaskedItem], int], list[list[str]]]:
     """A function giving each item's ``k`` best single-token fillers from a BERT-class masked LM.
 
     The prediction head runs on the mask positions only.

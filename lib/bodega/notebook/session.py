@@ -19,6 +19,8 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class RunPaths:
+    """Where one notebook attack run reads its data and victim and writes its results."""
+
     data_dir: Path
     victim_dir: Path
     out_dir: Path

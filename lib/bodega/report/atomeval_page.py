@@ -14,7 +14,8 @@ SPLITS = ("dev", "test", "all")
 
 
 def summary_facts(summary: dict) -> dict[str, Any]:
-    """The extractor's gold accuracy per split, the verifier and the run's thresholds, from ``atomeval_summary.json``."""
+    """The extractor's gold accuracy per split, the verifier and the run's thresholds, from
+    ``atomeval_summary.json``."""
     gold, verifier, params = summary["gold"], summary["verifier"], summary["parameters"]
     facts: dict[str, Any] = {}
     for split in SPLITS:
@@ -75,7 +76,8 @@ def llm_gold_facts(llm_gold: dict) -> dict[str, Any]:
               and any(" direct " in a or " direct |" in a for a in e["predicted"])]
     llm = llm_gold["llm"]
     return {"llm_gold_per_split": llm_gold["per_split"], "llm_gold_n": llm_gold["n"]["all"],
-            "llm_gold_acc": f"{100 * llm_gold['accuracy']['all']:.1f}%", "llm_gold_invalid": llm["invalid_after_retries"],
+            "llm_gold_acc": f"{100 * llm_gold['accuracy']['all']:.1f}%",
+            "llm_gold_invalid": llm["invalid_after_retries"],
             "llm_gold_calls": llm["calls"], "llm_gold_retries": llm["retries"], "llm_gold_first": llm_gold["n"]["all"],
             "llm_gold_valid": len(answered), "llm_gold_copies": len(copies),
             "llm_gold_subject": f"{llm_gold['slot_agreement']['subject']:.2f}",

@@ -104,10 +104,12 @@ class Budget:
 
     @property
     def share(self) -> float:
+        """The bound on spent CPU time as a share of the budget."""
         return self.bound_hours / self.budget_cpu_hours
 
     @property
     def within(self) -> bool:
+        """Whether the bound on spent CPU time stays within the budget."""
         return self.bound_hours <= self.budget_cpu_hours
 
 
@@ -166,6 +168,7 @@ class Projection:
 
     @property
     def projected_hours(self) -> float:
+        """Measured hours plus the remaining cells' pilot estimate, corrected by ``ratio``."""
         return self.measured_hours + self.ratio * self.remaining_estimate_hours
 
 

@@ -50,7 +50,8 @@ def data_table(data_root: str | Path, tasks: list[str] | tuple[str, ...] = ("HN"
     return pd.DataFrame.from_records(records).set_index(["task", "split"])[COLUMNS]
 
 
-def data_notes(data_root: str | Path, tasks: list[str] | tuple[str, ...] = ("HN", "PR2", "FC", "RD")) -> dict[str, list[str]]:
+def data_notes(data_root: str | Path,
+               tasks: list[str] | tuple[str, ...] = ("HN", "PR2", "FC", "RD")) -> dict[str, list[str]]:
     """The converters' notes (how each pool and split was made), from each ``splits.json``."""
     notes = {}
     for name in tasks:

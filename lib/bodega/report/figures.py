@@ -51,7 +51,8 @@ def _yerr(values: pd.Series, low: pd.Series, high: pd.Series) -> np.ndarray:
 
 def figure2_table(results: Results, f1_intervals: pd.DataFrame | None = None,
                   run_intervals: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Per task and victim: parameters, F1 (and interval), the best targeted run's attacker and BODEGA (and interval)."""
+    """Per task and victim: parameters, F1 (and interval), the best targeted run's attacker and BODEGA (and
+    interval)."""
     victims = results.victims.dropna(subset=["n_params"])[["task", "victim", "n_params", "f1", "competent"]].astype(
         {"n_params": float, "f1": float})
     if f1_intervals is not None and not f1_intervals.empty:
@@ -61,7 +62,8 @@ def figure2_table(results: Results, f1_intervals: pd.DataFrame | None = None,
     runs = with_run_intervals(results.runs[results.runs.scenario == "targeted"], run_intervals)
     best = (runs.sort_values(["bodega", "queries"], ascending=[False, True])
             .drop_duplicates(["task", "victim"])[["task", "victim", "attacker", "bodega", "bodega_lo", "bodega_hi"]])
-    return victims.merge(best, on=["task", "victim"], how="left").sort_values(["task", "n_params"]).reset_index(drop=True)
+    merged = victims.merge(best, on=["task", "victim"], how="left")
+    return merged.sort_values(["task", "n_params"]).reset_index(drop=True)
 
 
 def _not_competent(flag) -> bool:

@@ -26,6 +26,8 @@ def _key(row: dict):
 
 @dataclass(frozen=True)
 class Sample:
+    """The examples picked for manual reading from one run, and the score they were ranked by."""
+
     task: str
     run: str
     ranked_by: str

@@ -27,7 +27,10 @@ def _comparison(row: pd.DataFrame, default: str) -> dict[str, str]:
 def agreement_facts(table: pd.DataFrame, meta: dict, default: str) -> dict[str, Any]:
     """The pairs' counts and each candidate's AUC the text quotes (``default``: the cpu profile's model)."""
     row = table.set_index("candidate")
-    auc = lambda candidate, column="auc_semantic": float(row.loc[candidate, column])  # noqa: E731
+
+    def auc(candidate: str, column: str = "auc_semantic") -> float:
+        return float(row.loc[candidate, column])
+
     facts: dict[str, Any] = {
         "n_pairs": int(meta["n_pairs"]), "n_preserve": meta["label_counts"]["0"],
         "n_change": meta["label_counts"]["1"], "n_nonsense": meta["label_counts"]["2"],
@@ -62,7 +65,9 @@ def speed_facts(speed: dict | None) -> dict[str, str]:
 
 def candidates_table(table: pd.DataFrame, default: str) -> pd.DataFrame:
     """Each candidate's AUC with its interval, alone and in the BODEGA product, per label pair, and its time."""
-    interval = lambda r, k: f"{r[k]:.3f} [{r[k + '_low']:.3f}, {r[k + '_high']:.3f}]"  # noqa: E731
+    def interval(r, k: str) -> str:
+        return f"{r[k]:.3f} [{r[k + '_low']:.3f}, {r[k + '_high']:.3f}]"
+
     return pd.DataFrame({
         "candidate": [c + (" (cpu default)" if c == default else "") for c in table.candidate],
         "AUC semantic [95% CI]": [interval(r, "auc_semantic") for _, r in table.iterrows()],
@@ -75,7 +80,9 @@ def candidates_table(table: pd.DataFrame, default: str) -> pd.DataFrame:
 
 def folding_table(folding: dict) -> pd.DataFrame:
     """Per run: semantic and BODEGA scores with and without folding, and their difference, with intervals."""
-    show = lambda e: "n/a" if e["mean"] is None else f"{e['mean']:.3f} [{e['low']:.3f}, {e['high']:.3f}]"  # noqa: E731
+    def show(e: dict) -> str:
+        return "n/a" if e["mean"] is None else f"{e['mean']:.3f} [{e['low']:.3f}, {e['high']:.3f}]"
+
     return pd.DataFrame([{
         "run": r["run"], "successes": f"{r['successes']}/{r['examples']}",
         "semantic, folded": show(r["semantic_folded"]), "semantic, unfolded": show(r["semantic_plain"]),

@@ -29,6 +29,7 @@ def _summary_row(summary: dict) -> dict:
 
 
 def write_report(runs: list[Path], out: Path, k: int = 10, profile: str = "cpu") -> tuple[Path, Path]:
+    """Write the runs' summary CSV and the ``k`` best examples (alternating runs) as Markdown into ``out``."""
     import pandas as pd
 
     from bodega.report.run_views import best_examples
@@ -61,6 +62,7 @@ def write_report(runs: list[Path], out: Path, k: int = 10, profile: str = "cpu")
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Command line: ``--runs`` folders into ``--out``; prints the two files written."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", nargs="+", required=True, help="run folders with summary.json and records.jsonl")
     parser.add_argument("--out", default="book/data")

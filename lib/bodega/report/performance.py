@@ -89,6 +89,7 @@ def batch_table(measured: dict) -> pd.DataFrame:
 
 
 def training_table(measured: dict) -> pd.DataFrame:
+    """The training measurements per victim and precision: time per step, CPU time, loss and dev scores."""
     frame = pd.DataFrame(measured["training"])
     return frame[["kind", "precision", "kernels", "rows", "steps", "seconds_per_step", "cpu_seconds", "loss",
                   "dev_f1", "dev_accuracy"]].rename(columns={
@@ -97,6 +98,7 @@ def training_table(measured: dict) -> pd.DataFrame:
 
 
 def encoder_line(measured: dict) -> str:
+    """One sentence on the sentence encoder's speed and largest cosine change in bf16 against fp32."""
     encoder = measured["encoder"]
     return (f"The attack's sentence encoder (MiniLM) encoded {encoder['texts']} texts in "
             f"{encoder['fp32_seconds']:.2f} s in fp32 and {encoder['bf16_seconds']:.2f} s in bf16 "
@@ -118,6 +120,7 @@ def verdict_line(measured: dict) -> str:
 
 
 def precision_tables(measured: dict) -> PrecisionTables:
+    """Every table and sentence of the Performance chapter's precision section, from the benchmark file."""
     return PrecisionTables(machine_line(measured), throughput_table(measured), attack_table(measured),
                            batch_table(measured), training_table(measured), encoder_line(measured),
                            verdict_line(measured))

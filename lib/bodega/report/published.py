@@ -54,6 +54,8 @@ class Statement:
 
 @dataclass(frozen=True)
 class Published:
+    """The paper's published values: Table 3's F1, the prose statements with measures, and the rerun's scores."""
+
     citation: str
     table3_f1: dict[str, dict[str, float]]
     statements: tuple[Statement, ...]
@@ -61,6 +63,7 @@ class Published:
     rerun_bodega: dict[str, float]
 
     def statement(self, statement_id: str) -> Statement:
+        """The statement with ``statement_id``; an unknown id raises, listing the known ones."""
         for statement in self.statements:
             if statement.id == statement_id:
                 return statement
@@ -72,6 +75,7 @@ class Published:
         return [s for s in self.statements if s.measure and s.covers(task, attacker, best)]
 
     def f1(self, task: str, victim: str) -> float | None:
+        """Table 3's F1 of ``victim`` on ``task``, or None where the paper has none."""
         return self.table3_f1.get(task, {}).get(victim)
 
 

@@ -28,6 +28,10 @@ DEFAULT_CANDIDATES = ("character", "character-folded", "sbert-cosine", "bertscor
 
 @dataclass(frozen=True)
 class AgreementRow:
+    """One candidate's agreement with people: ROC AUCs (meaning kept vs not) of its score and of the BODEGA
+    product, with intervals.
+    """
+
     candidate: str
     auc_semantic: float
     auc_semantic_low: float
@@ -42,6 +46,8 @@ class AgreementRow:
 
 @dataclass(frozen=True)
 class HumanPairs:
+    """Original/adversarial pairs with people's meaning judgments (0 preserves, 1 changes, 2 nonsense)."""
+
     originals: list[str]
     adversarials: list[str]
     labels: np.ndarray  # 0 preserves, 1 changes, 2 nonsense
@@ -101,6 +107,7 @@ def auc(positive: np.ndarray, score: np.ndarray) -> float:
 
 def bootstrap_interval(positive: np.ndarray, score: np.ndarray, resamples: np.ndarray,
                        level: float = 0.95) -> tuple[float, float]:
+    """The percentile interval of the AUC over the bootstrap ``resamples`` (index arrays), undefined draws left out."""
     values = np.array([auc(positive[idx], score[idx]) for idx in resamples])
     values = values[~np.isnan(values)]
     tail = (1 - level) / 2 * 100
@@ -109,6 +116,8 @@ def bootstrap_interval(positive: np.ndarray, score: np.ndarray, resamples: np.nd
 
 @dataclass
 class Evaluation:
+    """The agreement rows and each candidate's per-pair scores, for the tables and later analyses."""
+
     rows: list[AgreementRow]
     semantic: dict[str, np.ndarray]  # candidate -> per-pair semantic score
     bodega: dict[str, np.ndarray]  # candidate -> per-pair BODEGA score (semantic x character)
@@ -187,6 +196,7 @@ def write_table(rows: Sequence[AgreementRow], path: str | os.PathLike, meta: dic
 
 
 def format_markdown(rows: Sequence[AgreementRow]) -> str:
+    """The agreement rows as a Markdown table with their intervals."""
     lines = ["| candidate | AUC semantic [95% CI] | AUC BODEGA product [95% CI] | 0 vs 1 | 0 vs 2 |",
              "|---|---|---|---|---|"]
     for r in rows:

@@ -18,12 +18,15 @@ from bodega.report.uncertainty import RunExamples, run_examples
 
 @dataclass(frozen=True)
 class Study:
+    """A grid's results with its spec, per-run examples and the published values: what the findings read."""
+
     results: Results
     spec: GridSpec
     examples: dict[tuple[str, str, str, str], RunExamples]  # (task, victim, attacker, scenario) -> examples
     published: Published
 
     def run(self, task: str, victim: str, attacker: str, scenario: str) -> RunExamples | None:
+        """The examples of the finished run (task, victim, attacker, scenario), or None."""
         return self.examples.get((task, victim, attacker, scenario))
 
     def attackers_run(self, task: str, victim: str, scenario: str) -> list[str]:
@@ -31,6 +34,7 @@ class Study:
         return [a for a in self.spec.attackers if (task, victim, a, scenario) in self.examples]
 
     def victims_run(self, task: str, attacker: str, scenario: str) -> list[str]:
+        """Victims with a finished run of (task, attacker, scenario), in the grid's order."""
         return [v for v in self.spec.victims if (task, v, attacker, scenario) in self.examples]
 
     def status(self, task: str, victim: str, attacker: str, scenario: str) -> str:

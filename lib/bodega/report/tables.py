@@ -33,7 +33,8 @@ def table1(data_root: str | Path, tasks: list[str]) -> pd.DataFrame:
         folder = Path(data_root) / task
         info = folder / "splits.json"
         counts = json.loads(info.read_text())["counts"] if info.exists() else {
-            split: dict(zip(("rows", "positive"), _count(folder / f"{split}.tsv"))) for split in ("train", "attack", "dev")}
+            split: dict(zip(("rows", "positive"), _count(folder / f"{split}.tsv")))
+            for split in ("train", "attack", "dev")}
         paper = get_task(task).paper_sizes
         row = {"task": task}
         for split, published in zip(("train", "attack", "dev"), paper):

@@ -39,6 +39,7 @@ class RunExamples:
 
     @property
     def n(self) -> int:
+        """How many examples the run has."""
         return len(self.keys)
 
 
@@ -51,6 +52,7 @@ class Interval:
     high: float
 
     def contains(self, value: float) -> bool:
+        """Whether ``value`` lies within the interval (ends included)."""
         return bool(self.low <= value <= self.high)
 
     def text(self, digits: int = 3) -> str:

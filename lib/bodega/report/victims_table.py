@@ -32,6 +32,7 @@ def _settings(info: dict) -> dict:
 
 
 def describe_model(info: dict) -> str:
+    """The victim's model in a few words, for the victims table."""
     from bodega.resources import SPECS
 
     if info["kind"] == "BiLSTM":
@@ -44,12 +45,14 @@ def describe_model(info: dict) -> str:
 
 
 def describe_training(info: dict, metrics: dict) -> str:
+    """How the victim was trained (rows, share of train.tsv, epochs, epoch kept), for the victims table."""
     task = info["task"]
     rows, full = info["train_rows"], get_task(task).paper_sizes[0]
     share = "all" if info["training"].get("max_train", 0) in (0, None) else "a random subset of"
     kept = f"; epoch {metrics['selected_epoch']} kept ({metrics.get('selection', '')})" \
         if "selected_epoch" in metrics else ""
-    return f"{rows:,} rows ({share} {task} train.tsv; paper: {full:,}); {info['epochs']} epoch{'s' if info['epochs'] != 1 else ''}{kept}"
+    epochs = f"{info['epochs']} epoch{'s' if info['epochs'] != 1 else ''}"
+    return f"{rows:,} rows ({share} {task} train.tsv; paper: {full:,}); {epochs}{kept}"
 
 
 def victims_table(results: str | Path) -> pd.DataFrame:

@@ -24,6 +24,8 @@ from bodega.scoring.text import align, character_score, prepare_pair
 
 @dataclass(frozen=True)
 class ExampleScore:
+    """One example's scores: semantic and character are None for a failed attack, whose BODEGA score is 0."""
+
     success: bool
     semantic: float | None
     character: float | None
@@ -107,6 +109,7 @@ class Summary:
     total_evaluation_time: float
 
     def to_dict(self) -> dict:
+        """The summary as a plain dict, for summary.json."""
         return asdict(self)
 
     def lines(self) -> list[str]:

@@ -22,6 +22,8 @@ INCREDIBLAE_HEADER = ("succeeded", "num_queries", "original_text", "modified_tex
 
 @dataclass(frozen=True)
 class AttackedExample:
+    """One row to score, read from an InCrediblAE TSV or our records.jsonl."""
+
     original: str
     adversarial: str | None
     success: bool

@@ -26,7 +26,9 @@ class SemanticModel(Protocol):
 
     name: str
 
-    def score(self, pairs: list[Pair]) -> np.ndarray: ...
+    def score(self, pairs: list[Pair]) -> np.ndarray:
+        """One meaning score per (reference, candidate) pair, in the order given."""
+        ...
 
 
 def length_batches(texts: Sequence[str], batch_size: int) -> list[list[int]]:
@@ -49,6 +51,7 @@ class CharacterModel:
     name: str = "character"
 
     def score(self, pairs: list[Pair]) -> np.ndarray:
+        """BODEGA's character similarity of each pair, standing in as a model-free semantic score."""
         return np.array([character_similarity(a, b) for a, b in pairs], dtype=np.float64)
 
 
@@ -107,6 +110,7 @@ class SbertCosine:
     name: str = "sbert-cosine"
 
     def score(self, pairs: list[Pair]) -> np.ndarray:
+        """Cosine of the mean-pooled last-layer states of the two texts of each pair (each text encoded once)."""
         if not pairs:
             return np.zeros(0)
         texts, index = _unique(pairs, self.preprocess)
@@ -127,6 +131,7 @@ class BertScoreF1:
     name: str = "bertscore-f1"
 
     def score(self, pairs: list[Pair]) -> np.ndarray:
+        """BERTScore F1 of each pair: greedy token matching of the chosen layer's states, special tokens left out."""
         if not pairs:
             return np.zeros(0)
         texts, index = _unique(pairs, self.preprocess)
@@ -173,6 +178,7 @@ class Bleurt:
                 "model hub, or score with --profile cpu.") from error
 
     def score(self, pairs: list[Pair]) -> np.ndarray:
+        """BLEURT-20's score of each distinct pair, batched by length."""
         import torch
 
         unique = list(dict.fromkeys(pairs))
@@ -239,6 +245,7 @@ class FoldedCharacterModel:
     name: str = "character-folded"
 
     def score(self, pairs: list[Pair]) -> np.ndarray:
+        """The character similarity of each pair after folding look-alike characters."""
         from bodega.scoring.confusables import fold_confusables
 
         return CharacterModel().score([(fold_confusables(a), fold_confusables(b)) for a, b in pairs])

@@ -9,7 +9,6 @@ another identity is refused instead of mixing scores of two inputs in one file.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
@@ -17,20 +16,12 @@ from dataclasses import asdict
 from pathlib import Path
 
 from bodega.errors import BodegaError
-from bodega.io import append_jsonl_many, atomic_write_bytes, atomic_write_json, iter_jsonl
+from bodega.io import append_jsonl_many, atomic_write_bytes, atomic_write_json, file_sha256, iter_jsonl
 from bodega.scoring.core import ExampleScore, Summary, score_examples, summarise
 from bodega.scoring.interchange import AttackedExample, iter_attacked
 
 CHUNK = 256  # rows scored at once: the memory held is one chunk's texts, whatever the file's size
 RESUME_SUFFIX = ".resume.json"
-
-
-def file_sha256(path: str | os.PathLike) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while block := handle.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _drop_torn_tail(path: Path) -> None:

@@ -47,6 +47,15 @@ def check_probabilities(probs: np.ndarray, texts: list[str], victim_name: str) -
 
 
 class QueryAccountant:
+    """The only door from an attack to a victim: counts every query, enforces the budget, caches answers.
+
+    Attackers receive one as their ``victim`` and call :meth:`predict_proba`; the runner calls
+    :meth:`start_example` before each example and reads :meth:`counts` after it. ``budget`` caps the
+    queries of one example (None: no cap); ``cache`` is the persistent prediction cache, keyed by
+    the victim's ``weights_hash`` and ``precision`` (a victim without a hash cannot use one);
+    ``batch_size`` is how many texts go to the model at once.
+    """
+
     def __init__(self, victim, budget: int | None = None, cache: ProbabilityCache | None = None,
                  batch_size: int = 32):
         if budget is not None and budget < 0:
@@ -65,14 +74,17 @@ class QueryAccountant:
 
     @property
     def name(self) -> str:
+        """The victim's name, so that the accountant can stand where a victim is expected."""
         return self.victim.name
 
     @property
     def task(self) -> str:
+        """The victim's task."""
         return self.victim.task
 
     @property
     def weights_hash(self) -> str:
+        """The victim's identity (weights hash or version), which keys the cache."""
         return self.victim.weights_hash
 
     def start_example(self) -> None:
@@ -84,13 +96,20 @@ class QueryAccountant:
 
     @property
     def unique_queries(self) -> int:
+        """Distinct texts asked about in the current example."""
         return len(self._seen)
 
     def counts(self) -> dict[str, int]:
+        """The current example's queries, unique queries, forwards and cache hits, as the record stores them."""
         return {"queries": self.queries, "unique_queries": self.unique_queries, "forwards": self.forwards,
                 "cache_hits": self.cache_hits}
 
     def predict_proba(self, texts: list[str]) -> np.ndarray:
+        """The victim's ``(n, 2)`` probabilities for ``texts``, every text counted.
+
+        Raises :class:`QueryBudgetExceeded` before computing anything when the texts would take the
+        example past its budget, and :class:`InvalidPredictions` for a row that is not a probability pair.
+        """
         texts = check_texts(texts)
         if self.budget is not None and self.queries + len(texts) > self.budget:
             raise QueryBudgetExceeded(
@@ -122,6 +141,7 @@ class QueryAccountant:
         return result
 
     def predict(self, texts: list[str]) -> np.ndarray:
+        """The decisions (argmax) for ``texts``, counted as queries like :meth:`predict_proba`."""
         return argmax_predictions(self.predict_proba(texts))
 
     def _compute(self, missing: dict[str, list[int]], result: np.ndarray) -> None:

@@ -24,9 +24,13 @@ class Victim(Protocol):
     task: str
     weights_hash: str
 
-    def predict_proba(self, texts: list[str]) -> np.ndarray: ...
+    def predict_proba(self, texts: list[str]) -> np.ndarray:
+        """One ``[P(credible), P(non-credible)]`` row per text; a text's row must not depend on the others."""
+        ...
 
-    def predict(self, texts: list[str]) -> np.ndarray: ...
+    def predict(self, texts: list[str]) -> np.ndarray:
+        """The decision (0 or 1) per text."""
+        ...
 
 
 def check_texts(texts: Sequence[object]) -> list[str]:
@@ -41,6 +45,7 @@ def check_texts(texts: Sequence[object]) -> list[str]:
 
 
 def chunks(items: Sequence, size: int) -> Iterator[Sequence]:
+    """Consecutive slices of ``items`` of at most ``size``."""
     for start in range(0, len(items), size):
         yield items[start:start + size]
 
@@ -63,4 +68,5 @@ def hash_files(paths: Iterable[Path], extra: str = "") -> str:
 
 
 def argmax_predictions(probabilities: np.ndarray) -> np.ndarray:
+    """Decisions (class index as int) from a probability matrix."""
     return np.asarray(probabilities).argmax(axis=1).astype(int)

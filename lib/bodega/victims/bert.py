@@ -37,6 +37,8 @@ def stored_location(role: str, location: str, explicit: bool) -> str:
 
 
 class BertVictim(TorchVictim):
+    """A transformers sequence classifier fine-tuned whole (AdamW, linear decay): BODEGA's BERT recipe."""
+
     kind = "BERT"
     train_batch_size = 16
     max_grad_norm = 1.0
@@ -45,12 +47,15 @@ class BertVictim(TorchVictim):
     max_padding = 0.1
 
     def encode(self, texts: list[str]) -> dict[str, torch.Tensor]:
+        """Token ids, type ids and attention mask, pairs joined as the tokenizer joins them."""
         return dict(self.tokenize(texts))
 
     def logits(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
+        """The sequence classifier's logits."""
         return self.model(**batch).logits
 
     def make_optimizer(self, total_steps: int, lr: float | None = None):
+        """AdamW with a linear decay to zero over ``total_steps`` (no warm-up)."""
         from transformers import get_linear_schedule_with_warmup
 
         optimizer = torch.optim.AdamW(self.parameters_to_train(), lr=lr or LEARNING_RATE)
@@ -59,6 +64,7 @@ class BertVictim(TorchVictim):
     @classmethod
     def create(cls, task: str, profile: str, seed: int, base_model: str | Path | None = None,
                quantize: bool | None = None) -> "BertVictim":
+        """A fresh classifier on the profile's base model (or ``base_model``), seeded."""
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
         role, location = base_location(cls.kind, profile, base_model)
@@ -71,6 +77,7 @@ class BertVictim(TorchVictim):
 
     @classmethod
     def load(cls, path: Path, info: dict, profile: str, weights_hash: str) -> "BertVictim":
+        """The trained classifier saved in ``path``, with its own tokenizer copy."""
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
         model = AutoModelForSequenceClassification.from_pretrained(path)
@@ -79,11 +86,13 @@ class BertVictim(TorchVictim):
         return cls(model, tokenizer, info["task"], name=info["name"], weights_hash=weights_hash)
 
     def save(self, out_dir: Path) -> tuple[list[Path], str]:
+        """Write the model and its tokenizer copy; return the files whose bytes define predictions."""
         self.model.save_pretrained(out_dir, safe_serialization=True)
         self.tokenizer.save_pretrained(out_dir / TOKENIZER_DIR)
         return self.files_for_hash(out_dir, {})
 
     def describe(self) -> dict:
+        """Base model, tokenizer and parameter count for victim.json."""
         return dict(self.base, tokenizer=f"{self.base['base_model']} tokenizer (copied into {TOKENIZER_DIR}/)",
                     n_params=self.n_params)
 

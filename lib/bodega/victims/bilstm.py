@@ -28,6 +28,8 @@ PADDINGS = ("packed", "right")  # ours (batch-independent); BODEGA's (LSTM reads
 
 
 class BiLSTMClassifier(nn.Module):
+    """Embedding, one bidirectional LSTM and a linear layer over the two final states."""
+
     def __init__(self, vocab_size: int, embedding_dim: int = EMBEDDING_DIM, hidden_dim: int = HIDDEN_DIM,
                  pad_id: int = 0, packed: bool = True):
         super().__init__()
@@ -41,6 +43,7 @@ class BiLSTMClassifier(nn.Module):
         self.linear = nn.Linear(2 * hidden_dim, 2)
 
     def forward(self, input_ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        """Logits per row; packed by ``lengths`` unless the model reads padding as BODEGA's did."""
         embedded = self.embedding(input_ids)
         if not self.packed or (not self.training and bool((lengths == input_ids.shape[1]).all())):
             # BODEGA's way (padding read as input), or no padding at all (one text, or texts of one
@@ -62,24 +65,30 @@ def wordpiece_tokenizer(source: Path):
 
 
 class BiLSTMVictim(TorchVictim):
+    """BODEGA's BiLSTM, trained from scratch with Adam; it stays fp32 at every precision."""
+
     kind = "BiLSTM"
     train_batch_size = BATCH_SIZE
     direct_tokenizer = True
     supports_bf16 = False  # 0.5-1.2x in bf16 (issue 23): it stays fp32 at every precision
 
     def encode(self, texts: list[str]) -> dict[str, torch.Tensor]:
+        """WordPiece ids and each text's length (for packing)."""
         encoded = self.tokenize(texts)
         return {"input_ids": encoded["input_ids"], "lengths": encoded["attention_mask"].sum(dim=1)}
 
     def logits(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
+        """The BiLSTM's logits."""
         return self.model(batch["input_ids"], batch["lengths"])
 
     def make_optimizer(self, total_steps: int, lr: float | None = None):
+        """Adam at BODEGA's rate (no scheduler)."""
         return torch.optim.Adam(self.parameters_to_train(), lr=lr or LEARNING_RATE), None
 
     @classmethod
     def create(cls, task: str, profile: str, seed: int, base_model: str | Path | None = None,
                quantize: bool | None = None, padding: str = "packed") -> "BiLSTMVictim":
+        """A fresh BiLSTM on the WordPiece vocabulary, seeded; ``padding`` picks packed or BODEGA's right padding."""
         from bodega.resources import resolve
 
         if padding not in PADDINGS:
@@ -93,6 +102,7 @@ class BiLSTMVictim(TorchVictim):
 
     @classmethod
     def load(cls, path: Path, info: dict, profile: str, weights_hash: str) -> "BiLSTMVictim":
+        """The trained BiLSTM saved in ``path``."""
         from safetensors.torch import load_file
 
         config = json.loads((path / "config.json").read_text(encoding="utf-8"))
@@ -103,6 +113,7 @@ class BiLSTMVictim(TorchVictim):
         return cls(model, tokenizer, info["task"], name=info["name"], weights_hash=weights_hash)
 
     def save(self, out_dir: Path) -> tuple[list[Path], str]:
+        """Write config, weights and tokenizer copy; return the files whose bytes define predictions."""
         from safetensors.torch import save
 
         atomic_write_json(out_dir / "config.json", self.model.config)
@@ -111,6 +122,7 @@ class BiLSTMVictim(TorchVictim):
         return self.files_for_hash(out_dir, {})
 
     def describe(self) -> dict:
+        """Padding, tokenizer and parameter count for victim.json."""
         return {"base_model": "none (trained from scratch)",
                 "padding": "packed" if self.model.packed else "right (as BODEGA ran it)",
                 "tokenizer": "bert-base-uncased WordPiece vocabulary (resource wordpiece-vocab)",

@@ -35,7 +35,8 @@ CACHE_FILE = "predictions.sqlite"
 
 
 def default_cache_path() -> Path | None:
-    """``$BODEGA_PREDICTION_CACHE`` (``off``: no cache), else ``<$BODEGA_CACHE or ~/.cache/bodega>/predictions.sqlite``."""
+    """``$BODEGA_PREDICTION_CACHE`` (``off``: no cache), else
+    ``<$BODEGA_CACHE or ~/.cache/bodega>/predictions.sqlite``."""
     value = os.environ.get(CACHE_ENV)
     if value is not None:
         return None if value.strip().lower() in ("", "off", "none", "0") else Path(value).expanduser()
@@ -46,11 +47,13 @@ _LOOKUP_CHUNK = 500  # below SQLite's limit on bound variables
 
 
 def text_key(text: str) -> bytes:
+    """The cache's key for a text: its sha256 (lone surrogates kept, so every str has one)."""
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
 
 
 class ProbabilityCache:
-    """``get(weights_hash, texts, precision)`` -> {index: probabilities}; ``put(weights_hash, texts, probs, precision)``."""
+    """``get(weights_hash, texts, precision)`` -> {index: probabilities};
+    ``put(weights_hash, texts, probs, precision)``."""
 
     def __init__(self, path: str | Path, timeout: float = 60.0):
         self.path = Path(path)
@@ -61,6 +64,7 @@ class ProbabilityCache:
         self._connection.execute(_SCHEMA)
 
     def get(self, weights_hash: str, texts: list[str], precision: str = "fp32") -> dict[int, np.ndarray]:
+        """The stored probabilities of those ``texts`` the cache holds for these weights and precision, by position."""
         keys = [text_key(t) for t in texts]
         found: dict[bytes, np.ndarray] = {}
         unique = list(dict.fromkeys(keys))
@@ -87,6 +91,7 @@ class ProbabilityCache:
         return self._connection.execute("SELECT COUNT(*) FROM predictions").fetchone()[0]
 
     def close(self) -> None:
+        """Close the database connection."""
         self._connection.close()
 
     def __enter__(self) -> "ProbabilityCache":

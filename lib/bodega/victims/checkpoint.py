@@ -42,6 +42,9 @@ def _optimizer_join(tensors: dict[str, torch.Tensor], plain: dict) -> dict:
 
 def save_checkpoint(folder: Path, epoch: int, weights: dict[str, torch.Tensor], optimizer, scheduler,
                     meta: dict) -> Path:
+    """Write an epoch's weights and optimizer tensors, then its metadata with their hash (so a torn write is
+    ignored).
+    """
     from safetensors.torch import save
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -74,6 +77,7 @@ def latest_checkpoint(folder: Path) -> dict | None:
 
 
 def load_weights(folder: Path, epoch: int) -> dict[str, torch.Tensor]:
+    """The model weights of the checkpoint of ``epoch``."""
     from safetensors.torch import load_file
 
     tensors = load_file(folder / f"epoch-{epoch}.safetensors")

@@ -49,6 +49,7 @@ class Competence:
     reason: str
 
     def to_dict(self) -> dict:
+        """The fields as a plain dict, for metrics.json."""
         return asdict(self)
 
 

@@ -74,7 +74,8 @@ class HFFolderVictim:
                                     "save_pretrained (model and tokenizer)")
         if not allow_pickle and not any(self.path.glob("*.safetensors")):
             found = sorted(p.name for p in self.path.iterdir() if p.suffix in PICKLE_SUFFIXES)
-            raise BodegaError(f"hf:{path}: no .safetensors weights{' (only ' + ', '.join(found) + ')' if found else ''}; "
+            raise BodegaError(f"hf:{path}: no .safetensors weights"
+                             f"{' (only ' + ', '.join(found) + ')' if found else ''}; "
                              "pickle weights can run code when loaded: convert them to safetensors "
                              "(model.save_pretrained(folder)) or pass --allow-pickle if you trust the folder")
         self.task = get_task(task).name
@@ -98,13 +99,16 @@ class HFFolderVictim:
 
     @property
     def trim_tokenizer(self):
+        """The folder's tokenizer for trimming, or None when it is slow (no offsets to trim by)."""
         return self.tokenizer if getattr(self.tokenizer, "is_fast", False) else None
 
     @property
     def trim_tokenizer_name(self) -> str:
+        """How run.json names the trimming tokenizer."""
         return f"the tokenizer of {self.name}"
 
     def predict_proba(self, texts: list[str]) -> np.ndarray:
+        """Probabilities in BODEGA's column order (column 1 is the folder's non-credible label)."""
         texts = check_texts(texts)
         out = np.zeros((len(texts), 2), dtype=np.float64)
         pair = get_task(self.task).pair
@@ -121,6 +125,7 @@ class HFFolderVictim:
         return out
 
     def predict(self, texts: list[str]) -> np.ndarray:
+        """The decision (0 or 1) per text."""
         return argmax_predictions(self.predict_proba(texts))
 
 
@@ -140,6 +145,7 @@ class CallableVictim:
         self.trim_tokenizer_name = f"the trimming tokenizer given for {spec}"
 
     def predict_proba(self, texts: list[str]) -> np.ndarray:
+        """The object's probabilities, refused unless they have one row of two per text."""
         texts = check_texts(texts)
         probs = np.asarray(self.obj.predict_proba(texts), dtype=np.float64)
         if probs.shape != (len(texts), 2):
@@ -148,6 +154,7 @@ class CallableVictim:
         return probs
 
     def predict(self, texts: list[str]) -> np.ndarray:
+        """The decision (0 or 1) per text."""
         return argmax_predictions(self.predict_proba(texts))
 
 

@@ -36,6 +36,7 @@ def local_model_dir(location: str) -> Path:
 
 
 def base_hash(location: str) -> str:
+    """sha256 of a base model's weights, config and tokenizer: the adapter is only valid on that base."""
     folder = local_model_dir(location)
     # The tokenizer is part of the base: the same weights read through another tokenizer predict differently.
     files = sorted(folder.glob("*.safetensors")) + [folder / "config.json"]
@@ -73,6 +74,8 @@ def _tokenizer(location: str):
 
 
 class GemmaVictim(TorchVictim):
+    """A decoder LM with a classification head trained through LoRA (4-bit QLoRA in the paper profile)."""
+
     kind = "GEMMA"
     train_batch_size = 4
     inference_batch_size = 8
@@ -80,23 +83,28 @@ class GemmaVictim(TorchVictim):
     bucket_batches = True
 
     def encode(self, texts: list[str]) -> dict[str, torch.Tensor]:
+        """Right-padded token ids and attention mask."""
         encoded = self.tokenize(texts, padding_side="right")
         return {"input_ids": encoded["input_ids"], "attention_mask": encoded["attention_mask"]}
 
     def logits(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
+        """The classification head's logits."""
         return self.model(**batch).logits
 
     def make_optimizer(self, total_steps: int, lr: float | None = None):
+        """AdamW over the adapter with a linear decay to zero (no warm-up)."""
         from transformers import get_linear_schedule_with_warmup
 
         optimizer = torch.optim.AdamW(self.parameters_to_train(), lr=lr or LEARNING_RATE)
         return optimizer, get_linear_schedule_with_warmup(optimizer, 0, total_steps)
 
     def trainable_state(self) -> dict[str, torch.Tensor]:
+        """Only the parameters that train (adapter and head): the base is checked by hash instead."""
         return {name: p.detach().cpu().contiguous() for name, p in self.model.named_parameters()
                 if p.requires_grad}
 
     def load_trainable_state(self, state: dict[str, torch.Tensor]) -> None:
+        """Copy a checkpoint's adapter and head tensors into the model in place."""
         parameters = dict(self.model.named_parameters())
         with torch.no_grad():
             for name, value in state.items():
@@ -105,6 +113,7 @@ class GemmaVictim(TorchVictim):
     @classmethod
     def create(cls, task: str, profile: str, seed: int, base_model: str | Path | None = None,
                quantize: bool | None = None) -> "GemmaVictim":
+        """The base model with a fresh LoRA adapter, seeded; quantised to 4 bits by default in the paper profile."""
         from peft import LoraConfig, get_peft_model, prepare_model_for_kbit_training
 
         role, location = base_location(cls.kind, profile, base_model)
@@ -124,11 +133,13 @@ class GemmaVictim(TorchVictim):
 
     @staticmethod
     def files_for_hash(path: Path, info: dict) -> tuple[list[Path], str]:
+        """The adapter files, with the base's hash and quantisation as extra hash text."""
         extra = f"base={info['base_sha256']};4bit={info['quantized_4bit']}"
         return [path / "adapter_config.json", path / "adapter_model.safetensors"], extra
 
     @classmethod
     def load(cls, path: Path, info: dict, profile: str, weights_hash: str) -> "GemmaVictim":
+        """The adapter in ``path`` on its base model, refused when the base's hash differs from training's."""
         from peft import PeftModel
 
         from bodega.profiles import get_profile
@@ -150,6 +161,7 @@ class GemmaVictim(TorchVictim):
         return victim
 
     def save(self, out_dir: Path) -> tuple[list[Path], str]:
+        """Write the adapter; return the files and extra text that define predictions."""
         self.model.save_pretrained(out_dir, safe_serialization=True)
         return self.files_for_hash(out_dir, self.base)
 
@@ -163,6 +175,7 @@ class GemmaVictim(TorchVictim):
         return merged.to(torch.bfloat16).eval()
 
     def describe(self) -> dict:
+        """Base, tokenizer, parameter counts and LoRA settings for victim.json."""
         trainable = sum(p.numel() for p in self.model.parameters() if p.requires_grad)
         return dict(self.base, tokenizer=f"{self.base['base_model']} tokenizer (reference)",
                     n_params=self.n_params, n_trainable_params=trainable,
@@ -171,8 +184,12 @@ class GemmaVictim(TorchVictim):
 
 
 class Gemma2BVictim(GemmaVictim):
+    """The decoder in the paper's GEMMA2B role (a small decoder LM on the cpu profile)."""
+
     kind = "GEMMA2B"
 
 
 class Gemma7BVictim(GemmaVictim):
+    """The decoder in the paper's GEMMA7B role (a small decoder LM on the cpu profile)."""
+
     kind = "GEMMA7B"

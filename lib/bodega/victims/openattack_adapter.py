@@ -20,9 +20,11 @@ class AccountedClassifier(OpenAttack.Classifier):
         self.accountant = accountant
 
     def get_prob(self, input_: list[str]) -> np.ndarray:
+        """OpenAttack's probability call, counted by the accountant."""
         return self.accountant.predict_proba(list(input_))
 
     def get_pred(self, input_: list[str]) -> np.ndarray:
+        """OpenAttack's decision call, counted by the accountant."""
         return self.get_prob(input_).argmax(axis=1)
 
 

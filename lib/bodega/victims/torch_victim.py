@@ -22,6 +22,12 @@ TOKENIZER_DIR = "tokenizer"  # a model folder's own copy of its tokenizer
 
 
 class TorchVictim:
+    """A torch classifier as a :class:`~bodega.victims.base.Victim`, with the hooks training and saving use.
+
+    A family sets its class attributes (batch sizes, padding, precision support) and implements
+    ``encode``, ``logits``, ``make_optimizer``, ``create``, ``load``, ``save`` and ``describe``.
+    """
+
     kind: str = ""
     inference_batch_size: int = 32
     train_batch_size: int = 32
@@ -123,16 +129,20 @@ class TorchVictim:
         return out
 
     def encode(self, texts: list[str]) -> dict[str, torch.Tensor]:
+        """The model's inputs for ``texts`` (truncated to 512 tokens); each family defines its own."""
         raise NotImplementedError
 
     def logits(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
+        """The model's ``(n, 2)`` logits for an encoded batch; each family defines its own."""
         raise NotImplementedError
 
     def to_device(self, batch: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        """The batch's tensors on the model's device (``lengths`` stays on the CPU for packing)."""
         return {k: v.to(self.device) if k != "lengths" else v for k, v in batch.items()}
 
     # -- the Victim protocol ----------------------------------------------------------------
     def predict_proba(self, texts: list[str]) -> np.ndarray:
+        """Batch-independent probabilities, texts batched by length; the model is put in eval mode for the call."""
         texts = check_texts(texts)
         if not texts:
             return np.zeros((0, 2), dtype=np.float64)
@@ -183,16 +193,20 @@ class TorchVictim:
         return self.tokenize(texts)["attention_mask"].sum(dim=1).tolist()
 
     def predict(self, texts: list[str]) -> np.ndarray:
+        """The decision (0 or 1) per text."""
         return argmax_predictions(self.predict_proba(texts))
 
     # -- training hooks (overridden where a family differs) ---------------------------------
     def trainable_state(self) -> dict[str, torch.Tensor]:
+        """The tensors a checkpoint keeps (here the whole state dict, on the CPU)."""
         return {k: v.detach().cpu().contiguous() for k, v in self.model.state_dict().items()}
 
     def load_trainable_state(self, state: dict[str, torch.Tensor]) -> None:
+        """Restore what :meth:`trainable_state` returned."""
         self.model.load_state_dict(state)
 
     def parameters_to_train(self) -> list[torch.nn.Parameter]:
+        """The parameters the optimizer updates (those that require gradients)."""
         return [p for p in self.model.parameters() if p.requires_grad]
 
     def make_optimizer(self, total_steps: int, lr: float | None = None):
@@ -215,4 +229,5 @@ class TorchVictim:
 
     @property
     def n_params(self) -> int:
+        """The model's parameter count, for victim.json and the tables."""
         return sum(p.numel() for p in self.model.parameters())

@@ -49,6 +49,7 @@ class Trimmer:
         self.tokenizer_sha256 = hashlib.sha256(backend.to_str().encode("utf-8")).hexdigest()
 
     def describe(self) -> str:
+        """The cut in words, for summaries and tables."""
         return f"first {self.max_tokens} tokens of {self.name}"
 
     def identity(self) -> dict:

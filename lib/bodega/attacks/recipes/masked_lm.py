@@ -6,8 +6,8 @@ and the project's MiniLM with a fitted masked-LM head on ``cpu`` (see ``bodega r
 build-mlm``; ``mlm_path=`` overrides it); ``causal-lm`` is the profile's causal LM read
 from the left context (Gemma-3-270M on ``cpu``, :mod:`bodega.mlm.causal`;
 ``causal_path=`` overrides it). ``paper`` uses the masked LM; ``cpu`` uses the source
-that recovered masked words best in the book's measurement (``CPU_CANDIDATES``). BAE's sentence similarity uses the profile's
-sentence encoder (MiniLM) in place of the Universal Sentence Encoder. Searches and
+that recovered masked words best in the book's measurement (``CPU_CANDIDATES``). BAE's sentence
+similarity uses the profile's sentence encoder (MiniLM) in place of the Universal Sentence Encoder. Searches and
 their differences from OpenAttack are in :mod:`bodega.attacks.mlm_search`.
 """
 from __future__ import annotations

@@ -67,6 +67,7 @@ class SCPNAttacker:
     name: str = "SCPN"
 
     def attack(self, victim: Any, text: str, goal: Goal, rng: np.random.Generator) -> AttackResult:
+        """The first paraphrase (in template order) that reaches the goal; a parse label SCPN lacks is an error."""
         try:
             candidates = self.paraphraser.paraphrase(text)
         except UnknownParseLabel as error:

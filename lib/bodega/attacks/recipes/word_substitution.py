@@ -54,7 +54,8 @@ def deepwordbug(profile: str = "cpu", transform: str = "homoglyph", power: int =
     homoglyphs = homoglyphs or ("openattack" if as_run else "bodega")
     if homoglyphs not in ("openattack", "bodega"):
         raise ValueError(f"homoglyphs={homoglyphs!r}: choose 'openattack' or 'bodega'")
-    edit = openattack_homoglyph if transform == "homoglyph" and homoglyphs == "openattack" else character_edit(transform)
+    edit = (openattack_homoglyph if transform == "homoglyph" and homoglyphs == "openattack"
+            else character_edit(transform))
     ordered = flag(openattack_order, profile, fidelity)
     search = partial(char_edit_search, edit=edit, power=power, unk=unk, openattack_order=ordered)
     return WordLevelAttacker("DeepWordBug", search, None,

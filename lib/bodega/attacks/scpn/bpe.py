@@ -61,10 +61,12 @@ class BPE:
 
     @classmethod
     def from_files(cls, codes: str | Path, vocab: str | Path | None = None, threshold: int = 50) -> "BPE":
+        """A segmenter from a codes file and, optionally, a vocabulary whose units counted at least ``threshold``."""
         version, ranks = read_codes(codes)
         return cls(version, ranks, read_vocabulary(vocab, threshold) if vocab else None)
 
     def segment(self, sentence: str) -> str:
+        """The sentence's words as BPE units, each non-final unit marked with the separator."""
         out = []
         for word in sentence.split():
             units = self.word(word)
@@ -73,6 +75,7 @@ class BPE:
         return " ".join(out)
 
     def word(self, word: str) -> list[str]:
+        """One word's BPE units (remembered per word)."""
         if word not in self._cache:
             self._cache[word] = self._encode(word)
         return self._cache[word]

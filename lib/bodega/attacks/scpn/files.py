@@ -81,6 +81,7 @@ class SCPNVocabularies:
 
     @property
     def reverse_tags(self) -> dict[int, str]:
+        """Parse label by id, to read generated parses."""
         return {i: t for t, i in self.tags.items()}
 
 

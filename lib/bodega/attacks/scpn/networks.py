@@ -127,6 +127,7 @@ class ParseGenerator(_CopyDecoder):
 
     @property
     def output_embedding(self) -> nn.Embedding:
+        """The embedding of the parse labels it generates: the decoder reads its previous output through it."""
         return self.trans_embs
 
     def generate(self, parse: torch.Tensor, templates: torch.Tensor, template_lengths: torch.Tensor,
@@ -162,6 +163,7 @@ class ParaphraseNetwork(_CopyDecoder):
 
     @property
     def output_embedding(self) -> nn.Embedding:
+        """The embedding of the BPE units it generates: the decoder reads its previous output through it."""
         return self.word_embs
 
     def generate(self, sentence: torch.Tensor, parses: torch.Tensor, parse_lengths: torch.Tensor,

@@ -40,6 +40,8 @@ class UnknownParseLabel(ValueError):
 
 @dataclass
 class SCPNModel:
+    """The loaded SCPN: parse generator and paraphrase network (in eval mode), their vocabularies and the BPE."""
+
     parse_generator: object
     paraphraser: object
     vocab: SCPNVocabularies
@@ -95,6 +97,7 @@ class Paraphraser:
         return [words[u] for u in self.model.bpe.segment(tokens).split() if u in words] + [words["EOS"]]
 
     def parse_ids(self, text: str) -> list[int]:
+        """The text's linearised parse as label ids; a label the vocabulary lacks raises :class:`UnknownParseLabel`."""
         labels = linearise(self.parser(text))
         unknown = sorted({label for label in labels if label not in self.model.vocab.tags})
         if unknown:

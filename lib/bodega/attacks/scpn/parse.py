@@ -111,6 +111,7 @@ class SpacyParser:
 
     @property
     def nlp(self):
+        """The spaCy pipeline, loaded on first use."""
         if self._nlp is None:
             from bodega.resources import load_spacy
 

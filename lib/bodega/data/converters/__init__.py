@@ -39,6 +39,7 @@ def raw_folder(raw_root: str | Path, task: str, source: str | None = None) -> Pa
 
 
 def get_converter(task: str, source: str | None = None) -> Callable[[Path], Splits]:
+    """The function that turns a task's raw corpus (from ``source``, else the task's default) into splits."""
     spec = get_task(task)
     source = (source or spec.default_source).lower()
     key = (spec.name, source)

@@ -19,6 +19,7 @@ class RawDataError(BodegaError):
 
 
 def require_files(raw: Path, names: list[str], corpus: str) -> None:
+    """Raise :class:`RawDataError` naming the corpus to get when ``raw`` or one of ``names`` in it is missing."""
     if not raw.exists():
         raise RawDataError(f"raw folder {raw} does not exist. Needed: {corpus}")
     missing = [name for name in names if not (raw / name).exists()]

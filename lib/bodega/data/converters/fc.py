@@ -47,6 +47,9 @@ SYMMETRIC_POOL = "symmetric_v0.2/fever_symmetric_test.jsonl"
 
 
 def normalise(text: str) -> str:
+    """FEVER's bracket tokens (``-LRB-`` ...) as brackets, NFC-normalised, so that claims, evidence and titles
+    compare.
+    """
     for token, bracket in _BRACKETS.items():
         text = text.replace(token, bracket)
     return unicodedata.normalize("NFC", text)
@@ -87,6 +90,7 @@ def _symmetric_rows(path: Path) -> list[tuple[str, Example]]:
 
 
 def convert_feversymmetric(raw: Path) -> Splits:
+    """FC from FEVER Symmetric: train from its dev file less claims in the pool, pool from its test file."""
     raw = Path(raw)
     require_files(raw, [SYMMETRIC_TRAIN, SYMMETRIC_POOL], SYMMETRIC_CORPUS)
     pool_pairs = _symmetric_rows(raw / SYMMETRIC_POOL)
@@ -177,6 +181,7 @@ def _evidence_rows(claims, pages: dict[str, dict[int, str]]) -> tuple[list[Examp
 
 
 def convert_fever(raw: Path) -> Splits:
+    """FC from FEVER 1.0: claims with their evidence sentences from the wiki dump; the pool from shared_task_dev."""
     raw = Path(raw)
     require_files(raw, ["train.jsonl", "shared_task_dev.jsonl", "wiki-pages"], FEVER_CORPUS)
     train_claims, train_skipped = _claims(raw / "train.jsonl")

@@ -129,6 +129,9 @@ def _corpus(part: str, files: dict[str, tuple[str, str]]) -> str:
 
 
 def convert_byarticle(raw: Path) -> Splits:
+    """HN from the by-article part: train from its training articles (less texts of the pool), pool from its test
+    articles.
+    """
     raw = Path(raw)
     require_files(raw, [n for pair in BYARTICLE.values() for n in pair], _corpus("by-article", BYARTICLE))
     candidates = _rows(raw, *BYARTICLE["train"], keep=lambda ident: True)
@@ -142,6 +145,7 @@ def convert_byarticle(raw: Path) -> Splits:
 
 
 def convert_bypublisher(raw: Path) -> Splits:
+    """HN from the by-publisher part: every tenth training article (by id) for train, the test articles as the pool."""
     raw = Path(raw)
     require_files(raw, [n for pair in BYPUBLISHER.values() for n in pair], _corpus("by-publisher", BYPUBLISHER))
     train = _rows(raw, *BYPUBLISHER["train"], keep=lambda ident: int(ident) % EVERY_N_IN_TRAINING == 0)

@@ -45,6 +45,9 @@ def _article_sentences(text: str) -> list[tuple[int, int, str]]:
 
 
 def convert(raw: Path) -> Splits:
+    """PR2 from SemEval-2020 Task 11: each sentence of the training articles, positive when a propaganda span
+    overlaps it.
+    """
     raw = Path(raw)
     require_files(raw, [LABELS_FILE, "train-articles"], CORPUS)
     spans = _read_spans(raw / LABELS_FILE)

@@ -69,6 +69,8 @@ def _read_csv(path: Path) -> list[tuple[str, Example]]:
 
 
 def convert_rpdnn(raw: Path, event: str = TEST_EVENT) -> Splits:
+    """RD from the RPDNN fold of ``event``: its train + heldout files (less repeats and pool tweets) for
+    train, its test file as the pool."""
     raw = Path(raw)
     names = [f"{event}/all_rnr_{part}_set_combined.csv" for part in ("train", "heldout", "test")]
     require_files(raw, names, RPDNN_CORPUS)
@@ -125,6 +127,8 @@ def _thread(folder: Path, label: int) -> tuple[int, str, Example]:
 
 
 def convert_augmented(raw: Path, test_event: str = TEST_EVENT) -> Splits:
+    """RD from the augmented rumour threads: each thread's source tweet and reactions as one row;
+    ``test_event``'s threads are the pool."""
     raw = Path(raw)
     require_files(raw, [test_event], AUGMENTED_CORPUS)
     train: list[Example] = []
