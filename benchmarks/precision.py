@@ -4,21 +4,21 @@ Why: issue 23 measured bf16 weights at about 2x the fp32 rate of every transform
 Intel AMX, and slower than fp32 without it. This script measures what the package itself does at each
 ``--precision`` on the machine it runs on, and records the CPU flags that decide it:
 
-- victims (a MiniLM classifier and a decoder LM with LoRA, trained here for one epoch on a small seeded
+- victims (the BERT-role encoder classifier, all-mpnet-base-v2 in the cpu profile, and a decoder LM with LoRA, trained here for one epoch on a small seeded
   class-balanced sample of the task's rows, so that the numbers need no trained study victim): texts/s of
   ``predict_proba`` at batch 1, 8 and 32 on attack.tsv texts around the median length, in fp32, bf16 and, for
   the decoder, fp32 with the LoRA merged; interleaved rounds, medians;
 - batch dependence: each text alone against the same texts in one call, per precision: the largest
   change of P(non-credible) and the decisions that flip;
-- one attack cell per victim (PWWS, untargeted, the first N examples) in fp32 and bf16 on the same
+- one attack cell per victim (PWWS, untargeted, N examples of the seeded sample) in fp32 and bf16 on the same
   examples: wall and CPU time, success, BODEGA score with its bootstrap interval and the paired interval
   of the bf16 - fp32 difference, queries;
-- training: MiniLM's seconds per step and dev F1 in fp32 and under bf16 autocast (one epoch on a sample,
+- training: the encoder's seconds per step and dev F1 in fp32 and under bf16 autocast (one epoch on a sample,
   learning rate raised so that it learns; the decoder trains in fp32 at every precision);
 - the attack's sentence encoder: encoding time and the largest cosine change.
 
-Usage (the book's numbers; about 10 CPU-minutes on one thread):
-``python benchmarks/precision.py --data data --task PR2 --n 10 --decoder-n 3 --json book/data/precision.json``
+Usage (the book's numbers; about 20 CPU-minutes on one thread with the 110M encoder):
+``python benchmarks/precision.py --data data --task PR2 --n 8 --decoder-n 3 --train-rows 256 --lr 5e-5 --json book/data/precision.json``
 """
 from __future__ import annotations
 
@@ -110,7 +110,7 @@ def throughput(variants: dict, texts: list[str], rounds: int) -> list[dict]:
 
 
 def train(kind: str, data: Path, out: Path, precision, rows: int, lr: float | None) -> dict:
-    """One epoch on ``rows`` seeded training rows; ``lr`` raised for MiniLM so a short training learns."""
+    """One epoch on ``rows`` seeded training rows; ``lr`` raised for the encoder so a short training learns."""
     from bodega.victims import train_victim
 
     started = time.process_time()
@@ -174,13 +174,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", default="data", help="prepared data root (default: data)")
     parser.add_argument("--task", default="PR2")
-    parser.add_argument("--n", type=int, default=10, help="examples of the MiniLM attack cells")
+    parser.add_argument("--n", type=int, default=10, help="examples of the encoder's attack cells")
     parser.add_argument("--decoder-n", type=int, default=3, help="examples of the decoder attack cells")
-    parser.add_argument("--train-rows", type=int, default=512, help="MiniLM training rows (class-balanced)")
+    parser.add_argument("--train-rows", type=int, default=512, help="encoder training rows (class-balanced)")
     parser.add_argument("--decoder-rows", type=int, default=48, help="decoder training rows")
     parser.add_argument("--dev-rows", type=int, default=64, help="dev rows each training is evaluated on")
-    parser.add_argument("--lr", type=float, default=2e-4, help="MiniLM's learning rate for its one short epoch")
-    parser.add_argument("--decoder", default="GEMMA2B", help="decoder victim kind (cpu: GEMMA2B = SmolLM2-135M)")
+    parser.add_argument("--lr", type=float, default=2e-4, help="the encoder's learning rate for its one short epoch")
+    parser.add_argument("--encoder", default="BERT", help="encoder victim kind (cpu: BERT = all-mpnet-base-v2, "
+                        "MiniLM = all-MiniLM-L6-v2)")
+    parser.add_argument("--decoder", default="GEMMA2B", help="decoder victim kind (cpu: GEMMA2B = Gemma-3-270M, "
+                        "GEMMA7B = Qwen2.5-0.5B)")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved timing rounds (median)")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--json", default=None, help="write the results here (book/data/precision.json)")
@@ -189,6 +192,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
     from bodega.precision import bf16_kernels, cpu_flags, resolve_precision
+    from bodega.profiles import get_profile
     from bodega.victims import load_victim
 
     flags = cpu_flags()
@@ -200,22 +204,26 @@ def main(argv: list[str] | None = None) -> int:
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "cpu_count": os.cpu_count(),
         "torch_threads": torch.get_num_threads(), "torch": torch.__version__, "processor": platform.processor(),
         "cpu_flags": {flag: flag in flags for flag in FLAGS_SHOWN}, "bf16_kernels": bf16_kernels(flags),
-        "auto_resolves_to": resolve_precision("auto").name, "task": args.task}
+        "auto_resolves_to": resolve_precision("auto").name, "task": args.task,
+        "encoder": args.encoder, "decoder": args.decoder}
     started_cpu = time.process_time()
     texts = median_texts(source, 32)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         data = sample_data(source, root / "data", max(args.train_rows, args.decoder_rows), 40, args.dev_rows, seed=0)
-        training = [train("BERT", data, root / "bert-fp32", "fp32", args.train_rows, args.lr),
-                    train("BERT", data, root / "bert-bf16", bf16, args.train_rows, args.lr),
+        training = [train(args.encoder, data, root / "bert-fp32", "fp32", args.train_rows, args.lr),
+                    train(args.encoder, data, root / "bert-bf16", bf16, args.train_rows, args.lr),
                     train(args.decoder, data, root / "decoder", "fp32", args.decoder_rows, None)]
         result["training_dev_rows"] = args.dev_rows
         result["training"] = [{k: v for k, v in row.items() if k != "folder"} for row in training]
         bert_dir, decoder_dir = Path(training[0]["folder"]), Path(training[2]["folder"])
 
-        victims = {"MiniLM (BERT role)": {"fp32": load_victim(bert_dir), "bf16": load_victim(bert_dir, precision=bf16)}}
+        models = get_profile("cpu").models
+        encoder_name = f"{args.encoder} ({models.get(args.encoder)})"
+        decoder_name = f"{args.decoder} ({models.get(args.decoder)}) + LoRA"
+        victims = {encoder_name: {"fp32": load_victim(bert_dir), "bf16": load_victim(bert_dir, precision=bf16)}}
         decoder_fp32 = load_victim(decoder_dir)
-        victims[f"{args.decoder} decoder + LoRA"] = {
+        victims[decoder_name] = {
             "fp32": decoder_fp32, "fp32, LoRA merged": merged_fp32(decoder_fp32),
             "bf16, LoRA merged": load_victim(decoder_dir, precision=bf16)}
         result["throughput"] = {name: throughput(variants, texts, args.rounds) for name, variants in victims.items()}
@@ -227,8 +235,7 @@ def main(argv: list[str] | None = None) -> int:
 
         attack_cell(bert_dir, data, root / "runs" / "warm-up", 1, "fp32")  # first-use loads (WordNet, spaCy)
         cells = {}
-        for name, folder, n in (("MiniLM (BERT role)", bert_dir, args.n),
-                                (f"{args.decoder} decoder + LoRA", decoder_dir, args.decoder_n)):
+        for name, folder, n in ((encoder_name, bert_dir, args.n), (decoder_name, decoder_dir, args.decoder_n)):
             runs = {precision: root / "runs" / f"{folder.name}-{precision}" for precision in ("fp32", "bf16")}
             cell = {precision: attack_cell(folder, data, runs[precision], n,
                                            precision if precision == "fp32" else bf16)
