@@ -15,7 +15,8 @@ from bodega.report.findings import (AGREE, CANNOT_TELL, DISAGREE, best_attacker_
 from bodega.report.published import NOT_STATED, load_published
 from bodega.report.study import load_study
 from bodega.experiments.spec import parse_grid
-from bodega.report.study_tables import grid_deviations, not_run_table, statements_table, table4_intervals, table5_intervals
+from bodega.report.study_tables import (grid_deviations, not_run_table, statements_table, table4_intervals,
+                                        table5_intervals)
 from bodega.report.uncertainty import Interval, Ranked
 
 NAN = float("nan")
@@ -38,7 +39,8 @@ def test_range_and_bound_claims():
     assert verdict_bound("<150", Interval(200, 170, 230)) == DISAGREE
     assert verdict_bound("~0.6", Interval(0.66, 0.64, 0.7)) == AGREE  # within 0.05 of the interval
     assert verdict_bound("~0.6", Interval(0.8, 0.7, 0.9)) == DISAGREE
-    assert verdict_value(0.25, Interval(0.3, 0.2, 0.4)) == AGREE and verdict_value(0.25, Interval(0.5, 0.4, 0.6)) == DISAGREE
+    assert verdict_value(0.25, Interval(0.3, 0.2, 0.4)) == AGREE
+    assert verdict_value(0.25, Interval(0.5, 0.4, 0.6)) == DISAGREE
     assert [range_text(200, math.inf), range_text(0, 60), range_text(100, 200)] == ["at least 200", "at most 60",
                                                                                  "100 to 200"]
     with pytest.raises(ValueError, match="expected >N"):

@@ -10,7 +10,6 @@ Nothing here runs at import: no downloads, no torch, no transformers.
 """
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import os
 import shutil
@@ -19,7 +18,7 @@ from pathlib import Path
 
 from bodega.errors import BodegaError, UnknownNameError
 from bodega.gguf_tokenizer import repair_rank_scored_tokenizer
-from bodega.io import atomic_write_text
+from bodega.io import atomic_write_text, file_sha256
 from bodega.resource_parts import Part, PartsError, SplitFile, assemble
 
 WORDNET_DEBIAN_DIR = Path("/usr/share/wordnet")
@@ -83,6 +82,7 @@ class ResolvedResource:
 
     @property
     def path(self) -> Path:
+        """``location`` as a path (meaningful when the role was found on disk, not as a hub id)."""
         return Path(self.location)
 
 
@@ -206,14 +206,6 @@ def cache_dir() -> Path:
     return Path(os.environ.get("BODEGA_CACHE", Path.home() / ".cache" / "bodega"))
 
 
-def sha256_file(path: Path, chunk: int = 1 << 20) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while block := handle.read(chunk):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _package_dir(package: str) -> Path | None:
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
@@ -234,7 +226,7 @@ def _verify(files: tuple[PackagedFile, ...]) -> None:
             continue
         if not path.exists():
             raise MissingResourceError(f"{path} is missing from package {pinned.package}")
-        actual = sha256_file(path)
+        actual = file_sha256(path)
         if actual != pinned.sha256:
             raise MissingResourceError(
                 f"{path} has sha256 {actual}, expected {pinned.sha256}; reinstall the package")
@@ -337,7 +329,7 @@ def gemma3_270m_dir(root: Path | None = None) -> Path | None:
         repair_rank_scored_tokenizer(converted)
         return converted
     gguf_path = packaged.assemble(root / packaged.MODEL_NAME)
-    if sha256_file(gguf_path) != GEMMA3_GGUF_SHA256:
+    if file_sha256(gguf_path) != GEMMA3_GGUF_SHA256:
         raise MissingResourceError(f"{gguf_path} does not match the pinned sha256 {GEMMA3_GGUF_SHA256}")
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -365,7 +357,7 @@ def smollm2_gguf() -> Path | None:
     if not gguf_path.exists():
         raise MissingResourceError(f"{gguf_path} is missing from package {SMOLLM2_PACKAGE}; reinstall it with: "
                                    f"{SMOLLM2_INSTALL} --force-reinstall")
-    actual = sha256_file(gguf_path)
+    actual = file_sha256(gguf_path)
     if actual != SMOLLM2_GGUF_SHA256:
         raise MissingResourceError(f"{gguf_path} has sha256 {actual}, expected {SMOLLM2_GGUF_SHA256}; reinstall "
                                    f"it with: {SMOLLM2_INSTALL} --force-reinstall")
@@ -427,7 +419,7 @@ def mpnet_dir(root: Path | None = None) -> Path | None:
     joined.unlink()
     weights = tmp / "model.safetensors"
     if not weights.is_file() or weights.stat().st_size != MPNET_SAFETENSORS_SIZE \
-            or sha256_file(weights) != MPNET_SAFETENSORS_SHA256:
+            or file_sha256(weights) != MPNET_SAFETENSORS_SHA256:
         shutil.rmtree(tmp, ignore_errors=True)
         raise MissingResourceError(f"all-mpnet-base-v2: the joined zip's model.safetensors does not match the "
                                    f"pinned size {MPNET_SAFETENSORS_SIZE:,} and sha256 {MPNET_SAFETENSORS_SHA256}; "
@@ -474,10 +466,14 @@ def _complete_model_dir(folder: Path) -> bool:
 
 
 def qwen_05b_dir(root: Path | None = None) -> Path | None:
+    """The Qwen2.5-Coder 0.5B decoder as a transformers folder (built once under ``root``), or None when
+    its packages are not installed."""
     return converted_gguf_dir(QWEN_05B_GGUF, Path(root) if root is not None else cache_dir() / "qwen2.5-0.5b")
 
 
 def qwen_15b_dir(root: Path | None = None) -> Path | None:
+    """The Qwen2.5-Coder 1.5B decoder as a transformers folder (built once under ``root``), or None when
+    its packages are not installed."""
     return converted_gguf_dir(QWEN_15B_GGUF, Path(root) if root is not None else cache_dir() / "qwen2.5-1.5b")
 
 

@@ -39,10 +39,10 @@ def load_causal_tokenizer(model_dir: str | Path, cache: str | Path | None = None
     spec = json.loads((model_dir / "tokenizer.json").read_text(encoding="utf-8"))
     if not is_rank_scored_unigram(spec):
         return original
-    from bodega.io import atomic_write_json
-    from bodega.resources import cache_dir, sha256_file
+    from bodega.io import atomic_write_json, file_sha256
+    from bodega.resources import cache_dir
 
-    key = sha256_file(model_dir / "tokenizer.json")[:16] + "-v" + BPE_VERSION
+    key = file_sha256(model_dir / "tokenizer.json")[:16] + "-v" + BPE_VERSION
     folder = Path(cache) if cache else cache_dir() / "bpe-tokenizers" / key
     path = folder / "tokenizer.json"
     if not path.exists():

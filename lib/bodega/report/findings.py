@@ -46,6 +46,8 @@ VERDICTS = (AGREE, DISAGREE, CANNOT_TELL, NOT_COMPARABLE)
 
 @dataclass(frozen=True)
 class Finding:
+    """One row of the findings table: a claim of the paper, our evidence for it, and the verdict."""
+
     claim: str  # the statement's id in the published values, with a suffix per task
     paper: str  # what the paper says, in short
     task: str
@@ -160,6 +162,7 @@ def competent_split(study: Study, task: str, victims: Sequence[str]) -> tuple[li
 
 
 def left_out_text(left: dict[str, str]) -> str:
+    """The victims left out of a comparison, grouped by reason; '' when none was."""
     return grouped(left) if left else ""
 
 
@@ -218,6 +221,7 @@ def comparable(study: Study, task: str, scenario: str) -> tuple[list[str], list[
 
 def groups(study: Study, task: str, scenario: str, victims: Sequence[str],
            attackers: Sequence[str]) -> dict[str, list[RunExamples]]:
+    """{attacker: its runs on each of ``victims``, in that order} for one task and scenario."""
     return {a: [study.run(task, v, a, scenario) for v in victims] for a in attackers}
 
 
@@ -357,14 +361,14 @@ def _ordering(study: Study, claim_id: str, paper: str, task: str, pairs: Sequenc
                      f"{_best_text(study, task, less, scenario, best_less, shared)}, "
                      f"{common} of {best_more[1].n} and {best_less[1].n} rows shared")
     if ratio is None:
-        gaps = [difference_interval([m[1]], [l[1]]) for _, _, _, m, l in compared]
+        gaps = [difference_interval([more[1]], [less[1]]) for _, _, _, more, less in compared]
         verdict = combine(verdict_order(g) for g in gaps)
         parts = [f"{part}; difference {g.text()}" for part, g in zip(parts, gaps)]
         reason = {AGREE: "every difference's interval lies above 0",
                   DISAGREE: "a difference's interval lies below 0 (the reverse order)",
                   CANNOT_TELL: "a difference's interval contains 0 (not distinguishable)"}[verdict]
     else:
-        ratios = [ratio_interval([m[1]], [l[1]]) for _, _, _, m, l in compared]
+        ratios = [ratio_interval([more[1]], [less[1]]) for _, _, _, more, less in compared]
         verdict = combine(verdict_value(ratio, r) for r in ratios)
         parts = [f"{part}; ratio {r.text()}" for part, r in zip(parts, ratios)]
         reason = (f"the paper's ratio {ratio:g} lies {'inside' if verdict == AGREE else 'outside'} our ratio's "
@@ -429,7 +433,9 @@ def _within_family(study: Study, claim_id: str, paper: str, task: str, smaller: 
 def size_findings(study: Study) -> list[Finding]:
     """q2 (Figure 2, targeted): the BiLSTM most vulnerable; BERT the most robust of the pretrained victims
     except on HN; GEMMA7B 27% above BERT on FC (the ratio); the smaller Gemma less vulnerable (one family)."""
-    text = lambda fragment: quote(study, "q2-size", fragment)  # noqa: E731
+    def text(fragment: str) -> str:
+        return quote(study, "q2-size", fragment)
+
     findings = [_ordering(study, f"q2-bilstm-{t}", "BiLSTM is the most vulnerable victim", t,
                           [("BiLSTM", v) for v in PRETRAINED], text("BiLSTM")) for t in TASK_ORDER]
     findings += [_ordering(study, f"q2-bert-{t}", "BERT is the most robust of the pretrained victims (except on HN)",

@@ -32,11 +32,14 @@ TASK_ORDER = ("HN", "PR2", "FC", "RD")
 
 @dataclass
 class Results:
+    """A results folder read into tables: one row per trained victim and one per finished attack run."""
+
     root: Path
     victims: pd.DataFrame
     runs: pd.DataFrame
 
     def records(self, name: str) -> list[dict]:
+        """The per-example records of the run folder ``name``, as written by the attack run."""
         return list(read_jsonl(self.root / "runs" / name / "records.jsonl"))
 
 
@@ -55,6 +58,7 @@ def _load_json(path: Path) -> dict:
 
 
 def load_victims(root: Path) -> pd.DataFrame:
+    """One row per finished victim under ``root/models``: its scores, size, training and competence."""
     rows = []
     for folder in sorted((root / "models").glob("*-*")):
         if not (folder / "victim.json").exists() or not (folder / "metrics.json").exists():
@@ -89,6 +93,7 @@ def _grid_attacker_name(name: str | None) -> str | None:
 
 
 def load_runs(root: Path) -> pd.DataFrame:
+    """One row per finished attack run under ``root/runs``: its settings and summary numbers."""
     rows = []
     for folder in sorted((root / "runs").glob("*")):
         path = folder / "summary.json"

@@ -13,8 +13,7 @@ from pathlib import Path
 
 import torch
 
-from bodega.io import atomic_write_bytes, atomic_write_json
-from bodega.resources import sha256_file
+from bodega.io import atomic_write_bytes, atomic_write_json, file_sha256
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +51,7 @@ def save_checkpoint(folder: Path, epoch: int, weights: dict[str, torch.Tensor], 
     tensors = {f"model.{k}": v for k, v in weights.items()} | optim_tensors
     tensor_path = folder / f"epoch-{epoch}.safetensors"
     atomic_write_bytes(tensor_path, save(tensors))
-    record = dict(meta, epoch=epoch, tensors_sha256=sha256_file(tensor_path), optimizer=optim_plain,
+    record = dict(meta, epoch=epoch, tensors_sha256=file_sha256(tensor_path), optimizer=optim_plain,
                   scheduler=scheduler.state_dict() if scheduler is not None else None)
     atomic_write_json(folder / f"epoch-{epoch}.json", record)
     return tensor_path
@@ -65,7 +64,7 @@ def latest_checkpoint(folder: Path) -> dict | None:
         try:
             record = json.loads(meta_path.read_text(encoding="utf-8"))
             tensor_path = folder / f"epoch-{record['epoch']}.safetensors"
-            if not tensor_path.exists() or sha256_file(tensor_path) != record["tensors_sha256"]:
+            if not tensor_path.exists() or file_sha256(tensor_path) != record["tensors_sha256"]:
                 log.warning("ignoring incomplete checkpoint %s", meta_path)
                 continue
         except (json.JSONDecodeError, KeyError) as error:

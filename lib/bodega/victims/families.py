@@ -16,6 +16,7 @@ _CLASSES = {
 
 
 def normalise_kind(kind: str) -> str:
+    """The canonical spelling of a victim kind, matched case-insensitively; an unknown kind raises."""
     for known in KINDS:
         if kind.strip().lower() == known.lower():
             return known
@@ -23,5 +24,6 @@ def normalise_kind(kind: str) -> str:
 
 
 def victim_class(kind: str):
+    """The class that implements victim ``kind``, importing its module only now."""
     module, name = _CLASSES[normalise_kind(kind)]
     return getattr(importlib.import_module(module), name)
