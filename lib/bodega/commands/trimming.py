@@ -7,8 +7,11 @@ from pathlib import Path
 
 TOKENIZERS = {
     "bert-base-uncased WordPiece": ("wordpiece-vocab", "BiLSTM (every profile) and BERT (paper)"),
-    "all-MiniLM-L6-v2": ("minilm", "BERT (cpu, smoke)"),
-    "Gemma-3-270M": ("gemma3-270m", "GEMMA2B and GEMMA7B (cpu, smoke)"),
+    "all-mpnet-base-v2": ("mpnet", "BERT (cpu)"),
+    "all-MiniLM-L6-v2": ("minilm", "MiniLM (every profile) and BERT (smoke)"),
+    "SmolLM2-135M": ("smollm2-instruct", "GEMMA2B (smoke)"),
+    "Gemma-3-270M": ("gemma3-270m", "GEMMA2B (cpu) and GEMMA7B (smoke)"),
+    "Qwen2.5-0.5B": ("qwen2.5-0.5b", "GEMMA7B (cpu)"),
 }
 
 
