@@ -69,8 +69,19 @@ def test_prefetched_predictions_are_cached_and_read_from_the_cache(tmp_path):
     with ProbabilityCache(tmp_path / "cache.sqlite") as cache:
         QueryAccountant(victim, cache=cache).prefetch(["a", "bb"])
         again = QueryAccountant(ScoredAlone(), cache=cache)
-        assert again.prefetch(["a", "bb", "ccc"]) == 3
+        assert again.prefetch(["ccc", "a", "bb"]) == 3
         assert (again.cache_hits, again.forwards, again.queries) == (2, 1, 0)
+        third = QueryAccountant(ScoredAlone(), cache=cache)
+        assert third.prefetch(["a", "dddd"]) == 1  # the next ask is the cache's: no forward just for the others
+        assert (third.cache_hits, third.forwards) == (1, 0)
+
+
+def test_nothing_is_computed_ahead_when_the_next_ask_would_not_reach_the_model():
+    victim = ScoredAlone()
+    accountant = QueryAccountant(victim)
+    accountant.predict_proba(["a"])
+    assert accountant.prefetch(["a", "bb", "ccc"]) == 0 and victim.batches == [["a"]]
+    assert accountant.prefetch(["bb", "a", "ccc"]) == 2 and victim.batches[-1] == ["bb", "ccc"]
 
 
 def test_only_a_victim_that_says_so_is_prefetched():

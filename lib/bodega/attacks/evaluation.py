@@ -6,7 +6,7 @@ remembers every probability it has seen during one attack and sends only new tex
 all of a step's candidates in a single ``predict_proba`` call.
 
 A loop that stops at the first success asks its texts one at a time; :class:`Lookahead`
-has the victim compute the next ones ahead in growing batches (8, 16, then 32 texts)
+has the victim compute the next ones ahead in growing batches (4, 8, 16, then 32 texts)
 through :meth:`~bodega.victims.accounting.QueryAccountant.prefetch`, which asks nothing:
 the texts asked, their order and the query counts stay the algorithm's.
 """
@@ -52,11 +52,13 @@ class Evaluator:
             return np.zeros((0, 2))
         return np.stack([self._seen[t] for t in texts])
 
-    def prefetch(self, texts: Sequence[str]) -> None:
-        """Let the victim compute ``texts`` ahead without asking them (a victim that cannot ignores it)."""
+    def prefetch(self, texts: Sequence[str]) -> int:
+        """Let the victim compute ``texts`` ahead without asking them; how many it did (0: it cannot, or
+        the first, the next ask, is answered here without the victim)."""
         ahead = getattr(self.victim, "prefetch", None)
-        if ahead is not None:
-            ahead([t for t in texts if self.reask or t not in self._seen])
+        if ahead is None or not texts or (not self.reask and texts[0] in self._seen):
+            return 0
+        return ahead([t for t in texts if self.reask or t not in self._seen])
 
     def gain(self, texts: Sequence[str]) -> np.ndarray:
         return self.goal.gain(self.probs(texts))
@@ -65,24 +67,25 @@ class Evaluator:
         return self.goal.reached(self.probs(texts))
 
 
-FIRST_WINDOW, LAST_WINDOW = 8, 32
+FIRST_WINDOW, LAST_WINDOW = 4, 32
 
 
 class Lookahead:
     """Prefetch the texts a first-success loop asks in order, a window at a time.
 
-    ``lookahead(k)`` before asking ``texts[k]``: when ``k`` leaves the window computed
-    so far, the next one (twice as wide, at most ``LAST_WINDOW`` texts) is prefetched. A
-    growing window bounds the texts computed and never asked: at batch 8 a transformer's
-    forward costs about two single ones (issue 23's table), at 32 about eight.
+    ``lookahead(k)`` before asking ``texts[k]``: when ``k`` leaves the window computed so
+    far, the next one (twice as wide, at most ``LAST_WINDOW`` texts) is offered to the
+    victim, which computes it only with an ask that must reach the model anyway. A growing
+    window bounds the texts computed and never asked: at batch 8 a transformer's forward
+    costs about two single ones (issue 23's table), at 32 about eight.
     """
 
-    def __init__(self, prefetch: Callable[[list[str]], object] | None, texts: Sequence[str]):
+    def __init__(self, prefetch: Callable[[list[str]], int] | None, texts: Sequence[str]):
         self.prefetch, self.texts = prefetch, texts
         self.end, self.window = 0, FIRST_WINDOW
 
     def __call__(self, k: int) -> None:
         if self.prefetch is None or k < self.end:
             return
-        self.prefetch(list(self.texts[k:k + self.window]))
-        self.end, self.window = k + self.window, min(2 * self.window, LAST_WINDOW)
+        if self.prefetch(list(self.texts[k:k + self.window])):
+            self.end, self.window = k + self.window, min(2 * self.window, LAST_WINDOW)

@@ -99,7 +99,7 @@ class OpenAttackStep:
 
     def __init__(self, words: list[str], candidates: Callable[[int], list[str]], filter_words: frozenset[str],
                  screen: Callable, original: str, current_prob, goal: Goal, probs, tokenizer, torch,
-                 prefetch: Callable[[list[str]], object] | None = None):
+                 prefetch: Callable[[list[str]], int] | None = None):
         self.words, self.candidates, self.filter_words, self.screen = words, candidates, filter_words, screen
         self.prefetch = prefetch
         self.original = original

@@ -121,26 +121,31 @@ class QueryAccountant:
         return self._answer(texts)
 
     def prefetch(self, texts: list[str]) -> int:
-        """Compute, without asking them, the texts not yet known; return how many were computed or read.
+        """Compute ahead, without asking them, the texts a loop will ask in this order; return how many.
 
-        Speculative: nothing is counted as a query, at most the budget's remaining asks are
-        looked at (the loop cannot ask more), and a failure (an invalid row, a victim error)
-        is left to the ask of that text, so an example fails exactly when and where it did
-        without prefetching. A no-op unless the victim is batch-invariant.
+        Only when the first (the loop's next ask) is unknown, so that the others join the
+        forward that ask makes anyway (up to ``batch_size`` texts: no extra call). Speculative:
+        nothing is counted as a query, at most the budget's remaining asks are looked at (the
+        loop cannot ask more), and a failure (an invalid row, a victim error) is left to the
+        ask of that text, so an example fails exactly when and where it did without
+        prefetching. A no-op unless the victim is batch-invariant.
         """
         if not self.prefetches:
             return 0
         texts = check_texts(texts)
         if self.budget is not None:
             texts = texts[:max(self.budget - self.queries, 0)]
-        unknown = [t for t in dict.fromkeys(texts) if t not in self._memory]
-        if not unknown:
+        if not texts or texts[0] in self._memory:
             return 0
+        missing: dict[str, list[int]] = {t: [] for t in texts if t not in self._memory}
+        fresh = list(missing)
         try:
-            self._answer(unknown)
+            self._read_cache(missing, None)
+            if texts[0] in missing:
+                self._compute(missing, None)
         except Exception:  # noqa: BLE001 - speculative: the real ask of the text raises it, if it is ever asked
             pass
-        done = sum(t in self._memory for t in unknown)  # the batches before a failure stay remembered
+        done = sum(t in self._memory for t in fresh)  # a failed batch's predecessors stay
         self.prefetched += done
         self.total_prefetched += done
         return done
@@ -156,23 +161,28 @@ class QueryAccountant:
                 result[i] = known
             else:
                 missing.setdefault(text, []).append(i)
-        if missing and self.cache is not None:
-            distinct = list(missing)
-            hits = self.cache.get(self.weights_hash, distinct, self.precision)
-            self.cache_hits += len(hits)
-            self.total_cache_hits += len(hits)
-            for j, probs in hits.items():
-                self._remember(distinct[j], probs)
-                for i in missing.pop(distinct[j]):
-                    result[i] = probs
+        self._read_cache(missing, result)
         if missing:
             self._compute(missing, result)
         return result
 
+    def _read_cache(self, missing: dict[str, list[int]], result: np.ndarray | None) -> None:
+        """Answer what the persistent cache holds of ``missing`` (rows ``missing[text]`` of ``result``), popping it."""
+        if not missing or self.cache is None:
+            return
+        distinct = list(missing)
+        hits = self.cache.get(self.weights_hash, distinct, self.precision)
+        self.cache_hits += len(hits)
+        self.total_cache_hits += len(hits)
+        for j, probs in hits.items():
+            self._remember(distinct[j], probs)
+            for i in missing.pop(distinct[j]):
+                result[i] = probs
+
     def predict(self, texts: list[str]) -> np.ndarray:
         return argmax_predictions(self.predict_proba(texts))
 
-    def _compute(self, missing: dict[str, list[int]], result: np.ndarray) -> None:
+    def _compute(self, missing: dict[str, list[int]], result: np.ndarray | None) -> None:
         ordered = sorted(missing, key=len)
         for start in range(0, len(ordered), self.batch_size):
             batch = ordered[start:start + self.batch_size]
