@@ -9,15 +9,16 @@ example (``start_example``); ``total_*`` keep the totals since construction.
 
 A loop that asks one candidate at a time and stops at the first success (PWWS's greedy
 phase, the as-run BERT-ATTACK and BAE candidates) may :meth:`QueryAccountant.prefetch` the
-texts it is about to ask: they are computed ahead, in batches, and remembered, but not
-asked, so ``queries``, ``unique_queries`` and the budget (which counts asks) are what they
-were; only ``forwards`` (and ``cache_hits``) include them, and ``prefetched`` counts them.
+texts it is about to ask: they join the forward of the next ask that reaches the model
+and are remembered, but not asked, so ``queries``, ``unique_queries`` and the budget (which
+counts asks) are what they were; only ``forwards`` (and ``cache_hits``) include them, and
+``prefetched`` counts them (not in :meth:`~QueryAccountant.counts`: records keep their fields).
 Prefetching changes the batch a text is computed in, so it is on only for a victim whose
 ``batch_invariant`` is true (its probabilities for a text do not depend on the other texts
 of the batch: the fp32 transformers, the packed BiLSTM); bf16 victims (a text's
-probability moves with its batch by up to 0.003-0.1, issue 23) and BODEGA's right-padded
-BiLSTM are not prefetched, nor is a victim that does not say, so their results stay those
-of a run without it.
+probability moves with its batch by up to 0.003-0.1, issue 23), the 4-bit Gemma and
+BODEGA's right-padded BiLSTM are not prefetched, nor is a victim that does not say, so
+their results stay those of a run without it.
 
 Every row the model returns is checked (finite, within [0, 1], summing to 1): a NaN row's
 argmax is class 0, which would count as a successful attack. A bad row raises
