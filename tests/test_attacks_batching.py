@@ -97,3 +97,76 @@ def test_fixed_pwws_ranks_in_one_call_and_then_asks_one_text_per_step():
         assert victim.batches[0] == 1 and victim.batches[1] > len(SENTENCES[index].split())
         assert all(size == 1 for size in victim.batches[2:])
         assert sum(victim.batches) == record["unique_queries"]
+
+
+# --- Prefetching: the texts a first-success loop will ask, computed ahead, never counted as asked ---------------
+
+class InvariantVictim(CountingVictim):
+    """The counting keyword victim, saying what it is: each text is scored alone, whatever its batch."""
+
+    batch_invariant = True
+
+
+ASKED = ("adversarial", "success", "queries", "unique_queries", "budget_exhausted", "error")
+
+
+def run_with(victim: CountingVictim, engine, index: int, targeted: bool, budget: int | None = None):
+    accountant = QueryAccountant(victim, budget=budget)
+    record = attack_one(engine, accountant, Target(index, str(index), SENTENCES[index], 1), targeted, 0)
+    return record, accountant
+
+
+@pytest.fixture(scope="module")
+def tiny_mlm_path(tmp_path_factory) -> str:
+    from mlm_fakes import tiny_bert
+
+    return str(tiny_bert(tmp_path_factory.mktemp("mlm") / "tiny-bert"))
+
+
+def engines(mlm: str) -> dict:
+    return {"PWWS as-run": get_attacker("PWWS", fidelity="as-run"),
+            "PWWS fixed": get_attacker("PWWS", profile="cpu", fidelity="fixed"),
+            "BERT-ATTACK as-run": get_attacker("BERT-ATTACK", fidelity="as-run", mlm_path=mlm)}
+
+
+@pytest.mark.parametrize("name", ["PWWS as-run", "PWWS fixed", "BERT-ATTACK as-run"])
+def test_prefetching_asks_the_same_texts_in_fewer_calls(name, tiny_mlm_path):
+    """Same texts, success and queries as without prefetching on every case; never more victim calls, fewer in all."""
+    engine = engines(tiny_mlm_path)[name]
+    plain_calls = prefetched_calls = prefetched = 0
+    for index, targeted in CASES:
+        plain_victim, victim = CountingVictim(), InvariantVictim()
+        plain, _ = run_with(plain_victim, engine, index, targeted)
+        record, accountant = run_with(victim, engine, index, targeted)
+        assert {k: record[k] for k in ASKED} == {k: plain[k] for k in ASKED}, (index, targeted)
+        assert record["forwards"] == sum(victim.batches) >= plain["forwards"]
+        assert len(victim.batches) <= len(plain_victim.batches)  # computed ahead only with an ask's forward
+        plain_calls += len(plain_victim.batches)
+        prefetched_calls += len(victim.batches)
+        prefetched += accountant.prefetched
+    assert prefetched > 0
+    assert prefetched_calls < plain_calls, (prefetched_calls, plain_calls)
+
+
+@pytest.mark.parametrize("name", ["PWWS as-run", "BERT-ATTACK as-run"])
+def test_a_budget_stops_a_prefetched_attack_where_it_stopped(name, tiny_mlm_path):
+    """The budget counts asks: with every budget up to the attack's queries, the same record either way."""
+    engine = engines(tiny_mlm_path)[name]
+    index, targeted = 0, True
+    full, _ = run_with(CountingVictim(), engine, index, targeted)
+    assert full["queries"] > 3
+    for budget in range(full["queries"] + 2):
+        plain, _ = run_with(CountingVictim(), engine, index, targeted, budget)
+        record, accountant = run_with(InvariantVictim(), engine, index, targeted, budget)
+        assert {k: record[k] for k in ASKED} == {k: plain[k] for k in ASKED}, budget
+        assert record["queries"] <= budget
+        assert record["budget_exhausted"] == (budget < full["queries"])
+
+
+def test_a_victim_that_does_not_say_it_is_batch_invariant_is_not_prefetched():
+    for index, targeted in CASES[:4]:
+        plain, plain_victim = run(get_attacker("PWWS", fidelity="as-run"), index, targeted)
+        again = CountingVictim()
+        record, accountant = run_with(again, get_attacker("PWWS", fidelity="as-run"), index, targeted)
+        assert not accountant.prefetches and accountant.prefetched == 0
+        assert again.batches == plain_victim.batches and record["forwards"] == plain["forwards"]

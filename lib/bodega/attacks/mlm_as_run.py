@@ -12,7 +12,8 @@ list aliases them: "candidate aliasing"); the attack gives up after more than
 which ones are asked) is the subclasses' :meth:`~OpenAttackMaskedLM._word_candidates`
 and :meth:`~OpenAttackMaskedLM._screen`. The candidates of a word are asked one at a
 time because the first success stops the attack: a batch would ask, and count, texts
-that OpenAttack never asked.
+that OpenAttack never asked; a batch-invariant victim computes them ahead instead
+(:class:`~bodega.attacks.evaluation.Lookahead`), without their being asked.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from bodega.attacks.evaluation import Lookahead
 from bodega.attacks.goal import Goal
 from bodega.attacks.mlm_search import walk_words
 from bodega.attacks.result import AttackResult
@@ -82,13 +84,14 @@ class OpenAttackMaskedLM:
         order = [index for index, _ in sorted(enumerate(importance), key=lambda item: item[1], reverse=True)]
         candidates = self._word_candidates(words)
         step = OpenAttackStep(words, candidates, self.filter_words, self._screen, seq, current_prob, goal, probs,
-                              tokenizer, torch)
+                              tokenizer, torch, prefetch=getattr(victim, "prefetch", None))
         adversarial = walk_words(order, len(words), self.max_change_rate, step)
         return AttackResult(adversarial, adversarial is not None)
 
 
 class OpenAttackStep:
-    """A word as OpenAttack 2.1.1's BERT-ATTACK and BAE try it: candidates asked one at a time, first success wins.
+    """A word as OpenAttack 2.1.1's BERT-ATTACK and BAE try it: candidates asked one at a time, first success wins
+    (``prefetch``, the accountant's, computes the next ones ahead without asking them).
 
     Every screened candidate is written into the current words (candidate aliasing), asked
     or not; a word whose candidates all fail keeps the one with the largest drop of the
@@ -97,8 +100,10 @@ class OpenAttackStep:
     """
 
     def __init__(self, words: list[str], candidates: Callable[[int], list[str]], filter_words: frozenset[str],
-                 screen: Callable, original: str, current_prob, goal: Goal, probs, tokenizer, torch):
+                 screen: Callable, original: str, current_prob, goal: Goal, probs, tokenizer, torch,
+                 prefetch: Callable[[list[str]], int] | None = None):
         self.words, self.candidates, self.filter_words, self.screen = words, candidates, filter_words, screen
+        self.prefetch = prefetch
         self.original = original
         self.current_prob, self.goal, self.probs, self.tokenizer, self.torch = (current_prob, goal, probs,
                                                                                tokenizer, torch)
@@ -113,10 +118,13 @@ class OpenAttackStep:
         texts = [self.tokenizer.convert_tokens_to_string(final[:index] + [s] + final[index + 1:]) for s in fillers]
         fillers, texts, asked = self.screen(final, index, fillers, texts, self.original)
         most_gap, candidate = 0.0, None
+        lookahead, k = Lookahead(self.prefetch, [t for t, ask in zip(texts, asked) if ask]), 0
         for substitute, trial, ask in zip(fillers, texts, asked):
             final[index] = substitute  # OpenAttack writes each trial into the current words
             if not ask:
                 continue
+            lookahead(k)
+            k += 1
             trial_probs = self.probs([trial])[0]
             if (int(self.torch.argmax(trial_probs)) == self.goal.target) == self.goal.targeted:
                 return trial

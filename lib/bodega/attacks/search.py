@@ -10,7 +10,9 @@ Where batching stops: a step whose texts depend on the answers to the previous o
 (a PSO swarm state, a Genetic generation, the next word of TextFooler and of the greedy
 searches) is its own call; and a loop that stops at the first text reaching the goal
 (PWWS's greedy phase, DeepWordBug's single check) asks one text at a time, since a batch
-would ask, and count, texts that the algorithm never asks.
+would ask, and count, texts that the algorithm never asks; PWWS's greedy texts are known
+in advance, so a batch-invariant victim computes them ahead (:class:`~bodega.attacks.evaluation.Lookahead`)
+without their being asked.
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from bodega.attacks.constraints import MaxModificationRate, PosAgreement, SentenceSimilarity, Stopwords
-from bodega.attacks.evaluation import Evaluator
+from bodega.attacks.evaluation import Evaluator, Lookahead
 from bodega.attacks.transformations import WordTransformation
 from bodega.text import TokenizedText
 
@@ -155,7 +157,8 @@ def pwws_search(state: SearchState, transformation: WordTransformation, stopword
     candidates of all tokens go to the victim in one call (OpenAttack asks one call for the
     probes and one per token; the texts and their count are the same); the greedy phase
     asks one text at a time, because it stops at the first text that reaches the goal and
-    a batch would ask (and count) texts after it.
+    a batch would ask (and count) texts after it; those texts are prefetched (computed
+    ahead, not asked) where the victim allows it.
     """
     goal = state.evaluator.goal
     value = partial(_preference, goal) if openattack_order else goal.gain
@@ -171,11 +174,15 @@ def pwws_search(state: SearchState, transformation: WordTransformation, stopword
     weights /= weights.sum()
     best = _pwws_best_swaps(state, options, ranked, weights, base, values[len(probes):], openattack_order)
     changes: dict[int, str] = {}
+    candidates = []
     for i, word, _ in sorted(best, key=lambda item: -item[2]):
         if stopwords is not None and not stopwords.allows(state.text.words[i].text):
             continue
         changes[i] = word
-        candidate = state.text.replace(changes)
+        candidates.append(state.text.replace(changes))
+    lookahead = Lookahead(state.evaluator.prefetch, candidates)
+    for k, candidate in enumerate(candidates):
+        lookahead(k)
         if state.evaluator.reached([candidate])[0]:
             return candidate
     return None

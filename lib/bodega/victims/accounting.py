@@ -7,6 +7,19 @@ of the current example; ``forwards`` counts texts the model actually computed, a
 distinct text once, in batches of similar length (less padding). Counters and budget are per
 example (``start_example``); ``total_*`` keep the totals since construction.
 
+A loop that asks one candidate at a time and stops at the first success (PWWS's greedy
+phase, the as-run BERT-ATTACK and BAE candidates) may :meth:`QueryAccountant.prefetch` the
+texts it is about to ask: they join the forward of the next ask that reaches the model
+and are remembered, but not asked, so ``queries``, ``unique_queries`` and the budget (which
+counts asks) are what they were; only ``forwards`` (and ``cache_hits``) include them, and
+``prefetched`` counts them (not in :meth:`~QueryAccountant.counts`: records keep their fields).
+Prefetching changes the batch a text is computed in, so it is on only for a victim whose
+``batch_invariant`` is true (its probabilities for a text do not depend on the other texts
+of the batch: the fp32 transformers, the packed BiLSTM); bf16 victims (a text's
+probability moves with its batch by up to 0.003-0.1, issue 23), the 4-bit Gemma and
+BODEGA's right-padded BiLSTM are not prefetched, nor is a victim that does not say, so
+their results stay those of a run without it.
+
 Every row the model returns is checked (finite, within [0, 1], summing to 1): a NaN row's
 argmax is class 0, which would count as a successful attack. A bad row raises
 :class:`InvalidPredictions`, naming the victim and the text, and is never cached.
@@ -46,6 +59,11 @@ def check_probabilities(probs: np.ndarray, texts: list[str], victim_name: str) -
             f"{len(texts)} rows invalid): probabilities must be finite, within [0, 1] and sum to 1")
 
 
+def batch_invariant(victim) -> bool:
+    """Whether ``victim`` declares that a text's probabilities do not depend on its batch (default: no)."""
+    return bool(getattr(victim, "batch_invariant", False))
+
+
 class QueryAccountant:
     """The only door from an attack to a victim: counts every query, enforces the budget, caches answers.
 
@@ -57,7 +75,7 @@ class QueryAccountant:
     """
 
     def __init__(self, victim, budget: int | None = None, cache: ProbabilityCache | None = None,
-                 batch_size: int = 32):
+                 batch_size: int = 32, prefetch: bool = True):
         if budget is not None and budget < 0:
             raise ValueError(f"budget must be >= 0 or None, got {budget}")
         if cache is not None and not getattr(victim, "weights_hash", ""):
@@ -68,8 +86,9 @@ class QueryAccountant:
         self.cache = cache
         self.precision = str(getattr(victim, "precision", "fp32"))
         self.batch_size = batch_size
+        self.prefetches = prefetch and batch_invariant(victim)  # see the module docstring
         self._memory: OrderedDict[str, np.ndarray] = OrderedDict()
-        self.total_queries = self.total_forwards = self.total_cache_hits = 0
+        self.total_queries = self.total_forwards = self.total_cache_hits = self.total_prefetched = 0
         self.start_example()
 
     @property
@@ -92,6 +111,7 @@ class QueryAccountant:
         self.queries = 0
         self.forwards = 0
         self.cache_hits = 0
+        self.prefetched = 0
         self._seen: set[str] = set()
 
     @property
@@ -118,6 +138,40 @@ class QueryAccountant:
         self.queries += len(texts)
         self.total_queries += len(texts)
         self._seen.update(texts)
+        return self._answer(texts)
+
+    def prefetch(self, texts: list[str]) -> int:
+        """Compute ahead, without asking them, the texts a loop will ask in this order; return how many.
+
+        Only when the first (the loop's next ask) is unknown, so that the others join the
+        forward that ask makes anyway (up to ``batch_size`` texts: no extra call). Speculative:
+        nothing is counted as a query, at most the budget's remaining asks are looked at (the
+        loop cannot ask more), and a failure (an invalid row, a victim error) is left to the
+        ask of that text, so an example fails exactly when and where it did without
+        prefetching. A no-op unless the victim is batch-invariant.
+        """
+        if not self.prefetches:
+            return 0
+        texts = check_texts(texts)
+        if self.budget is not None:
+            texts = texts[:max(self.budget - self.queries, 0)]
+        if not texts or texts[0] in self._memory:
+            return 0
+        missing: dict[str, list[int]] = {t: [] for t in texts if t not in self._memory}
+        fresh = list(missing)
+        try:
+            self._read_cache(missing, None)
+            if texts[0] in missing:
+                self._compute(missing, None)
+        except Exception:  # noqa: BLE001 - speculative: the real ask of the text raises it, if it is ever asked
+            pass
+        done = sum(t in self._memory for t in fresh)  # a failed batch's predecessors stay
+        self.prefetched += done
+        self.total_prefetched += done
+        return done
+
+    def _answer(self, texts: list[str]) -> np.ndarray:
+        """The probabilities of ``texts`` from memory, the persistent cache, else the model."""
         result = np.empty((len(texts), 2), dtype=np.float64)
         missing: dict[str, list[int]] = {}
         for i, text in enumerate(texts):
@@ -127,24 +181,29 @@ class QueryAccountant:
                 result[i] = known
             else:
                 missing.setdefault(text, []).append(i)
-        if missing and self.cache is not None:
-            distinct = list(missing)
-            hits = self.cache.get(self.weights_hash, distinct, self.precision)
-            self.cache_hits += len(hits)
-            self.total_cache_hits += len(hits)
-            for j, probs in hits.items():
-                self._remember(distinct[j], probs)
-                for i in missing.pop(distinct[j]):
-                    result[i] = probs
+        self._read_cache(missing, result)
         if missing:
             self._compute(missing, result)
         return result
+
+    def _read_cache(self, missing: dict[str, list[int]], result: np.ndarray | None) -> None:
+        """Answer what the persistent cache holds of ``missing`` (rows ``missing[text]`` of ``result``), popping it."""
+        if not missing or self.cache is None:
+            return
+        distinct = list(missing)
+        hits = self.cache.get(self.weights_hash, distinct, self.precision)
+        self.cache_hits += len(hits)
+        self.total_cache_hits += len(hits)
+        for j, probs in hits.items():
+            self._remember(distinct[j], probs)
+            for i in missing.pop(distinct[j]):
+                result[i] = probs
 
     def predict(self, texts: list[str]) -> np.ndarray:
         """The decisions (argmax) for ``texts``, counted as queries like :meth:`predict_proba`."""
         return argmax_predictions(self.predict_proba(texts))
 
-    def _compute(self, missing: dict[str, list[int]], result: np.ndarray) -> None:
+    def _compute(self, missing: dict[str, list[int]], result: np.ndarray | None) -> None:
         ordered = sorted(missing, key=len)
         for start in range(0, len(ordered), self.batch_size):
             batch = ordered[start:start + self.batch_size]

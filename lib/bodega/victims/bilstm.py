@@ -72,6 +72,11 @@ class BiLSTMVictim(TorchVictim):
     direct_tokenizer = True
     supports_bf16 = False  # 0.5-1.2x in bf16 (issue 23): it stays fp32 at every precision
 
+    @property
+    def batch_invariant(self) -> bool:
+        """Packed, yes; right-padded as BODEGA ran it, no: the LSTM reads its batch's padding."""
+        return self.model.packed and super().batch_invariant
+
     def encode(self, texts: list[str]) -> dict[str, torch.Tensor]:
         """WordPiece ids and each text's length (for packing)."""
         encoded = self.tokenize(texts)

@@ -139,6 +139,7 @@ class CallableVictim:
         version = version if version is not None else getattr(obj, "version", None)
         self.version = None if version is None else str(version)
         self.precision = str(getattr(obj, "precision", "fp32"))  # the object computes in its own precision
+        self.batch_invariant = bool(getattr(obj, "batch_invariant", False))  # the object's word (prefetching)
         self.weights_hash = (hashlib.sha256(f"{spec}@{self.version}".encode()).hexdigest()
                              if self.version is not None else "")
         self.trim_tokenizer = trim_tokenizer if trim_tokenizer is not None else getattr(obj, "trim_tokenizer", None)

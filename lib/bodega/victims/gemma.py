@@ -82,6 +82,11 @@ class GemmaVictim(TorchVictim):
     max_grad_norm = 1.0
     bucket_batches = True
 
+    @property
+    def batch_invariant(self) -> bool:
+        """Not with 4-bit weights (the paper profile computes them in bf16), else as the precision says."""
+        return not getattr(self, "base", {}).get("quantized_4bit", False) and super().batch_invariant
+
     def encode(self, texts: list[str]) -> dict[str, torch.Tensor]:
         """Right-padded token ids and attention mask."""
         encoded = self.tokenize(texts, padding_side="right")

@@ -79,6 +79,16 @@ class TorchVictim:
         """The inference model in bf16 weights (a family with adapters merges them first)."""
         return model.to(torch.bfloat16)
 
+    @property
+    def batch_invariant(self) -> bool:
+        """Whether the query accountant may compute a text ahead, in another batch (its ``prefetch``).
+
+        In fp32 a text's probabilities move with its batch by 1e-7 to 6e-6 (masks and packing
+        keep the padding out); in bf16 by up to 0.003-0.1 (issue 23), so a bf16 victim is never
+        prefetched and its texts are computed in the batches a run without prefetching uses.
+        """
+        return self.precision == "fp32"
+
     # -- encoding -------------------------------------------------------------------------
     def tokenize(self, texts: list[str], max_length: int = MAX_TOKENS, padding_side: str = "right") -> dict:
         """Tokenize single texts, or (evidence, claim) pairs for pair tasks, padded on one side."""
