@@ -124,7 +124,8 @@ def main() -> None:
     parser.add_argument("--attackers", nargs="+", default=list(ATTACKERS))
     parser.add_argument("--scenarios", nargs="+", default=["targeted", "untargeted"])
     parser.add_argument("--untargeted-n", type=int, default=100)
-    parser.add_argument("--targeted-n", type=int, default=None, help="first N eligible examples of the seeded sample order (default: all)")
+    parser.add_argument("--targeted-n", type=int, default=None,
+                        help="first N eligible examples of the seeded sample order (default: all)")
     parser.add_argument("--fidelities", nargs="+", default=["fixed", "as-run"], help="native attackers' fidelity")
     parser.add_argument("--json", default=None, help="also write rows, settings and load average here")
     parser.add_argument("--profile", default="cpu")

@@ -4,10 +4,10 @@ Why: issue 23 measured bf16 weights at about 2x the fp32 rate of every transform
 Intel AMX, and slower than fp32 without it. This script measures what the package itself does at each
 ``--precision`` on the machine it runs on, and records the CPU flags that decide it:
 
-- victims (the BERT-role encoder classifier, all-mpnet-base-v2 in the cpu profile, and a decoder LM with LoRA, trained here for one epoch on a small seeded
-  class-balanced sample of the task's rows, so that the numbers need no trained study victim): texts/s of
-  ``predict_proba`` at batch 1, 8 and 32 on attack.tsv texts around the median length, in fp32, bf16 and, for
-  the decoder, fp32 with the LoRA merged; interleaved rounds, medians;
+- victims (the BERT-role encoder classifier, all-mpnet-base-v2 in the cpu profile, and a decoder LM with LoRA,
+  trained here for one epoch on a small seeded class-balanced sample of the task's rows, so that the numbers
+  need no trained study victim): texts/s of ``predict_proba`` at batch 1, 8 and 32 on attack.tsv texts around
+  the median length, in fp32, bf16 and, for the decoder, fp32 with the LoRA merged; interleaved rounds, medians;
 - batch dependence: each text alone against the same texts in one call, per precision: the largest
   change of P(non-credible) and the decisions that flip;
 - one attack cell per victim (PWWS, untargeted, N examples of the seeded sample) in fp32 and bf16 on the same
@@ -18,7 +18,8 @@ Intel AMX, and slower than fp32 without it. This script measures what the packag
 - the attack's sentence encoder: encoding time and the largest cosine change.
 
 Usage (the book's numbers; about 20 CPU-minutes on one thread with the 110M encoder):
-``python benchmarks/precision.py --data data --task PR2 --n 8 --decoder-n 3 --train-rows 256 --lr 5e-5 --json book/data/precision.json``
+``python benchmarks/precision.py --data data --task PR2 --n 8 --decoder-n 3 --train-rows 256 --lr 5e-5
+--json book/data/precision.json``
 """
 from __future__ import annotations
 

@@ -16,6 +16,9 @@ from bodega.errors import UnknownNameError
 
 @dataclass(frozen=True)
 class Profile:
+    """One scale of the same code (paper, cpu, smoke): the model behind each role, whether the hub may be
+    reached, and the deviations from the paper that the book lists for it."""
+
     name: str
     allow_hub: bool
     models: dict[str, str | None]
@@ -69,7 +72,8 @@ SHARED: dict[str, str] = {
                     "followed by n into a newline"),
     "HN data": ("the by-article part of SemEval-2019 Task 4 (645 + 628 articles) instead of BODEGA's by-publisher "
                 "training set (60,235 articles): far less training data"),
-    "FC data": "FeverSymmetric pairs (a claim with one gold evidence sentence) instead of FEVER with Wikipedia evidence",
+    "FC data": ("FeverSymmetric pairs (a claim with one gold evidence sentence) instead of FEVER with Wikipedia "
+                "evidence"),
     "RD data": ("source tweets only (RPDNN leave-one-event-out data) instead of the augmented threads (source and "
                 "replies); no RD text reaches 512 tokens here, so trimming never cuts one"),
     "sentence splitting": ("NLTK punkt (English) splits HN and RD texts for the semantic score; BODEGA used the "
@@ -161,7 +165,8 @@ PROFILES: dict[str, Profile] = {
     ),
     "smoke": Profile(
         "smoke", allow_hub=False, models=dict(_SMALL_MODELS),
-        deviations={**SHARED, **FIXED_ATTACKERS, "scale": "toy training subsets and a handful of examples: for tests only",
+        deviations={**SHARED, **FIXED_ATTACKERS,
+                    "scale": "toy training subsets and a handful of examples: for tests only",
                     "epoch selection": "the epoch with the best dev F1 is kept; BODEGA keeps the last epoch"},
         max_train=200, epochs={"BiLSTM": 1, "BERT": 1, "MiniLM": 1, "GEMMA2B": 1, "GEMMA7B": 1}, select="dev",
     ),
@@ -169,6 +174,7 @@ PROFILES: dict[str, Profile] = {
 
 
 def get_profile(name: str) -> Profile:
+    """The profile of that name; an unknown name is a user error that lists the known ones."""
     if name not in PROFILES:
         raise UnknownNameError(f"unknown profile {name!r}; choose one of {', '.join(PROFILES)}")
     return PROFILES[name]
