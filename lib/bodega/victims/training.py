@@ -115,9 +115,10 @@ def training_fingerprint(task: str, victim_kind: str, data_dir: str | Path, prof
     return fingerprint
 
 
-AUTOCAST_KINDS = ("BERT",)
-"""Families trained under bf16 autocast at ``--precision bf16``: MiniLM's steps run 1.37x faster on AMX at
-the same dev F1 (issue 23); the BiLSTM gains nothing and the decoders' LoRA training was not measured."""
+AUTOCAST_KINDS = ("BERT", "MiniLM")
+"""Families trained under bf16 autocast at ``--precision bf16``: MiniLM's steps ran 1.37x faster on AMX at
+the same dev F1 (issue 23), MPNet's (the cpu BERT) 3.3x here (book/data/precision.json); the BiLSTM gains
+nothing and the decoders' LoRA training was not measured."""
 
 
 def training_precision(kind: str, precision: str) -> str:
