@@ -44,7 +44,7 @@ def _moved() -> pd.DataFrame:
 
 def test_before_after_rounds_to_three_places_and_sums_up_only_the_same_victims_cells():
     table = before_after_table(_moved())
-    assert table.loc["a", "BODEGA before"] == 0.123 and table.loc["c", "same victim"] == False  # noqa: E712
+    assert table.loc["a", "BODEGA before"] == 0.123 and not table.loc["c", "same victim"]
     assert list(table.columns)[:3] == ["same victim", "BODEGA before", "BODEGA after"]
     assert before_after_summary(_moved()) == (
         "With the same victim, the BODEGA score moved by 0.200 on average over 2 cells (largest 0.300, b); "

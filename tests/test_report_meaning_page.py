@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from bodega.report.meaning_page import (SPEED_KEYS, agreement_facts, candidates_table, folding_table, speed_facts,
-                                        speed_markdown)
+from bodega.report.meaning_page import (SEMANTIC_MODELS, SPEED_KEYS, agreement_facts, candidates_table,
+                                        example_html, folding_note, folding_table, per_annotator_table,
+                                        semantic_models_markdown, speed_facts, speed_markdown)
+from bodega.scoring.semantic import semantic_model_name
 
 COLUMNS = ("auc_semantic", "auc_semantic_low", "auc_semantic_high", "auc_bodega", "auc_bodega_low",
            "auc_bodega_high", "auc_semantic_0_vs_1", "auc_semantic_0_vs_2")
@@ -64,3 +66,27 @@ def test_folding_table_says_na_for_a_run_without_successes():
     row = folding_table(folding).iloc[0]
     assert row["successes"] == "0/3" and row["semantic, folded"] == "n/a"
     assert row["BODEGA, folded"] == "0.500 [0.400, 0.600]"
+
+
+def test_each_profile_names_its_semantic_model_and_what_it_is():
+    lines = semantic_models_markdown(("paper", "cpu")).splitlines()
+    assert lines[0] == "| profile | semantic model | what it is |" and len(lines) == 4
+    cpu = semantic_model_name("cpu")
+    assert lines[3] == f"| `cpu` | `{cpu}` | {SEMANTIC_MODELS.get(cpu, '')} |"
+
+
+def test_per_annotator_aucs_show_three_places_and_none_without_annotators():
+    assert per_annotator_table({}) is None
+    table = per_annotator_table({"per_annotator_auc_semantic": [
+        {"annotator": "a", "n_pairs": 12, "auc": 0.71234}, {"annotator": "b", "n_pairs": 8, "auc": 0.5}]})
+    assert table.to_dict("records") == [{"annotator": "a", "n_pairs": 12, "auc": "0.712"},
+                                        {"annotator": "b", "n_pairs": 8, "auc": "0.500"}]
+
+
+def test_folding_note_and_an_example_s_html():
+    assert folding_note({"folded_model": "f", "plain_model": "p", "runs": "results/x", "bootstrap": 1000}) == (
+        "Models: `f` against `p`, runs from `results/x`, 1000 bootstrap resamples.")
+    html = example_html({"row": 7, "label": 2, "original": "a cat", "adversarial": "a cot",
+                         "semantic": {"m": 0.91234}, "bodega": {"m": 0.5}})
+    assert html.startswith("<p><b>Row 7: people say it makes no sense</b></p>")
+    assert "<tr><td><code>m</code></td><td>0.912</td><td>0.500</td></tr>" in html
