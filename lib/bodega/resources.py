@@ -333,7 +333,8 @@ def gemma3_270m_dir(root: Path | None = None) -> Path | None:
 
     root = Path(root) if root is not None else cache_dir() / "gemma3-270m"
     converted = root / "hf"
-    if (converted / "config.json").exists() and (converted / "model.safetensors").exists():
+    if (converted / "config.json").exists() and ((converted / "model.safetensors").exists()
+                                                 or (converted / "model.safetensors.index.json").exists()):
         repair_rank_scored_tokenizer(converted)
         return converted
     gguf_path = packaged.assemble(root / packaged.MODEL_NAME)
@@ -378,7 +379,8 @@ def smollm2_instruct_dir(root: Path | None = None) -> Path | None:
         return None
     root = Path(root) if root is not None else cache_dir() / "smollm2-instruct"
     converted = root / "hf"
-    if (converted / "config.json").exists() and (converted / "model.safetensors").exists():
+    if (converted / "config.json").exists() and ((converted / "model.safetensors").exists()
+                                                 or (converted / "model.safetensors.index.json").exists()):
         return converted
     gguf_path = smollm2_gguf()
     assert gguf_path is not None
@@ -445,7 +447,8 @@ def converted_gguf_dir(split: SplitFile, root: Path) -> Path | None:
     if not split.installed():
         return None
     converted = root / "hf"
-    if (converted / "config.json").exists() and (converted / "model.safetensors").exists():
+    if (converted / "config.json").exists() and ((converted / "model.safetensors").exists()
+                                                 or (converted / "model.safetensors.index.json").exists()):
         return converted
     try:
         gguf_path = assemble(split, root / split.name)

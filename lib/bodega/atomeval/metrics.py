@@ -210,7 +210,8 @@ def make_cases(claims: Sequence[Any], rewriter: Any, family: str,
     A rewriter with ``rewrite_many`` (the LLM rewriter) gets ``chunk`` claims at a time.
     """
     many = getattr(rewriter, "rewrite_many", None)
-    step = chunk if many is not None else 1
+    # an LLM rewriter with a cache takes every claim at once: it batches by prompt length and saves each batch
+    step = (len(claims) or 1 if getattr(rewriter, "cache", None) is not None else chunk) if many is not None else 1
     starts = range(0, len(claims), step)
     if progress:
         from tqdm.auto import tqdm

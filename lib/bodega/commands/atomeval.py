@@ -45,6 +45,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="rules, openai:<model>[@<url>], transformers:<path or role, e.g. smollm2-instruct>, "
                              "or saved:<an earlier --out folder> to judge its rewrites again")
     tables.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's)")
+    tables.add_argument("--rewrite-cache", default="results/atomeval/rewrites.jsonl",
+                        help="JSON lines of LLM rewrites by (model hash, prompt, claim), appended per batch and "
+                             "read first, so a rerun judges without generating again; 'none' to switch off")
+    tables.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16"),
+                        help="LLM rewriter weights: auto = bf16 where the CPU has AMX, else fp32")
+    tables.add_argument("--batch-size", type=int, default=8, help="LLM rewriter: claims decoded together")
     tables.add_argument("--families", default="colloquial,deseption,factmix,omission,advadd",
                         help="comma-separated rewriting families (default: all five)")
     tables.add_argument("--n-claims", type=int, default=0, help="0 = every refuted claim of the split")
@@ -122,7 +128,8 @@ def _tables(args: argparse.Namespace) -> int:
     _set_threads(args.threads)
     claims = refuted_claims(args.data, args.split, args.n_claims or None)
     verifier, folder = get_verifier(args.verifier, args.results, args.data, args.profile)
-    rewriter = make_rewriter(args.rewriter, args.threads)
+    cache = None if args.rewrite_cache.lower() == "none" else args.rewrite_cache
+    rewriter = make_rewriter(args.rewriter, args.threads, cache, args.precision, args.batch_size)
     families = args.families.split(",")
     if hasattr(rewriter, "covers"):  # saved rewrites: only the claims an earlier run rewrote
         claims = [c for c in claims if rewriter.covers(c.claim, families)]
