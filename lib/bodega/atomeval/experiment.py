@@ -250,6 +250,40 @@ def run_tables(claims: Sequence[Any], verifier, verifier_name: str, gate, rewrit
     return results
 
 
+def generate_rewrites(claims: Sequence[Any], rewriter, families: Sequence[str], cost_path: str | Path) -> dict:
+    """Fill an LLM rewriter's cache for every claim and family, before any verifier exists; the cost of each
+    family (wall and CPU seconds, answers and tokens decoded) is written to ``cost_path`` as it finishes."""
+    import json
+
+    from bodega.atomeval.metrics import make_cases
+
+    cost_path = Path(cost_path)
+    report = json.loads(cost_path.read_text()) if cost_path.exists() else {}
+    client = rewriter.client
+    for family in families:
+        before = rewrite_counters(rewriter)
+        wall, cpu = time.perf_counter(), time.process_time()
+        make_cases(claims, rewriter, family)
+        cost = {"claims": len(claims), "wall_seconds": round(time.perf_counter() - wall, 1),
+                "cpu_seconds": round(time.process_time() - cpu, 1),
+                **{k: round(v - before[k], 1) for k, v in rewrite_counters(rewriter).items()}}
+        earlier = report.get(family)
+        if earlier and cost["generated"] == 0:
+            continue  # everything came from the cache: keep the cost of the runs that generated it
+        if earlier:  # a run that went on where an earlier one stopped: the cost of both together
+            cost.update({k: round(cost[k] + earlier[k], 1) for k in
+                         ("wall_seconds", "cpu_seconds", "generated", "generated_tokens", "generation_seconds")})
+            cost["cached"] = earlier["cached"] + cost["cached"] - earlier["generated"]
+        cost["tokens_per_second"] = (round(cost["generated_tokens"] / cost["generation_seconds"], 2)
+                                     if cost["generation_seconds"] else None)
+        report[family] = {**cost, "rewriter": client.name, "precision": client.precision,
+                          "weights_sha256": client.weights_hash, "batch_size": rewriter.batch_size,
+                          "threads": torch_threads(), "max_answer_tokens": rewriter.max_answer_tokens}
+        atomic_write_json(cost_path, report)
+        log.info("%s %s: %s", client.name, family, report[family])
+    return report
+
+
 def rewrite_counters(rewriter) -> dict[str, float]:
     """Answers generated / read from the cache, and the client's decoded tokens and decoding seconds."""
     client = getattr(rewriter, "client", None)

@@ -67,6 +67,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "similarity threshold and perplexity ratio vary)")
     tables.set_defaults(func=_tables)
 
+    rewrite = actions.add_parser("rewrite", help="fill an LLM rewriter's cache (no verifier needed), with its cost")
+    rewrite.add_argument("--data", default="data/FC", help="prepared FC task folder")
+    rewrite.add_argument("--split", default="attack", help="which TSV of --data: attack, dev or train")
+    rewrite.add_argument("--n-claims", type=int, default=0, help="0 = every refuted claim of the split")
+    rewrite.add_argument("--rewriter", required=True, help="transformers:<path or role> or openai:<model>[@<url>]")
+    rewrite.add_argument("--families", default="colloquial,deseption,factmix,omission,advadd")
+    rewrite.add_argument("--rewrite-cache", default="results/atomeval/rewrites.jsonl", help="as for tables")
+    rewrite.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16"))
+    rewrite.add_argument("--batch-size", type=int, default=8)
+    rewrite.add_argument("--threads", type=int, default=None)
+    rewrite.add_argument("--cost", required=True, help="JSON of each family's decoding cost (updated per family)")
+    rewrite.set_defaults(func=_rewrite)
+
     compare = actions.add_parser("compare-rewriters", help="a rewriter's tables beside a baseline's, same claims")
     compare.add_argument("--runs", required=True, help="the folder the tables command wrote (its --out) for the rewriter to compare")
     compare.add_argument("--baseline", default="results/atomeval/cpu", help="the tables folder of the baseline rewriter")
@@ -139,6 +152,23 @@ def _tables(args: argparse.Namespace) -> int:
     results = run_tables(claims, verifier, folder.name, make_gate(args.profile), rewriter,
                          families, args.out, args.profile, config)
     print(table_metrics(results).to_string(index=False))
+    return 0
+
+
+def _rewrite(args: argparse.Namespace) -> int:
+    import logging
+
+    from bodega.atomeval.experiment import generate_rewrites, make_rewriter
+    from bodega.atomeval.fever import refuted_claims
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    _set_threads(args.threads)
+    claims = refuted_claims(args.data, args.split, args.n_claims or None)
+    rewriter = make_rewriter(args.rewriter, args.threads, args.rewrite_cache, args.precision, args.batch_size)
+    if getattr(rewriter, "cache", None) is None:
+        raise SystemExit(f"--rewriter {args.rewriter}: only an LLM rewriter has rewrites to cache")
+    report = generate_rewrites(claims, rewriter, args.families.split(","), args.cost)
+    print(json.dumps(report, indent=1))
     return 0
 
 
