@@ -115,3 +115,47 @@ def test_auto_precision_follows_amx(tmp_path, monkeypatch):
     assert llm.cpu_has_amx_bf16(info)
     monkeypatch.setattr(llm, "cpu_has_amx_bf16", lambda: False)
     assert (llm.resolve_precision("auto"), llm.resolve_precision("bf16")) == ("fp32", "bf16")
+
+
+def test_common_prefix_length():
+    from bodega.atomeval.llm import common_prefix_length
+
+    assert common_prefix_length([[1, 2, 3, 4], [1, 2, 5], [1, 2, 3]]) == 2
+    assert common_prefix_length([[7, 8], [7, 8]]) == 2 and common_prefix_length([[1], [2]]) == 0
+
+
+def test_the_shared_prompt_prefix_is_read_once_and_changes_no_answer(tiny_qwen):
+    from bodega.atomeval.experiment import make_rewriter
+
+    shared = make_rewriter(f"transformers:{tiny_qwen}", threads=1, precision="fp32", batch_size=4)
+    plain = make_rewriter(f"transformers:{tiny_qwen}", threads=1, precision="fp32", batch_size=4)
+    plain.client.min_prefix = 10 ** 6  # no prefix cache: every row reads its whole prompt
+    for rewriter in (shared, plain):
+        rewriter.max_answer_tokens = 6
+    assert shared.rewrite_many(PAIRS, "deseption") == plain.rewrite_many(PAIRS, "deseption")
+    assert shared.client._prefix is not None and plain.client._prefix is None
+    prefix = shared.client._prefix[0]
+    assert len(prefix) >= shared.client.min_prefix  # the system and family instructions, tokenised
+
+
+class _Claim:
+    def __init__(self, id, claim, evidence):
+        self.id, self.claim, self.evidence = id, claim, evidence
+
+
+def test_generate_rewrites_records_cost_once_and_a_rerun_keeps_it(tiny_qwen, tmp_path):
+    from bodega.atomeval.experiment import generate_rewrites, make_rewriter
+
+    claims = [_Claim(str(i), c, e) for i, (c, e) in enumerate(PAIRS)]
+    cost = tmp_path / "cost.json"
+    rewriter = make_rewriter(f"transformers:{tiny_qwen}", threads=1, cache=tmp_path / "r.jsonl", precision="fp32",
+                             batch_size=2)
+    rewriter.max_answer_tokens = 4
+    first = generate_rewrites(claims[:2], rewriter, ["omission"], cost)["omission"]
+    assert (first["claims"], first["generated"], first["cached"]) == (2, 2, 0)
+    assert first["generated_tokens"] > 0 and first["precision"] == "fp32" and len(first["weights_sha256"]) == 64
+    more = generate_rewrites(claims, rewriter, ["omission"], cost)["omission"]  # goes on where the first stopped
+    assert (more["claims"], more["generated"], more["cached"]) == (4, 4, 0)
+    assert more["cpu_seconds"] >= first["cpu_seconds"]
+    assert generate_rewrites(claims, rewriter, ["omission"], cost)["omission"] == more  # all cached: cost kept
+    assert json.loads(cost.read_text())["omission"] == more

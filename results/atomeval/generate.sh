@@ -12,6 +12,6 @@ rewrite() {  # model, number of claims (0 = all)
     --precision "${PRECISION:-auto}" --cost "results/atomeval/cost-$1.json"
 }
 rewrite qwen2.5-0.5b 0
-rewrite qwen2.5-1.5b "${FIRST:-32}"
+rewrite qwen2.5-1.5b "${FIRST:-16}"
 rewrite qwen2.5-1.5b 0
 echo "== done $(date -u +%FT%TZ)"

@@ -65,6 +65,18 @@ def case_studies(records: list[dict], per_family: int) -> list[dict]:
     return rows
 
 
+def verifier_auc(folder: str | Path) -> float | None:
+    """ROC AUC of the verifier's P(refuted) on its attack set, from ``attack_predictions.jsonl``
+    (``bodega predictions`` or :func:`bodega.experiments.predictions.predict_attack_set` writes it)."""
+    from sklearn.metrics import roc_auc_score
+
+    path = Path(folder) / "attack_predictions.jsonl"
+    if not path.exists():
+        return None
+    rows = list(read_jsonl(path))
+    return float(roc_auc_score([r["label"] for r in rows], [r["p_positive"] for r in rows]))
+
+
 def compare_many(runs: dict[str, str | Path], costs: dict[str, str | Path] | None = None,
                  verifier_folder: str | Path | None = None, cases: int = 3,
                  out: str | Path | None = None) -> dict:
@@ -105,7 +117,7 @@ def compare_many(runs: dict[str, str | Path], costs: dict[str, str | Path] | Non
     if verifier_folder is not None:
         folder = Path(verifier_folder)
         result["verifier_info"] = {"folder": str(folder), "victim": verifier_description(folder),
-                                   "metrics": verifier_metrics(folder)}
+                                   "metrics": verifier_metrics(folder), "auc": verifier_auc(folder)}
     if out:
         from bodega.io import atomic_write_json
 

@@ -80,8 +80,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     rewrite.add_argument("--cost", required=True, help="JSON of each family's decoding cost (updated per family)")
     rewrite.set_defaults(func=_rewrite)
 
+    speed = actions.add_parser("decode-speed", help="a local rewriter's tokens per second in fp32 and bf16 (tiny)")
+    speed.add_argument("--rewriter", default="transformers:qwen2.5-0.5b", help="transformers:<path or role>")
+    speed.add_argument("--data", default="data/FC", help="prepared FC task folder (the prompts' claims)")
+    speed.add_argument("--n-claims", type=int, default=4, help="claims decoded together")
+    speed.add_argument("--new-tokens", type=int, default=24, help="tokens decoded per claim")
+    speed.add_argument("--threads", type=int, default=None)
+    speed.add_argument("--out", default=None, help="JSON report path")
+    speed.set_defaults(func=_decode_speed)
+
     compare = actions.add_parser("compare-rewriters", help="a rewriter's tables beside a baseline's, same claims")
-    compare.add_argument("--runs", required=True, help="the folder the tables command wrote (its --out) for the rewriter to compare")
+    compare.add_argument("--runs", required=True, nargs="+",
+                         help="the folder the tables command wrote (its --out) for the rewriter to compare; or several "
+                              "LABEL=FOLDER (e.g. rules=... qwen2.5-0.5b=...): every rewriter x family on their common "
+                              "claims, with intervals, diagnostics, case studies and cost (--baseline is then not used)")
+    compare.add_argument("--cost", nargs="*", default=[], help="LABEL=cost JSON of `bodega atomeval rewrite`")
+    compare.add_argument("--cases", type=int, default=3, help="case studies per rewriter and family")
     compare.add_argument("--baseline", default="results/atomeval/cpu", help="the tables folder of the baseline rewriter")
     compare.add_argument("--out", default=None, help="JSON path")
     compare.add_argument("--verifier", default=None, help="the verifier folder both runs used, to record it")
@@ -172,13 +186,47 @@ def _rewrite(args: argparse.Namespace) -> int:
     return 0
 
 
+def _decode_speed(args: argparse.Namespace) -> int:
+    from bodega.atomeval.decode_speed import decode_speed
+    from bodega.io import atomic_write_json
+
+    _set_threads(args.threads)
+    report = decode_speed(args.rewriter, args.data, n_claims=args.n_claims, new_tokens=args.new_tokens,
+                          threads=args.threads)
+    if args.out:
+        atomic_write_json(args.out, report)
+    print(json.dumps(report, indent=1))
+    return 0
+
+
 def _compare(args: argparse.Namespace) -> int:
     from bodega.atomeval.experiment import compare_rewriters
 
-    result = compare_rewriters(args.runs, args.baseline, args.out, verifier_folder=args.verifier)
+    if len(args.runs) == 1 and "=" not in args.runs[0]:
+        result = compare_rewriters(args.runs[0], args.baseline, args.out, verifier_folder=args.verifier)
+        for row in result["metrics"]:
+            print(json.dumps(row))
+        return 0
+    from bodega.atomeval.comparison import compare_many
+
+    runs, costs = _labelled(args.runs, "--runs"), _labelled(args.cost, "--cost")
+    result = compare_many(runs, costs, args.verifier, args.cases, args.out)
     for row in result["metrics"]:
-        print(json.dumps(row))
+        print(json.dumps({k: row[k] for k in ("rewriter", "family", "claims", "ASR", "S-ASR", "P-ASR", "VASR", "gap")}))
     return 0
+
+
+def _labelled(items: list[str], option: str) -> dict[str, str]:
+    """``LABEL=PATH`` items as a dict; a path without a label is labelled by its folder name."""
+    out = {}
+    for item in items:
+        label, sep, path = item.partition("=")
+        if not sep:
+            label, path = item.rstrip("/").rsplit("/", 1)[-1], item
+        if label in out:
+            raise SystemExit(f"{option}: label {label!r} given twice; write LABEL=PATH")
+        out[label] = path
+    return out
 
 
 def _attack_vasr(args: argparse.Namespace) -> int:
