@@ -85,6 +85,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     speed.add_argument("--data", default="data/FC", help="prepared FC task folder (the prompts' claims)")
     speed.add_argument("--n-claims", type=int, default=4, help="claims decoded together")
     speed.add_argument("--new-tokens", type=int, default=24, help="tokens decoded per claim")
+    speed.add_argument("--precisions", default="fp32,bf16", help="measured in this order (comma-separated)")
     speed.add_argument("--threads", type=int, default=None)
     speed.add_argument("--out", default=None, help="JSON report path")
     speed.set_defaults(func=_decode_speed)
@@ -191,8 +192,8 @@ def _decode_speed(args: argparse.Namespace) -> int:
     from bodega.io import atomic_write_json
 
     _set_threads(args.threads)
-    report = decode_speed(args.rewriter, args.data, n_claims=args.n_claims, new_tokens=args.new_tokens,
-                          threads=args.threads)
+    report = decode_speed(args.rewriter, args.data, tuple(args.precisions.split(",")), n_claims=args.n_claims,
+                          new_tokens=args.new_tokens, threads=args.threads)
     if args.out:
         atomic_write_json(args.out, report)
     print(json.dumps(report, indent=1))
