@@ -132,9 +132,15 @@ def rewriter_cost_table(comparison: dict) -> pd.DataFrame:
     return frame[[c for c in columns if c in frame]].round(2).set_index(["rewriter", "family"])
 
 
-def decode_speed_table(report: dict) -> pd.DataFrame:
-    """fp32 against bf16: prefill and end-to-end tokens per second on the same batch."""
-    return pd.DataFrame(report["precisions"]).T.rename_axis("precision")
+def decode_speed_table(reports: list[dict]) -> pd.DataFrame:
+    """fp32 against bf16: prefill and end-to-end tokens per second on the same batch, one row per precision
+    and measurement (the order in which the precisions were measured is part of the row's name)."""
+    rows = []
+    for number, report in enumerate(reports, 1):
+        order = " then ".join(report["precisions"])
+        rows += [{"measurement": f"{number} ({order})", "precision": precision, **values}
+                 for precision, values in report["precisions"].items()]
+    return pd.DataFrame(rows).set_index(["measurement", "precision"])
 
 
 def rewriter_facts(comparison: dict) -> dict[str, Any]:
