@@ -314,6 +314,10 @@ def test_compare_many_tabulates_every_rewriter_on_the_common_claims_with_interva
     assert (small_row["claims"], small_row["ASR count"], small_row["VASR count"], small_row["gap count"]) == (2, 2, 1, 1)
     assert small_row["ASR"] == 1.0 and small_row["ASR high"] == 1.0 and 0 < small_row["ASR low"] < 1
     assert small_row["gap"] == small_row["ASR"] - small_row["VASR"] == 0.5
+    assert small_row["copies"] == 0
+    from bodega.atomeval.comparison import is_copy
+
+    assert is_copy("Savages is a film .", "savages is a film.") and not is_copy("Savages is a film .", "Savages is film")
     assert small_row["VASR low"] < 0.5 < small_row["VASR high"]
     cases = [c for c in result["cases"] if c["rewriter"] == "small"]
     assert len(cases) == 2 and cases[0]["evidence"] == EVIDENCE and cases[0]["atoms"]

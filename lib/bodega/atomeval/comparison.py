@@ -9,6 +9,7 @@ Every rate carries its exact (Clopper-Pearson) 95% interval; the ASR-VASR gap is
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,15 @@ def _interval(count: int, n: int) -> dict[str, float | None]:
     return {"low": interval.low, "high": interval.high}
 
 
+def _letters(text: str) -> str:
+    return re.sub(r"[^0-9a-z]", "", text.lower())
+
+
+def is_copy(claim: str, rewrite: str | None) -> bool:
+    """Whether a rewrite is the claim again, up to case, spacing and punctuation (a small model often answers so)."""
+    return rewrite is not None and _letters(rewrite) == _letters(claim)
+
+
 def metric_row(records: list[dict], config: MetricsConfig) -> dict[str, Any]:
     """ASR, S-ASR, P-ASR, VASR and the ASR-VASR gap with counts and exact intervals, over ``records``."""
     summary = summarise(records, config)
@@ -45,7 +55,9 @@ def metric_row(records: list[dict], config: MetricsConfig) -> dict[str, Any]:
               "S-ASR": sum(bool(r["similar"]) for r in records if r["flip"]),
               "P-ASR": sum(bool(r["fluent"]) for r in records if r["flip"])}
     counts["gap"] = counts["ASR"] - counts["VASR"]  # flipped but not the same false claim any more
-    row: dict[str, Any] = {"claims": n, "rewritten": summary["rewritten"], "flips": summary["flips"]}
+    row: dict[str, Any] = {"claims": n, "rewritten": summary["rewritten"], "flips": summary["flips"],
+                           "copies": sum(is_copy(r["claim"], r["rewrite"]) for r in records),
+                           "copies flipped": sum(is_copy(r["claim"], r["rewrite"]) and r["flip"] for r in records)}
     for name, count in counts.items():
         interval = _interval(count, n)
         row.update({name: count / n if n else None, f"{name} count": count,

@@ -96,7 +96,8 @@ def _with_interval(row: dict, name: str) -> str:
 def rewriter_metrics_table(comparison: dict) -> pd.DataFrame:
     """Rewriter x family: claims, ASR, S-ASR, P-ASR, VASR and the ASR-VASR gap, each with its exact 95% interval."""
     rows = [{"family": FAMILY_NAMES.get(r["family"], r["family"]), "rewriter": r["rewriter"], "claims": r["claims"],
-             **{("ASR-VASR gap" if m == "gap" else m): _with_interval(r, m) for m in COMPARED}}
+             **{("ASR-VASR gap" if m == "gap" else m): _with_interval(r, m) for m in COMPARED},
+             "claim copied (flipped)": f"{r['copies']} ({r['copies flipped']})" if "copies" in r else "–"}
             for r in comparison["metrics"]]
     return pd.DataFrame(rows).set_index(["family", "rewriter"])
 
