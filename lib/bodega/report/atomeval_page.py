@@ -144,11 +144,29 @@ def decode_speed_table(reports: list[dict]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index(["measurement", "precision"])
 
 
+def pooled_rewriter_facts(comparison: dict) -> dict[str, Any]:
+    """Per rewriter, over its families together: ASR, VASR, the gap and the share of rewrites that copy the claim,
+    as ``cmp_<label>_<asr|vasr|gap|copies>`` (the label's letters and digits only, e.g. ``qwen2505b``)."""
+    facts: dict[str, Any] = {}
+    for label in comparison["runs"]:
+        rows = [r for r in comparison["metrics"] if r["rewriter"] == label]
+        n = sum(r["claims"] for r in rows)
+        if not n:
+            continue
+        key = "cmp_" + "".join(ch for ch in label.lower() if ch.isalnum())
+        for name in ("ASR", "VASR", "gap"):
+            facts[f"{key}_{name.lower()}"] = f"{sum(r[f'{name} count'] for r in rows) / n:.3f}"
+        facts[f"{key}_copies"] = f"{100 * sum(r.get('copies', 0) for r in rows) / n:.1f}%"
+        facts[f"{key}_n"] = n
+    return facts
+
+
 def rewriter_facts(comparison: dict) -> dict[str, Any]:
     """The comparison's claims per family (the smallest common population), rewriters and verifier."""
     common = [p["common"] for p in comparison["populations"].values()]
     facts: dict[str, Any] = {"cmp_claims_min": min(common) if common else 0, "cmp_claims_max": max(common) if common else 0,
                              "cmp_rewriters": ", ".join(comparison["runs"]), "cmp_families": len(comparison["families"])}
+    facts.update(pooled_rewriter_facts(comparison))
     info = comparison.get("verifier_info")
     if info:
         facts.update(cmp_verifier=info["folder"], cmp_verifier_kind=info["victim"].get("kind"),
