@@ -323,5 +323,5 @@ def test_compare_many_tabulates_every_rewriter_on_the_common_claims_with_interva
     assert len(cases) == 2 and cases[0]["evidence"] == EVIDENCE and cases[0]["atoms"]
     assert any(c["valid"] is False and c["diagnostics"] for c in cases)  # the dropped "German" is named
     assert result["cost"] == [{"rewriter": "small", "family": "omission", "cpu_minutes": 2.0, "wall_minutes": 1.0,
-                               "cpu_seconds": 120.0, "wall_seconds": 60.0, "tokens_per_second": 5.0}]
+                               "cpu_seconds": 120.0, "wall_seconds": 60.0, "tokens_per_second": 5.0, "model": None}]
     assert json.loads((tmp_path / "cmp.json").read_text())["families"] == ["omission"]

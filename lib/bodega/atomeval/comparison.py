@@ -124,8 +124,8 @@ def compare_many(runs: dict[str, str | Path], costs: dict[str, str | Path] | Non
     for label, path in (costs or {}).items():
         report = json.loads(Path(path).read_text(encoding="utf-8"))
         for family, cost in report.items():
-            result["cost"].append({"rewriter": label, "family": family, "cpu_minutes": cost["cpu_seconds"] / 60,
-                                   "wall_minutes": cost["wall_seconds"] / 60, **cost})
+            result["cost"].append({**cost, "rewriter": label, "family": family, "model": cost.get("rewriter"),
+                                   "cpu_minutes": cost["cpu_seconds"] / 60, "wall_minutes": cost["wall_seconds"] / 60})
     if verifier_folder is not None:
         folder = Path(verifier_folder)
         result["verifier_info"] = {"folder": str(folder), "victim": verifier_description(folder),
