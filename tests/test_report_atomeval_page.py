@@ -64,9 +64,10 @@ def test_the_rewriter_comparison_tables_show_intervals_cases_and_cost():
     assert cases.loc[0, "atoms"] == "X | be | film -> lost" and cases.loc[0, "verdict"] == "invalid"
     assert rewriter_cost_table(comparison).loc[("qwen", "Omission-style"), "cpu_minutes"] == 1.5
     for r in comparison["metrics"]:
-        r.update({"ASR count": 5, "VASR count": 1, "gap count": 4, "copies": 2})
+        r.update({"ASR count": 5, "VASR count": 1, "gap count": 4, "copies": 2, "copies flipped": 0})
     assert rewriter_facts(comparison) == {"cmp_claims_min": 10, "cmp_claims_max": 10, "cmp_rewriters": "rules, qwen",
                                           "cmp_families": 1, "cmp_rules_asr": "0.500", "cmp_rules_vasr": "0.100",
                                           "cmp_rules_gap": "0.400", "cmp_rules_copies": "20.0%", "cmp_rules_n": 10,
+                                          "cmp_rules_copies_flipped": 0, "cmp_qwen_copies_flipped": 0,
                                           "cmp_qwen_asr": "0.500", "cmp_qwen_vasr": "0.100", "cmp_qwen_gap": "0.400",
                                           "cmp_qwen_copies": "20.0%", "cmp_qwen_n": 10}

@@ -157,6 +157,7 @@ def pooled_rewriter_facts(comparison: dict) -> dict[str, Any]:
         for name in ("ASR", "VASR", "gap"):
             facts[f"{key}_{name.lower()}"] = f"{sum(r[f'{name} count'] for r in rows) / n:.3f}"
         facts[f"{key}_copies"] = f"{100 * sum(r.get('copies', 0) for r in rows) / n:.1f}%"
+        facts[f"{key}_copies_flipped"] = sum(r.get("copies flipped", 0) for r in rows)
         facts[f"{key}_n"] = n
     return facts
 
