@@ -320,9 +320,11 @@ def test_llm_rewriter_batches_and_keeps_the_first_line():
     client = _BatchingClient({})
     seen = []
 
+    answers = {"Saxony is in Ireland .": "\n\"Saxony lies in Ireland .\"\nextra", "Y .": "", "X is .": "Claim: X ."}
+
     def complete_many(conversations, max_new_tokens=None):
         seen.append((len(conversations), max_new_tokens))
-        return ["\n\"Saxony lies in Ireland .\"\nextra", "", "Claim: X ."][:len(conversations)]
+        return [answers[c[1]["content"].split("Claim: ")[1].removesuffix("\nRewritten claim:")] for c in conversations]
 
     client.complete_many = complete_many
     rewriter = LLMRewriter(client, max_answer_tokens=40)

@@ -288,3 +288,43 @@ def test_the_summary_holds_what_the_book_chapter_reads(gate, tmp_path):
     (row,) = summary["metrics"]
     assert row == json.loads(json.dumps(row))  # plain JSON values
     assert summary["attack_runs"][0]["VASR"] == 0.1 and summary["agreement"][0]["name"] == "gate"
+
+
+def test_compare_many_tabulates_every_rewriter_on_the_common_claims_with_intervals(gate, tmp_path):
+    from bodega.atomeval.comparison import compare_many
+    from bodega.atomeval.experiment import run_tables
+    from bodega.atomeval.fever import Claim
+    from bodega.io import atomic_write_json
+
+    claims = [Claim(f"c{i}", text, EVIDENCE) for i, text in enumerate(
+        ["Savages was directed by Oliver Stone in 2011 .", "Savages is a French thriller .",
+         "Savages is a German drama ."])]
+    small = _MapRewriter("llm (small)", {claims[1].claim: "Savages is a French American thriller .",
+                                         claims[2].claim: "Savages is a drama film ."}, batched=True)
+    rules = _MapRewriter("rules", {c.claim: c.claim.replace("Savages", "Savages , honestly ,") for c in claims})
+    run_tables(claims[1:], KeywordVerifier(), "keyword", gate, small, ["omission"], tmp_path / "small",
+               with_surface=False)
+    run_tables(claims, KeywordVerifier(), "keyword", gate, rules, ["omission"], tmp_path / "rules",
+               with_surface=False)
+    atomic_write_json(tmp_path / "cost.json", {"omission": {"cpu_seconds": 120.0, "wall_seconds": 60.0,
+                                                            "tokens_per_second": 5.0}})
+    result = compare_many({"small": tmp_path / "small", "rules": tmp_path / "rules"},
+                          costs={"small": tmp_path / "cost.json"}, out=tmp_path / "cmp.json")
+    assert result["populations"] == {"omission": {"common": 2, "small": 2, "rules": 3}}
+    small_row = next(r for r in result["metrics"] if r["rewriter"] == "small")
+    assert (small_row["claims"], small_row["ASR count"], small_row["VASR count"],
+            small_row["gap count"]) == (2, 2, 1, 1)
+    assert small_row["ASR"] == 1.0 and small_row["ASR high"] == 1.0 and 0 < small_row["ASR low"] < 1
+    assert small_row["gap"] == small_row["ASR"] - small_row["VASR"] == 0.5
+    assert small_row["copies"] == 0
+    from bodega.atomeval.comparison import is_copy
+
+    assert is_copy("Savages is a film .", "savages is a film.")
+    assert not is_copy("Savages is a film .", "Savages is film")
+    assert small_row["VASR low"] < 0.5 < small_row["VASR high"]
+    cases = [c for c in result["cases"] if c["rewriter"] == "small"]
+    assert len(cases) == 2 and cases[0]["evidence"] == EVIDENCE and cases[0]["atoms"]
+    assert any(c["valid"] is False and c["diagnostics"] for c in cases)  # the dropped "German" is named
+    assert result["cost"] == [{"rewriter": "small", "family": "omission", "cpu_minutes": 2.0, "wall_minutes": 1.0,
+                               "cpu_seconds": 120.0, "wall_seconds": 60.0, "tokens_per_second": 5.0, "model": None}]
+    assert json.loads((tmp_path / "cmp.json").read_text())["families"] == ["omission"]

@@ -4,7 +4,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from bodega.report.atomeval_page import (agreement_before_after, agreement_facts, extractor_comparison,
-                                         llm_gold_facts, llm_rewriter_facts, rewriters_side_by_side)
+                                         llm_gold_facts, rewriter_cases_table, rewriter_cost_table,
+                                         rewriter_facts, rewriter_metrics_table)
 
 ROWS = [{"name": "AtomEval gate (claim)", "f1": 0.61234, "roc_auc": 0.7},
         {"name": "AtomEval gate (claim and evidence)", "f1": 0.5, "roc_auc": 0.65},
@@ -42,12 +43,31 @@ def test_llm_gold_facts_count_answers_and_copied_example_atoms():
     assert facts["llm_gold_acc"] == "30.0%" and facts["llm_gold_relation"] == "0.46"
 
 
-def test_the_rewriters_side_by_side_and_where_the_llm_flips_more():
-    metrics = [{"family": f, "rewriter": r, "ASR": asr} for f, r, asr in
-               (("omission", "llm:smollm2", 0.5), ("omission", "rules", 0.2),
-                ("advadd", "llm:smollm2", 0.1), ("advadd", "rules", 0.3))]
-    facts = llm_rewriter_facts({"claims": 8, "metrics": metrics,
-                                "examples": [{"family": "omission"}, {"family": "omission"}, {"family": "advadd"}]})
-    assert facts == {"llm_claims": 8, "llm_more_flips": 1, "llm_families": 2, "llm_examples": 2}
-    table = rewriters_side_by_side(metrics, ["ASR"])
-    assert table.loc["Omission-style", ("ASR", "SmolLM2")] == 0.5 and table.loc["AdvAdd", ("ASR", "rules")] == 0.3
+def test_the_rewriter_comparison_tables_show_intervals_cases_and_cost():
+    row = {"rewriter": "qwen", "family": "omission", "claims": 10}
+    for name, (value, low, high) in {"ASR": (0.5, 0.19, 0.81), "S-ASR": (0.2, 0.03, 0.56), "P-ASR": (0.4, 0.12, 0.74),
+                                     "VASR": (0.1, 0.0, 0.45), "gap": (0.4, 0.12, 0.74)}.items():
+        row.update({name: value, f"{name} low": low, f"{name} high": high})
+    comparison = {"metrics": [row, {**row, "rewriter": "rules", "VASR": None}], "runs": {"rules": "a", "qwen": "b"},
+                  "families": ["omission"], "populations": {"omission": {"common": 10}},
+                  "cases": [{"rewriter": "qwen", "family": "omission", "claim": "X is only a film .", "evidence": "e",
+                             "rewrite": "X is a film .", "valid": False, "diagnostics": ["ScopeLoss: only"],
+                             "atoms": [{"original": "X | be | film", "preserved": False, "via": None,
+                                        "best rewrite atom": "X | be | film"}]}],
+                  "cost": [{"rewriter": "qwen", "family": "omission", "claims": 10, "generated": 10, "cpu_minutes": 1.5,
+                            "tokens_per_second": 4.0}]}
+    table = rewriter_metrics_table(comparison)
+    assert table.loc[("Omission-style", "qwen"), "ASR"] == "0.500 [0.190, 0.810]"
+    assert table.loc[("Omission-style", "qwen"), "ASR-VASR gap"] == "0.400 [0.120, 0.740]"
+    assert table.loc[("Omission-style", "rules"), "VASR"] == "–"
+    cases = rewriter_cases_table(comparison)
+    assert cases.loc[0, "atoms"] == "X | be | film -> lost" and cases.loc[0, "verdict"] == "invalid"
+    assert rewriter_cost_table(comparison).loc[("qwen", "Omission-style"), "cpu_minutes"] == 1.5
+    for r in comparison["metrics"]:
+        r.update({"ASR count": 5, "VASR count": 1, "gap count": 4, "copies": 2, "copies flipped": 0})
+    assert rewriter_facts(comparison) == {"cmp_claims_min": 10, "cmp_claims_max": 10, "cmp_rewriters": "rules, qwen",
+                                          "cmp_families": 1, "cmp_rules_asr": "0.500", "cmp_rules_vasr": "0.100",
+                                          "cmp_rules_gap": "0.400", "cmp_rules_copies": "20.0%", "cmp_rules_n": 10,
+                                          "cmp_rules_copies_flipped": 0, "cmp_qwen_copies_flipped": 0,
+                                          "cmp_qwen_asr": "0.500", "cmp_qwen_vasr": "0.100", "cmp_qwen_gap": "0.400",
+                                          "cmp_qwen_copies": "20.0%", "cmp_qwen_n": 10}

@@ -325,7 +325,7 @@ def gemma3_270m_dir(root: Path | None = None) -> Path | None:
 
     root = Path(root) if root is not None else cache_dir() / "gemma3-270m"
     converted = root / "hf"
-    if (converted / "config.json").exists() and (converted / "model.safetensors").exists():
+    if _complete_model_dir(converted):
         repair_rank_scored_tokenizer(converted)
         return converted
     gguf_path = packaged.assemble(root / packaged.MODEL_NAME)
@@ -370,7 +370,7 @@ def smollm2_instruct_dir(root: Path | None = None) -> Path | None:
         return None
     root = Path(root) if root is not None else cache_dir() / "smollm2-instruct"
     converted = root / "hf"
-    if (converted / "config.json").exists() and (converted / "model.safetensors").exists():
+    if _complete_model_dir(converted):
         return converted
     gguf_path = smollm2_gguf()
     assert gguf_path is not None

@@ -7,7 +7,7 @@ what is wrong with an object (the LLM extractor retries with that message).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 POLARITIES = ("affirmed", "negated")

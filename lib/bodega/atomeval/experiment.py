@@ -7,6 +7,7 @@ and VASR of BODEGA attack runs. Results are written atomically as JSON / JSON li
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Sequence
@@ -20,7 +21,7 @@ VERIFIER_PREFERENCE = ("BERT", "GEMMA7B", "GEMMA2B", "BiLSTM")
 
 # --- building blocks from names ------------------------------------------------------------------
 
-def make_client(spec: str, threads: int | None = None):
+def make_client(spec: str, threads: int | None = None, precision: str = "auto", batch_size: int = 8):
     """``openai:<model>[@<base_url>]`` or ``transformers:<path or resource role>`` -> a chat client.
 
     A resource role (e.g. ``transformers:smollm2-instruct``, the ``cpu`` profile's ``llm``) is resolved
@@ -34,7 +35,8 @@ def make_client(spec: str, threads: int | None = None):
         return OpenAIChatClient(model=model, **({"base_url": base_url} if base_url else {}))
     if kind == "transformers" and rest:
         path, label = local_model_path(rest)
-        return TransformersChatClient(path, threads=threads, label=label)
+        return TransformersChatClient(path, threads=threads, label=label, precision=precision,
+                                      batch_size=batch_size)
     raise ValueError(f"unknown LLM spec {spec!r}; use openai:<model>[@<base_url>] or "
                      "transformers:<path or resource role, e.g. smollm2-instruct>")
 
@@ -61,8 +63,12 @@ def make_extractor(spec: str = "spacy", threads: int | None = None):
     return LLMExtractor(make_client(spec, threads))
 
 
-def make_rewriter(spec: str = "rules", threads: int | None = None):
-    """``rules``, ``saved:<tables dir>`` (rewrites of an earlier run) or an LLM spec (see :func:`make_client`)."""
+def make_rewriter(spec: str = "rules", threads: int | None = None, cache: str | Path | None = None,
+                  precision: str = "auto", batch_size: int = 8):
+    """``rules``, ``saved:<tables dir>`` (rewrites of an earlier run) or an LLM spec (see :func:`make_client`).
+
+    An LLM rewriter keeps its answers in the JSON-lines ``cache`` when given (see
+    :mod:`bodega.atomeval.rewrite_cache`) and decodes ``batch_size`` claims at a time in ``precision``."""
     if spec == "rules":
         from bodega.atomeval.rewriters import RuleRewriter
 
@@ -71,9 +77,13 @@ def make_rewriter(spec: str = "rules", threads: int | None = None):
         from bodega.atomeval.rewriters import SavedRewriter
 
         return SavedRewriter(spec.removeprefix("saved:"))
+    from bodega.atomeval.rewrite_cache import RewriteCache
     from bodega.atomeval.rewriters import LLMRewriter
 
-    return LLMRewriter(make_client(spec, threads))
+    client = make_client(spec, threads, precision, batch_size)
+    if hasattr(client, "stop_strings"):
+        client.stop_strings = ("\n",)  # only an answer's first line is kept: stop decoding there
+    return LLMRewriter(client, cache=RewriteCache(Path(cache)) if cache else None, batch_size=batch_size)
 
 
 def make_gate(profile: str = "cpu", extractor: str = "spacy"):
@@ -220,16 +230,73 @@ def run_tables(claims: Sequence[Any], verifier, verifier_name: str, gate, rewrit
     out_dir = Path(out_dir)
     results = {}
     for family in families:
+        before = rewrite_counters(rewriter)
+        wall, cpu = time.perf_counter(), time.process_time()
         cases = make_cases(claims, rewriter, family, progress=True)
+        cost = {"wall_seconds": round(time.perf_counter() - wall, 1),
+                "cpu_seconds": round(time.process_time() - cpu, 1),
+                **{k: v - before[k] for k, v in rewrite_counters(rewriter).items()}}
         summary, records = evaluate(cases, verifier, gate, similarity, perplexity, config, progress=True)
         summary.update(family=family, verifier=verifier_name, rewriter=getattr(rewriter, "name", "?"),
-                       profile=profile, surface=surface_proxies(records), config=asdict(config))
+                       profile=profile, surface=surface_proxies(records), config=asdict(config), rewrite_cost=cost)
+        client = getattr(rewriter, "client", None)
+        if client is not None and hasattr(client, "precision"):
+            summary["rewriter_model"] = {"precision": client.precision, "weights_sha256": client.weights_hash,
+                                         "batch_size": rewriter.batch_size, "threads": torch_threads()}
         write_jsonl(out_dir / family / "records.jsonl", records)
         atomic_write_json(out_dir / family / "summary.json", summary)
         results[family] = {"summary": summary, "records": records}
     if with_surface:
         atomic_write_json(out_dir / "thresholds.json", table_thresholds(results).to_dict("records"))
     return results
+
+
+def generate_rewrites(claims: Sequence[Any], rewriter, families: Sequence[str], cost_path: str | Path) -> dict:
+    """Fill an LLM rewriter's cache for every claim and family, before any verifier exists; the cost of each
+    family (wall and CPU seconds, answers and tokens decoded) is written to ``cost_path`` as it finishes."""
+    import json
+
+    from bodega.atomeval.metrics import make_cases
+
+    cost_path = Path(cost_path)
+    report = json.loads(cost_path.read_text()) if cost_path.exists() else {}
+    client = rewriter.client
+    for family in families:
+        before = rewrite_counters(rewriter)
+        wall, cpu = time.perf_counter(), time.process_time()
+        make_cases(claims, rewriter, family)
+        cost = {"claims": len(claims), "wall_seconds": round(time.perf_counter() - wall, 1),
+                "cpu_seconds": round(time.process_time() - cpu, 1),
+                **{k: round(v - before[k], 1) for k, v in rewrite_counters(rewriter).items()}}
+        earlier = report.get(family)
+        if earlier and cost["generated"] == 0:
+            continue  # everything came from the cache: keep the cost of the runs that generated it
+        if earlier:  # a run that went on where an earlier one stopped: the cost of both together
+            cost.update({k: round(cost[k] + earlier[k], 1) for k in
+                         ("wall_seconds", "cpu_seconds", "generated", "generated_tokens", "generation_seconds")})
+            cost["cached"] = earlier["cached"] + cost["cached"] - earlier["generated"]
+        cost["tokens_per_second"] = (round(cost["generated_tokens"] / cost["generation_seconds"], 2)
+                                     if cost["generation_seconds"] else None)
+        report[family] = {**cost, "rewriter": client.name, "precision": client.precision,
+                          "weights_sha256": client.weights_hash, "batch_size": rewriter.batch_size,
+                          "threads": torch_threads(), "max_answer_tokens": rewriter.max_answer_tokens}
+        atomic_write_json(cost_path, report)
+        log.info("%s %s: %s", client.name, family, report[family])
+    return report
+
+
+def rewrite_counters(rewriter) -> dict[str, float]:
+    """Answers generated / read from the cache, and the client's decoded tokens and decoding seconds."""
+    client = getattr(rewriter, "client", None)
+    return {"generated": getattr(rewriter, "generated", 0), "cached": getattr(rewriter, "cached", 0),
+            "generated_tokens": getattr(client, "generated_tokens", 0),
+            "generation_seconds": round(getattr(client, "generation_seconds", 0.0), 1)}
+
+
+def torch_threads() -> int:
+    import torch
+
+    return torch.get_num_threads()
 
 
 class CachedPerplexity:
@@ -425,7 +492,8 @@ def atomeval_summary(parameters: dict, gold: dict, agreement_rows: list[dict], v
         "parameters": parameters,
         "gold": dict(gold),
         "agreement": agreement_rows,
-        "verifier": {"folder": str(verifier_folder), "name": verifier_name, "metrics": verifier_metrics(verifier_folder),
+        "verifier": {"folder": str(verifier_folder), "name": verifier_name,
+                     "metrics": verifier_metrics(verifier_folder),
                      "victim": verifier_description(verifier_folder)},
         "claims": n_claims,
         "metrics": table_metrics(results).to_dict("records"),

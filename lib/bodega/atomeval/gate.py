@@ -2,8 +2,8 @@
 
 A rewrite is *valid* when every atom of the original claim is preserved by the rewrite; content the
 rewrite adds never fails the gate (it is reported instead). A restructured rewrite that keeps an atom's
-words is accepted only when it keeps the atom's roles (who did what to whom; voice may change). Diagnostics, each with the atoms that
-triggered it:
+words is accepted only when it keeps the atom's roles (who did what to whom; voice may change). Diagnostics,
+each with the atoms that triggered it:
 
 - **ScopeLoss**: an original atom dropped, generalised (words dropped or replaced by a WordNet
   hypernym), or hedged;

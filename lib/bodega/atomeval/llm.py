@@ -11,6 +11,7 @@ import os
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Protocol
 
 Message = dict[str, str]
@@ -84,13 +85,32 @@ class OpenAIChatClient:
             raise LLMError(f"{url}: unexpected response shape ({error}): {raw[:300]!r}") from error
 
 
+def cpu_has_amx_bf16(cpuinfo: str | Path = "/proc/cpuinfo") -> bool:
+    """Whether the CPU has AMX bf16 tiles, where bf16 matrix products are fast (Intel Sapphire Rapids on)."""
+    path = Path(cpuinfo)
+    return path.exists() and "amx_bf16" in path.read_text(encoding="utf-8", errors="replace").split()
+
+
+def resolve_precision(precision: str) -> str:
+    """``fp32``, ``bf16``, or ``auto``: bf16 where the CPU has AMX (or a GPU is used), else fp32.
+
+    A local stand-in for the project-wide precision setting; only this function decides."""
+    if precision not in ("fp32", "bf16", "auto"):
+        raise ValueError(f"unknown precision {precision!r}; use fp32, bf16 or auto")
+    if precision != "auto":
+        return precision
+    return "bf16" if cpu_has_amx_bf16() else "fp32"
+
+
 @dataclass
 class TransformersChatClient:
     """A local instruction-tuned causal LM with a chat template, decoded greedily.
 
     ``complete_many`` decodes several conversations in left-padded batches: on a CPU one decoding
     step for 8 sequences costs little more than for one, so batching is what makes the gold set
-    and the rewriter runs affordable. ``threads`` (when set) caps torch's CPU threads.
+    and the rewriter runs affordable. ``threads`` (when set) caps torch's CPU threads. ``precision``
+    (see :func:`resolve_precision`) sets the weights' dtype; ``identity`` names weights and precision
+    for the rewrite cache.
     """
 
     path: str
@@ -98,18 +118,28 @@ class TransformersChatClient:
     batch_size: int = 8
     threads: int | None = None
     label: str | None = None  # the name to report instead of the path (e.g. a resource role)
+    precision: str = "auto"
+    seed: int = 0
+    min_prefix: int = 8  # shared leading prompt tokens worth caching (fewer: no prefix cache)
+    stop_strings: tuple[str, ...] = ()  # a sequence ends at any of these (e.g. a newline for one-line answers)
+    generated_tokens: int = 0  # counted over every answer, for tokens per second
+    generation_seconds: float = 0.0
     _tokenizer: object = field(default=None, repr=False)
     _model: object = field(default=None, repr=False)
+    _weights_hash: str | None = field(default=None, repr=False)
+    _stop_token_ids: list[int] | None = field(default=None, repr=False)
+    _prefix: tuple | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
+        import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         if self.threads:
-            import torch
-
             torch.set_num_threads(self.threads)
+        self.precision = resolve_precision(self.precision)
+        dtype = torch.bfloat16 if self.precision == "bf16" else torch.float32
         self._tokenizer = AutoTokenizer.from_pretrained(self.path)
-        self._model = AutoModelForCausalLM.from_pretrained(self.path).eval()
+        self._model = AutoModelForCausalLM.from_pretrained(self.path, dtype=dtype).eval()
         if getattr(self._tokenizer, "chat_template", None) is None:
             raise LLMError(f"{self.path}: the tokenizer has no chat template; use an instruction-tuned model")
         self._tokenizer.padding_side = "left"
@@ -119,6 +149,39 @@ class TransformersChatClient:
     @property
     def name(self) -> str:
         return f"transformers:{self.label or self.path}"
+
+    @property
+    def weights_hash(self) -> str:
+        """sha256 over the weight files, config and tokenizer (computed once: seconds for a few GB)."""
+        if self._weights_hash is None:
+            from bodega.victims.base import hash_files
+
+            folder = Path(self.path)
+            files = sorted(folder.glob("*.safetensors")) + sorted(folder.glob("*.bin")) + [folder / "config.json"]
+            files += [folder / "tokenizer.json"] if (folder / "tokenizer.json").exists() else []
+            self._weights_hash = hash_files(files)
+        return self._weights_hash
+
+    @property
+    def identity(self) -> str:
+        return f"{self.weights_hash};{self.precision}"
+
+    def prompt(self, messages: list[Message]) -> str:
+        """The exact text the model reads (chat template applied, generation prompt added)."""
+        return self._tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+
+    def _stop_ids(self) -> list[int]:
+        """End of turn plus every token whose text contains a stop string (found once over the vocabulary):
+        a sequence ends at its first such token, cheaper than matching strings after every step."""
+        if self._stop_token_ids is None:
+            tokenizer = self._tokenizer
+            ends = [t for t in (self._model.generation_config.eos_token_id, tokenizer.eos_token_id) if t is not None]
+            ends = [i for t in ends for i in (t if isinstance(t, list) else [t])]
+            pieces = tokenizer.convert_ids_to_tokens(list(range(len(tokenizer))))
+            texts = [tokenizer.convert_tokens_to_string([p]) if p is not None else "" for p in pieces]
+            self._stop_token_ids = sorted(set(ends) | {i for i, text in enumerate(texts)
+                                                       if any(s in text for s in self.stop_strings)})
+        return self._stop_token_ids
 
     def complete(self, messages: list[Message], max_new_tokens: int | None = None) -> str:
         return self.complete_many([messages], max_new_tokens)[0]
@@ -132,16 +195,58 @@ class TransformersChatClient:
         return answers
 
     def _generate(self, conversations: list[list[Message]], max_new_tokens: int) -> list[str]:
+        """Greedy answers of one batch. The prompts' common leading tokens (system and task instruction) are
+        run once and their keys and values reused by every row (``_prefix_cache``): on a CPU, reading the
+        prompt is most of the cost of a short answer. Each row is the prefix, its left padding (masked),
+        then its own tokens, so positions run on from the prefix as in the unpadded prompt."""
+        import copy
+        import time
+
         import torch
 
         tokenizer = self._tokenizer
-        prompts = [tokenizer.apply_chat_template(m, add_generation_prompt=True, tokenize=False)
-                   for m in conversations]
-        pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
         # the chat template writes the special tokens itself
-        batch = tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False)
+        rows = [tokenizer(self.prompt(m), add_special_tokens=False)["input_ids"] for m in conversations]
+        pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+        shared = common_prefix_length(rows)
+        shared = min(shared, min(len(r) for r in rows) - 1)  # every row keeps at least one token of its own
+        use_prefix = shared >= self.min_prefix
+        prefix, tails = (rows[0][:shared], [r[shared:] for r in rows]) if use_prefix else ([], rows)
+        width = max(len(t) for t in tails)
+        ids = torch.tensor([prefix + [pad] * (width - len(t)) + t for t in tails])
+        mask = torch.tensor([[1] * len(prefix) + [0] * (width - len(t)) + [1] * len(t) for t in tails])
+        extra = {"eos_token_id": self._stop_ids()} if self.stop_strings else {}
+        torch.manual_seed(self.seed)  # greedy decoding draws nothing; fixed anyway for any sampling config
+        started = time.perf_counter()
         with torch.inference_mode():
-            out = self._model.generate(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"],
-                                       do_sample=False, max_new_tokens=max_new_tokens, pad_token_id=pad)
-        width = batch["input_ids"].shape[1]
-        return [tokenizer.decode(row[width:], skip_special_tokens=True) for row in out]
+            if use_prefix:
+                extra["past_key_values"] = copy.deepcopy(self._prefix_cache(tuple(prefix)))
+                extra["past_key_values"].batch_repeat_interleave(len(rows))
+            out = self._model.generate(input_ids=ids, attention_mask=mask, do_sample=False,
+                                       max_new_tokens=max_new_tokens, pad_token_id=pad, **extra)
+        self.generation_seconds += time.perf_counter() - started
+        new = out[:, ids.shape[1]:]
+        stop = {pad, tokenizer.eos_token_id, *(self._stop_ids() if self.stop_strings else ())}
+        self.generated_tokens += sum(next((i + 1 for i, t in enumerate(row.tolist()) if t in stop), len(row))
+                                     for row in new)
+        return [tokenizer.decode(row, skip_special_tokens=True) for row in new]
+
+    def _prefix_cache(self, prefix: tuple[int, ...]):
+        """The keys and values of ``prefix`` (batch of one), kept for the last prefix asked."""
+        import torch
+
+        if self._prefix is None or self._prefix[0] != prefix:
+            with torch.inference_mode():
+                cache = self._model(input_ids=torch.tensor([list(prefix)]), use_cache=True).past_key_values
+            self._prefix = (prefix, cache)
+        return self._prefix[1]
+
+
+def common_prefix_length(rows: list[list[int]]) -> int:
+    """How many leading tokens all rows share."""
+    n = 0
+    for column in zip(*rows):
+        if any(token != column[0] for token in column):
+            break
+        n += 1
+    return n

@@ -19,7 +19,7 @@ modifier, no original number is missing, and the rewrite does not hedge what the
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 
 from bodega.atomeval.atoms import Atom, Modifier

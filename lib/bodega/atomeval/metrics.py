@@ -15,13 +15,12 @@ The verifier is anything with ``predict(texts) -> labels`` over ``evidence ~ cla
 """
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Sequence
 
 import numpy as np
 
-from bodega.atomeval.gate import DIAGNOSTICS, Gate
+from bodega.atomeval.gate import Gate
 from bodega.tasks import join_pair
 
 
@@ -210,7 +209,8 @@ def make_cases(claims: Sequence[Any], rewriter: Any, family: str,
     A rewriter with ``rewrite_many`` (the LLM rewriter) gets ``chunk`` claims at a time.
     """
     many = getattr(rewriter, "rewrite_many", None)
-    step = chunk if many is not None else 1
+    # an LLM rewriter with a cache takes every claim at once: it batches by prompt length and saves each batch
+    step = (len(claims) or 1 if getattr(rewriter, "cache", None) is not None else chunk) if many is not None else 1
     starts = range(0, len(claims), step)
     if progress:
         from tqdm.auto import tqdm

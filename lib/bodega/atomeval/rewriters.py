@@ -12,11 +12,15 @@ evidence to a chat client.
 from __future__ import annotations
 
 import hashlib
+import json
+import logging
 import re
 from pathlib import Path
 from typing import Any
 
 from bodega.atomeval.llm import ChatClient, complete_many
+
+log = logging.getLogger(__name__)
 
 FAMILIES = ("colloquial", "deseption", "factmix", "omission", "advadd")
 FAMILY_NAMES = {"colloquial": "Colloquial/Lexical", "deseption": "DeSePtion-style",
@@ -160,12 +164,20 @@ class LLMRewriter:
     """Shared system instruction + family instruction + claim + evidence, through a chat client.
 
     ``max_answer_tokens`` bounds each answer: a rewrite is one sentence, and only its first line is kept.
+    With a ``cache`` (:class:`~bodega.atomeval.rewrite_cache.RewriteCache`) and a client that names its
+    weights (``identity``), answers are looked up first and each decoded batch is appended at once.
+    ``rewrite_many`` takes any number of claims: it sorts them by prompt length so that a batch pads
+    little, and asks ``batch_size`` at a time.
     """
 
-    def __init__(self, client: ChatClient, max_answer_tokens: int = 96) -> None:
+    def __init__(self, client: ChatClient, max_answer_tokens: int = 64, cache: Any = None,
+                 batch_size: int = 8) -> None:
         self.client = client
         self.max_answer_tokens = max_answer_tokens
+        self.cache = cache
+        self.batch_size = batch_size
         self.name = f"llm ({client.name})"
+        self.generated = self.cached = 0
 
     def messages(self, claim: str, evidence: str, family: str) -> list[dict[str, str]]:
         if family not in FAMILIES:
@@ -177,10 +189,37 @@ class LLMRewriter:
     def rewrite(self, claim: str, evidence: str, family: str) -> str | None:
         return self.rewrite_many([(claim, evidence)], family)[0]
 
+    def _cache_prompt(self, conversation: list[dict[str, str]]) -> str:
+        """The cache key's prompt part: the text the model reads (or the messages) and the answer bound."""
+        text = self.client.prompt(conversation) if hasattr(self.client, "prompt") else json.dumps(conversation)
+        stops = ",".join(map(repr, getattr(self.client, "stop_strings", ())))
+        return f"{text}\0max_new_tokens={self.max_answer_tokens};stop={stops}"
+
     def rewrite_many(self, pairs: list[tuple[str, str]], family: str) -> list[str | None]:
         """Rewrites of (claim, evidence) pairs, asked together so that a local model decodes in batches."""
         conversations = [self.messages(claim, evidence, family) for claim, evidence in pairs]
-        answers = complete_many(self.client, conversations, self.max_answer_tokens)
+        model = getattr(self.client, "identity", None) if self.cache is not None else None
+        answers: list[str | None] = [None] * len(pairs)
+        prompts = [self._cache_prompt(c) for c in conversations] if model else [""] * len(pairs)
+        todo = []
+        for i, (claim, _) in enumerate(pairs):
+            hit = self.cache.get(model, prompts[i], claim) if model else None
+            if hit is None:
+                todo.append(i)
+            else:
+                answers[i] = hit
+                self.cached += 1
+        todo.sort(key=lambda i: len(prompts[i]) or len(json.dumps(conversations[i])))
+        for start in range(0, len(todo), self.batch_size):
+            chunk = todo[start:start + self.batch_size]
+            batch = complete_many(self.client, [conversations[i] for i in chunk], self.max_answer_tokens)
+            for i, answer in zip(chunk, batch):
+                answers[i] = answer
+            self.generated += len(chunk)
+            if model:
+                self.cache.add_many([{"model": model, "prompt": prompts[i], "claim": pairs[i][0], "family": family,
+                                      "client": self.client.name, "answer": answers[i]} for i in chunk])
+            log.info("%s %s: %d/%d rewrites generated", self.client.name, family, start + len(chunk), len(todo))
         return [first_line(answer) for answer in answers]
 
 

@@ -46,6 +46,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="rules, openai:<model>[@<url>], transformers:<path or role, e.g. smollm2-instruct>, "
                              "or saved:<an earlier --out folder> to judge its rewrites again")
     tables.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's)")
+    tables.add_argument("--rewrite-cache", default="results/atomeval/rewrites.jsonl",
+                        help="JSON lines of LLM rewrites by (model hash, prompt, claim), appended per batch and "
+                             "read first, so a rerun judges without generating again; 'none' to switch off")
+    tables.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16"),
+                        help="LLM rewriter weights: auto = bf16 where the CPU has AMX, else fp32")
+    tables.add_argument("--batch-size", type=int, default=8, help="LLM rewriter: claims decoded together")
     tables.add_argument("--families", default="colloquial,deseption,factmix,omission,advadd",
                         help="comma-separated rewriting families (default: all five)")
     tables.add_argument("--n-claims", type=int, default=0, help="0 = every refuted claim of the split")
@@ -62,9 +68,37 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "similarity threshold and perplexity ratio vary)")
     tables.set_defaults(func=_tables)
 
+    rewrite = actions.add_parser("rewrite", help="fill an LLM rewriter's cache (no verifier needed), with its cost")
+    rewrite.add_argument("--data", default="data/FC", help="prepared FC task folder")
+    rewrite.add_argument("--split", default="attack", help="which TSV of --data: attack, dev or train")
+    rewrite.add_argument("--n-claims", type=int, default=0, help="0 = every refuted claim of the split")
+    rewrite.add_argument("--rewriter", required=True, help="transformers:<path or role> or openai:<model>[@<url>]")
+    rewrite.add_argument("--families", default="colloquial,deseption,factmix,omission,advadd")
+    rewrite.add_argument("--rewrite-cache", default="results/atomeval/rewrites.jsonl", help="as for tables")
+    rewrite.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16"))
+    rewrite.add_argument("--batch-size", type=int, default=8)
+    rewrite.add_argument("--threads", type=int, default=None)
+    rewrite.add_argument("--cost", required=True, help="JSON of each family's decoding cost (updated per family)")
+    rewrite.set_defaults(func=_rewrite)
+
+    speed = actions.add_parser("decode-speed", help="a local rewriter's tokens per second in fp32 and bf16 (tiny)")
+    speed.add_argument("--rewriter", default="transformers:qwen2.5-0.5b", help="transformers:<path or role>")
+    speed.add_argument("--data", default="data/FC", help="prepared FC task folder (the prompts' claims)")
+    speed.add_argument("--n-claims", type=int, default=4, help="claims decoded together")
+    speed.add_argument("--new-tokens", type=int, default=24, help="tokens decoded per claim")
+    speed.add_argument("--precisions", default="fp32,bf16", help="measured in this order (comma-separated)")
+    speed.add_argument("--threads", type=int, default=None)
+    speed.add_argument("--out", default=None, help="JSON report path")
+    speed.set_defaults(func=_decode_speed)
+
     compare = actions.add_parser("compare-rewriters", help="a rewriter's tables beside a baseline's, same claims")
-    compare.add_argument("--runs", required=True,
-                         help="the folder the tables command wrote (its --out) for the rewriter to compare")
+    compare.add_argument("--runs", required=True, nargs="+",
+                         help="the folder the tables command wrote (its --out) for the rewriter to compare; or "
+                              "several LABEL=FOLDER (e.g. rules=... qwen2.5-0.5b=...): every rewriter x family on "
+                              "their common claims, with intervals, diagnostics, case studies and cost (--baseline "
+                              "is then not used)")
+    compare.add_argument("--cost", nargs="*", default=[], help="LABEL=cost JSON of `bodega atomeval rewrite`")
+    compare.add_argument("--cases", type=int, default=3, help="case studies per rewriter and family")
     compare.add_argument("--baseline", default="results/atomeval/cpu",
                          help="the tables folder of the baseline rewriter")
     compare.add_argument("--out", default=None, help="JSON path")
@@ -125,7 +159,8 @@ def _tables(args: argparse.Namespace) -> int:
     _set_threads(args.threads)
     claims = refuted_claims(args.data, args.split, args.n_claims or None)
     verifier, folder = get_verifier(args.verifier, args.results, args.data, args.profile)
-    rewriter = make_rewriter(args.rewriter, args.threads)
+    cache = None if args.rewrite_cache.lower() == "none" else args.rewrite_cache
+    rewriter = make_rewriter(args.rewriter, args.threads, cache, args.precision, args.batch_size)
     families = args.families.split(",")
     if hasattr(rewriter, "covers"):  # saved rewrites: only the claims an earlier run rewrote
         claims = [c for c in claims if rewriter.covers(c.claim, families)]
@@ -138,13 +173,64 @@ def _tables(args: argparse.Namespace) -> int:
     return 0
 
 
+def _rewrite(args: argparse.Namespace) -> int:
+    import logging
+
+    from bodega.atomeval.experiment import generate_rewrites, make_rewriter
+    from bodega.atomeval.fever import refuted_claims
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    _set_threads(args.threads)
+    claims = refuted_claims(args.data, args.split, args.n_claims or None)
+    rewriter = make_rewriter(args.rewriter, args.threads, args.rewrite_cache, args.precision, args.batch_size)
+    if getattr(rewriter, "cache", None) is None:
+        raise SystemExit(f"--rewriter {args.rewriter}: only an LLM rewriter has rewrites to cache")
+    report = generate_rewrites(claims, rewriter, args.families.split(","), args.cost)
+    print(json.dumps(report, indent=1))
+    return 0
+
+
+def _decode_speed(args: argparse.Namespace) -> int:
+    from bodega.atomeval.decode_speed import decode_speed
+    from bodega.io import atomic_write_json
+
+    _set_threads(args.threads)
+    report = decode_speed(args.rewriter, args.data, tuple(args.precisions.split(",")), n_claims=args.n_claims,
+                          new_tokens=args.new_tokens, threads=args.threads)
+    if args.out:
+        atomic_write_json(args.out, report)
+    print(json.dumps(report, indent=1))
+    return 0
+
+
 def _compare(args: argparse.Namespace) -> int:
     from bodega.atomeval.experiment import compare_rewriters
 
-    result = compare_rewriters(args.runs, args.baseline, args.out, verifier_folder=args.verifier)
+    if len(args.runs) == 1 and "=" not in args.runs[0]:
+        result = compare_rewriters(args.runs[0], args.baseline, args.out, verifier_folder=args.verifier)
+        for row in result["metrics"]:
+            print(json.dumps(row))
+        return 0
+    from bodega.atomeval.comparison import compare_many
+
+    runs, costs = _labelled(args.runs, "--runs"), _labelled(args.cost, "--cost")
+    result = compare_many(runs, costs, args.verifier, args.cases, args.out)
     for row in result["metrics"]:
-        print(json.dumps(row))
+        print(json.dumps({k: row[k] for k in ("rewriter", "family", "claims", "ASR", "S-ASR", "P-ASR", "VASR", "gap")}))
     return 0
+
+
+def _labelled(items: list[str], option: str) -> dict[str, str]:
+    """``LABEL=PATH`` items as a dict; a path without a label is labelled by its folder name."""
+    out = {}
+    for item in items:
+        label, sep, path = item.partition("=")
+        if not sep:
+            label, path = item.rstrip("/").rsplit("/", 1)[-1], item
+        if label in out:
+            raise SystemExit(f"{option}: label {label!r} given twice; write LABEL=PATH")
+        out[label] = path
+    return out
 
 
 def _attack_vasr(args: argparse.Namespace) -> int:

@@ -84,19 +84,99 @@ def llm_gold_facts(llm_gold: dict) -> dict[str, Any]:
             "llm_gold_relation": f"{llm_gold['slot_agreement']['relation']:.2f}"}
 
 
-def rewriters_side_by_side(rows: list[dict], columns: list[str]) -> pd.DataFrame:
-    """The LLM rewriter's and the rules' values of ``columns`` per family, side by side."""
-    frame = pd.DataFrame(rows)
-    frame["family"] = frame["family"].map(FAMILY_NAMES)
-    frame["rewriter"] = frame["rewriter"].map(lambda r: "SmolLM2" if r.startswith("llm") else r)
-    return frame.pivot_table(index="family", columns="rewriter", values=columns, sort=False).round(3)
+# --- the rewriter comparison (``bodega atomeval compare-rewriters --runs LABEL=DIR ...``) ---------------------
+
+COMPARED = ("ASR", "S-ASR", "P-ASR", "VASR", "gap")
 
 
-def llm_rewriter_facts(llm_tables: dict) -> dict[str, Any]:
-    """In how many families the LLM rewriter flips more claims than the rules, of how many; the example count."""
-    asr = pd.DataFrame(llm_tables["metrics"]).pivot_table(index="family", columns="rewriter", values="ASR")
-    llm_column = next(c for c in asr.columns if c.startswith("llm"))
-    rule_column = next(c for c in asr.columns if not c.startswith("llm"))
-    return {"llm_claims": llm_tables["claims"], "llm_more_flips": int((asr[llm_column] > asr[rule_column]).sum()),
-            "llm_families": len(asr),
-            "llm_examples": max(pd.DataFrame(llm_tables["examples"]).groupby("family").size())}
+def _with_interval(row: dict, name: str) -> str:
+    if row[name] is None:
+        return "–"
+    return f"{row[name]:.3f} [{row[f'{name} low']:.3f}, {row[f'{name} high']:.3f}]"
+
+
+def rewriter_metrics_table(comparison: dict) -> pd.DataFrame:
+    """Rewriter x family: claims, ASR, S-ASR, P-ASR, VASR and the ASR-VASR gap, each with its exact 95% interval."""
+    rows = [{"family": FAMILY_NAMES.get(r["family"], r["family"]), "rewriter": r["rewriter"], "claims": r["claims"],
+             **{("ASR-VASR gap" if m == "gap" else m): _with_interval(r, m) for m in COMPARED},
+             "claim copied (flipped)": f"{r['copies']} ({r['copies flipped']})" if "copies" in r else "–"}
+            for r in comparison["metrics"]]
+    return pd.DataFrame(rows).set_index(["family", "rewriter"])
+
+
+def rewriter_diagnostics_table(comparison: dict, key: str = "diagnostics") -> pd.DataFrame:
+    """Tables 6 and 8 per rewriter and family (``key``: ``diagnostics`` of the flips, or ``rewrites``: all)."""
+    rows = [{"family": FAMILY_NAMES.get(r["family"], r["family"]),
+             **{k: v for k, v in r.items() if k != "family"}} for r in comparison[key]]
+    return pd.DataFrame(rows).set_index(["family", "rewriter"])
+
+
+def rewriter_cases_table(comparison: dict) -> pd.DataFrame:
+    """The case studies: claim, evidence, rewrite, the claim's atoms (preserved or not, and by which rewrite atom),
+    the verdict and its diagnostics."""
+    rows = []
+    for case in comparison["cases"]:
+        atoms = "; ".join(f"{a['original']} -> {'kept' if a['preserved'] else 'lost'}"
+                          + (f" ({a['via']})" if a["via"] else "") for a in case["atoms"])
+        rows.append({"family": FAMILY_NAMES.get(case["family"], case["family"]), "rewriter": case["rewriter"],
+                     "claim": case["claim"], "evidence": case["evidence"], "rewrite": case["rewrite"], "atoms": atoms,
+                     "verdict": "valid" if case["valid"] else "invalid", "diagnostics": "; ".join(case["diagnostics"])})
+    return pd.DataFrame(rows)
+
+
+def rewriter_cost_table(comparison: dict) -> pd.DataFrame:
+    """CPU minutes, answers decoded and tokens per second per LLM rewriter and family."""
+    if not comparison["cost"]:
+        return pd.DataFrame()
+    frame = pd.DataFrame(comparison["cost"])
+    frame["family"] = frame["family"].map(lambda f: FAMILY_NAMES.get(f, f))
+    columns = ["rewriter", "family", "claims", "generated", "cached", "cpu_minutes", "wall_minutes",
+               "generated_tokens", "tokens_per_second", "precision", "threads", "batch_size"]
+    return frame[[c for c in columns if c in frame]].round(2).set_index(["rewriter", "family"])
+
+
+def decode_speed_table(reports: list[dict]) -> pd.DataFrame:
+    """fp32 against bf16: prefill and end-to-end tokens per second on the same batch, one row per precision
+    and measurement (the order in which the precisions were measured is part of the row's name)."""
+    rows = []
+    for number, report in enumerate(reports, 1):
+        order = " then ".join(report["precisions"])
+        rows += [{"measurement": f"{number} ({order})", "precision": precision, **values}
+                 for precision, values in report["precisions"].items()]
+    return pd.DataFrame(rows).set_index(["measurement", "precision"])
+
+
+def pooled_rewriter_facts(comparison: dict) -> dict[str, Any]:
+    """Per rewriter, over its families together: ASR, VASR, the gap and the share of rewrites that copy the claim,
+    as ``cmp_<label>_<asr|vasr|gap|copies>`` (the label's letters and digits only, e.g. ``qwen2505b``)."""
+    facts: dict[str, Any] = {}
+    for label in comparison["runs"]:
+        rows = [r for r in comparison["metrics"] if r["rewriter"] == label]
+        n = sum(r["claims"] for r in rows)
+        if not n:
+            continue
+        key = "cmp_" + "".join(ch for ch in label.lower() if ch.isalnum())
+        for name in ("ASR", "VASR", "gap"):
+            facts[f"{key}_{name.lower()}"] = f"{sum(r[f'{name} count'] for r in rows) / n:.3f}"
+        facts[f"{key}_copies"] = f"{100 * sum(r.get('copies', 0) for r in rows) / n:.1f}%"
+        facts[f"{key}_copies_flipped"] = sum(r.get("copies flipped", 0) for r in rows)
+        facts[f"{key}_n"] = n
+    return facts
+
+
+def rewriter_facts(comparison: dict) -> dict[str, Any]:
+    """The comparison's claims per family (the smallest common population), rewriters and verifier."""
+    common = [p["common"] for p in comparison["populations"].values()]
+    facts: dict[str, Any] = {"cmp_claims_min": min(common) if common else 0,
+                             "cmp_claims_max": max(common) if common else 0,
+                             "cmp_rewriters": ", ".join(comparison["runs"]),
+                             "cmp_families": len(comparison["families"])}
+    facts.update(pooled_rewriter_facts(comparison))
+    info = comparison.get("verifier_info")
+    if info:
+        facts.update(cmp_verifier=info["folder"], cmp_verifier_kind=info["victim"].get("kind"),
+                     cmp_verifier_acc=f"{info['metrics']['attack']['accuracy']:.3f}",
+                     cmp_verifier_f1=f"{info['metrics']['attack']['f1']:.3f}")
+        if "auc" in info:
+            facts["cmp_verifier_auc"] = f"{info['auc']:.3f}"
+    return facts

@@ -1,0 +1,138 @@
+"""Several rewriters' AtomEval tables on the same claims, against one verifier: the paper's main table shape.
+
+Each run is a ``bodega atomeval tables`` output (``<dir>/<family>/records.jsonl`` and ``summary.json``). Only the
+claims every run has a record for are counted in a family (a run's records are the claims its verifier first
+classified as refuted; a run cut short has fewer), so the rewriters are compared on exactly the same claims.
+Every rate carries its exact (Clopper-Pearson) 95% interval; the ASR-VASR gap is itself a share of the claims
+(flipped but invalid), with its own interval.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from bodega.atomeval.metrics import MetricsConfig, diagnostics_table_row, summarise, surface_proxies
+from bodega.io import read_jsonl
+
+RATES = ("ASR", "S-ASR", "P-ASR", "VASR")
+
+
+def load_run(folder: str | Path) -> dict[str, dict]:
+    """``{family: {"meta": summary.json, "records": [...]}}`` of one tables run."""
+    folder = Path(folder)
+    families = sorted(p.parent.name for p in folder.glob("*/records.jsonl"))
+    if not families:
+        raise FileNotFoundError(f"no <family>/records.jsonl under {folder}; run `bodega atomeval tables` first")
+    return {f: {"meta": json.loads((folder / f / "summary.json").read_text(encoding="utf-8")),
+                "records": list(read_jsonl(folder / f / "records.jsonl"))} for f in families}
+
+
+def _interval(count: int, n: int) -> dict[str, float | None]:
+    from bodega.report.uncertainty import clopper_pearson
+
+    if not n:
+        return {"low": None, "high": None}
+    interval = clopper_pearson(count, n)
+    return {"low": interval.low, "high": interval.high}
+
+
+def _letters(text: str) -> str:
+    return re.sub(r"[^0-9a-z]", "", text.lower())
+
+
+def is_copy(claim: str, rewrite: str | None) -> bool:
+    """Whether a rewrite is the claim again, up to case, spacing and punctuation (a small model often answers so)."""
+    return rewrite is not None and _letters(rewrite) == _letters(claim)
+
+
+def metric_row(records: list[dict], config: MetricsConfig) -> dict[str, Any]:
+    """ASR, S-ASR, P-ASR, VASR and the ASR-VASR gap with counts and exact intervals, over ``records``."""
+    summary = summarise(records, config)
+    n = summary["claims"]
+    counts = {"ASR": summary["flips"], "VASR": sum(bool(r["valid"]) for r in records if r["flip"]),
+              "S-ASR": sum(bool(r["similar"]) for r in records if r["flip"]),
+              "P-ASR": sum(bool(r["fluent"]) for r in records if r["flip"])}
+    counts["gap"] = counts["ASR"] - counts["VASR"]  # flipped but not the same false claim any more
+    row: dict[str, Any] = {"claims": n, "rewritten": summary["rewritten"], "flips": summary["flips"],
+                           "copies": sum(is_copy(r["claim"], r["rewrite"]) for r in records),
+                           "copies flipped": sum(is_copy(r["claim"], r["rewrite"]) and r["flip"] for r in records)}
+    for name, count in counts.items():
+        interval = _interval(count, n)
+        row.update({name: count / n if n else None, f"{name} count": count,
+                    f"{name} low": interval["low"], f"{name} high": interval["high"]})
+    return row
+
+
+def case_studies(records: list[dict], per_family: int) -> list[dict]:
+    """The first ``per_family`` successful attacks (file order) with evidence, atoms and the gate's verdict."""
+    rows = []
+    for record in [r for r in records if r["flip"]][:per_family]:
+        rows.append({"id": record["id"], "claim": record["claim"], "evidence": record["evidence"],
+                     "rewrite": record["rewrite"], "valid": record["valid"],
+                     "atoms": [{"original": j["original"], "preserved": j["preserved"], "via": j["via"],
+                                "best rewrite atom": j["best"]} for j in record.get("judgements", [])],
+                     "diagnostics": [f"{d['kind']}: {d['detail']}" for d in record["diagnostics"]]})
+    return rows
+
+
+def verifier_auc(folder: str | Path) -> float | None:
+    """ROC AUC of the verifier's P(refuted) on its attack set, from ``attack_predictions.jsonl``
+    (``bodega predictions`` or :func:`bodega.experiments.predictions.predict_attack_set` writes it)."""
+    from sklearn.metrics import roc_auc_score
+
+    path = Path(folder) / "attack_predictions.jsonl"
+    if not path.exists():
+        return None
+    rows = list(read_jsonl(path))
+    return float(roc_auc_score([r["label"] for r in rows], [r["p_positive"] for r in rows]))
+
+
+def compare_many(runs: dict[str, str | Path], costs: dict[str, str | Path] | None = None,
+                 verifier_folder: str | Path | None = None, cases: int = 3,
+                 out: str | Path | None = None) -> dict:
+    """Rewriter x family tables for ``runs`` (``{label: tables dir}``) on the claims common to all of them.
+
+    ``costs`` (``{label: cost JSON of bodega atomeval rewrite}``) adds each LLM's decoding cost per family.
+    """
+    from bodega.atomeval.experiment import verifier_description, verifier_metrics
+
+    config = MetricsConfig()
+    loaded = {label: load_run(folder) for label, folder in runs.items()}
+    families = [f for f in next(iter(loaded.values())) if all(f in run for run in loaded.values())]
+    verifiers = {run[f]["meta"]["verifier"] for run in loaded.values() for f in families}
+    if len(verifiers) > 1:
+        raise ValueError(f"the runs were judged by different verifiers ({', '.join(sorted(verifiers))}); "
+                         "judge them again with one (`bodega atomeval tables --rewriter saved:<dir>`)")
+    result: dict[str, Any] = {"runs": {k: str(v) for k, v in runs.items()},
+                              "verifier": verifiers.pop() if verifiers else None,
+                              "families": families, "populations": {}, "metrics": [], "diagnostics": [],
+                              "rewrites": [], "surface": [], "cases": [], "cost": []}
+    for family in families:
+        common = set.intersection(*({r["id"] for r in run[family]["records"]} for run in loaded.values()))
+        result["populations"][family] = {"common": len(common),
+                                         **{label: len(run[family]["records"]) for label, run in loaded.items()}}
+        for label, run in loaded.items():
+            records = [r for r in run[family]["records"] if r["id"] in common]
+            tag = {"rewriter": label, "family": family}
+            summary = summarise(records, config)
+            result["metrics"].append({**tag, **metric_row(records, config)})
+            result["diagnostics"].append({**tag, **diagnostics_table_row(summary["diagnostics"])})
+            result["rewrites"].append({**tag, **diagnostics_table_row(summary["rewrites"])})
+            result["surface"].append({**tag, **surface_proxies(records)})
+            result["cases"].extend({**tag, **case} for case in case_studies(records, cases))
+    for label, path in (costs or {}).items():
+        report = json.loads(Path(path).read_text(encoding="utf-8"))
+        for family, cost in report.items():
+            result["cost"].append({**cost, "rewriter": label, "family": family, "model": cost.get("rewriter"),
+                                   "cpu_minutes": cost["cpu_seconds"] / 60, "wall_minutes": cost["wall_seconds"] / 60})
+    if verifier_folder is not None:
+        folder = Path(verifier_folder)
+        result["verifier_info"] = {"folder": str(folder), "victim": verifier_description(folder),
+                                   "metrics": verifier_metrics(folder), "auc": verifier_auc(folder)}
+    if out:
+        from bodega.io import atomic_write_json
+
+        atomic_write_json(out, result)
+    return result
