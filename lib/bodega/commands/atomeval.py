@@ -3,7 +3,9 @@
 - ``gold-accuracy``: extractor accuracy on the hand-checked gold atoms;
 - ``agreement``: the gate's (and BODEGA's semantic score's) agreement with people;
 - ``tables``: ASR / S-ASR / P-ASR / VASR, diagnostics, surface proxies, case study per family;
-- ``compare-rewriters``: one rewriter's tables beside another's (the rules) on the same claims;
+- ``rewrite``: fill an LLM rewriter's on-disk cache of rewrites, with each family's decoding cost;
+- ``decode-speed``: a local rewriter's tokens per second in fp32 and bf16;
+- ``compare-rewriters``: rewriters' tables side by side (the rules among them) on their common claims;
 - ``attack-vasr``: VASR of BODEGA attack runs on FC from their records.jsonl.
 """
 from __future__ import annotations
@@ -13,10 +15,21 @@ import json
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``bodega atomeval`` and its actions (gold-accuracy, agreement, tables, compare-rewriters, VASR of runs)."""
+    """Add ``bodega atomeval`` and its actions (gold-accuracy, agreement, tables, rewrite, decode-speed,
+    compare-rewriters, VASR of runs)."""
     parser = subparsers.add_parser("atomeval", help="AtomEval: atoms, the validity gate, VASR")
     actions = parser.add_subparsers(dest="action", required=True)
+    _add_gold(actions)
+    _add_agree(actions)
+    _add_tables(actions)
+    _add_rewrite(actions)
+    _add_speed(actions)
+    _add_compare(actions)
+    _add_runs(actions)
 
+
+def _add_gold(actions) -> None:
+    """Add ``gold-accuracy``: extractor accuracy on the gold atoms."""
     gold = actions.add_parser("gold-accuracy", help="extractor accuracy on the gold atoms")
     gold.add_argument("--extractor", default="spacy",
                       help="spacy, openai:<model>[@<base_url>] (key from $OPENAI_API_KEY) or "
@@ -27,6 +40,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       help="only the first N gold claims of each split (dev, test); 0 = all 120")
     gold.set_defaults(func=_gold)
 
+
+def _add_agree(actions) -> None:
+    """Add ``agreement``: the gate against people's meaning judgments."""
     agree = actions.add_parser("agreement", help="gate vs human meaning judgments")
     agree.add_argument("--pairs", default="../shared/data/human/incrediblae_fc_meaning_dev.csv",
                        help="CSV of FC claim pairs with human meaning judgments (default: %(default)s)")
@@ -38,6 +54,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     agree.add_argument("--out", default=None, help="JSON report path")
     agree.set_defaults(func=_agreement)
 
+
+def _add_tables(actions) -> None:
+    """Add ``tables``: the AtomEval tables for one verifier and rewriter."""
     tables = actions.add_parser("tables", help="AtomEval tables for one verifier")
     tables.add_argument("--data", default="data/FC", help="prepared FC task folder")
     tables.add_argument("--results", default="results", help="results folder with the trained victims")
@@ -68,36 +87,47 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "similarity threshold and perplexity ratio vary)")
     tables.set_defaults(func=_tables)
 
+
+def _add_rewrite(actions) -> None:
+    """Add ``rewrite``: fill an LLM rewriter's cache."""
     rewrite = actions.add_parser("rewrite", help="fill an LLM rewriter's cache (no verifier needed), with its cost")
     rewrite.add_argument("--data", default="data/FC", help="prepared FC task folder")
     rewrite.add_argument("--split", default="attack", help="which TSV of --data: attack, dev or train")
     rewrite.add_argument("--n-claims", type=int, default=0, help="0 = every refuted claim of the split")
     rewrite.add_argument("--rewriter", required=True, help="transformers:<path or role> or openai:<model>[@<url>]")
-    rewrite.add_argument("--families", default="colloquial,deseption,factmix,omission,advadd")
+    rewrite.add_argument("--families", default="colloquial,deseption,factmix,omission,advadd",
+                         help="comma-separated rewriting families (default: all five)")
     rewrite.add_argument("--rewrite-cache", default="results/atomeval/rewrites.jsonl", help="as for tables")
-    rewrite.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16"))
-    rewrite.add_argument("--batch-size", type=int, default=8)
-    rewrite.add_argument("--threads", type=int, default=None)
+    rewrite.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16"),
+                         help="the rewriter's weights: auto = bf16 where the CPU has AMX, else fp32")
+    rewrite.add_argument("--batch-size", type=int, default=8, help="claims decoded together")
+    rewrite.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's)")
     rewrite.add_argument("--cost", required=True, help="JSON of each family's decoding cost (updated per family)")
     rewrite.set_defaults(func=_rewrite)
 
+
+def _add_speed(actions) -> None:
+    """Add ``decode-speed``: a local rewriter's tokens per second."""
     speed = actions.add_parser("decode-speed", help="a local rewriter's tokens per second in fp32 and bf16 (tiny)")
     speed.add_argument("--rewriter", default="transformers:qwen2.5-0.5b", help="transformers:<path or role>")
     speed.add_argument("--data", default="data/FC", help="prepared FC task folder (the prompts' claims)")
     speed.add_argument("--n-claims", type=int, default=4, help="claims decoded together")
     speed.add_argument("--new-tokens", type=int, default=24, help="tokens decoded per claim")
     speed.add_argument("--precisions", default="fp32,bf16", help="measured in this order (comma-separated)")
-    speed.add_argument("--threads", type=int, default=None)
+    speed.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's)")
     speed.add_argument("--out", default=None, help="JSON report path")
     speed.set_defaults(func=_decode_speed)
 
+
+def _add_compare(actions) -> None:
+    """Add ``compare-rewriters``: rewriters side by side."""
     compare = actions.add_parser("compare-rewriters", help="a rewriter's tables beside a baseline's, same claims")
     compare.add_argument("--runs", required=True, nargs="+",
                          help="the folder the tables command wrote (its --out) for the rewriter to compare; or "
                               "several LABEL=FOLDER (e.g. rules=... qwen2.5-0.5b=...): every rewriter x family on "
                               "their common claims, with intervals, diagnostics, case studies and cost (--baseline "
                               "is then not used)")
-    compare.add_argument("--cost", nargs="*", default=[], help="LABEL=cost JSON of `bodega atomeval rewrite`")
+    compare.add_argument("--cost", nargs="*", default=[], help="LABEL=the cost JSON that bodega atomeval rewrite wrote")
     compare.add_argument("--cases", type=int, default=3, help="case studies per rewriter and family")
     compare.add_argument("--baseline", default="results/atomeval/cpu",
                          help="the tables folder of the baseline rewriter")
@@ -105,6 +135,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     compare.add_argument("--verifier", default=None, help="the verifier folder both runs used, to record it")
     compare.set_defaults(func=_compare)
 
+
+def _add_runs(actions) -> None:
+    """Add ``attack-vasr``: VASR of BODEGA attack runs."""
     runs = actions.add_parser("attack-vasr", help="VASR of BODEGA attack runs on FC")
     runs.add_argument("--runs", default="results/runs", help="a folder of <TASK>-* attack run folders")
     runs.add_argument("--data", default="data/FC", help="the prepared FC folder the runs attacked (gold labels)")
