@@ -51,6 +51,7 @@ class AtomSchemaError(ValueError):
 @dataclass(frozen=True)
 class Modifier:
     """A modifier of an atom: its ``type`` and its text ``value``."""
+
     type: str
     value: str
 

@@ -53,6 +53,7 @@ def decode_json(text: str):
 
 class LLMExtractor:
     """Atoms from a chat model, asked for JSON and re-asked (up to ``max_retries``) on invalid answers."""
+
     def __init__(self, client: ChatClient, max_retries: int = 2) -> None:
         self.client = client
         self.max_retries = max_retries

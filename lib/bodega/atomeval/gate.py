@@ -30,6 +30,7 @@ SYMMETRIC_RELATIONS = frozenset({"be", "marry", "meet", "date", "divorce", "rese
 
 class Extractor(Protocol):
     """What the gate needs from an extractor: a ``name`` and ``extract(claim)`` to atoms."""
+
     name: str
 
     def extract(self, claim: str) -> list[Atom]:
@@ -61,6 +62,7 @@ class GateConfig:
 @dataclass(frozen=True)
 class Diagnostic:
     """A problem the gate found: its ``kind``, a readable ``detail`` and the atoms it concerns."""
+
     kind: str
     detail: str
     original: Atom | None = None
@@ -76,6 +78,7 @@ class Diagnostic:
 @dataclass(frozen=True)
 class AtomJudgement:
     """Whether one original atom is preserved in the rewrite, by which rule, and its best match."""
+
     original: Atom
     preserved: bool
     via: str | None                 # "slots" | "reordered" | "nli" | None
@@ -86,6 +89,7 @@ class AtomJudgement:
 @dataclass
 class Verdict:
     """The gate's answer for one rewrite: valid or not, a score, the atoms, judgements and diagnostics."""
+
     valid: bool
     score: float
     original_atoms: list[Atom]

@@ -17,6 +17,7 @@ SLOTS = ("subject", "relation", "object", "modifiers", "polarity")
 
 class Extractor(Protocol):
     """What the gold evaluation needs from an extractor: a ``name`` and ``extract(claim)`` to atoms."""
+
     name: str
 
     def extract(self, claim: str) -> list[Atom]:
@@ -27,6 +28,7 @@ class Extractor(Protocol):
 @dataclass(frozen=True)
 class GoldClaim:
     """One gold row: a claim with its split, evidence and hand-written atoms."""
+
     id: str
     split: str
     claim: str
@@ -96,6 +98,7 @@ def extraction_correct(predicted: Iterable[Atom], gold: Iterable[Atom]) -> bool:
 @dataclass
 class ExtractionReport:
     """An extractor's result on the gold set: counts and correct claims per split, slot agreement, errors."""
+
     extractor: str
     n: dict[str, int] = field(default_factory=dict)
     correct: dict[str, int] = field(default_factory=dict)

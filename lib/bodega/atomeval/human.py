@@ -21,6 +21,7 @@ DEFAULT_PATH = Path("../shared/data/human/incrediblae_fc_meaning_dev.csv")
 @dataclass(frozen=True)
 class HumanPair:
     """One human-labelled pair: evidence, original and adversarial claim, and the agreed label."""
+
     row: int
     evidence: str
     original: str
@@ -51,6 +52,7 @@ def load_pairs(path: str | Path = DEFAULT_PATH) -> list[HumanPair]:
 @dataclass(frozen=True)
 class Agreement:
     """How well one measure agrees with the human labels (precision, recall, F1, ROC AUC)."""
+
     name: str
     n: int
     positives: int

@@ -21,6 +21,7 @@ Transport = Callable[[str, dict[str, str], bytes, float], tuple[int, bytes]]
 
 class ChatClient(Protocol):
     """What a chat model offers: a ``name`` and ``complete(messages)`` to an answer text."""
+
     name: str
 
     def complete(self, messages: list[Message], max_new_tokens: int | None = None) -> str:

@@ -49,6 +49,7 @@ HEDGES = frozenset({"may", "might", "could", "possibly", "perhaps", "maybe", "re
 
 class SlotStatus(str, Enum):
     """How a slot of the rewrite atom relates to the original's."""
+
     SAME = "same"
     SPECIALISED = "specialised"
     GENERALISED = "generalised"
@@ -65,6 +66,7 @@ class SlotStatus(str, Enum):
 @dataclass(frozen=True)
 class SlotComparison:
     """The status of one slot and the words on either side that found no counterpart."""
+
     status: SlotStatus
     original_words: tuple[str, ...] = ()  # original words with no counterpart
     rewrite_words: tuple[str, ...] = ()   # rewrite words with no counterpart

@@ -40,6 +40,7 @@ class MetricsConfig:
 @dataclass(frozen=True)
 class RewriteCase:
     """One claim to attack: its id, claim, evidence, the rewrite (None if none) and the family."""
+
     id: str
     claim: str
     evidence: str
