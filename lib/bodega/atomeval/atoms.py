@@ -50,10 +50,13 @@ class AtomSchemaError(ValueError):
 
 @dataclass(frozen=True)
 class Modifier:
+    """A modifier of an atom: its ``type`` and its text ``value``."""
+
     type: str
     value: str
 
     def to_dict(self) -> dict[str, str]:
+        """The modifier as a JSON-ready dict."""
         return {"type": self.type, "value": self.value}
 
 
@@ -70,19 +73,23 @@ class Atom:
 
     @property
     def negated(self) -> bool:
+        """True when the atom's polarity is ``negated``."""
         return self.polarity == "negated"
 
     def with_(self, **changes: Any) -> "Atom":
+        """A copy of the atom with the given fields changed."""
         values = {**self.__dict__, **changes}
         return Atom(**values)
 
     def to_dict(self) -> dict[str, Any]:
+        """The atom as a JSON-ready dict (modifiers as dicts)."""
         return {"subject": self.subject, "relation": self.relation, "object": self.object,
                 "modifiers": [m.to_dict() for m in self.modifiers], "polarity": self.polarity,
                 "span": self.span}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Atom":
+        """An atom from a dict of the atom schema (validated first; missing optional fields get defaults)."""
         validate_atom(data)
         return cls(subject=data["subject"], relation=data["relation"], object=data.get("object", ""),
                    modifiers=tuple(Modifier(m["type"], m["value"]) for m in data.get("modifiers", [])),

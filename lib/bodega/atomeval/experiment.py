@@ -54,6 +54,7 @@ def local_model_path(name: str) -> tuple[str, str | None]:
 
 
 def make_extractor(spec: str = "spacy", threads: int | None = None):
+    """``spacy`` (the dependency-parse extractor) or an LLM spec (see :func:`make_client`)."""
     if spec == "spacy":
         from bodega.atomeval.extract_spacy import SpacyExtractor
 
@@ -294,6 +295,7 @@ def rewrite_counters(rewriter) -> dict[str, float]:
 
 
 def torch_threads() -> int:
+    """The number of threads torch uses."""
     import torch
 
     return torch.get_num_threads()
@@ -307,6 +309,7 @@ class CachedPerplexity:
         self.cache: dict[str, float] = {}
 
     def perplexity(self, texts):
+        """Perplexities of ``texts`` in order; only texts not yet seen go to the model."""
         import numpy as np
 
         missing = list(dict.fromkeys(t for t in texts if t not in self.cache))

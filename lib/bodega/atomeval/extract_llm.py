@@ -52,6 +52,8 @@ def decode_json(text: str):
 
 
 class LLMExtractor:
+    """Atoms from a chat model, asked for JSON and re-asked (up to ``max_retries``) on invalid answers."""
+
     def __init__(self, client: ChatClient, max_retries: int = 2) -> None:
         self.client = client
         self.max_retries = max_retries
@@ -61,12 +63,14 @@ class LLMExtractor:
         self.failures = 0
 
     def messages(self, claim: str) -> list[dict[str, str]]:
+        """The chat for one claim: system prompt, one worked example, then the claim."""
         return [{"role": "system", "content": SYSTEM_PROMPT},
                 {"role": "user", "content": f"Claim: {EXAMPLE[0]}"},
                 {"role": "assistant", "content": json.dumps(EXAMPLE[1])},
                 {"role": "user", "content": f"Claim: {claim}"}]
 
     def extract(self, claim: str) -> list[Atom]:
+        """Atoms of one claim; raises its :class:`ExtractionError` when no valid answer came."""
         (result,) = self.extract_many([claim])
         if isinstance(result, ExtractionError):
             raise result

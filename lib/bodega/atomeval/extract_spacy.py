@@ -98,14 +98,17 @@ class SpacyExtractor:
         self.nlp = nlp if nlp is not None else default_nlp()
 
     def extract(self, claim: str) -> list[Atom]:
+        """Atoms of one claim, from its spaCy parse."""
         return self.extract_doc(self.nlp(claim))
 
     def extract_many(self, claims: list[str], batch_size: int = 64) -> list[list[Atom]]:
+        """Atoms per claim, parsing the claims ``batch_size`` at a time."""
         return [self.extract_doc(doc) for doc in self.nlp.pipe(claims, batch_size=batch_size)]
 
     # --- parse walking -------------------------------------------------------------------------
 
     def extract_doc(self, doc: Any) -> list[Atom]:
+        """Atoms of an already parsed spaCy doc, walking the predicates of each sentence."""
         atoms: list[Atom] = []
         for sent in doc.sents:
             root = sent.root

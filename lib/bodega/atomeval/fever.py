@@ -10,6 +10,8 @@ from bodega.tasks import split_pair
 
 @dataclass(frozen=True)
 class Claim:
+    """One FEVER row: its id, the claim and its evidence."""
+
     id: str
     claim: str
     evidence: str

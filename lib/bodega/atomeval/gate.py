@@ -29,13 +29,21 @@ SYMMETRIC_RELATIONS = frozenset({"be", "marry", "meet", "date", "divorce", "rese
 
 
 class Extractor(Protocol):
+    """What the gate needs from an extractor: a ``name`` and ``extract(claim)`` to atoms."""
+
     name: str
 
-    def extract(self, claim: str) -> list[Atom]: ...
+    def extract(self, claim: str) -> list[Atom]:
+        """The atoms of ``claim``."""
+        ...
 
 
 class EntailmentModel(Protocol):
-    def entailment(self, premises: list[str], hypotheses: list[str]) -> Any: ...
+    """What the gate needs from an NLI model."""
+
+    def entailment(self, premises: list[str], hypotheses: list[str]) -> Any:
+        """Entailment probabilities, one per (premise, hypothesis) pair."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -53,12 +61,15 @@ class GateConfig:
 
 @dataclass(frozen=True)
 class Diagnostic:
+    """A problem the gate found: its ``kind``, a readable ``detail`` and the atoms it concerns."""
+
     kind: str
     detail: str
     original: Atom | None = None
     rewrite: Atom | None = None
 
     def to_dict(self) -> dict:
+        """The diagnostic as a JSON-ready dict (atoms as text)."""
         return {"kind": self.kind, "detail": self.detail,
                 "original": self.original.text() if self.original else None,
                 "rewrite": self.rewrite.text() if self.rewrite else None}
@@ -66,6 +77,8 @@ class Diagnostic:
 
 @dataclass(frozen=True)
 class AtomJudgement:
+    """Whether one original atom is preserved in the rewrite, by which rule, and its best match."""
+
     original: Atom
     preserved: bool
     via: str | None                 # "slots" | "reordered" | "nli" | None
@@ -75,6 +88,8 @@ class AtomJudgement:
 
 @dataclass
 class Verdict:
+    """The gate's answer for one rewrite: valid or not, a score, the atoms, judgements and diagnostics."""
+
     valid: bool
     score: float
     original_atoms: list[Atom]
@@ -83,9 +98,11 @@ class Verdict:
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     def has(self, kind: str) -> bool:
+        """True when a diagnostic of this ``kind`` was raised."""
         return any(d.kind == kind for d in self.diagnostics)
 
     def to_dict(self) -> dict:
+        """The verdict as a JSON-ready dict."""
         return {
             "valid": self.valid, "score": self.score,
             "original_atoms": [a.to_dict() for a in self.original_atoms],
@@ -120,11 +137,13 @@ class Gate:
         self._atoms: dict[str, list[Atom]] = {}
 
     def atoms(self, text: str) -> list[Atom]:
+        """The extractor's atoms of ``text``, extracted once and then kept."""
         if text not in self._atoms:
             self._atoms[text] = self.extractor.extract(text)
         return self._atoms[text]
 
     def judge(self, claim: str, rewrite: str, evidence: str = "") -> Verdict:
+        """The :class:`Verdict` on whether ``rewrite`` keeps every atom of ``claim``."""
         if self.config.rejoin_split_words:
             rewrite = rejoin_split_words(rewrite, claim)
         original_atoms = self.atoms(claim)

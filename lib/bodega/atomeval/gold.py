@@ -16,13 +16,19 @@ SLOTS = ("subject", "relation", "object", "modifiers", "polarity")
 
 
 class Extractor(Protocol):
+    """What the gold evaluation needs from an extractor: a ``name`` and ``extract(claim)`` to atoms."""
+
     name: str
 
-    def extract(self, claim: str) -> list[Atom]: ...
+    def extract(self, claim: str) -> list[Atom]:
+        """The atoms of ``claim``."""
+        ...
 
 
 @dataclass(frozen=True)
 class GoldClaim:
+    """One gold row: a claim with its split, evidence and hand-written atoms."""
+
     id: str
     split: str
     claim: str
@@ -31,6 +37,7 @@ class GoldClaim:
 
 
 def load_gold(path: str | Path = GOLD_PATH) -> list[GoldClaim]:
+    """The gold claims of a JSON-lines file; a bad row raises ValueError naming its line."""
     claims = []
     for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
@@ -67,6 +74,7 @@ def slot_key(atom: Atom, slot: str):
 
 
 def atoms_match(a: Atom, b: Atom) -> bool:
+    """True when every slot of the two atoms agrees after normalisation."""
     return all(slot_key(a, s) == slot_key(b, s) for s in SLOTS)
 
 
@@ -89,6 +97,8 @@ def extraction_correct(predicted: Iterable[Atom], gold: Iterable[Atom]) -> bool:
 
 @dataclass
 class ExtractionReport:
+    """An extractor's result on the gold set: counts and correct claims per split, slot agreement, errors."""
+
     extractor: str
     n: dict[str, int] = field(default_factory=dict)
     correct: dict[str, int] = field(default_factory=dict)
@@ -97,9 +107,11 @@ class ExtractionReport:
     llm: dict[str, int] = field(default_factory=dict)  # an LLM extractor's calls, retries, invalid answers
 
     def accuracy(self, split: str = "all") -> float:
+        """The share of claims of ``split`` extracted correctly (NaN when it has none)."""
         return self.correct.get(split, 0) / self.n[split] if self.n.get(split) else float("nan")
 
     def to_dict(self) -> dict:
+        """The report as a JSON-ready dict, accuracy per split included."""
         return {"extractor": self.extractor, "n": self.n, "correct": self.correct,
                 "accuracy": {s: self.accuracy(s) for s in self.n}, "slot_agreement": self.slot_agreement,
                 **({"llm": self.llm} if self.llm else {}), "errors": self.errors}

@@ -20,6 +20,8 @@ DEFAULT_PATH = Path("../shared/data/human/incrediblae_fc_meaning_dev.csv")
 
 @dataclass(frozen=True)
 class HumanPair:
+    """One human-labelled pair: evidence, original and adversarial claim, and the agreed label."""
+
     row: int
     evidence: str
     original: str
@@ -31,6 +33,7 @@ class HumanPair:
 
 
 def load_pairs(path: str | Path = DEFAULT_PATH) -> list[HumanPair]:
+    """The pairs of the CSV; ``preserves`` is True where the agreed label is 0."""
     pairs = []
     with open(path, newline="", encoding="utf-8") as handle:
         for number, row in enumerate(csv.DictReader(handle), start=2):
@@ -48,6 +51,8 @@ def load_pairs(path: str | Path = DEFAULT_PATH) -> list[HumanPair]:
 
 @dataclass(frozen=True)
 class Agreement:
+    """How well one measure agrees with the human labels (precision, recall, F1, ROC AUC)."""
+
     name: str
     n: int
     positives: int
@@ -57,6 +62,7 @@ class Agreement:
     roc_auc: float
 
     def to_dict(self) -> dict:
+        """The agreement as a dict."""
         return self.__dict__.copy()
 
 

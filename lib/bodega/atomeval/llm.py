@@ -20,9 +20,13 @@ Transport = Callable[[str, dict[str, str], bytes, float], tuple[int, bytes]]
 
 
 class ChatClient(Protocol):
+    """What a chat model offers: a ``name`` and ``complete(messages)`` to an answer text."""
+
     name: str
 
-    def complete(self, messages: list[Message], max_new_tokens: int | None = None) -> str: ...
+    def complete(self, messages: list[Message], max_new_tokens: int | None = None) -> str:
+        """The model's answer to ``messages``."""
+        ...
 
 
 def complete_many(client: ChatClient, conversations: list[list[Message]],
@@ -39,6 +43,7 @@ class LLMError(RuntimeError):
 
 
 def urllib_transport(url: str, headers: dict[str, str], body: bytes, timeout: float) -> tuple[int, bytes]:
+    """POST ``body`` to ``url``; returns the status code and the response bytes (errors included)."""
     request = urllib.request.Request(url, data=body, headers=headers, method="POST")
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
@@ -62,9 +67,11 @@ class OpenAIChatClient:
 
     @property
     def name(self) -> str:
+        """``openai:<model>``."""
         return f"openai:{self.model}"
 
     def complete(self, messages: list[Message], max_new_tokens: int | None = None) -> str:
+        """The endpoint's answer to ``messages``."""
         payload = {"model": self.model, "messages": messages, "temperature": self.temperature,
                    "max_tokens": max_new_tokens or self.max_tokens}
         if self.seed is not None:
@@ -148,6 +155,7 @@ class TransformersChatClient:
 
     @property
     def name(self) -> str:
+        """``transformers:<label or path>``."""
         return f"transformers:{self.label or self.path}"
 
     @property
@@ -164,6 +172,7 @@ class TransformersChatClient:
 
     @property
     def identity(self) -> str:
+        """The weights hash and the precision, to tell one model setup from another."""
         return f"{self.weights_hash};{self.precision}"
 
     def prompt(self, messages: list[Message]) -> str:
@@ -184,6 +193,7 @@ class TransformersChatClient:
         return self._stop_token_ids
 
     def complete(self, messages: list[Message], max_new_tokens: int | None = None) -> str:
+        """One greedy answer to ``messages``."""
         return self.complete_many([messages], max_new_tokens)[0]
 
     def complete_many(self, conversations: list[list[Message]], max_new_tokens: int | None = None) -> list[str]:

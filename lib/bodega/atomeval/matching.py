@@ -48,6 +48,8 @@ HEDGES = frozenset({"may", "might", "could", "possibly", "perhaps", "maybe", "re
 
 
 class SlotStatus(str, Enum):
+    """How a slot of the rewrite atom relates to the original's."""
+
     SAME = "same"
     SPECIALISED = "specialised"
     GENERALISED = "generalised"
@@ -57,11 +59,14 @@ class SlotStatus(str, Enum):
 
     @property
     def preserves(self) -> bool:
+        """True for the statuses that keep the original's meaning: same, specialised, added."""
         return self in (SlotStatus.SAME, SlotStatus.SPECIALISED, SlotStatus.ADDED)
 
 
 @dataclass(frozen=True)
 class SlotComparison:
+    """The status of one slot and the words on either side that found no counterpart."""
+
     status: SlotStatus
     original_words: tuple[str, ...] = ()  # original words with no counterpart
     rewrite_words: tuple[str, ...] = ()   # rewrite words with no counterpart
@@ -79,6 +84,7 @@ class MatcherConfig:
 
 
 def content(words: tuple[str, ...]) -> tuple[str, ...]:
+    """The words that are not function words."""
     return tuple(w for w in words if w not in FUNCTION_WORDS)
 
 
@@ -99,6 +105,7 @@ class Matcher:
     # --- words and phrases ------------------------------------------------------------------
 
     def same_word(self, a: str, b: str) -> bool:
+        """True for equal words, WordNet synonyms (if enabled) or a typo of a long non-number word."""
         if a == b:
             return True
         if a[:1].isdigit() or b[:1].isdigit():
@@ -110,6 +117,7 @@ class Matcher:
                 and _edit_distance_at_most(a, b, limit))
 
     def compare_words(self, original: tuple[str, ...], rewrite: tuple[str, ...]) -> SlotComparison:
+        """The :class:`SlotComparison` of two slots' content words."""
         original, rewrite = content(original), content(rewrite)
         if not original and not rewrite:
             return SlotComparison(SlotStatus.SAME)
@@ -148,11 +156,13 @@ class Matcher:
                               tuple(generalisations))
 
     def compare_text(self, original: str, rewrite: str, *, relation: bool = False) -> SlotComparison:
+        """The :class:`SlotComparison` of two slot texts, normalised first."""
         return self.compare_words(normalise(original, relation=relation), normalise(rewrite, relation=relation))
 
     # --- atoms ------------------------------------------------------------------------------
 
     def compare(self, original: Atom, rewrite: Atom, rewrite_text: str = "") -> "AtomComparison":
+        """Compare two atoms slot by slot, with modifiers, polarity, numbers and hedges."""
         slots = {
             "subject": self.compare_text(original.subject, rewrite.subject),
             "relation": self.compare_text(original.relation, rewrite.relation, relation=True),
@@ -236,6 +246,7 @@ class AtomComparison:
 
     @property
     def preserved(self) -> bool:
+        """True when the comparison found no problem."""
         return not self.problems
 
     def score(self) -> float:

@@ -39,6 +39,8 @@ class MetricsConfig:
 
 @dataclass(frozen=True)
 class RewriteCase:
+    """One claim to attack: its id, claim, evidence, the rewrite (None if none) and the family."""
+
     id: str
     claim: str
     evidence: str
@@ -47,6 +49,7 @@ class RewriteCase:
 
 
 def predict_labels(verifier: Any, texts: list[str]) -> np.ndarray:
+    """The verifier's labels for ``texts``, through ``predict`` or by calling it."""
     if not texts:
         return np.zeros(0, dtype=int)
     if hasattr(verifier, "predict"):
@@ -120,6 +123,7 @@ def _fluent(record: dict, config: MetricsConfig) -> bool | None:
 
 def summarise(records: list[dict], config: MetricsConfig, with_similarity: bool = True,
               with_perplexity: bool = True) -> dict:
+    """The summary of a run's records: counts, ASR, VASR, S-ASR, P-ASR and the thresholds used."""
     n = len(records)
     flips = [r for r in records if r["flip"]]
 

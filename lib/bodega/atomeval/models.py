@@ -91,6 +91,7 @@ class PerplexityModel:
         self._model = AutoModelForCausalLM.from_pretrained(str(self.path)).eval()
 
     def perplexity(self, texts: Sequence[str]) -> np.ndarray:
+        """Perplexity of each text under the causal LM (NaN for a text under two tokens)."""
         import torch
 
         values = []
@@ -111,6 +112,7 @@ class PerplexityModel:
 
 
 def load_perplexity(profile: str = "cpu") -> PerplexityModel:
+    """The profile's causal LM as a :class:`PerplexityModel`."""
     location = _resolve(profile, "causal-lm")
     if location is None:
         raise ValueError(f"profile {profile!r} has no causal-lm for perplexity")

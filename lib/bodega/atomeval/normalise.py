@@ -70,6 +70,7 @@ def lemma(word: str, verb_first: bool = False) -> str:
 
 
 def canonical_number(token: str) -> str:
+    """Number words and ordinals as digits, commas dropped from numerals; other tokens as given."""
     if token in _NUMBER_WORDS:
         return _NUMBER_WORDS[token]
     if token in _ORDINAL_WORDS:

@@ -45,6 +45,7 @@ class RewriteCache:
         return len(self._answers)
 
     def get(self, model: str, prompt: str, claim: str) -> str | None:
+        """The stored answer for this model, prompt and claim, or None."""
         return self._answers.get(cache_key(model, prompt, claim))
 
     def add_many(self, rows: list[dict]) -> None:

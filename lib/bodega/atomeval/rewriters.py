@@ -180,6 +180,7 @@ class LLMRewriter:
         self.generated = self.cached = 0
 
     def messages(self, claim: str, evidence: str, family: str) -> list[dict[str, str]]:
+        """The chat asking for a ``family`` rewrite of ``claim`` given ``evidence``."""
         if family not in FAMILIES:
             raise ValueError(f"unknown family {family!r}; choose one of {', '.join(FAMILIES)}")
         return [{"role": "system", "content": SYSTEM_INSTRUCTION},
@@ -187,6 +188,7 @@ class LLMRewriter:
                                             f"Claim: {claim}\nRewritten claim:"}]
 
     def rewrite(self, claim: str, evidence: str, family: str) -> str | None:
+        """A rewrite of one claim (None when the model gave none)."""
         return self.rewrite_many([(claim, evidence)], family)[0]
 
     def _cache_prompt(self, conversation: list[dict[str, str]]) -> str:
@@ -256,6 +258,7 @@ class SavedRewriter:
         return all((family, claim) in self.rewrites for family in families)
 
     def rewrite(self, claim: str, evidence: str, family: str) -> str | None:
+        """The saved rewrite of ``claim`` for ``family``; KeyError when none was saved."""
         if (family, claim) not in self.rewrites:
             raise KeyError(f"no saved {family} rewrite of {claim!r} under {self.source}")
         return self.rewrites[(family, claim)]
