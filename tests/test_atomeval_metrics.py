@@ -291,7 +291,7 @@ def test_the_summary_holds_what_the_book_chapter_reads(gate, tmp_path):
 
 
 def test_compare_many_tabulates_every_rewriter_on_the_common_claims_with_intervals(gate, tmp_path):
-    from bodega.atomeval.comparison import compare_many
+    from bodega.report.atomeval_comparison import compare_many
     from bodega.atomeval.experiment import run_tables
     from bodega.atomeval.fever import Claim
     from bodega.io import atomic_write_json
@@ -317,7 +317,7 @@ def test_compare_many_tabulates_every_rewriter_on_the_common_claims_with_interva
     assert small_row["ASR"] == 1.0 and small_row["ASR high"] == 1.0 and 0 < small_row["ASR low"] < 1
     assert small_row["gap"] == small_row["ASR"] - small_row["VASR"] == 0.5
     assert small_row["copies"] == 0
-    from bodega.atomeval.comparison import is_copy
+    from bodega.report.atomeval_comparison import is_copy
 
     assert is_copy("Savages is a film .", "savages is a film.")
     assert not is_copy("Savages is a film .", "Savages is film")

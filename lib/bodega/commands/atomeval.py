@@ -244,7 +244,7 @@ def _compare(args: argparse.Namespace) -> int:
         for row in result["metrics"]:
             print(json.dumps(row))
         return 0
-    from bodega.atomeval.comparison import compare_many
+    from bodega.report.atomeval_comparison import compare_many
 
     runs, costs = _labelled(args.runs, "--runs"), _labelled(args.cost, "--cost")
     result = compare_many(runs, costs, args.verifier, args.cases, args.out)
