@@ -96,12 +96,17 @@ def make_gate(profile: str = "cpu", extractor: str = "spacy"):
 
 
 def find_verifier(results_dir: str | Path, task: str = "FC") -> Path | None:
-    """A trained ``<results>/models/<task>-<kind>`` folder, preferring the strongest kind."""
+    """A trained ``<results>/models/<task>-<kind>`` folder with its weights, preferring the strongest kind."""
+    from bodega.victims.modeldir import weights_problem
+
     models = Path(results_dir) / "models"
     for kind in VERIFIER_PREFERENCE:
         folder = models / f"{task}-{kind}"
         if (folder / "victim.json").exists() and (folder / "metrics.json").exists():
-            return folder
+            problem = weights_problem(folder)
+            if problem is None:
+                return folder
+            log.info("not using %s as the verifier: %s", folder, problem)  # committed metadata without weights
     return None
 
 
