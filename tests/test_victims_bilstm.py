@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from victims_fixtures import assert_batch_independent, mixed_texts, one_thread, write_task_data  # noqa: F401
 
+from bodega.errors import BodegaError
 from bodega.victims import load_victim, train_victim
 from bodega.victims import training as training_module
 
@@ -28,7 +29,7 @@ def test_training_writes_a_complete_model_folder_that_learns(trained):
     assert "checkpoints" not in names
     metrics = json.loads((trained / "metrics.json").read_text())
     info = json.loads((trained / "victim.json").read_text())
-    assert set(metrics["attack"]) == {"f1", "accuracy"} and set(metrics["dev"]) == {"f1", "accuracy"}
+    assert set(metrics["attack"]) == {"f1", "accuracy"} and set(metrics["dev"]) == {"f1", "accuracy", "roc_auc"}
     # loaded words decide the label in this fixture; predicting all 1 would give F1 0.67, accuracy 0.5
     assert metrics["dev"]["f1"] > 0.75 and metrics["dev"]["accuracy"] > 0.75
     assert [h["epoch"] for h in metrics["history"]] == [1, 2, 3]
@@ -66,7 +67,7 @@ def test_interrupted_training_resumes_to_the_same_model(data, tmp_path, monkeypa
 
     def interrupt_in_epoch_two(victim, rows, *args, **kwargs):
         calls["n"] += 1
-        if calls["n"] == 3:  # epoch 1 evaluated twice (attack, dev); stop in epoch 2
+        if calls["n"] == 2:  # epoch 1's point evaluated dev; stop at epoch 2's
             raise KeyboardInterrupt
         return evaluate(victim, rows, *args, **kwargs)
 
@@ -74,7 +75,7 @@ def test_interrupted_training_resumes_to_the_same_model(data, tmp_path, monkeypa
     with pytest.raises(KeyboardInterrupt):
         train_victim("PR2", "BiLSTM", data, tmp_path / "resumed", epochs=2, max_train=200, progress=False)
     assert not (tmp_path / "resumed" / "victim.json").exists()
-    assert (tmp_path / "resumed" / "checkpoints" / "epoch-1.json").exists()
+    assert (tmp_path / "resumed" / "checkpoints" / "point-1.json").exists()
     monkeypatch.setattr(training_module, "_evaluate", evaluate)
     resumed = train_victim("PR2", "BiLSTM", data, tmp_path / "resumed", epochs=2, max_train=200, progress=False)
 
@@ -149,7 +150,7 @@ def test_max_dev_evaluates_on_a_seeded_sample_of_dev_rows(data, tmp_path, monkey
 
     monkeypatch.setattr(training_module, "_evaluate", counting)
     out = train_victim("PR2", "BiLSTM", data, tmp_path / "m", epochs=1, seed=0, progress=False, max_dev=15)
-    assert seen == [40, 15]  # the attack set whole, dev sampled
+    assert seen == [15, 40]  # dev sampled at the point, then the attack set whole for the kept model
     info = json.loads((out / "victim.json").read_text())
     assert info["training"]["max_dev"] == 15
     whole_dev = training_fingerprint("PR2", "BiLSTM", data, "cpu", 0, 1, 0)
@@ -159,4 +160,69 @@ def test_max_dev_evaluates_on_a_seeded_sample_of_dev_rows(data, tmp_path, monkey
     sample = [dev[i] for i in sorted(np.random.default_rng(0).choice(len(dev), size=15, replace=False))]
     victim = load_victim(out)
     expected = f1_accuracy([r.label for r in sample], victim.predict([r.text for r in sample]))
-    assert json.loads((out / "metrics.json").read_text())["dev"] == expected
+    recorded = json.loads((out / "metrics.json").read_text())["dev"]
+    assert {k: recorded[k] for k in expected} == expected
+
+
+def test_evaluation_points_make_a_learning_curve_and_resume_mid_epoch(data, tmp_path, monkeypatch):
+    """eval_every adds dev points inside epochs (rows seen rising to every row each epoch); a run killed between
+    two points of one epoch resumes to the same model and curve."""
+    kwargs = dict(epochs=2, max_train=200, eval_every=64, progress=False)
+    straight = train_victim("PR2", "BiLSTM", data, tmp_path / "straight", **kwargs)
+    metrics = json.loads((straight / "metrics.json").read_text())
+    curve = metrics["history"]
+    batch = json.loads((straight / "victim.json").read_text())["batch_size"]
+    steps, span = -(-200 // batch), -(-64 // batch)
+    ends = [min(end, steps) for end in range(span, steps + span, span)]
+    assert [h["rows_seen"] for h in curve] == [(e - 1) * 200 + min(end * batch, 200) for e in (1, 2) for end in ends]
+    assert [h["point"] for h in curve] == list(range(1, len(curve) + 1)) and len(curve) > 4
+    assert metrics["selected_point"] == max(curve, key=lambda h: (h["dev"]["f1"], -h["point"]))["point"]
+    assert metrics["selected_rows_seen"] == curve[metrics["selected_point"] - 1]["rows_seen"]
+    assert all(0 <= h["dev"]["roc_auc"] <= 1 for h in curve)
+
+    calls = {"n": 0}
+    evaluate = training_module._evaluate
+
+    def interrupt_at_point_three(victim, rows, *args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return evaluate(victim, rows, *args, **kwargs)
+
+    monkeypatch.setattr(training_module, "_evaluate", interrupt_at_point_three)
+    with pytest.raises(KeyboardInterrupt):
+        train_victim("PR2", "BiLSTM", data, tmp_path / "resumed", **kwargs)
+    assert (tmp_path / "resumed" / "checkpoints" / "point-2.json").exists()
+    monkeypatch.setattr(training_module, "_evaluate", evaluate)
+    resumed = train_victim("PR2", "BiLSTM", data, tmp_path / "resumed", **kwargs)
+    assert json.loads((resumed / "victim.json").read_text())["weights_hash"] == \
+        json.loads((straight / "victim.json").read_text())["weights_hash"]
+
+    def untimed(path):
+        return [{k: v for k, v in h.items() if k != "train_seconds"}
+                for h in json.loads((path / "metrics.json").read_text())["history"]]
+
+    assert untimed(resumed) == untimed(straight)
+
+
+def test_patience_stops_after_points_without_a_better_dev_f1(data, tmp_path):
+    out = train_victim("PR2", "BiLSTM", data, tmp_path / "m", epochs=30, max_train=200, eval_every=64, patience=2,
+                       progress=False)
+    metrics = json.loads((out / "metrics.json").read_text())
+    curve = metrics["history"]
+    best = metrics["selected_point"]
+    assert metrics["stopped_early"] and len(curve) == best + 2  # two points after the best, then stop
+    assert all(h["dev"]["f1"] <= curve[best - 1]["dev"]["f1"] for h in curve)
+    with pytest.raises(BodegaError, match="select='dev'"):
+        train_victim("PR2", "BiLSTM", data, tmp_path / "last", patience=2, select="last", progress=False)
+
+
+def test_a_finished_folder_without_its_weights_is_trained_again(data, tmp_path):
+    """victim.json of the same settings is not enough: a folder whose weights are gone (committed results hold
+    none) is trained again, to the same weights."""
+    out = train_victim("PR2", "BiLSTM", data, tmp_path / "m", epochs=1, max_train=100, progress=False)
+    recorded = json.loads((out / "victim.json").read_text())["weights_hash"]
+    (out / "model.safetensors").unlink()
+    again = train_victim("PR2", "BiLSTM", data, out, epochs=1, max_train=100, progress=False)
+    assert (again / "model.safetensors").is_file()
+    assert json.loads((again / "victim.json").read_text())["weights_hash"] == recorded

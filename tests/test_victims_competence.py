@@ -59,8 +59,8 @@ def test_training_writes_the_competence_of_the_kept_epoch(tmp_path):
     data = write_task_data(tmp_path / "data")
     out = train_victim("PR2", "BiLSTM", data, tmp_path / "m", epochs=2, seed=0, progress=False)
     metrics = json.loads((out / "metrics.json").read_text())
-    kept = metrics["history"][metrics["selected_epoch"] - 1]
-    assert metrics["attack_quality"] == kept["attack_quality"]
+    kept = metrics["history"][metrics["selected_point"] - 1]
+    assert metrics["dev"] == kept["dev"] and "attack" not in kept  # the attack set is evaluated once, kept model
     rows = read_tsv(data / "attack.tsv")
     probabilities = load_victim(out).predict_proba([r.text for r in rows])
     again = competence([r.label for r in rows], probabilities[:, 1])

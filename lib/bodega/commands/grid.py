@@ -19,6 +19,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--workers", type=int, default=None, help="cells at a time (default: the grid's workers)")
     run.add_argument("--scheduler", default=None, help="address of a running Dask scheduler (with --engine dask)")
     run.add_argument("--no-progress", action="store_true", help="no progress bar (logs only)")
+    run.add_argument("--train-only", action="store_true", help="train the grid's victims and run no attack cell")
     run.add_argument("--threads", type=int, default=None,
                      help="CPU threads of each cell's notebook process (default: the grid's threads_per_cell)")
     run.set_defaults(func=_run)
@@ -75,7 +76,8 @@ def _run(args: argparse.Namespace) -> int:
     from bodega.experiments.runner import run_grid
 
     report = run_grid(_spec(args).with_overrides(threads_per_cell=args.threads), engine=args.engine,
-                      workers=args.workers, scheduler=args.scheduler, show_progress=not args.no_progress)
+                      workers=args.workers, scheduler=args.scheduler, show_progress=not args.no_progress,
+                      train_only=args.train_only)
     print(report.summary_line())
     for outcome in report.failed:
         print(f"  {outcome.status}: {outcome.name}: {outcome.error.splitlines()[0] if outcome.error else ''}")

@@ -129,8 +129,12 @@ def victim_cells(spec: GridSpec, hashes: HashCache, declared: set[str] | None = 
             max_train, max_dev = spec.training.caps_for(task, victim)
             settings = _with_precision({"task": task, "victim": victim, "profile": spec.profile,
                                         "max_train": max_train, "max_dev": max_dev, "epochs": epochs,
-                                        "seed": spec.training.seed}, training_precision(victim, precision),
-                                       spec.notebooks.victim, declared)
+                                        "seed": spec.training.seed, **spec.training.schedule_for(task, victim)},
+                                       training_precision(victim, precision), spec.notebooks.victim, declared)
+            unsupported = sorted(set(spec.training.schedule_for(task, victim)) - (declared or set(settings)))
+            if unsupported:
+                raise ValueError(f"{spec.notebooks.victim}: its `parameters` cell lacks {', '.join(unsupported)}, "
+                                 f"which the grid sets for {task}-{victim}")
             parameters = _declared({**settings, "data_dir": _param(data_dir), "data_root": _param(data_root),
                                     "out_dir": _param(out), "results_root": _param(results)}, declared)
             inputs = {"stage": "victim", "notebook": notebook_sha, "code": code_sha, "data": data,

@@ -204,12 +204,14 @@ class GridScheduler:
     Victim cells are queued first; each finished (or unchanged) victim queues its attack cells, which
     go before waiting trainings when a worker frees up, so that results arrive victim by victim (and can
     be committed as they come) instead of after every victim is trained. A failed victim blocks its
-    attack cells; every other cell goes on.
+    attack cells; every other cell goes on. With ``train_only`` no attack cell is queued (a pilot of the
+    victims, or training them ahead of the attacks).
     """
 
     def __init__(self, spec: GridSpec, engine: Engine, workers: int, hashes: HashCache, attack_params: set[str] | None,
-                 progress: Progress, status: _Status) -> None:
+                 progress: Progress, status: _Status, train_only: bool = False) -> None:
         self.spec, self.engine, self.workers, self.hashes = spec, engine, workers, hashes
+        self.train_only = train_only
         self.attack_params, self.progress, self.status = attack_params, progress, status
         self.report = GridReport(spec.name)
         self.ready: list[tuple[bool, int, Cell]] = []  # (is a training, order, cell): attack cells first
@@ -262,6 +264,8 @@ class GridScheduler:
                 "%s trained again: %s", cell.name, "the same weights, bit for bit; only its unfinished attack "
                 "cells run" if same else "its weights differ from the recorded ones; all its attack cells run again")
         if outcome.status in ("done", "skipped"):
+            if self.train_only:
+                return
             for attack in attack_cells(self.spec, cell, self.hashes, self.attack_params):
                 self.schedule(attack)
             return
@@ -282,8 +286,9 @@ class GridScheduler:
 
 
 def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, scheduler: str | None = None,
-             processes: bool = True, show_progress: bool = True) -> GridReport:
-    """Execute every cell of ``spec`` that is not already done with the same inputs."""
+             processes: bool = True, show_progress: bool = True, train_only: bool = False) -> GridReport:
+    """Execute every cell of ``spec`` that is not already done with the same inputs (``train_only``: the
+    victim cells only)."""
     workers = workers or spec.workers
     ensure_data(spec)
     victim_params = check_notebook(spec.notebooks.victim, VICTIM_REQUIRED)
@@ -291,11 +296,12 @@ def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, 
     hashes = HashCache()
     victims = victim_cells(spec, hashes, victim_params)
     status = _Status(spec, workers)
-    progress = Progress({"victim": len(victims), "attack": spec.n_attack_cells}, workers, show_progress)
+    progress = Progress({"victim": len(victims), "attack": 0 if train_only else spec.n_attack_cells}, workers,
+                        show_progress)
     log.info("grid %s (%s): %d victims, %d attack cells (%d left out by its skip rules), %d workers (%s)",
              spec.name, spec.source, len(victims), spec.n_attack_cells, len(spec.skipped_cells()), workers, engine)
     runner: Engine = make_engine(engine, workers, scheduler, processes)
-    grid = GridScheduler(spec, runner, workers, hashes, attack_params, progress, status)
+    grid = GridScheduler(spec, runner, workers, hashes, attack_params, progress, status, train_only)
     previous = _stop_on_sigterm()
     try:
         report = grid.run(victims)

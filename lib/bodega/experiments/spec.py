@@ -49,8 +49,11 @@ class _NoAliasLoader(yaml.SafeLoader):
 class Training:
     """How missing victims are trained: row caps (0 = all), epochs per victim family (profile default), seed.
 
-    An ``epochs`` or ``rows`` key may also name one task's victim (``FC-BERT``); it wins over the
-    family's key. ``rows`` gives a victim its own ``max_train``/``max_dev`` (slow decoder LMs).
+    An ``epochs``, ``lr``, ``eval_every``, ``patience`` or ``rows`` key may also name one task's victim
+    (``FC-BERT``); it wins over the family's key. ``rows`` gives a victim its own ``max_train``/``max_dev``
+    (slow decoder LMs); ``lr`` its peak learning rate (absent: the family's); ``eval_every`` N a dev
+    evaluation point every N training rows (the learning curve); ``patience`` P stops after P points
+    without a better dev F1.
     """
 
     max_train: int = 0
@@ -58,10 +61,23 @@ class Training:
     seed: int = 0
     epochs: dict[str, int] = field(default_factory=dict)
     rows: dict[str, dict[str, int]] = field(default_factory=dict)
+    lr: dict[str, float] = field(default_factory=dict)
+    eval_every: dict[str, int] = field(default_factory=dict)
+    patience: dict[str, int] = field(default_factory=dict)
 
     def epochs_for(self, task: str, victim: str) -> int | None:
         """The grid's epochs for one victim (None: the profile's value)."""
         return self.epochs.get(f"{task}-{victim}", self.epochs.get(victim))
+
+    def schedule_for(self, task: str, victim: str) -> dict[str, float | int]:
+        """The set ``lr``, ``eval_every`` and ``patience`` of one victim (unset ones left out)."""
+        chosen = {}
+        for name in ("lr", "eval_every", "patience"):
+            mapping = getattr(self, name)
+            value = mapping.get(f"{task}-{victim}", mapping.get(victim))
+            if value is not None:
+                chosen[name] = value
+        return chosen
 
     def caps_for(self, task: str, victim: str) -> tuple[int, int]:
         """(max_train, max_dev) of one victim."""
@@ -294,13 +310,19 @@ def parse_grid(data: Any, source: str = "<grid>") -> GridSpec:
     _int(f"{source}: training.max_train", training.max_train, 0)
     _int(f"{source}: training.max_dev", training.max_dev, 0)
     _int(f"{source}: training.seed", training.seed, 0)
-    for key in ("epochs", "rows"):
+    for key in ("epochs", "rows", "lr", "eval_every", "patience"):
         if not isinstance(getattr(training, key), dict):
             raise GridError(f"{source}: training.{key}: expected a mapping victim -> value")
         for name in getattr(training, key):
             _check_victim_key(f"{source}: training.{key}", name)
     for name, epochs in training.epochs.items():
         _int(f"{source}: training.epochs.{name}", epochs, 1)
+    for key in ("eval_every", "patience"):
+        for name, value in getattr(training, key).items():
+            _int(f"{source}: training.{key}.{name}", value, 0)
+    for name, lr in training.lr.items():
+        if isinstance(lr, bool) or not isinstance(lr, (int, float)) or not lr > 0:
+            raise GridError(f"{source}: training.lr.{name}: expected a positive number, got {lr!r}")
     for name, caps in training.rows.items():
         if not isinstance(caps, dict) or not caps or set(caps) - {"max_train", "max_dev"}:
             raise GridError(f"{source}: training.rows.{name}: expected {{max_train: N, max_dev: N}}, got {caps!r}")

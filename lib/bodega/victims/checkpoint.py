@@ -1,9 +1,9 @@
-"""Per-epoch training checkpoints that survive a kill at any moment.
+"""Training checkpoints, one per evaluation point, that survive a kill at any moment.
 
-An epoch's tensors (trainable weights and optimizer state) go to ``epoch-N.safetensors``
-and its metadata to ``epoch-N.json``, each written atomically, the JSON last and naming
+A point's tensors (trainable weights and optimizer state) go to ``point-N.safetensors``
+and its metadata to ``point-N.json``, each written atomically, the JSON last and naming
 the tensor file's sha256. A checkpoint counts only when both exist and agree, so a kill
-mid-write leaves the previous epoch as the resume point. No pickle is involved.
+mid-write leaves the previous point as the resume point. No pickle is involved.
 """
 from __future__ import annotations
 
@@ -39,9 +39,9 @@ def _optimizer_join(tensors: dict[str, torch.Tensor], plain: dict) -> dict:
     return {"state": state, "param_groups": plain["param_groups"]}
 
 
-def save_checkpoint(folder: Path, epoch: int, weights: dict[str, torch.Tensor], optimizer, scheduler,
+def save_checkpoint(folder: Path, point: int, weights: dict[str, torch.Tensor], optimizer, scheduler,
                     meta: dict) -> Path:
-    """Write an epoch's weights and optimizer tensors, then its metadata with their hash (so a torn write is
+    """Write a point's weights and optimizer tensors, then its metadata with their hash (so a torn write is
     ignored).
     """
     from safetensors.torch import save
@@ -49,37 +49,37 @@ def save_checkpoint(folder: Path, epoch: int, weights: dict[str, torch.Tensor], 
     folder.mkdir(parents=True, exist_ok=True)
     optim_tensors, optim_plain = _optimizer_split(optimizer)
     tensors = {f"model.{k}": v for k, v in weights.items()} | optim_tensors
-    tensor_path = folder / f"epoch-{epoch}.safetensors"
+    tensor_path = folder / f"point-{point}.safetensors"
     atomic_write_bytes(tensor_path, save(tensors))
-    record = dict(meta, epoch=epoch, tensors_sha256=file_sha256(tensor_path), optimizer=optim_plain,
+    record = dict(meta, point=point, tensors_sha256=file_sha256(tensor_path), optimizer=optim_plain,
                   scheduler=scheduler.state_dict() if scheduler is not None else None)
-    atomic_write_json(folder / f"epoch-{epoch}.json", record)
+    atomic_write_json(folder / f"point-{point}.json", record)
     return tensor_path
 
 
 def latest_checkpoint(folder: Path) -> dict | None:
     """The newest complete checkpoint's metadata, or None; incomplete ones are ignored."""
     best = None
-    for meta_path in folder.glob("epoch-*.json"):
+    for meta_path in folder.glob("point-*.json"):
         try:
             record = json.loads(meta_path.read_text(encoding="utf-8"))
-            tensor_path = folder / f"epoch-{record['epoch']}.safetensors"
+            tensor_path = folder / f"point-{record['point']}.safetensors"
             if not tensor_path.exists() or file_sha256(tensor_path) != record["tensors_sha256"]:
                 log.warning("ignoring incomplete checkpoint %s", meta_path)
                 continue
         except (json.JSONDecodeError, KeyError) as error:
             log.warning("ignoring unreadable checkpoint %s: %s", meta_path, error)
             continue
-        if best is None or record["epoch"] > best["epoch"]:
+        if best is None or record["point"] > best["point"]:
             best = record
     return best
 
 
-def load_weights(folder: Path, epoch: int) -> dict[str, torch.Tensor]:
-    """The model weights of the checkpoint of ``epoch``."""
+def load_weights(folder: Path, point: int) -> dict[str, torch.Tensor]:
+    """The model weights of the checkpoint of evaluation point ``point``."""
     from safetensors.torch import load_file
 
-    tensors = load_file(folder / f"epoch-{epoch}.safetensors")
+    tensors = load_file(folder / f"point-{point}.safetensors")
     return {k[len("model."):]: v for k, v in tensors.items() if k.startswith("model.")}
 
 
@@ -87,7 +87,7 @@ def restore(folder: Path, record: dict, optimizer, scheduler) -> dict[str, torch
     """Load optimizer and scheduler state from a checkpoint; return its model weights."""
     from safetensors.torch import load_file
 
-    tensors = load_file(folder / f"epoch-{record['epoch']}.safetensors")
+    tensors = load_file(folder / f"point-{record['point']}.safetensors")
     optimizer.load_state_dict(_optimizer_join(tensors, record["optimizer"]))
     if scheduler is not None and record.get("scheduler") is not None:
         scheduler.load_state_dict(record["scheduler"])
@@ -95,9 +95,9 @@ def restore(folder: Path, record: dict, optimizer, scheduler) -> dict[str, torch
 
 
 def prune(folder: Path, keep: set[int]) -> None:
-    """Delete checkpoints of epochs not in ``keep`` (metadata first, so none is left half)."""
-    for meta_path in folder.glob("epoch-*.json"):
-        epoch = int(meta_path.stem.split("-", 1)[1])
-        if epoch not in keep:
+    """Delete checkpoints of points not in ``keep`` (metadata first, so none is left half)."""
+    for meta_path in folder.glob("point-*.json"):
+        point = int(meta_path.stem.split("-", 1)[1])
+        if point not in keep:
             meta_path.unlink(missing_ok=True)
-            (folder / f"epoch-{epoch}.safetensors").unlink(missing_ok=True)
+            (folder / f"point-{point}.safetensors").unlink(missing_ok=True)

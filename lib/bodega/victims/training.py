@@ -1,11 +1,13 @@
-"""Train a victim on a task's ``train.tsv``, resumable at epoch boundaries.
+"""Train a victim on a task's ``train.tsv``, resumable at every evaluation point.
 
-Every epoch ends with an evaluation on ``attack.tsv`` and ``dev.tsv`` and an atomic
-checkpoint; restarting the same command continues after the last complete epoch and
-gives the same result as an uninterrupted run (shuffling and dropout are seeded per
-epoch). The kept epoch is the profile's choice (``paper``: the last one, as BODEGA), or
-with ``select="dev"`` the epoch with the best dev F1: attack-set numbers are recorded
-but never used to choose.
+Training stops at evaluation points: the end of every epoch, and with ``eval_every`` N also after every
+N training rows inside an epoch. Each point evaluates ``dev.tsv`` (F1, accuracy, ROC AUC) and writes an atomic
+checkpoint; the points make the learning curve, which shows on dev how many rows and epochs a victim needs.
+Restarting the same command continues after the last point and gives the same result as an uninterrupted
+run (shuffling is seeded per epoch, dropout per point). The kept point is the profile's choice (``paper``:
+the last one, as BODEGA), or with ``select="dev"`` the point with the best dev F1, where ``patience`` P
+stops training once P points in a row have not bettered it. ``attack.tsv`` is evaluated once, for the kept
+model: attack-set numbers are recorded, never used to choose.
 """
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ from bodega.io import atomic_write_json, relative_path
 from bodega.profiles import get_profile
 from bodega.tasks import get_task
 from bodega.victims.base import argmax_predictions, hash_files
-from bodega.victims.competence import competence
+from bodega.victims.competence import competence, roc_auc
 from bodega.victims.metrics import f1_accuracy
 from bodega.victims.modeldir import METRICS_JSON, VICTIM_JSON
 
@@ -79,16 +81,23 @@ def _batches(rng: np.random.Generator, lengths: np.ndarray, bucket: bool, batch_
 
 
 def _choose(history: list[dict], select: str) -> int:
+    """The kept evaluation point: the last, or the best dev F1 (the earlier point on a tie)."""
     if select == "last":
-        return history[-1]["epoch"]
-    return max(history, key=lambda h: (h["dev"]["f1"], -h["epoch"]))["epoch"]
+        return history[-1]["point"]
+    return max(history, key=lambda h: (h["dev"]["f1"], -h["point"]))["point"]
+
+
+def _stops_early(history: list[dict], patience: int) -> bool:
+    """Whether the last ``patience`` points have all failed to better the best dev F1 (0: never stop)."""
+    return bool(patience and history) and len(history) - _choose(history, "dev") >= patience
 
 
 def training_fingerprint(task: str, victim_kind: str, data_dir: str | Path, profile: str = "cpu",
                          max_train: int = 0, epochs: int | None = None, seed: int = 0, *,
                          base_model: str | Path | None = None, select: str | None = None,
                          batch_size: int | None = None, quantize: bool | None = None, lr: float | None = None,
-                         bilstm_padding: str = "packed", max_dev: int = 0, precision: str = "fp32") -> dict:
+                         bilstm_padding: str = "packed", max_dev: int = 0, precision: str = "fp32",
+                         eval_every: int = 0, patience: int = 0) -> dict:
     """The settings ``train_victim`` records in ``victim.json`` (``training``) for these arguments.
 
     A finished model folder with the same fingerprint is the model these arguments would train.
@@ -108,6 +117,10 @@ def training_fingerprint(task: str, victim_kind: str, data_dir: str | Path, prof
         fingerprint["bilstm_padding"] = bilstm_padding
     if max_dev:  # likewise
         fingerprint["max_dev"] = max_dev
+    if eval_every:  # likewise
+        fingerprint["eval_every"] = eval_every
+    if patience:  # likewise
+        fingerprint["patience"] = patience
     if training_precision(kind, precision) != "fp32":  # likewise
         fingerprint["precision"] = training_precision(kind, precision)
     if base_model is None and prof.models.get(kind):  # the profile's base model: a role may change model
@@ -115,10 +128,10 @@ def training_fingerprint(task: str, victim_kind: str, data_dir: str | Path, prof
     return fingerprint
 
 
-AUTOCAST_KINDS = ("BERT", "MiniLM")
+AUTOCAST_KINDS = ("BERT", "MiniLM", "GEMMA2B", "GEMMA7B")
 """Families trained under bf16 autocast at ``--precision bf16``: MiniLM's steps ran 1.37x faster on AMX at
-the same dev F1 (issue 23), MPNet's (the cpu BERT) 3.3x here (book/data/precision.json); the BiLSTM gains
-nothing and the decoders' LoRA training was not measured."""
+the same dev F1 (issue 23), MPNet's (the cpu BERT) 3.3x here and the decoders' LoRA steps faster at the same
+dev F1 (book/data/precision.json); the BiLSTM gains nothing."""
 
 
 def training_precision(kind: str, precision: str) -> str:
@@ -143,6 +156,8 @@ class TrainingOptions:
     bilstm_padding: str = "packed"
     max_dev: int = 0
     precision: Any = None
+    eval_every: int = 0
+    patience: int = 0
 
 
 @dataclass
@@ -166,6 +181,17 @@ class _Plan:
     fingerprint: dict
     precision: Any  # the resolved bodega.precision.Precision training runs in
 
+    @property
+    def steps_per_epoch(self) -> int:
+        return math.ceil(len(self.train_rows) / self.batch_size)
+
+    def segments(self) -> list[tuple[int, int, int]]:
+        """(epoch, first step, end step) of the training between consecutive evaluation points."""
+        per_epoch = self.steps_per_epoch
+        span = math.ceil(self.options.eval_every / self.batch_size) if self.options.eval_every else per_epoch
+        return [(epoch, start, min(start + span, per_epoch))
+                for epoch in range(1, self.epochs + 1) for start in range(0, per_epoch, span)]
+
 
 def train_victim(task: str, victim_kind: str, data_dir: str | Path, out_dir: str | Path, profile: str = "cpu",
                  max_train: int = 0, epochs: int | None = None, seed: int = 0, **options) -> Path:
@@ -179,7 +205,9 @@ def train_victim(task: str, victim_kind: str, data_dir: str | Path, out_dir: str
     BiLSTM that reads its padding, as BODEGA's did. ``max_dev`` N evaluates each epoch on a seeded
     random N dev rows (0: all): a decoder LM on two CPU cores needs a minute per 150 dev texts.
     ``precision`` (fp32, bf16, auto; None: fp32): bf16 trains and evaluates the BERT family under bf16
-    autocast (fp32 master weights); the other families train in fp32 at any precision.
+    autocast (fp32 master weights), and the decoders' LoRA likewise; the BiLSTM trains in fp32 at any precision.
+    ``eval_every`` N adds an evaluation point after every N training rows (0: at epoch ends only), and
+    ``patience`` P (with ``select="dev"``) stops after P points without a better dev F1 (0: never early).
     """
     from bodega.victims.checkpoint import load_weights, prune, save_checkpoint
 
@@ -190,11 +218,13 @@ def train_victim(task: str, victim_kind: str, data_dir: str | Path, out_dir: str
         log.info("%s is already trained with these settings; nothing to do", out)
         return out
     victim, optimizer, scheduler, history = _resume(plan, out)
-    for epoch in range(len(history) + 1, plan.epochs + 1):
-        history.append(_train_epoch(plan, victim, optimizer, scheduler, epoch))
-        save_checkpoint(out / CHECKPOINTS, epoch, victim.trainable_state(), optimizer, scheduler,
+    segments = plan.segments()
+    while len(history) < len(segments) and not _stops_early(history, plan.options.patience):
+        point = len(history) + 1
+        history.append(_train_segment(plan, victim, optimizer, scheduler, segments[point - 1], point))
+        save_checkpoint(out / CHECKPOINTS, point, victim.trainable_state(), optimizer, scheduler,
                         {"history": history, "fingerprint": plan.fingerprint})
-        prune(out / CHECKPOINTS, {epoch, _choose(history, plan.select)})
+        prune(out / CHECKPOINTS, {point, _choose(history, plan.select)})
     chosen = _choose(history, plan.select)
     victim.load_trainable_state(load_weights(out / CHECKPOINTS, chosen))
     _save(plan, victim, optimizer, history, chosen, out)
@@ -232,6 +262,12 @@ def _prepare(task: str, victim_kind: str, data_dir: Path, options: TrainingOptio
     batch_size = int(options.batch_size or cls.train_batch_size)
     if options.lr is not None and not options.lr > 0:
         raise BodegaError(f"lr must be a positive number, got {options.lr!r}")
+    for name in ("eval_every", "patience"):
+        value = getattr(options, name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise BodegaError(f"{name} must be an integer >= 0 (0: off), got {value!r}")
+    if options.patience and select != "dev":
+        raise BodegaError(f"patience stops on dev F1 and needs select='dev', not {select!r}")
     create_options: dict = {}
     if options.bilstm_padding != "packed":
         if kind != "BiLSTM":
@@ -241,7 +277,8 @@ def _prepare(task: str, victim_kind: str, data_dir: Path, options: TrainingOptio
                                        options.seed, base_model=options.base_model, select=select,
                                        batch_size=batch_size, quantize=options.quantize, lr=options.lr,
                                        bilstm_padding=options.bilstm_padding, max_dev=options.max_dev,
-                                       precision=resolved.name)
+                                       precision=resolved.name, eval_every=options.eval_every,
+                                       patience=options.patience)
     return _Plan(task_name, kind, prof.name, select, epochs, batch_size, options.seed, options, cls,
                  create_options, train_path, train_rows, attack_rows, dev_rows, fingerprint, resolved)
 
@@ -252,11 +289,15 @@ def _already_trained(out_dir: Path, fingerprint: dict) -> bool:
     info_path = out_dir / VICTIM_JSON
     if not info_path.exists():
         return False
-    from bodega.victims.modeldir import read_victim_info
+    from bodega.victims.modeldir import read_victim_info, weights_problem
 
     recorded = read_victim_info(out_dir).get("training") or {}
     if recorded == fingerprint:
-        return True
+        problem = weights_problem(out_dir)
+        if problem is None:
+            return True
+        log.warning("%s was trained with these settings, but %s: training it again", out_dir, problem)
+        return False
     different = sorted(k for k in {*recorded, *fingerprint} if recorded.get(k) != fingerprint.get(k))
     raise BodegaError(f"{out_dir} holds a finished victim trained with other settings ({', '.join(different)}"
                       f"{'; task ' + str(recorded.get('task')) if 'task' in different else ''}); training would "
@@ -280,38 +321,32 @@ def _resume(plan: _Plan, out_dir: Path):
     options = plan.options
     victim = plan.cls.create(plan.task, plan.profile, plan.seed, base_model=options.base_model,
                              quantize=options.quantize, **plan.create_options)
-    optimizer, scheduler = victim.make_optimizer(plan.epochs * _steps_per_epoch(plan), options.lr)
+    optimizer, scheduler = victim.make_optimizer(plan.epochs * plan.steps_per_epoch, options.lr)
     history: list[dict] = []
     if record is not None:
         victim.load_trainable_state(restore(ckpt_dir, record, optimizer, scheduler))
         history = record["history"]
-        log.info("resuming %s after epoch %d", out_dir, record["epoch"])
+        log.info("resuming %s after evaluation point %d", out_dir, record["point"])
     return victim, optimizer, scheduler, history
 
 
-def _steps_per_epoch(plan: _Plan) -> int:
-    return math.ceil(len(plan.train_rows) / plan.batch_size)
-
-
-def _train_epoch(plan: _Plan, victim, optimizer, scheduler, epoch: int) -> dict:
-    """One seeded epoch (shuffling and dropout seeded per epoch, so a resumed run is the same) and its
-    evaluation on attack.tsv and dev.tsv."""
+def _train_segment(plan: _Plan, victim, optimizer, scheduler, segment: tuple[int, int, int], point: int) -> dict:
+    """The steps of one segment of an epoch (the epoch's batch order seeded per epoch, dropout per point, so a
+    resumed run is the same) and the dev evaluation that ends it: one point of the learning curve."""
     import torch
     from tqdm.auto import tqdm
 
-    progress = plan.options.progress
+    epoch, first, end = segment
     labels = torch.tensor([row.label for row in plan.train_rows], dtype=torch.long)
     texts = [row.text for row in plan.train_rows]
-    lengths = np.array([len(text) for text in texts])
-    steps_per_epoch = _steps_per_epoch(plan)
-    torch.manual_seed(plan.seed * 1000 + epoch)
-    rng = np.random.default_rng([plan.seed, epoch])
-    batches = _batches(rng, lengths, victim.bucket_batches, plan.batch_size)
+    torch.manual_seed(plan.seed * 1000 + epoch + 7919 * first)
+    batches = _batches(np.random.default_rng([plan.seed, epoch]), np.array([len(t) for t in texts]),
+                       victim.bucket_batches, plan.batch_size)
     victim.model.train()
     autocast = torch.autocast(victim.device.type, dtype=torch.bfloat16, enabled=plan.precision.is_bf16)
     started, total_loss = time.perf_counter(), 0.0
-    bar = tqdm(range(steps_per_epoch), desc=f"{plan.task}-{plan.kind} epoch {epoch}/{plan.epochs}",
-               disable=not progress, mininterval=5)
+    bar = tqdm(range(first, end), desc=f"{plan.task}-{plan.kind} epoch {epoch}/{plan.epochs} point {point}",
+               disable=not plan.options.progress, mininterval=5)
     for step in bar:
         index = batches[step]
         batch = victim.to_device(victim.encode([texts[i] for i in index]))
@@ -326,16 +361,17 @@ def _train_epoch(plan: _Plan, victim, optimizer, scheduler, epoch: int) -> dict:
         if scheduler is not None:
             scheduler.step()
         total_loss += loss.item()
-        bar.set_postfix(loss=f"{total_loss / (step + 1):.4f}", refresh=False)
+        bar.set_postfix(loss=f"{total_loss / (step - first + 1):.4f}", refresh=False)
     seconds = round(time.perf_counter() - started, 1)
     recorder = _RecordingVictim(victim)
     with autocast:
-        entry = {"epoch": epoch, "loss": total_loss / max(steps_per_epoch, 1), "train_seconds": seconds,
-                 "attack": _evaluate(recorder, plan.attack_rows, f"{plan.task}-{plan.kind} attack.tsv", progress),
-                 "dev": _evaluate(victim, plan.dev_rows, f"{plan.task}-{plan.kind} dev.tsv", progress)}
-    entry["attack_quality"] = competence([row.label for row in plan.attack_rows], recorder.p_positive).to_dict()
-    log.info("epoch %d: loss %.4f, dev F1 %.4f, attack F1 %.4f, attack AUC %.4f", epoch, entry["loss"],
-             entry["dev"]["f1"], entry["attack"]["f1"], entry["attack_quality"]["roc_auc"])
+        dev = _evaluate(recorder, plan.dev_rows, f"{plan.task}-{plan.kind} dev.tsv", plan.options.progress)
+    dev["roc_auc"] = roc_auc([row.label for row in plan.dev_rows], recorder.p_positive)
+    rows_seen = (epoch - 1) * len(texts) + min(end * plan.batch_size, len(texts))
+    entry = {"point": point, "epoch": epoch, "rows_seen": rows_seen, "loss": total_loss / max(end - first, 1),
+             "train_seconds": seconds, "dev": dev}
+    log.info("point %d (epoch %d, %d rows seen): loss %.4f, dev F1 %.4f, dev AUC %.4f", point, epoch, rows_seen,
+             entry["loss"], dev["f1"], dev["roc_auc"])
     return entry
 
 
@@ -354,23 +390,28 @@ class _RecordingVictim:
 
 
 def _save(plan: _Plan, victim, optimizer, history: list[dict], chosen: int, out_dir: Path) -> None:
-    """Write the kept epoch's model, metrics.json (with its attack-set competence) and victim.json last."""
+    """Evaluate the kept model on attack.tsv; write it, metrics.json (with its attack-set competence) and
+    victim.json last."""
+    import torch
+
+    recorder = _RecordingVictim(victim)
+    with torch.autocast(victim.device.type, dtype=torch.bfloat16, enabled=plan.precision.is_bf16):
+        attack = _evaluate(recorder, plan.attack_rows, f"{plan.task}-{plan.kind} attack.tsv", plan.options.progress)
+    quality = competence([row.label for row in plan.attack_rows], recorder.p_positive).to_dict()
     files, extra = victim.save(out_dir)
     weights_hash = hash_files(files, extra)
     selected = history[chosen - 1]
-    quality = selected.get("attack_quality")
-    if quality is None:  # a run resumed from checkpoints written before the competence was recorded
-        recorder = _RecordingVictim(victim)
-        _evaluate(recorder, plan.attack_rows)
-        quality = competence([row.label for row in plan.attack_rows], recorder.p_positive).to_dict()
+    stopped_early = len(history) < len(plan.segments())
     atomic_write_json(out_dir / METRICS_JSON, {
-        "attack": selected["attack"], "dev": selected["dev"], "attack_quality": quality,
-        "selected_epoch": chosen, "selection": "best dev F1" if plan.select == "dev" else "last epoch",
+        "attack": attack, "dev": selected["dev"], "attack_quality": quality,
+        "selected_epoch": selected["epoch"], "selected_point": chosen, "selected_rows_seen": selected["rows_seen"],
+        "selection": "best dev F1" if plan.select == "dev" else "last point", "stopped_early": stopped_early,
         "history": history, **plan.precision.record()})
     atomic_write_json(out_dir / VICTIM_JSON, dict(
         victim.describe(), name=f"{plan.task}-{plan.kind}", task=plan.task, kind=plan.kind, profile=plan.profile,
         train_rows=len(plan.train_rows), train_data=relative_path(plan.train_path, out_dir), epochs=plan.epochs,
-        selected_epoch=chosen, seed=plan.seed, batch_size=plan.batch_size,
+        selected_epoch=history[chosen - 1]["epoch"], selected_rows_seen=history[chosen - 1]["rows_seen"],
+        seed=plan.seed, batch_size=plan.batch_size,
         lr=optimizer.param_groups[0].get("initial_lr", optimizer.param_groups[0]["lr"]),
         weights_hash=weights_hash, training=plan.fingerprint, **plan.precision.record()))
     shutil.rmtree(out_dir / CHECKPOINTS, ignore_errors=True)
