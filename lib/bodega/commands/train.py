@@ -35,7 +35,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "LSTM as BODEGA ran it")
     parser.add_argument("--threads", type=int, default=None, help=THREADS_HELP)
     parser.add_argument("--precision", choices=PRECISIONS, default="fp32",
-                        help=PRECISION_HELP + "; bf16 trains BERT and the decoders under bf16 autocast, the BiLSTM in fp32")
+                        help=PRECISION_HELP + "; bf16 trains BERT and the decoders under bf16 autocast, "
+                             "the BiLSTM in fp32")
     parser.set_defaults(func=_train)
 
 
