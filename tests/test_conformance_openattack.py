@@ -191,3 +191,19 @@ def test_a_changed_setting_breaks_conformance():
     changed = once(get_attacker("DeepWordBug", fidelity="as-run", unk="<UNK>"))
     assert (same["adversarial"], same["queries"]) == (reference["adversarial"], reference["queries"])
     assert changed["adversarial"] != reference["adversarial"]
+
+
+@pytest.mark.parametrize("index", range(len(SENTENCES)))
+def test_pwws_under_a_query_budget_stops_at_openattacks_call_with_its_count(index):
+    """The native PWWS asks its whole ranking in one call only where the budget holds it: a budget that runs out
+    during the ranking stops the example at the same call, with the same number of queries, as OpenAttack's
+    one call for the probes and one per token."""
+    text = SENTENCES[index]
+    full = run(attacker("PWWS", "openattack"), text, False, index)["queries"]
+    for budget in sorted({2, 3, full // 3, full // 2, full - 1}):
+        def once(backend):
+            accountant = QueryAccountant(KeywordVictim(), budget=budget)
+            return attack_one(attacker("PWWS", backend), accountant, Target(index, str(index), text, 1), False, 0)
+
+        native, reference = once("native"), once("openattack")
+        assert (native["success"], native["queries"]) == (reference["success"], reference["queries"]), budget

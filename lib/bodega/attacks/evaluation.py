@@ -57,6 +57,16 @@ class Evaluator:
             return np.zeros((0, 2))
         return np.stack([self._seen[t] for t in texts])
 
+    def probs_in_calls(self, calls: Sequence[Sequence[str]]) -> np.ndarray:
+        """The probabilities of the texts of several calls, in order: sent as one call when the victim's query
+        budget (if any) can hold them all, else call by call, so that a budget runs out at the very call, and
+        with the very count, at which asking them one call after another would have stopped."""
+        texts = [text for call in calls for text in call]
+        budget = getattr(self.victim, "budget", None)  # a QueryAccountant's per-example budget and count
+        if budget is None or len(texts) <= budget - self.victim.queries or not calls:
+            return self.probs(texts)
+        return np.concatenate([self.probs(call) for call in calls])
+
     def prefetch(self, texts: Sequence[str]) -> int:
         """Let the victim compute ``texts`` ahead without asking them; how many it did (0: it cannot, or
         the first, the next ask, is answered here without the victim)."""

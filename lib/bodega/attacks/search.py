@@ -107,20 +107,17 @@ def _pwws_options(state: SearchState, transformation: WordTransformation, stopwo
             for i, word in enumerate(state.text.words)]
 
 
-def _pwws_swap_texts(state: SearchState, options: list[list[str]], ranked: list[int],
-                     reask_original: bool) -> list[str]:
-    """Every ranked token's candidate texts, in token order, each token's followed by the original if
-    ``reask_original``."""
-    texts: list[str] = []
-    for i in ranked:
-        if options[i]:
-            texts += [state.text.replace({i: c}) for c in options[i]] + ([state.text.text] if reask_original else [])
-    return texts
+def _pwws_swap_calls(state: SearchState, options: list[list[str]], ranked: list[int],
+                     reask_original: bool) -> list[list[str]]:
+    """Each ranked token's candidate texts (one call per token with candidates, as OpenAttack asks them),
+    in token order, each followed by the original if ``reask_original``."""
+    return [[state.text.replace({i: c}) for c in options[i]] + ([state.text.text] if reask_original else [])
+            for i in ranked if options[i]]
 
 
 def _pwws_best_swaps(state: SearchState, options: list[list[str]], ranked: list[int], weights: np.ndarray,
                      base: float, values: np.ndarray, reask_original: bool) -> list[tuple[int, str, float]]:
-    """Per ranked token, its best candidate and weight x drop, from the values of :func:`_pwws_swap_texts`.
+    """Per ranked token, its best candidate and weight x drop, from the values of :func:`_pwws_swap_calls`.
 
     ``reask_original``: the original follows each token's candidates and that token's drop
     is measured from it, as OpenAttack asks it once per token; a token without candidates
@@ -154,8 +151,9 @@ def pwws_search(state: SearchState, transformation: WordTransformation, stopword
     with the original again, scores are in its arithmetic (the probability of the target
     class, signed), and tokens are then applied in order, a filter word skipped and a
     token without candidates "replaced" by itself. In both, the saliency probes and the
-    candidates of all tokens go to the victim in one call (OpenAttack asks one call for the
-    probes and one per token; the texts and their count are the same); the greedy phase
+    candidates of all tokens go to the victim in one call where the query budget holds them all
+    (OpenAttack asks one call for the probes and one per token; the texts and their count are the
+    same), else in OpenAttack's calls, so a budget runs out where and when it did; the greedy phase
     asks one text at a time, because it stops at the first text that reaches the goal and
     a batch would ask (and count) texts after it; those texts are prefetched (computed
     ahead, not asked) where the victim allows it.
@@ -167,7 +165,8 @@ def pwws_search(state: SearchState, transformation: WordTransformation, stopword
     if not ranked and not openattack_order:
         return None
     probes = [state.text.replace({i: unk}) for i in ranked] + [state.text.text]
-    values = value(state.evaluator.probs(probes + _pwws_swap_texts(state, options, ranked, openattack_order)))
+    values = value(state.evaluator.probs_in_calls([probes, *_pwws_swap_calls(state, options, ranked,
+                                                                               openattack_order)]))
     base = float(values[len(ranked)])
     saliency = values[:len(ranked)] - base
     weights = np.exp(saliency - saliency.max())
