@@ -3,15 +3,17 @@
 A cell's CPU time is modelled as ``overhead + n * (attacker + forwards * per_text)``:
 
 - ``per_text``: CPU seconds a victim needs per text it predicts, measured for every task x victim on the
-  task's first attack texts (cut as BODEGA cuts them), batched as the query accountant batches; an
-  untrained victim computes exactly what a trained one does, so this needs no training;
+  task's first attack texts (cut as BODEGA cuts them), batched as the query accountant batches, at the grid's
+  precision; an untrained victim computes exactly what a trained one does, so this needs no training
+  (``--models`` times the grid's trained victims instead, LoRA merged as they predict);
 - ``forwards`` (victim forwards per example) and ``attacker`` (the attacker's own CPU per example: candidate
   generation, part-of-speech tagging, masked-LM predictions), measured by attacking ``--k`` examples per
   attacker and scenario against a trained victim of each task given with ``--victim TASK=FOLDER``;
 - ``overhead``: the CPU a cell spends outside its examples (kernel start, model and scorer loading), from a
   finished grid's markers and records (``--overhead-from``).
 
-Training is estimated as 3 forward-equivalents per training row and epoch plus the evaluations. The
+Training is estimated as 3 forward-equivalents per training row and epoch plus the evaluations, or read
+from the victim cell's marker where ``--models`` holds it trained (measured, not estimated). The
 estimate of every cell of the grid, the ones its skip rules leave out included, goes to ``--out``; the
 book's study page shows it beside the measured cost.
 
@@ -35,13 +37,21 @@ PER_TEXT_SAMPLE = {"HN": 4}  # texts timed per task (default 16): HN articles ar
 BATCH = 32
 
 
-def per_text_seconds(task: str, kind: str, data_root: Path) -> float:
-    """CPU seconds per predicted text of an untrained ``kind`` victim on ``task``'s attack texts."""
+def per_text_seconds(task: str, kind: str, data_root: Path, precision: str = "fp32",
+                     trained: Path | None = None) -> float:
+    """CPU seconds per predicted text of a ``kind`` victim (untrained, or the one in ``trained``) on ``task``'s
+    attack texts, at ``precision``."""
     from bodega.data import read_tsv
+    from bodega.precision import resolve_precision
     from bodega.victims.families import victim_class
+    from bodega.victims.modeldir import load_victim
     from bodega.victims.trimming import trimmer_for
 
-    victim = victim_class(kind).create(task, "cpu", 0)
+    if trained is not None:
+        victim = load_victim(trained, "cpu", precision)
+    else:
+        victim = victim_class(kind).create(task, "cpu", 0)
+        victim.set_precision(resolve_precision(precision))
     texts = [row.text for row in read_tsv(data_root / task / "attack.tsv")[:PER_TEXT_SAMPLE.get(task, 16)]]
     trimmer = trimmer_for(victim)
     if trimmer is not None:
@@ -54,12 +64,12 @@ def per_text_seconds(task: str, kind: str, data_root: Path) -> float:
 
 
 def attack_pilot(task: str, folder: Path, data_root: Path, attackers: list[str], k: int, budget: int | None,
-                 per_text: float) -> dict[str, dict]:
+                 per_text: float, precision: str = "fp32") -> dict[str, dict]:
     """Forwards and attacker CPU per example of each attacker and scenario against one trained victim."""
     from bodega.attacks import run_attack
     from bodega.victims.modeldir import load_victim
 
-    victim = load_victim(folder, "cpu")
+    victim = load_victim(folder, "cpu", precision)
     out: dict[str, dict] = {}
     for attacker in attackers:
         for scenario in ("untargeted", "targeted"):
@@ -101,7 +111,17 @@ def cell_overhead(results: Path) -> float:
     return overheads[len(overheads) // 2]
 
 
-def estimate(spec, per_text: dict, pilots: dict, overhead: float, data_root: Path) -> dict[str, dict]:
+def trained_cpu_seconds(models: Path | None, name: str) -> float | None:
+    """The CPU seconds a grid's finished victim cell recorded in its marker (None: not trained there)."""
+    marker = models / name / "cell.json" if models is not None else None
+    if marker is None or not marker.exists():
+        return None
+    record = json.loads(marker.read_text(encoding="utf-8"))
+    return record.get("cpu_seconds") if record.get("status") == "done" else None
+
+
+def estimate(spec, per_text: dict, pilots: dict, overhead: float, data_root: Path,
+             models: Path | None = None) -> dict[str, dict]:
     """Estimated CPU seconds of every cell of ``spec`` (training and attacks), with the model's terms."""
     from bodega.data import read_tsv
     from bodega.experiments.cells import run_name
@@ -118,8 +138,10 @@ def estimate(spec, per_text: dict, pilots: dict, overhead: float, data_root: Pat
             rows = min(sizes["train"], max_train or sizes["train"])
             dev = min(sizes["dev"], max_dev or sizes["dev"])
             epochs = spec.training.epochs_for(task, victim) or profile.epochs_for(task, victim)
+            measured_training = trained_cpu_seconds(models, f"{task}-{victim}")
             cells[f"{task}-{victim}"] = {"kind": "victim", "estimate_cpu_seconds": round(
-                overhead + epochs * (3 * rows + dev + sizes["attack"]) * c, 1),
+                overhead + epochs * (3 * rows + dev + sizes["attack"]) * c, 1) if measured_training is None
+                else round(measured_training, 1), "measured": measured_training is not None,
                 "skip": None if spec.attack_plan(task, victim) else "every attack cell of this victim is left out"}
             for attacker in spec.attackers:
                 for scenario in spec.scenarios:
@@ -150,6 +172,10 @@ def main() -> None:
     parser.add_argument("--out", default="book/data/study_pilot.json")
     parser.add_argument("--reuse", action="store_true",
                         help="keep the per-text and attack measurements already in --out; measure only what is missing")
+    parser.add_argument("--precision", default=None, help="fp32 or bf16 (default: the grid's precision)")
+    parser.add_argument("--models", default=None,
+                        help="the grid's trained victims (e.g. results/study/models): per-text cost of each trained "
+                             "victim, and its measured training cost")
     args = parser.parse_args()
 
     from bodega.experiments import load_grid
@@ -157,12 +183,17 @@ def main() -> None:
 
     apply_thread_policy(1)
     spec, data_root = load_grid(args.grid), Path(args.data)
+    precision = args.precision or spec.precision
+    models = Path(args.models) if args.models else None
     previous = json.loads(Path(args.out).read_text()) if args.reuse and Path(args.out).exists() else {}
     per_text = previous.get("per_text_cpu_seconds", {})
     for task in spec.tasks:
         for kind in spec.victims:
             if kind not in per_text.setdefault(task, {}):
-                per_text[task][kind] = per_text_seconds(task, kind, data_root)
+                trained = models / f"{task}-{kind}" if models is not None else None
+                if trained is not None and not trained_cpu_seconds(models, f"{task}-{kind}"):
+                    trained = None
+                per_text[task][kind] = per_text_seconds(task, kind, data_root, precision, trained)
                 print(f"{task} {kind}: {per_text[task][kind]:.4f} CPU-s per text", flush=True)
     pilots, victims = previous.get("attack_pilot", {}), previous.get("pilot_victims", {})
     attackers = [a for a in spec.attackers if a != "SCPN"]
@@ -170,17 +201,24 @@ def main() -> None:
         task, _, folder = pair.partition("=")
         kind = json.loads((Path(folder) / "victim.json").read_text())["kind"]
         pilots[task] = attack_pilot(task, Path(folder), data_root, attackers, args.k, spec.query_budget,
-                                    per_text[task][kind])
+                                    per_text[task][kind], precision)
         victims[task] = {"folder": folder, "kind": kind}
+        write(args, previous, spec, precision, models, per_text, pilots, victims, data_root)  # nothing lost
+    write(args, previous, spec, precision, models, per_text, pilots, victims, data_root)
+
+
+def write(args, previous: dict, spec, precision: str, models: Path | None, per_text: dict, pilots: dict,
+          victims: dict, data_root: Path) -> None:
+    """Estimate every cell from the measurements so far and write ``--out``."""
     overhead = cell_overhead(Path(args.overhead_from))
-    cells = estimate(spec, per_text, pilots, overhead, data_root)
+    cells = estimate(spec, per_text, pilots, overhead, data_root, models)
     planned = [c["estimate_cpu_seconds"] for c in cells.values() if not c.get("skip") and c["estimate_cpu_seconds"]]
     result = {
         "command": "python benchmarks/study_pilot.py " + " ".join(sys.argv[1:]),
         # every run that measured what this file holds (a --reuse run measures only what was missing)
         "commands": previous.get("commands", []) + ["python benchmarks/study_pilot.py " + " ".join(sys.argv[1:])],
         "date": datetime.now(timezone.utc).isoformat(timespec="minutes"),
-        "load_average": os.getloadavg()[0], "k": args.k, "grid": args.grid,
+        "load_average": os.getloadavg()[0], "k": args.k, "grid": args.grid, "precision": precision,
         "per_text_cpu_seconds": per_text, "attack_pilot": pilots, "pilot_victims": victims,
         "cell_overhead_cpu_seconds": overhead, "cells": cells,
         "planned_cpu_hours": sum(planned) / 3600,
