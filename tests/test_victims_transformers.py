@@ -67,6 +67,9 @@ def test_gemma_adapter_round_trip_and_batch_independence(data, tmp_path, quantiz
                                             "down_proj"}
     assert (out / "adapter_model.safetensors").exists() and not (out / "model.safetensors").exists()
     assert 0 < info["n_trainable_params"] < info["n_params"]
+    # the adapter names its base as victim.json does (resource:<role> for a profile's base), peft's card is gone
+    adapter = json.loads((out / "adapter_config.json").read_text())
+    assert adapter["base_model_name_or_path"] == info["base_model"] and not (out / "README.md").exists()
     victim = load_victim(out)
     # 4-bit layers compute in bfloat16, whose rounding depends on the matmul shape: 1e-4 there.
     assert_batch_independent(victim, mixed_texts(), tolerance=1e-4 if quantize else 1e-5)

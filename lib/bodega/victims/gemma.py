@@ -166,8 +166,20 @@ class GemmaVictim(TorchVictim):
         return victim
 
     def save(self, out_dir: Path) -> tuple[list[Path], str]:
-        """Write the adapter; return the files and extra text that define predictions."""
+        """Write the adapter; return the files and extra text that define predictions.
+
+        peft writes the base model's path into adapter_config.json and a model card; the base is loaded by
+        role and checked by hash instead (:meth:`load`), so the config names it as victim.json does
+        (``resource:<role>``) and the card is not kept: an adapter folder is portable and names no machine path.
+        """
+        import json
+
         self.model.save_pretrained(out_dir, safe_serialization=True)
+        config_path = Path(out_dir) / "adapter_config.json"
+        config = json.loads(config_path.read_text(encoding="utf-8"))
+        config["base_model_name_or_path"] = self.base["base_model"]
+        config_path.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        (Path(out_dir) / "README.md").unlink(missing_ok=True)
         return self.files_for_hash(out_dir, self.base)
 
     def bf16_model(self, model: torch.nn.Module) -> torch.nn.Module:
