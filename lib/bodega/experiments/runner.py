@@ -222,8 +222,9 @@ class GridScheduler:
     def schedule(self, cell: Cell) -> None:
         """Skip a cell finished with the same inputs (unless its victim's weights must be made again), else queue it."""
         if is_done(cell):
+            # --train-only wants each victim's training record, which a finished cell has with or without weights
             earlier = (_retrain_for_missing_weights(self.spec, cell, self.hashes, self.attack_params)
-                       if cell.kind == "victim" else None)
+                       if cell.kind == "victim" and not self.train_only else None)
             if earlier is None:
                 self.progress.learn(cell.kind, (read_marker(cell.out_dir) or {}).get("seconds"))
                 self.settle(cell, Outcome(cell.name, cell.kind, "skipped"))
