@@ -4,7 +4,7 @@
 # the rewriter x family comparison for the book. STEPS picks parts: predictions rules qwen05 qwen15 compare.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-V=${VERIFIER:-results/atomeval/verifier/FC-MiniLM}
+V=${VERIFIER:-results/atomeval/verifier/FC-BERT}  # the competent one with the best AUC: verifier/choice.json
 T=results/atomeval/tables
 FIRST=${FIRST:-0}  # the 1.5B model's claims: 0 = all (its own table); N = its first N (a subset, -firstN)
 q15=$T/qwen2.5-1.5b; [ "$FIRST" = 0 ] || q15=$T/qwen2.5-1.5b-first$FIRST
