@@ -348,3 +348,40 @@ def test_real_smollm2_answers_a_question_greedily():
     question = [{"role": "user", "content": "What is the capital of France?"}]
     answer = client.complete(question, max_new_tokens=8)
     assert "Paris" in answer and client.complete(question, max_new_tokens=8) == answer
+
+
+def _pair(row, evidence, original, adversarial, preserves=True):
+    from bodega.atomeval.human import HumanPair
+
+    return HumanPair(row, evidence, original, adversarial, f"{evidence} ~ {original}", f"{evidence} ~ {adversarial}",
+                     preserves, 0 if preserves else 1)
+
+
+def test_gate_prefetches_in_one_batch_and_a_failed_extraction_makes_the_pair_invalid():
+    from bodega.atomeval.gate import Gate
+    from bodega.atomeval.human import gate_agreement, pair_texts
+
+    valid = json.dumps(VALID)
+    client = _BatchingClient({"Saxony is in Ireland .": [valid], "Saxony is in Ireland , honestly .": [valid],
+                              "Bonn is in Ireland .": ["no json"]})
+    gate = Gate(LLMExtractor(client, max_retries=0))
+    pairs = [_pair(2, "e .", "Saxony is in Ireland .", "Saxony is in Ireland , honestly ."),
+             _pair(3, "e .", "Bonn is in Ireland .", "Saxony is in Ireland .", preserves=False)]
+    texts = [t for p in pairs for t in pair_texts(gate, p, check_evidence=True)]
+    assert gate.prefetch(texts) == 1  # "Bonn ..." never got valid atoms
+    assert client.batches == [3]  # the three different texts, asked together once
+    result, records = gate_agreement(gate, pairs, progress=False)
+    assert client.batches == [3]  # judging asked the model nothing more
+    assert records[0]["valid"] is True and records[1]["valid"] is False and "Bonn" in records[1]["error"]
+    assert result.n == 2
+
+
+def test_sample_pairs_is_seeded_random_and_keeps_file_order():
+    from bodega.atomeval.human import sample_pairs
+
+    pairs = [_pair(row, "e .", f"claim {row} .", f"claim {row} !") for row in range(2, 102)]
+    first, again, other = sample_pairs(pairs, 10, seed=1), sample_pairs(pairs, 10, seed=1), sample_pairs(pairs, 10, 2)
+    assert [p.row for p in first] == [p.row for p in again] and [p.row for p in first] != [p.row for p in other]
+    assert [p.row for p in first] == sorted(p.row for p in first) and len(first) == 10
+    assert [p.row for p in first] != [p.row for p in pairs[:10]]  # not the first rows
+    assert sample_pairs(pairs, 0) == pairs and sample_pairs(pairs, 500) == pairs

@@ -263,6 +263,26 @@ def test_saved_rewriter_replays_an_earlier_run(tmp_path):
         make_rewriter(f"saved:{tmp_path / 'absent'}")
 
 
+def test_a_tables_run_saves_every_claims_rewrite_for_another_verifier(gate, tmp_path):
+    """The records hold only the claims the verifier first calls refuted; ``rewrites.jsonl`` holds all, so that
+    ``saved:`` can judge the run again with a verifier whose population differs."""
+    from bodega.atomeval.experiment import make_rewriter, run_tables
+    from bodega.atomeval.fever import Claim
+    from bodega.io import read_jsonl
+
+    texts = ["Savages was only a film .", "Savages was directed by Oliver Stone in 2011 ."]
+    claims = [Claim(f"c{i}", claim, "Savages is a 2012 American crime thriller film .")
+              for i, claim in enumerate(texts)]
+    rules = _MapRewriter("rules", {c.claim: c.claim.replace("Savages", "Savages , honestly ,") for c in claims})
+    run_tables(claims, KeywordVerifier(), "keyword", gate, rules, ["omission"], tmp_path / "rules",
+               with_surface=False)
+    recorded = [r["id"] for r in read_jsonl(tmp_path / "rules" / "omission" / "records.jsonl")]
+    assert recorded == ["c1"]  # c0 mentions "film": the keyword verifier first calls it supported
+    saved = make_rewriter(f"saved:{tmp_path / 'rules'}")
+    assert saved.rewrite(claims[0].claim, "e", "omission") == "Savages , honestly , was only a film ."
+    assert saved.covers(claims[1].claim, ["omission"])
+
+
 def test_the_summary_holds_what_the_book_chapter_reads(gate, tmp_path):
     import pandas as pd
 

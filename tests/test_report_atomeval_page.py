@@ -71,3 +71,30 @@ def test_the_rewriter_comparison_tables_show_intervals_cases_and_cost():
                                           "cmp_rules_copies_flipped": 0, "cmp_qwen_copies_flipped": 0,
                                           "cmp_qwen_asr": "0.500", "cmp_qwen_vasr": "0.100", "cmp_qwen_gap": "0.400",
                                           "cmp_qwen_copies": "20.0%", "cmp_qwen_n": 10}
+
+
+def _verifier(folder, kind, accuracy, auc, competent):
+    import json
+
+    folder.mkdir(parents=True)
+    (folder / "victim.json").write_text(json.dumps({"kind": kind, "base_role": kind.lower(), "n_params": 1}))
+    (folder / "metrics.json").write_text(json.dumps({"attack": {"accuracy": accuracy, "f1": accuracy},
+                                                     "attack_quality": {"roc_auc": auc, "competent": competent}}))
+    return folder
+
+
+def test_verifier_choice_takes_the_competent_one_with_the_best_auc(tmp_path):
+    import pytest
+
+    from bodega.report.atomeval_comparison import verifier_choice
+
+    small = _verifier(tmp_path / "FC-MiniLM", "MiniLM", 0.74, 0.81, True)
+    big = _verifier(tmp_path / "FC-BERT", "BERT", 0.86, 0.93, True)
+    lucky = _verifier(tmp_path / "FC-BiLSTM", "BiLSTM", 0.90, 0.95, False)  # not competent: never chosen
+    choice = verifier_choice([small, big, lucky], tmp_path / "choice.json")
+    assert choice["chosen"] == "FC-BERT"
+    assert [c["roc_auc"] for c in choice["candidates"]] == [0.81, 0.93, 0.95]
+    assert (tmp_path / "choice.json").exists()
+    assert verifier_choice([small])["chosen"] == "FC-MiniLM"
+    with pytest.raises(ValueError, match="competent"):
+        verifier_choice([lucky])

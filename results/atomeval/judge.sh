@@ -4,9 +4,10 @@
 # the rewriter x family comparison for the book. STEPS picks parts: predictions rules qwen05 qwen15 compare.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-V=${VERIFIER:-results/atomeval/verifier/FC-MiniLM}
+V=${VERIFIER:-results/atomeval/verifier/FC-BERT}  # the competent one with the best AUC: verifier/choice.json
 T=results/atomeval/tables
-FIRST=${FIRST:-16}  # the 1.5B model's common subset: the largest N of generate.sh's steps that finished
+FIRST=${FIRST:-0}  # the 1.5B model's claims: 0 = all (its own table); N = its first N (a subset, -firstN)
+q15=$T/qwen2.5-1.5b; [ "$FIRST" = 0 ] || q15=$T/qwen2.5-1.5b-first$FIRST
 PRECISION=${PRECISION:-bf16}  # the precision the rewrites were decoded in (part of the cache key)
 common=(--data data/FC --split attack --verifier "$V" --threads "${THREADS:-1}" --profile cpu
         --rewrite-cache results/atomeval/rewrites.jsonl)
@@ -17,17 +18,19 @@ for step in ${STEPS:-predictions rules qwen05 qwen15 compare}; do
     rules) bodega atomeval tables "${common[@]}" --rewriter rules --out "$T/rules" ;;
     qwen05) bodega atomeval tables "${common[@]}" --rewriter transformers:qwen2.5-0.5b --precision "$PRECISION" --out "$T/qwen2.5-0.5b" ;;
     qwen15) bodega atomeval tables "${common[@]}" --rewriter transformers:qwen2.5-1.5b --precision "$PRECISION" --n-claims "$FIRST" \
-              --out "$T/qwen2.5-1.5b-first$FIRST" ;;
+              --out "$q15" ;;
     compare)
       costs=(--cost qwen2.5-0.5b=results/atomeval/cost-qwen2.5-0.5b-$PRECISION.json
-             "qwen2.5-0.5b (fp32, first run)=results/atomeval/cost-qwen2.5-0.5b-fp32.json")
-      bodega atomeval compare-rewriters --runs rules="$T/rules" qwen2.5-0.5b="$T/qwen2.5-0.5b" "${costs[@]}" \
-        --verifier "$V" --out book/data/atomeval_rewriters.json
-      if [ -d "$T/qwen2.5-1.5b-first$FIRST" ]; then
-        bodega atomeval compare-rewriters --runs rules="$T/rules" qwen2.5-0.5b="$T/qwen2.5-0.5b" \
-          qwen2.5-1.5b="$T/qwen2.5-1.5b-first$FIRST" "${costs[@]}" \
-          qwen2.5-1.5b=results/atomeval/cost-qwen2.5-1.5b-$PRECISION.json --verifier "$V" \
-          --out book/data/atomeval_rewriters_first$FIRST.json
+             "qwen2.5-0.5b (fp32, first run)=results/atomeval/cost-qwen2.5-0.5b-fp32.json"
+             qwen2.5-1.5b=results/atomeval/cost-qwen2.5-1.5b-$PRECISION.json)
+      if [ "$FIRST" = 0 ]; then  # every claim for all three: the book's main table
+        bodega atomeval compare-rewriters --runs rules="$T/rules" qwen2.5-0.5b="$T/qwen2.5-0.5b" qwen2.5-1.5b="$q15" \
+          "${costs[@]}" --verifier "$V" --out book/data/atomeval_rewriters.json
+      else  # the 1.5B model on its first claims only: the main table without it, and the common subset
+        bodega atomeval compare-rewriters --runs rules="$T/rules" qwen2.5-0.5b="$T/qwen2.5-0.5b" "${costs[@]:0:3}" \
+          --verifier "$V" --out book/data/atomeval_rewriters.json
+        bodega atomeval compare-rewriters --runs rules="$T/rules" qwen2.5-0.5b="$T/qwen2.5-0.5b" qwen2.5-1.5b="$q15" \
+          "${costs[@]}" --verifier "$V" --out "book/data/atomeval_rewriters_first$FIRST.json"
       fi ;;
     *) echo "unknown step $step"; exit 2 ;;
   esac

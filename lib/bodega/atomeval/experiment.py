@@ -53,15 +53,16 @@ def local_model_path(name: str) -> tuple[str, str | None]:
     return name, None
 
 
-def make_extractor(spec: str = "spacy", threads: int | None = None):
-    """``spacy`` (the dependency-parse extractor) or an LLM spec (see :func:`make_client`)."""
+def make_extractor(spec: str = "spacy", threads: int | None = None, precision: str = "auto", batch_size: int = 8):
+    """``spacy`` (the dependency-parse extractor) or an LLM spec (see :func:`make_client`; a local model
+    decodes ``batch_size`` claims at a time in ``precision``)."""
     if spec == "spacy":
         from bodega.atomeval.extract_spacy import SpacyExtractor
 
         return SpacyExtractor()
     from bodega.atomeval.extract_llm import LLMExtractor
 
-    return LLMExtractor(make_client(spec, threads))
+    return LLMExtractor(make_client(spec, threads, precision, batch_size))
 
 
 def make_rewriter(spec: str = "rules", threads: int | None = None, cache: str | Path | None = None,
@@ -87,12 +88,12 @@ def make_rewriter(spec: str = "rules", threads: int | None = None, cache: str | 
     return LLMRewriter(client, cache=RewriteCache(Path(cache)) if cache else None, batch_size=batch_size)
 
 
-def make_gate(profile: str = "cpu", extractor: str = "spacy"):
+def make_gate(profile: str = "cpu", extractor: str = "spacy", precision: str = "auto"):
     """The gate with the profile's NLI model (none in ``cpu``)."""
     from bodega.atomeval.gate import Gate
     from bodega.atomeval.models import load_nli
 
-    return Gate(make_extractor(extractor), nli=load_nli(profile))
+    return Gate(make_extractor(extractor, precision=precision), nli=load_nli(profile))
 
 
 def find_verifier(results_dir: str | Path, task: str = "FC") -> Path | None:
@@ -133,15 +134,19 @@ def get_verifier(verifier: str, results_dir: str | Path, data_dir: str | Path, p
 # --- the reported numbers --------------------------------------------------------------------------
 
 def extractor_accuracy(extractor: str = "spacy", out: str | Path | None = None, threads: int | None = None,
-                       per_split: int = 0) -> dict:
-    """Accuracy on the gold set, or on its first ``per_split`` claims of each split when that is > 0."""
+                       per_split: int = 0, precision: str = "auto") -> dict:
+    """Accuracy on the gold set, or on its first ``per_split`` claims of each split when that is > 0, with the
+    CPU and wall seconds it took (a local LLM extractor's cost)."""
     from bodega.atomeval.gold import evaluate_extractor, first_per_split, load_gold
 
     gold = load_gold()
     if per_split:
         gold = first_per_split(gold, per_split)
-    report = evaluate_extractor(make_extractor(extractor, threads), gold, progress=True).to_dict()
-    report.update(spec=extractor, per_split=per_split or None)
+    wall, cpu = time.perf_counter(), time.process_time()
+    report = evaluate_extractor(make_extractor(extractor, threads, precision), gold, progress=True).to_dict()
+    report.update(spec=extractor, per_split=per_split or None, precision=precision,
+                  cost={"cpu_seconds": round(time.process_time() - cpu, 1),
+                        "wall_seconds": round(time.perf_counter() - wall, 1)})
     if out:
         atomic_write_json(out, report)
     return report
@@ -171,12 +176,17 @@ def gate_agreement_rows(gate, pairs: Sequence[Any]) -> list[dict]:
 
 
 def human_agreement(pairs_path: str | Path, profile: str = "cpu", extractor: str = "spacy",
-                    with_semantic: bool = True, out: str | Path | None = None) -> dict:
-    """Gate (claim only, and claim + evidence) and BODEGA semantic score against people."""
-    from bodega.atomeval.human import gate_agreement, load_pairs
+                    with_semantic: bool = True, out: str | Path | None = None, sample: int = 0, seed: int = 0,
+                    precision: str = "auto") -> dict:
+    """Gate (claim only, and claim + evidence) and BODEGA semantic score against people, on every pair or on a
+    seeded random ``sample`` of them; the texts are extracted first, in batches, and the CPU seconds recorded."""
+    from bodega.atomeval.human import gate_agreement, load_pairs, pair_texts, sample_pairs
 
-    pairs = load_pairs(pairs_path)
-    gate = make_gate(profile, extractor)
+    every = load_pairs(pairs_path)
+    pairs = sample_pairs(every, sample, seed)
+    gate = make_gate(profile, extractor, precision)
+    wall, cpu = time.perf_counter(), time.process_time()
+    failed = gate.prefetch([t for pair in pairs for t in pair_texts(gate, pair, check_evidence=True)])
     rows, records = [], {}
     for check_evidence in (False, True):
         result, recs = gate_agreement(gate, pairs, check_evidence=check_evidence)
@@ -184,7 +194,11 @@ def human_agreement(pairs_path: str | Path, profile: str = "cpu", extractor: str
         records["claim+evidence" if check_evidence else "claim"] = recs
     if with_semantic:
         rows += semantic_agreement(pairs, profile, with_bodega_score=True)
-    result = {"pairs": Path(pairs_path).name, "profile": profile, "extractor": extractor, "rows": rows}
+    result = {"pairs": Path(pairs_path).name, "profile": profile, "extractor": extractor, "rows": rows,
+              "sample": {"n": len(pairs), "of": len(every), "seed": seed if len(pairs) < len(every) else None},
+              "failed_extractions": failed, "precision": precision,
+              "cost": {"cpu_seconds": round(time.process_time() - cpu, 1),
+                       "wall_seconds": round(time.perf_counter() - wall, 1)}}
     if out:
         atomic_write_json(out, result)
         write_jsonl(Path(out).with_suffix(".records.jsonl"),
@@ -250,6 +264,10 @@ def run_tables(claims: Sequence[Any], verifier, verifier_name: str, gate, rewrit
             summary["rewriter_model"] = {"precision": client.precision, "weights_sha256": client.weights_hash,
                                          "batch_size": rewriter.batch_size, "threads": torch_threads()}
         write_jsonl(out_dir / family / "records.jsonl", records)
+        # every claim's rewrite, also those the verifier did not first classify as refuted (not in the records):
+        # `saved:<out_dir>` judges them again with another verifier, whose population differs
+        write_jsonl(out_dir / family / "rewrites.jsonl",
+                    [{"id": c.id, "family": family, "claim": c.claim, "rewrite": c.rewrite} for c in cases])
         atomic_write_json(out_dir / family / "summary.json", summary)
         results[family] = {"summary": summary, "records": records}
     if with_surface:

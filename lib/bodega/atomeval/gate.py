@@ -135,17 +135,40 @@ class Gate:
         self.nli = nli
         self.config = config or GateConfig()
         self._atoms: dict[str, list[Atom]] = {}
+        self._failed: dict[str, Exception] = {}
 
     def atoms(self, text: str) -> list[Atom]:
-        """The extractor's atoms of ``text``, extracted once and then kept."""
+        """The extractor's atoms of ``text``, extracted once and then kept (a failed extraction raises again)."""
+        if text in self._failed:
+            raise self._failed[text]
         if text not in self._atoms:
             self._atoms[text] = self.extractor.extract(text)
         return self._atoms[text]
 
+    def rewrite_text(self, claim: str, rewrite: str) -> str:
+        """The rewrite as :meth:`judge` reads it (split words rejoined when the config says so)."""
+        return rejoin_split_words(rewrite, claim) if self.config.rejoin_split_words else rewrite
+
+    def prefetch(self, texts: list[str], chunk: int = 16) -> int:
+        """Extract ``texts`` ahead of :meth:`judge`, ``chunk`` at a time where the extractor has
+        ``extract_many`` (a local LLM decodes a batch for little more than one text); returns the failures,
+        which :meth:`atoms` raises again instead of asking the model once more."""
+        todo = [t for t in dict.fromkeys(texts) if t not in self._atoms and t not in self._failed]
+        many = getattr(self.extractor, "extract_many", None)
+        if many is None:
+            return 0
+        for start in range(0, len(todo), chunk):
+            part = todo[start:start + chunk]
+            for text, result in zip(part, many(part)):
+                if isinstance(result, Exception):
+                    self._failed[text] = result
+                else:
+                    self._atoms[text] = result
+        return len(self._failed)
+
     def judge(self, claim: str, rewrite: str, evidence: str = "") -> Verdict:
         """The :class:`Verdict` on whether ``rewrite`` keeps every atom of ``claim``."""
-        if self.config.rejoin_split_words:
-            rewrite = rejoin_split_words(rewrite, claim)
+        rewrite = self.rewrite_text(claim, rewrite)
         original_atoms = self.atoms(claim)
         rewrite_atoms = self.atoms(rewrite)
         judgements = [self._judge_atom(atom, rewrite_atoms, claim, rewrite, original_atoms)

@@ -49,6 +49,26 @@ def load_pairs(path: str | Path = DEFAULT_PATH) -> list[HumanPair]:
     return pairs
 
 
+def sample_pairs(pairs: list[HumanPair], n: int, seed: int = 0) -> list[HumanPair]:
+    """A seeded random sample of ``n`` pairs in file order (all of them when ``n`` is 0 or at least their
+    number): a slow extractor is measured on a sample, never on the first rows, which are not random."""
+    import random
+
+    if not n or n >= len(pairs):
+        return list(pairs)
+    chosen = set(random.Random(seed).sample(range(len(pairs)), n))
+    return [pair for i, pair in enumerate(pairs) if i in chosen]
+
+
+def pair_texts(gate, pair: HumanPair, check_evidence: bool) -> list[str]:
+    """Every text :func:`gate_agreement` extracts for ``pair``, for :meth:`Gate.prefetch`."""
+    texts = [pair.original, gate.rewrite_text(pair.original, pair.adversarial)]
+    adversarial_evidence = split_pair(pair.adversarial_text)[0]
+    if check_evidence and adversarial_evidence != pair.evidence:
+        texts += [pair.evidence, gate.rewrite_text(pair.evidence, adversarial_evidence or pair.adversarial_text)]
+    return texts
+
+
 @dataclass(frozen=True)
 class Agreement:
     """How well one measure agrees with the human labels (precision, recall, F1, ROC AUC)."""
@@ -94,18 +114,24 @@ def gate_agreement(gate, pairs: list[HumanPair], progress: bool = True,
         from tqdm.auto import tqdm
 
         iterator = tqdm(pairs, desc="gate on human pairs")
+    from bodega.atomeval.extract_llm import ExtractionError
+
     records = []
     for pair in iterator:
-        verdict = gate.judge(pair.original, pair.adversarial, pair.evidence)
-        valid, score = verdict.valid, verdict.score
-        if check_evidence:
-            adversarial_evidence = split_pair(pair.adversarial_text)[0]
-            if adversarial_evidence != pair.evidence:
-                on_evidence = gate.judge(pair.evidence, adversarial_evidence or pair.adversarial_text)
-                valid, score = valid and on_evidence.valid, min(score, on_evidence.score)
-        records.append({"row": pair.row, "label": pair.label, "preserves": pair.preserves,
-                        "valid": valid, "score": score, "original": pair.original,
-                        "adversarial": pair.adversarial,
+        record = {"row": pair.row, "label": pair.label, "preserves": pair.preserves,
+                  "original": pair.original, "adversarial": pair.adversarial}
+        try:
+            verdict = gate.judge(pair.original, pair.adversarial, pair.evidence)
+            valid, score = verdict.valid, verdict.score
+            if check_evidence:
+                adversarial_evidence = split_pair(pair.adversarial_text)[0]
+                if adversarial_evidence != pair.evidence:
+                    on_evidence = gate.judge(pair.evidence, adversarial_evidence or pair.adversarial_text)
+                    valid, score = valid and on_evidence.valid, min(score, on_evidence.score)
+        except ExtractionError as error:  # no atoms, so the gate cannot say the meaning is kept: invalid
+            records.append({**record, "valid": False, "score": 0.0, "diagnostics": [], "error": str(error)})
+            continue
+        records.append({**record, "valid": valid, "score": score,
                         "diagnostics": [d.kind for d in verdict.diagnostics]})
     name = "AtomEval gate (claim and evidence)" if check_evidence else "AtomEval gate (claim)"
     result = agreement(name, [r["preserves"] for r in records], [r["valid"] for r in records],

@@ -245,8 +245,10 @@ class SavedRewriter:
 
         self.source = Path(tables_dir)
         self.rewrites: dict[tuple[str, str], str | None] = {}
-        for path in sorted(self.source.glob("*/records.jsonl")):
-            for record in read_jsonl(path):
+        for folder in sorted(p.parent for p in self.source.glob("*/summary.json")):
+            # rewrites.jsonl has every claim's rewrite; records.jsonl (older runs) only the verifier's population
+            path = folder / "rewrites.jsonl" if (folder / "rewrites.jsonl").exists() else folder / "records.jsonl"
+            for record in read_jsonl(path) if path.exists() else []:
                 self.rewrites[(record["family"], record["claim"])] = record["rewrite"]
         if not self.rewrites:
             raise FileNotFoundError(f"no <family>/records.jsonl under {tables_dir}; run `bodega atomeval tables` first")

@@ -38,6 +38,8 @@ def _add_gold(actions) -> None:
     gold.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's)")
     gold.add_argument("--per-split", type=int, default=0,
                       help="only the first N gold claims of each split (dev, test); 0 = all 120")
+    gold.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16"),
+                      help="a local LLM extractor's weights (auto: bf16 only with AMX)")
     gold.set_defaults(func=_gold)
 
 
@@ -51,6 +53,12 @@ def _add_agree(actions) -> None:
     agree.add_argument("--no-semantic", action="store_true", help="skip the BODEGA semantic score")
     agree.add_argument("--ablation", action="store_true",
                        help="instead: agreement with each gate parameter switched off in turn")
+    agree.add_argument("--sample", type=int, default=0,
+                       help="a seeded random sample of N pairs (0 = all), for a slow extractor")
+    agree.add_argument("--seed", type=int, default=0, help="the sample's seed")
+    agree.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16"),
+                       help="a local LLM extractor's weights (auto: bf16 only with AMX)")
+    agree.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's)")
     agree.add_argument("--out", default=None, help="JSON report path")
     agree.set_defaults(func=_agreement)
 
@@ -160,7 +168,7 @@ def _gold(args: argparse.Namespace) -> int:
     from bodega.atomeval.experiment import extractor_accuracy
 
     _set_threads(args.threads)
-    report = extractor_accuracy(args.extractor, args.out, args.threads, args.per_split)
+    report = extractor_accuracy(args.extractor, args.out, args.threads, args.per_split, args.precision)
     for split in ("dev", "test", "all"):
         print(f"{split}: {report['correct'][split]}/{report['n'][split]} = {report['accuracy'][split]:.3f}")
     if "llm" in report:
@@ -178,7 +186,9 @@ def _agreement(args: argparse.Namespace) -> int:
         for row in gate_ablation(args.pairs, args.extractor, args.out)["rows"]:
             print(json.dumps(row))
         return 0
-    result = human_agreement(args.pairs, args.profile, args.extractor, not args.no_semantic, args.out)
+    _set_threads(args.threads)
+    result = human_agreement(args.pairs, args.profile, args.extractor, not args.no_semantic, args.out,
+                             args.sample, args.seed, args.precision)
     for row in result["rows"]:
         print(json.dumps(row))
     return 0

@@ -136,3 +136,30 @@ def compare_many(runs: dict[str, str | Path], costs: dict[str, str | Path] | Non
 
         atomic_write_json(out, result)
     return result
+
+
+def verifier_choice(folders: list[str | Path], out: str | Path | None = None) -> dict:
+    """Which of several trained FC verifiers the experiment uses: the competent one (``attack_quality`` of its
+    ``metrics.json``) with the highest attack-set ROC AUC, accuracy breaking ties. Every candidate's numbers are
+    kept, so the chapter can say why the others were not used."""
+    candidates = []
+    for folder in folders:
+        metrics = json.loads((Path(folder) / "metrics.json").read_text(encoding="utf-8"))
+        victim = json.loads((Path(folder) / "victim.json").read_text(encoding="utf-8"))
+        quality = metrics.get("attack_quality", {})
+        candidates.append({"folder": Path(folder).name, "kind": victim.get("kind"),
+                           "base_role": victim.get("base_role"), "n_params": victim.get("n_params"),
+                           "accuracy": metrics["attack"]["accuracy"],
+                           "f1": metrics["attack"]["f1"], "roc_auc": quality.get("roc_auc"),
+                           "competent": bool(quality.get("competent")), "reason": quality.get("reason")})
+    competent = [c for c in candidates if c["competent"] and c["roc_auc"] is not None]
+    if not competent:
+        raise ValueError(f"none of {', '.join(c['folder'] for c in candidates)} is a competent verifier")
+    chosen = max(competent, key=lambda c: (c["roc_auc"], c["accuracy"]))
+    result = {"chosen": chosen["folder"], "rule": "competent, then highest attack ROC AUC, then accuracy",
+              "candidates": candidates}
+    if out:
+        from bodega.io import atomic_write_json
+
+        atomic_write_json(out, result)
+    return result
