@@ -12,38 +12,10 @@ import pytest
 
 from bodega.experiments import parse_grid
 from bodega.experiments.cells import attack_cells, victim_cells
-from bodega.experiments.execute import Outcome
 from bodega.experiments.hashing import MARKER, HashCache
 from bodega.experiments.progress import Progress
 from bodega.experiments.runner import GridScheduler, _Status
-
-
-class FakeEngine:
-    """Runs nothing: records what is submitted; each cell finishes with the status ``outcomes`` names
-    (``done`` by default), and a finished victim leaves the ``victim.json`` its attack keys read."""
-
-    def __init__(self, outcomes: dict[str, str] | None = None) -> None:
-        self.submitted: list[str] = []
-        self.outcomes = outcomes or {}
-        self.cells: dict[str, object] = {}
-
-    def submit(self, fn, cell, name):
-        self.submitted.append(name)
-        self.cells[name] = cell
-        return name  # the future
-
-    def wait_first(self, futures):
-        return {next(iter(futures))}
-
-    def result(self, name):
-        cell = self.cells[name]
-        status = self.outcomes.get(cell.name, "done")
-        if status == "worker died":
-            raise ConnectionError("lost the worker")
-        if cell.kind == "victim":
-            Path(cell.out_dir).mkdir(parents=True, exist_ok=True)
-            (Path(cell.out_dir) / "victim.json").write_text(json.dumps({"weights_hash": cell.name}))
-        return Outcome(cell.name, cell.kind, status, 1.0)
+from grid_fakes import FakeEngine
 
 
 @pytest.fixture

@@ -60,3 +60,25 @@ def test_the_demo_grid_s_committed_before_after_summary():
 def test_queries_note_quotes_the_shared_setting():
     assert queries_note({"queries": "counted per call"}).startswith("Queries are counted per call. ")
     assert SHARED["queries"] in queries_note(SHARED)
+
+
+def test_every_role_s_model_and_size_stands_beside_the_paper_s():
+    from bodega.report.deviations_page import format_size, read_recorded_sizes, recorded_sizes, role_models_table
+
+    sizes = recorded_sizes([{"kind": "BiLSTM", "n_params": 1143106},
+                            {"kind": "BERT", "base_role": "mpnet", "n_params": 109488002},
+                            {"kind": "BERT", "base_role": "mpnet", "n_params": 1}],  # the first record wins
+                           [{"role": "qwen2.5-0.5b", "n_params": 498435456}])
+    assert sizes == {"BiLSTM": 1143106, "mpnet": 109488002, "qwen2.5-0.5b": 498435456}
+    table = role_models_table(PROFILES["paper"], PROFILES["cpu"], sizes)
+    assert table.index[0] == "BiLSTM" and set(PROFILES["cpu"].models) <= set(table.index)
+    assert table.loc["BERT", "paper size"] == "110.0M" and table.loc["BERT", "cpu size"] == "109.5M"
+    assert table.loc["BERT", "cpu model"].startswith("mpnet: all-mpnet-base-v2")
+    assert (table.loc["GEMMA2B", "paper size"], table.loc["GEMMA7B", "paper size"]) == ("2.5B", "8.5B")
+    assert table.loc["GEMMA7B", "cpu size"] == "498.4M" and table.loc["GEMMA2B", "cpu size"] == ""  # no record
+    assert table.loc["BiLSTM", "paper size"] == table.loc["BiLSTM", "cpu size"] == "1.1M"
+    assert table.loc["semantic", "cpu model"] == "sbert-cosine-folded (on minilm)"
+    assert table.loc["nli", "cpu model"] == "none" and "endpoint" in table.loc["llm", "paper model"]
+    assert format_size(2.5e9) == "2.5B" and format_size(None) == ""
+    committed = read_recorded_sizes(Path(__file__).resolve().parents[1])
+    assert committed["mpnet"] == 109488002 and committed["gemma3-270m"] == 269999232

@@ -322,7 +322,8 @@ def parse_grid(data: Any, source: str = "<grid>") -> GridSpec:
             _int(f"{source}: training.{key}.{name}", value, 0)
     for name, lr in training.lr.items():
         if isinstance(lr, bool) or not isinstance(lr, (int, float)) or not lr > 0:
-            raise GridError(f"{source}: training.lr.{name}: expected a positive number, got {lr!r}")
+            hint = " (YAML reads 1e-4 as text: write 1.0e-4)" if isinstance(lr, str) else ""
+            raise GridError(f"{source}: training.lr.{name}: expected a positive number, got {lr!r}{hint}")
     for name, caps in training.rows.items():
         if not isinstance(caps, dict) or not caps or set(caps) - {"max_train", "max_dev"}:
             raise GridError(f"{source}: training.rows.{name}: expected {{max_train: N, max_dev: N}}, got {caps!r}")

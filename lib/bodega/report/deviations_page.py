@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -65,3 +66,87 @@ def queries_note(shared: Mapping[str, str]) -> str:
     """The sentence on query budgets, from the settings all profiles share."""
     return ("Queries are " + shared["queries"] + ". The cpu and demo grids also cap queries per example "
             "(below); BODEGA sets no budget.")
+
+
+# --- Every role's model and size, the paper's beside a profile's ---
+
+VICTIM_ROLES = ("BiLSTM", "BERT", "MiniLM", "GEMMA2B", "GEMMA7B")
+PAPER_SIZES = {"bert-base-uncased": 110e6, "gemma-2b": 2.5e9, "gemma-7b": 8.5e9}
+"""Parameters of BODEGA's pretrained victims (by resource role), as their model papers give them (BERT-base 110M;
+Gemma 2B and 7B: 2.5B and 8.5B with embeddings); this package never loaded them. Every other size in the table is
+a record of a model this package trained or measured."""
+UNSET = {"llm": "an OpenAI-compatible chat endpoint (openai:<model>)"}  # a role None means, where not "none"
+SCRATCH = "BiLSTM"  # trained from scratch in every profile: its size is the trained model's
+
+
+def format_size(n_params: float | None) -> str:
+    """Parameters in words: "1.1M", "109.5M", "2.5B" ("" where not known)."""
+    if n_params is None or pd.isna(n_params):
+        return ""
+    return f"{n_params / 1e9:.1f}B" if n_params >= 1e9 else f"{n_params / 1e6:.1f}M"
+
+
+def recorded_sizes(victims: Iterable[Mapping[str, Any]], pilot: Iterable[Mapping[str, Any]] = ()) -> dict[str, int]:
+    """Parameters per resource role (``BiLSTM`` for the from-scratch model) from trained victims' ``victim.json``
+    (``base_role``, ``n_params``; classifier head included) and the decoder pilot's rows (``role``)."""
+    sizes: dict[str, int] = {}
+    for info in victims:
+        role = SCRATCH if info.get("kind") == SCRATCH else info.get("base_role")
+        if role and info.get("n_params"):
+            sizes.setdefault(role, int(info["n_params"]))
+    for row in pilot:
+        sizes.setdefault(row["role"], int(row["n_params"]))
+    return sizes
+
+
+def read_recorded_sizes(root: str | Path) -> dict[str, int]:
+    """:func:`recorded_sizes` over the committed victims of ``root`` (results/study, then results/cpu) and
+    ``book/data/decoder_pilot.json``."""
+    import json
+
+    root = Path(root)
+    infos = [json.loads(path.read_text(encoding="utf-8")) for study in ("study", "cpu")
+             for path in sorted((root / "results" / study / "models").glob("*/victim.json"))]
+    pilot_file = root / "book" / "data" / "decoder_pilot.json"
+    pilot = json.loads(pilot_file.read_text(encoding="utf-8"))["rows"] if pilot_file.exists() else []
+    return recorded_sizes(infos, pilot)
+
+
+def _model_name(role: str | None) -> tuple[str, str | None]:
+    """(what a profile's role value names, the resource role whose size it has)."""
+    from bodega.resources import SPECS
+    from bodega.scoring.semantic import encoder_role, semantic_model_name
+
+    if role is None:
+        return "none", None
+    if role.startswith("none:"):
+        return role[5:], None
+    if role == "cpu-default" or role not in SPECS:
+        name = semantic_model_name("cpu") if role == "cpu-default" else role
+        encoder = encoder_role(name) if not name.startswith("bleurt") else "bleurt-20"
+        return (f"{name} (on {encoder})" if encoder else name), encoder
+    description = SPECS[role].description
+    return f"{role}: {description.split(' (')[0].split(',')[0]}", role
+
+
+def role_models_table(paper: Profile, profile: Profile, sizes: Mapping[str, int]) -> pd.DataFrame:
+    """One row per role (the victims first): the model the paper's profile names and its size beside the model
+    ``profile`` names and its size. Sizes are the records of trained models (``sizes``, by resource role), the
+    paper's pretrained victims' published counts where this package ran no such model."""
+    roles = [SCRATCH] + [r for r in VICTIM_ROLES if r in profile.models] + \
+        [r for r in profile.models if r not in VICTIM_ROLES]
+    rows = []
+    for role in roles:
+        entry = {"role": role}
+        for label, source in (("paper", paper), (profile.name, profile)):
+            if role == SCRATCH:
+                name, sized = "BiLSTM trained from scratch (the same architecture)", SCRATCH
+            else:
+                value = source.models.get(role)
+                name, sized = _model_name(value if value is not None or role not in UNSET else "none:" + UNSET[role])
+                if role == "MiniLM" and source is paper:
+                    name += " (no BODEGA victim)"
+            size = sizes.get(sized, PAPER_SIZES.get(sized)) if sized else None
+            entry.update({f"{label} model": name, f"{label} size": format_size(size)})
+        rows.append(entry)
+    return pd.DataFrame(rows).set_index("role")
