@@ -117,3 +117,25 @@ def test_train_only_trains_every_victim_and_schedules_no_attack_cell(tmp_path):
 
     assert run(True) == ["PR2-BiLSTM", "PR2-BERT", "FC-BiLSTM", "FC-BERT"]
     assert len(run(False)) == 8  # the same grid without the flag attacks each victim
+
+
+def test_train_only_keeps_a_finished_victim_without_weights(tmp_path, monkeypatch):
+    """A finished victim whose weights are gone is trained again before its attacks, but not by --train-only,
+    which wants the training record that the finished cell already has."""
+    import bodega.experiments.runner as runner
+
+    spec = _grid(tmp_path, {})
+    monkeypatch.setattr(runner, "is_done", lambda cell: True)
+    asked: list[str] = []
+    monkeypatch.setattr(runner, "_retrain_for_missing_weights", lambda spec, cell, *rest: asked.append(cell.name)
+                        or "recorded identity")
+
+    def run(train_only: bool) -> list[str]:
+        engine, hashes = FakeEngine(), HashCache()
+        progress = Progress({"victim": 4, "attack": 0 if train_only else 4}, 1, show=False)
+        GridScheduler(spec, engine, 1, hashes, None, progress, _Status(spec, 1), train_only).run(
+            victim_cells(spec, hashes))
+        return engine.submitted
+
+    assert run(True) == [] and asked == []
+    assert sorted(run(False)) == sorted(["PR2-BiLSTM", "PR2-BERT", "FC-BiLSTM", "FC-BERT"]) and len(asked) == 4
