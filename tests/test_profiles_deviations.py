@@ -37,7 +37,7 @@ def test_training_keeps_the_profiles_epoch(tmp_path):
     data = write_task_data(tmp_path / "data", n_train=120, n_eval=20)
     out = train_victim("PR2", "BiLSTM", data, tmp_path / "paper", profile="paper", epochs=2, progress=False)
     metrics = json.loads((out / "metrics.json").read_text())
-    assert metrics["selection"] == "last epoch" and metrics["selected_epoch"] == 2
+    assert metrics["selection"] == "last point" and metrics["selected_epoch"] == 2  # BODEGA keeps the last epoch
     out = train_victim("PR2", "BiLSTM", data, tmp_path / "cpu", profile="cpu", epochs=2, progress=False)
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["selection"] == "best dev F1"

@@ -71,10 +71,12 @@ class StudyVictim:
 
     @property
     def name(self) -> str:
+        """The grid's name of the victim cell (``TASK-VICTIM``)."""
         return f"{self.task}-{self.victim}"
 
     @property
     def trained(self) -> bool:
+        """Whether its training records (a learning curve of evaluation points) are committed."""
         return self.metrics is not None and self.info is not None and "selected_point" in self.metrics
 
 
