@@ -12,6 +12,8 @@ WEIGHTS = {"evil": 2.0, "enemy": 1.5, "attack": 1.5, "destroy": 2.0, "terrible":
 class OnesSemantic:
     """Stands in for the semantic model: every pair is fully similar."""
 
+    name = "ones"
+
     def score(self, pairs):
         return np.ones(len(pairs))
 

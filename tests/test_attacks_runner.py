@@ -34,7 +34,8 @@ def test_errors_are_recorded_and_the_run_finishes(data_dir, tmp_path):
     errors = [r for r in records if r["error"]]
     assert errors and all("flaky victim" in r["error"] and not r["success"] for r in errors)
     assert summary["errors"] == len(errors)
-    assert json.loads((out / "summary.json").read_text())["attacker"] == "DeepWordBug"
+    written = json.loads((out / "summary.json").read_text())
+    assert written["attacker"] == "DeepWordBug" and written["semantic_model"] == "ones"  # which model scored it
     labels = [int(KeywordVictim().predict([r["original"]])[0]) for r in records]
     assert summary["sample"] == {"order": "permutation", "seed": 0, "stream": 22,
                                  "labels": {"0": labels.count(0), "1": labels.count(1)}}

@@ -77,7 +77,7 @@ def test_every_role_s_model_and_size_stands_beside_the_paper_s():
     assert (table.loc["GEMMA2B", "paper size"], table.loc["GEMMA7B", "paper size"]) == ("2.5B", "8.5B")
     assert table.loc["GEMMA7B", "cpu size"] == "498.4M" and table.loc["GEMMA2B", "cpu size"] == ""  # no record
     assert table.loc["BiLSTM", "paper size"] == table.loc["BiLSTM", "cpu size"] == "1.1M"
-    assert table.loc["semantic", "cpu model"] == "sbert-cosine-folded (on minilm)"
+    assert table.loc["semantic", "cpu model"] == "mpnet-cosine-folded (on mpnet)"
     assert table.loc["nli", "cpu model"] == "none" and "endpoint" in table.loc["llm", "paper model"]
     assert format_size(2.5e9) == "2.5B" and format_size(None) == ""
     committed = read_recorded_sizes(Path(__file__).resolve().parents[1])

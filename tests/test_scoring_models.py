@@ -86,8 +86,8 @@ def test_cpu_default_reads_homoglyphs_as_letters():
     try:
         model = load_semantic_model("cpu")
     except MissingResourceError as error:
-        pytest.skip(f"MiniLM not installed: {error}")
-    assert model.name == semantic_model_name("cpu") == "sbert-cosine-folded"
+        pytest.skip(f"MPNet not installed: {error}")
+    assert model.name == semantic_model_name("cpu") == "mpnet-cosine-folded"
     plain = "b. r. ambedkar was alive in 1990."
     scores = model.score([(plain, "b. r. ambedkar wɑs ɑⅼіvе іn 1990."), (plain, plain),
                           (plain, "the burj khalifa is in exile.")])

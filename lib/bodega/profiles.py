@@ -147,7 +147,7 @@ PROFILES: dict[str, Profile] = {
                         "role; the two decoders are of two families, so a size claim within one family is not "
                         "testable (Qwen2.5-Coder-1.5B, the same family's larger size, is installed as role "
                         "qwen2.5-1.5b but costs about 3x per query)"),
-            "semantic": ("sbert-cosine-folded (MiniLM cosine after folding look-alike letters), chosen by "
+            "semantic": ("mpnet-cosine-folded (all-mpnet-base-v2 cosine after folding look-alike letters), chosen by "
                          "agreement with people, instead of BLEURT-20"),
             "masked-lm": "a masked-LM head fitted on MiniLM with task text instead of bert-base-uncased; BERT-ATTACK "
                          "and BAE take substitutes from Gemma-3-270M's left-context prediction instead (measured "

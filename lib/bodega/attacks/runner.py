@@ -452,7 +452,8 @@ def score_run(task: str, records: list[dict], profile: str, semantic=None) -> tu
     summary.update(lines=result.lines(), errors=sum(r["error"] is not None for r in records),
                    budget_exhausted=sum(bool(r.get("budget_exhausted")) for r in records),
                    unique_queries_per_example=_mean(r["unique_queries"] for r in records),
-                   forwards_per_example=_mean(r["forwards"] for r in records))
+                   forwards_per_example=_mean(r["forwards"] for r in records),
+                   semantic_model=getattr(semantic, "name", type(semantic).__name__))
     return summary, scores
 
 

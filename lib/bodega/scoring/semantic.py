@@ -195,8 +195,9 @@ class Bleurt:
         return np.array([values[p] for p in pairs], dtype=np.float64)
 
 
-CPU_DEFAULT = "sbert-cosine-folded"
-"""The ``cpu`` profile's semantic model, chosen by agreement with people (book: meaning.md)."""
+CPU_DEFAULT = "mpnet-cosine-folded"
+"""The ``cpu`` profile's semantic model: of the encoder candidates, the one that agrees best with people on
+the 321 judged dev pairs (``bodega score-agreement``; book: meaning.md)."""
 
 BERTSCORE_LAYER = 5
 """MiniLM-L6 layer for BERTScore: the second-to-last, as BERTScore's authors chose for 6-layer DistilBERT."""
