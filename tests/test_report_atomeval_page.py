@@ -5,7 +5,7 @@ from types import SimpleNamespace
 
 from bodega.report.atomeval_page import (agreement_before_after, agreement_facts, extractor_comparison,
                                          llm_gold_facts, rewriter_cases_table, rewriter_cost_table,
-                                         rewriter_facts, rewriter_metrics_table)
+                                         rewriter_facts, rewriter_metrics_table, slot_agreement_table)
 
 ROWS = [{"name": "AtomEval gate (claim)", "f1": 0.61234, "roc_auc": 0.7},
         {"name": "AtomEval gate (claim and evidence)", "f1": 0.5, "roc_auc": 0.65},
@@ -31,16 +31,18 @@ def test_extractors_are_compared_on_the_same_claims():
     assert table.loc["LLM (smollm2)", "all"] == "1/3 = 0.333"
 
 
-def test_llm_gold_facts_count_answers_and_copied_example_atoms():
-    llm_gold = {"per_split": 5, "n": {"all": 10}, "accuracy": {"all": 0.3}, "correct": {"all": 3},
-                "llm": {"invalid_after_retries": 1, "calls": 12, "retries": 2},
-                "slot_agreement": {"subject": 0.8, "relation": 0.456},
-                "errors": [{"error": "no JSON", "predicted": []},
-                           {"error": None, "predicted": ["x | write | y", "x direct y"]},
-                           {"error": None, "predicted": ["a | is | b"]}]}
+def test_llm_gold_facts_and_slot_table_state_the_run():
+    llm_gold = {"per_split": None, "spec": "transformers:qwen", "n": {"all": 10},
+                "accuracy": {"all": 0.3, "test": 0.25}, "correct": {"all": 3},
+                "llm": {"invalid_after_retries": 1, "calls": 12, "retries": 2}, "precision": "bf16",
+                "cost": {"cpu_seconds": 90.0}, "slot_agreement": {"subject": 0.8, "relation": 0.456}}
     facts = llm_gold_facts(llm_gold)
-    assert facts["llm_gold_valid"] == 5 and facts["llm_gold_copies"] == 1  # 2 answered errors + 3 correct
-    assert facts["llm_gold_acc"] == "30.0%" and facts["llm_gold_relation"] == "0.46"
+    assert facts["llm_gold_acc"] == "30.0%" and facts["llm_gold_acc_test"] == "25.0%"
+    assert facts["llm_gold_cpu_minutes"] == "1.5" and facts["llm_gold_precision"] == "bf16"
+    spacy = {"slot_agreement": {"subject": 1.0, "relation": 0.9}}
+    table = slot_agreement_table(spacy, llm_gold)
+    assert table.loc["LLM (transformers:qwen)", "relation"] == "0.456"
+    assert table.loc["dependency parse (spaCy)", "subject"] == "1.000"
 
 
 def test_the_rewriter_comparison_tables_show_intervals_cases_and_cost():

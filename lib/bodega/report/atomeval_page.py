@@ -68,20 +68,31 @@ def extractor_comparison(gold: dict, llm_gold: dict, subset: list) -> pd.DataFra
     return pd.DataFrame(rows).T.rename_axis("extractor (same claims)")
 
 
+def llm_gold_subset(llm_gold: dict) -> list:
+    """The gold claims the LLM extractor was run on: all of them, or the first ``per_split`` of each split."""
+    from bodega.atomeval.gold import first_per_split, load_gold
+
+    gold = load_gold()
+    return first_per_split(gold, llm_gold["per_split"]) if llm_gold.get("per_split") else gold
+
+
+def slot_agreement_table(gold: dict, llm_gold: dict) -> pd.DataFrame:
+    """Per slot, the share of gold atoms whose slot each extractor's first matching atom gets right."""
+    rows = {name: {slot: f"{value:.3f}" for slot, value in report["slot_agreement"].items()}
+            for name, report in (("dependency parse (spaCy)", gold), (f"LLM ({llm_gold['spec']})", llm_gold))}
+    return pd.DataFrame(rows).T.rename_axis("extractor")
+
+
 def llm_gold_facts(llm_gold: dict) -> dict[str, Any]:
-    """The LLM extractor's gold run: its size, accuracy, calls, and how many answers copy the prompt's example
-    atoms (a "write" and a "direct" relation)."""
-    answered = [e for e in llm_gold["errors"] if not e["error"]] + [None] * llm_gold["correct"]["all"]
-    copies = [e for e in answered if e and any(" write " in a or " write |" in a for a in e["predicted"])
-              and any(" direct " in a or " direct |" in a for a in e["predicted"])]
+    """The LLM extractor's gold run: its size, accuracy, calls, retries, precision and CPU cost."""
     llm = llm_gold["llm"]
-    return {"llm_gold_per_split": llm_gold["per_split"], "llm_gold_n": llm_gold["n"]["all"],
+    return {"llm_gold_n": llm_gold["n"]["all"], "llm_gold_spec": llm_gold["spec"],
             "llm_gold_acc": f"{100 * llm_gold['accuracy']['all']:.1f}%",
+            "llm_gold_acc_test": f"{100 * llm_gold['accuracy']['test']:.1f}%",
             "llm_gold_invalid": llm["invalid_after_retries"],
-            "llm_gold_calls": llm["calls"], "llm_gold_retries": llm["retries"], "llm_gold_first": llm_gold["n"]["all"],
-            "llm_gold_valid": len(answered), "llm_gold_copies": len(copies),
-            "llm_gold_subject": f"{llm_gold['slot_agreement']['subject']:.2f}",
-            "llm_gold_relation": f"{llm_gold['slot_agreement']['relation']:.2f}"}
+            "llm_gold_calls": llm["calls"], "llm_gold_retries": llm["retries"],
+            "llm_gold_precision": llm_gold.get("precision", "fp32"),
+            "llm_gold_cpu_minutes": f"{llm_gold['cost']['cpu_seconds'] / 60:.1f}"}
 
 
 # --- the rewriter comparison (``bodega atomeval compare-rewriters --runs LABEL=DIR ...``) ---------------------
