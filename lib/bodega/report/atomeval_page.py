@@ -86,7 +86,7 @@ def slot_agreement_table(gold: dict, llm_gold: dict) -> pd.DataFrame:
 def llm_gold_facts(llm_gold: dict) -> dict[str, Any]:
     """The LLM extractor's gold run: its size, accuracy, calls, retries, precision and CPU cost."""
     llm = llm_gold["llm"]
-    return {"llm_gold_n": llm_gold["n"]["all"], "llm_gold_spec": llm_gold["spec"],
+    return {"llm_gold_n": llm_gold["n"]["all"],
             "llm_gold_acc": f"{100 * llm_gold['accuracy']['all']:.1f}%",
             "llm_gold_acc_test": f"{100 * llm_gold['accuracy']['test']:.1f}%",
             "llm_gold_invalid": llm["invalid_after_retries"],
