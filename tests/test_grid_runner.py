@@ -391,3 +391,21 @@ def test_eta_log_records_every_executed_cell_and_each_run_of_the_grid(grid):
     run_grid(make(), show_progress=False)  # everything skipped: a second run with no executed cell
     runs = json.loads((root / "results" / "grid-t.json").read_text())["eta"]
     assert len(runs) == 2 and runs[0] == run and runs[1]["log"] == []
+
+
+def test_a_running_marker_from_another_boot_or_machine_stops_nothing(monkeypatch):
+    """A results folder copied from a dead machine keeps its "running" marker; on a new machine with the
+    same hostname its pid names an unrelated process, which must not be killed."""
+    import socket
+
+    from bodega.experiments import execute
+
+    killed: list[int] = []
+    monkeypatch.setattr(execute, "_kill_group", killed.append)
+    here = {"status": "running", "pid": 999_999, "host": socket.gethostname()}
+    execute._stop_orphan({**here, "boot": "another-boot"})
+    execute._stop_orphan(here)  # written before markers carried a boot id
+    execute._stop_orphan({**here, "host": "another-host", "boot": execute._boot_id()})
+    assert killed == []
+    execute._stop_orphan({**here, "boot": execute._boot_id()})
+    assert killed == ([999_999] if execute._boot_id() else [])

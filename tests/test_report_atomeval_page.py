@@ -72,7 +72,8 @@ def test_the_rewriter_comparison_tables_show_intervals_cases_and_cost():
                                           "cmp_rules_gap": "0.400", "cmp_rules_copies": "20.0%", "cmp_rules_n": 10,
                                           "cmp_rules_copies_flipped": 0, "cmp_qwen_copies_flipped": 0,
                                           "cmp_qwen_asr": "0.500", "cmp_qwen_vasr": "0.100", "cmp_qwen_gap": "0.400",
-                                          "cmp_qwen_copies": "20.0%", "cmp_qwen_n": 10}
+                                          "cmp_qwen_copies": "20.0%", "cmp_qwen_n": 10,
+                                          "cmp_decode_cpu_minutes": "2"}
 
 
 def _verifier(folder, kind, accuracy, auc, competent):

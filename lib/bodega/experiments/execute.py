@@ -86,9 +86,21 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
+def _boot_id() -> str | None:
+    """This boot of this machine: a marker copied from another machine (or written before a reboot)
+    can carry the same hostname, and its pid then names an unrelated process here."""
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text(encoding="utf-8").strip() or None
+    except OSError:
+        return None
+
+
 def _stop_orphan(marker: dict | None) -> None:
-    """A runner killed with SIGKILL leaves its notebook running: stop it before starting again."""
+    """A runner killed with SIGKILL leaves its notebook running: stop it before starting again, but only
+    when the marker was written on this machine since its last boot."""
     if not marker or marker.get("status") != "running" or marker.get("host") != socket.gethostname():
+        return
+    if marker.get("boot") is None or marker.get("boot") != _boot_id():
         return
     group = marker.get("pid")
     if isinstance(group, int) and group not in _LIVE:
@@ -150,7 +162,7 @@ def run_cell(cell: Cell) -> Outcome:
         try:
             atomic_write_json(out / MARKER, {"status": "running", "key": cell.key, "name": cell.name,
                                              "inputs": cell.inputs, "started": _now(), "pid": child.pid,
-                                             "host": socket.gethostname(), **spent})
+                                             "host": socket.gethostname(), "boot": _boot_id(), **spent})
             # wait4 also reports the CPU time of the notebook's kernel (reaped by papermill):
             # a measure of a cell's cost that does not depend on how busy the machine is.
             _, status, usage = os.wait4(child.pid, 0)

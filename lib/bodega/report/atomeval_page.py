@@ -183,6 +183,7 @@ def rewriter_facts(comparison: dict) -> dict[str, Any]:
                              "cmp_rewriters": ", ".join(comparison["runs"]),
                              "cmp_families": len(comparison["families"])}
     facts.update(pooled_rewriter_facts(comparison))
+    facts["cmp_decode_cpu_minutes"] = f"{sum(row.get('cpu_minutes') or 0.0 for row in comparison.get('cost', [])):.0f}"
     info = comparison.get("verifier_info")
     if info:
         facts.update(cmp_verifier=info["folder"], cmp_verifier_kind=info["victim"].get("kind"),
