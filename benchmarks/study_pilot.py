@@ -179,6 +179,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from bodega.experiments import load_grid
+    from bodega.experiments.runner import victim_weights_present
     from bodega.threads import apply_thread_policy
 
     apply_thread_policy(1)
@@ -191,7 +192,10 @@ def main() -> None:
         for kind in spec.victims:
             if kind not in per_text.setdefault(task, {}):
                 trained = models / f"{task}-{kind}" if models is not None else None
-                if trained is not None and not trained_cpu_seconds(models, f"{task}-{kind}"):
+                # A victim committed without its weights (the BERT role's 419 MB) is timed untrained: the
+                # same model computes the same per text, and the pilot need not retrain it.
+                if trained is not None and (not trained_cpu_seconds(models, f"{task}-{kind}")
+                                            or not victim_weights_present(trained)):
                     trained = None
                 per_text[task][kind] = per_text_seconds(task, kind, data_root, precision, trained)
                 print(f"{task} {kind}: {per_text[task][kind]:.4f} CPU-s per text", flush=True)
