@@ -1,6 +1,8 @@
 """The AtomEval chapter's values and tables from the files AtomEval writes."""
 from __future__ import annotations
 
+import pytest
+
 from types import SimpleNamespace
 
 from bodega.report.atomeval_page import (agreement_before_after, agreement_facts, extractor_comparison,
@@ -101,3 +103,35 @@ def test_verifier_choice_takes_the_competent_one_with_the_best_auc(tmp_path):
     assert verifier_choice([small])["chosen"] == "FC-MiniLM"
     with pytest.raises(ValueError, match="competent"):
         verifier_choice([lucky])
+
+
+def test_extractor_agreement_table_pairs_the_extractors_on_the_same_pairs():
+    from bodega.report.atomeval_page import extractor_agreement_table
+
+    def records(scores, valid):
+        return [{"mode": mode, "row": row, "preserves": row % 2 == 0, "valid": v, "score": s}
+                for mode in ("claim", "both") for row, (s, v) in enumerate(zip(scores, valid))]
+
+    perfect = records([1.0, 0.0, 0.9, 0.1, 0.8, 0.2], [True, False, True, False, True, False])
+    # the second extractor failed on one pair's claim: the table compares the pairs both have
+    worse = [r for r in records([0.5, 0.5, 0.9, 0.9, 0.1, 0.2], [True, True, True, True, False, False])
+             if not (r["mode"] == "claim" and r["row"] == 5)]
+    table = extractor_agreement_table({"spacy": ({"cost": {"cpu_seconds": 60.0}}, perfect),
+                                       "llm": ({"cost": {"cpu_seconds": 600.0}, "failed_extractions": 1}, worse)},
+                                      resamples=200)
+    assert table.loc[("claim", "spacy"), "pairs"] == 5 and table.loc[("claim and evidence", "llm"), "pairs"] == 6
+    assert table.loc[("claim", "spacy"), "ROC AUC"].startswith("1.000")
+    assert table.loc[("claim", "spacy"), "AUC minus first"] == "–"
+    assert table.loc[("claim and evidence", "llm"), "AUC minus first"].startswith("-0.556")
+    assert table.loc[("claim", "llm"), "CPU minutes"] == 10.0 and table.loc[("claim", "llm"), "failed extractions"] == 1
+
+
+def test_extractor_agreement_facts_refuse_different_samples_and_scale_the_cost():
+    from bodega.report.atomeval_page import extractor_agreement_facts
+
+    spacy = ({"sample": {"n": 60, "of": 321, "seed": 0}, "cost": {"cpu_seconds": 9.0}}, [])
+    llm = ({"sample": {"n": 60, "of": 321, "seed": 0}, "cost": {"cpu_seconds": 1200.0}}, [])
+    assert extractor_agreement_facts({"a": spacy, "b": llm}) == {
+        "xagree_pairs": 60, "xagree_of": 321, "xagree_seed": 0, "xagree_full_cpu_hours": "1.8"}
+    with pytest.raises(ValueError, match="different samples"):
+        extractor_agreement_facts({"a": spacy, "b": ({**llm[0], "sample": {"n": 30, "of": 321, "seed": 0}}, [])})

@@ -192,3 +192,69 @@ def rewriter_facts(comparison: dict) -> dict[str, Any]:
         if "auc" in info:
             facts["cmp_verifier_auc"] = f"{info['auc']:.3f}"
     return facts
+
+
+def extractor_agreement_table(runs: dict[str, tuple[dict, list[dict]]], resamples: int = 2000,
+                              seed: int = 0) -> pd.DataFrame:
+    """The gate's agreement with people per extractor and mode on the same sampled pairs: F1 and ROC AUC with
+    bootstrap intervals over pairs, the AUC's paired difference from the first extractor (the same resampled
+    pairs for both, so that the comparison carries its own interval), failed extractions and CPU cost.
+    ``runs`` maps a label to an ``agreement`` report and its ``.records.jsonl`` rows."""
+    import numpy as np
+
+    from bodega.report.f1_intervals import f1_of
+    from bodega.report.semantic_agreement import auc
+    from bodega.report.uncertainty import bootstrap_indices, percentile_interval
+
+    def arrays(records: list[dict], mode: str) -> dict[int, tuple[int, int, float]]:
+        return {r["row"]: (int(r["preserves"]), int(r["valid"]), float(r["score"])) for r in records
+                if r["mode"] == mode}
+
+    def shown(estimate: float, draws: np.ndarray) -> str:
+        interval = percentile_interval(estimate, draws)
+        return f"{interval.estimate:.3f} [{interval.low:.3f}, {interval.high:.3f}]"
+
+    labels = list(runs)
+    table = []
+    for mode, mode_name in (("claim", "claim"), ("both", "claim and evidence")):
+        per_run = {label: arrays(records, mode) for label, (_, records) in runs.items()}
+        rows = sorted(set.intersection(*(set(values) for values in per_run.values())))
+        draws = bootstrap_indices(np.random.default_rng(seed), len(rows), resamples)
+        base_auc = None
+        for label in labels:
+            y, predicted, score = (np.array(column) for column in zip(*(per_run[label][row] for row in rows)))
+            aucs = np.array([auc(y[idx], score[idx]) for idx in draws])
+            report = runs[label][0]
+            entry = {"extractor": label, "gate": mode_name, "pairs": len(rows),
+                     "F1": shown(float(f1_of(y, predicted)), f1_of(y[draws], predicted[draws])),
+                     "ROC AUC": shown(auc(y, score), aucs),
+                     "AUC minus first": "–" if base_auc is None else shown(auc(y, score) - base_auc[0],
+                                                                           aucs - base_auc[1]),
+                     "failed extractions": report.get("failed_extractions", 0),
+                     "CPU minutes": round(report.get("cost", {}).get("cpu_seconds", float("nan")) / 60, 1)}
+            if base_auc is None:
+                base_auc = (auc(y, score), aucs)
+            table.append(entry)
+    return pd.DataFrame(table).set_index(["gate", "extractor"])
+
+
+def read_agreement_run(path: str) -> tuple[dict, list[dict]]:
+    """An ``agreement`` report and the per-pair records written beside it (``X.json``, ``X.records.jsonl``)."""
+    import json
+    from pathlib import Path
+
+    report = Path(path)
+    records = report.with_name(report.name.removesuffix(".json") + ".records.jsonl")
+    return (json.loads(report.read_text(encoding="utf-8")),
+            [json.loads(line) for line in records.read_text(encoding="utf-8").splitlines() if line.strip()])
+
+
+def extractor_agreement_facts(runs: dict[str, tuple[dict, list[dict]]]) -> dict[str, Any]:
+    """The shared sample (pairs, of, seed) and what the costliest extractor would need for every pair."""
+    samples = {(s["n"], s["of"], s["seed"]): s for s in (report["sample"] for report, _ in runs.values())}
+    if len(samples) != 1:
+        raise ValueError(f"the extractors were judged on different samples (pairs, of, seed): {sorted(samples)}")
+    sample = next(iter(samples.values()))
+    costliest = max(report.get("cost", {}).get("cpu_seconds", 0.0) for report, _ in runs.values())
+    return {"xagree_pairs": sample["n"], "xagree_of": sample["of"], "xagree_seed": sample["seed"],
+            "xagree_full_cpu_hours": f"{costliest / sample['n'] * sample['of'] / 3600:.1f}"}
