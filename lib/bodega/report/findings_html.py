@@ -1,0 +1,152 @@
+"""The findings as a paper shows them: one line per claim with a coloured verdict, our numbers beside the paper's
+in one short column, and the quoted sentence, the evidence and the reason folded under "why"; and the front
+page's headline verdicts.
+
+Why HTML from code: the verdicts and numbers come from :mod:`bodega.report.findings` unchanged, so a re-rendered
+study re-colours the table with no one editing a page. Every text is escaped, since quotes and reasons are free
+text. The numbers column is read from each finding's evidence (the intervals it states, side notes in
+parentheses left out), so it follows any study without the finding rules knowing about layout.
+"""
+from __future__ import annotations
+
+import re
+from html import escape
+from typing import Sequence
+
+from bodega.report.findings import (AGREE, CANNOT_TELL, DISAGREE, NOT_COMPARABLE, QUERY_RANGES, Finding,
+                                    range_text)
+from bodega.report.results import TASK_ORDER
+
+NOT_TESTABLE = "not testable here"  # a cannot-tell verdict whose reason says the grid cannot test the claim
+GREY = "#6b7280"
+BADGE_COLOURS = {AGREE: "#2e7d32", DISAGREE: "#c62828", NOT_COMPARABLE: "#b45309", CANNOT_TELL: GREY,
+                 NOT_TESTABLE: GREY}
+COUNT_ORDER = (AGREE, DISAGREE, NOT_COMPARABLE, CANNOT_TELL)
+
+HEADLINES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Each task's best attacker is the paper's (Table 4)",
+     ("q1-hn-best", "q1-pr-best", "q1-fc-best", "q1-rd-best")),
+    ("The BiLSTM is the most vulnerable victim (Figure 2)", tuple(f"q2-bilstm-{task}" for task in TASK_ORDER)),
+    ("On FC the best attack on GEMMA7B scores 27% higher than on BERT (Figure 2)", ("q2-fc-gemma7b-bert",)),
+)
+"""The front page's headline claims: (the claim in short, the finding ids that test it, one per task)."""
+
+_NUMBER = r"-?\d[\d,]*\.\d+"
+_INTERVAL = re.compile(rf"{_NUMBER}(?: \[{_NUMBER}, {_NUMBER}\])?")
+_NOTE = re.compile(r"\s*\([^()]*\)")
+_NAME = re.compile(r"[A-Z][A-Za-z0-9]*(?:-[A-Z0-9]+)*")
+_PAIR = re.compile(r"(\S+) vs (\S+)")
+_GAP = re.compile(rf"\b(difference|ratio) ({_INTERVAL.pattern})")
+_MINUS = re.compile(r"(\w+) minus (\w+)")
+_HIGHER = re.compile(r"(\d+(?:\.\d+)?)% higher")
+_PAPER_VALUE = re.compile(r"[<>~]\d[\d.,]*|\d+(?:\.\d+)?%|\d\.\d+")
+
+
+def badge_label(finding: Finding) -> str:
+    """The verdict as the badge reads it: 'not testable here' for a claim the grid cannot test, else the verdict."""
+    untestable = finding.verdict == CANNOT_TELL and finding.reason.startswith(NOT_TESTABLE)
+    return NOT_TESTABLE if untestable else finding.verdict
+
+
+def badge(label: str, text: str | None = None, title: str = "") -> str:
+    """A rounded label coloured by the verdict ``label`` (green agree, red disagree, amber not comparable, grey
+    otherwise), reading ``text`` (default: the label) with ``title`` on hover."""
+    colour = BADGE_COLOURS.get(label, GREY)
+    hover = f' title="{escape(title)}"' if title else ""
+    return (f'<span class="verdict-badge"{hover} style="background:{colour};color:#fff;border-radius:0.7em;'
+            f'padding:0.1em 0.6em;font-size:0.85em;white-space:nowrap">{escape(label if text is None else text)}'
+            f"</span>")
+
+
+def our_numbers(evidence: str) -> list[str]:
+    """The intervals an evidence text states, each with its name: per compared pair its difference
+    (``A − B``) or ratio (``A / B``) alone; otherwise every figure, named by the last name before it."""
+    entries = []
+    for part in evidence.split(" | "):
+        part = _NOTE.sub("", part)
+        pair, gap = _PAIR.search(part), _GAP.search(part)
+        if pair and gap:
+            entries.append(f"{pair[1]} {'−' if gap[1] == 'difference' else '/'} {pair[2]} {gap[2]}")
+            continue
+        start = 0
+        for match in _INTERVAL.finditer(part):
+            before = part[start:match.start()]
+            names, minus = _NAME.findall(before), _MINUS.search(before)
+            label = " ".join(filter(None, [names[-1] if names else "", minus and f"{minus[1]} − {minus[2]}"]))
+            entries.append(f"{label} {match[0]}".strip())
+            start = match.end()
+    return entries
+
+
+def paper_numbers(finding: Finding, ours: Sequence[str]) -> str:
+    """What the paper states for the same figure: its query range, its ratio, '> 0' for an ordering (our
+    entries are differences), else the attacker and value its claim names ('' when it states none)."""
+    if finding.claim.startswith("q3-queries-") and finding.task in QUERY_RANGES:
+        low, high, _ = QUERY_RANGES[finding.task]
+        return range_text(low, high)
+    higher = _HIGHER.search(finding.paper)
+    if higher:
+        return f"{1 + float(higher[1]) / 100:g}"
+    if any(" − " in entry for entry in ours):
+        return "> 0"
+    named = re.match(r"best attacker: (\S+)", finding.paper)
+    value = _PAPER_VALUE.search(finding.paper)
+    return " ".join(filter(None, [named[1] if named else "", value[0] if value else ""]))
+
+
+def numbers_html(finding: Finding) -> str:
+    """Our numbers and the paper's in one cell: ``0.42 [0.31, 0.55] vs 0.30``, one line per figure. A proxy
+    (evidence that is not the paper's measure) is named as one and not set against the paper's value."""
+    ours = our_numbers(finding.evidence)
+    if not ours:
+        return "–"
+    lines = [escape(entry) for entry in ours]
+    if finding.evidence.startswith("proxy"):
+        return "<br>".join(["proxy, not the paper's measure:", *lines])
+    paper = paper_numbers(finding, ours)
+    if paper and len(lines) == 1:
+        return f"{lines[0]} vs {escape(paper)}"
+    return "<br>".join(lines + ([f"vs {escape(paper)}"] if paper else []))
+
+
+def why_html(finding: Finding) -> str:
+    """The quoted sentence, the evidence, the reason, the victims left out and the deviations, folded."""
+    parts = [("The paper", f"“{finding.quote}”" if finding.quote else ""), ("Ours", finding.evidence),
+             ("Why", finding.reason), ("Left out", finding.left_out), ("Deviations", finding.differs)]
+    body = "".join(f"<p><strong>{name}:</strong> {escape(text)}</p>" for name, text in parts if text)
+    return f"<details><summary>why</summary>{body}</details>"
+
+
+def findings_html(found: Sequence[Finding]) -> str:
+    """The findings table: task, claim (with its reasons on demand), verdict badge, ours vs the paper."""
+    rows = "".join(
+        f'<tr class="finding"><td>{escape(f.task)}</td><td>{escape(f.paper)}{why_html(f)}</td>'
+        f"<td>{badge(badge_label(f))}</td><td>{numbers_html(f)}</td></tr>" for f in found)
+    head = "".join(f"<th>{name}</th>" for name in ("task", "claim", "verdict", "ours vs the paper"))
+    return f'<table class="findings-table"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
+
+
+def verdict_counts_html(found: Sequence[Finding]) -> str:
+    """One badge per verdict with its count (how many cannot-tell claims are not testable here beside it)."""
+    labels = [badge_label(f) for f in found]
+    untestable = labels.count(NOT_TESTABLE)
+    counts = {verdict: sum(f.verdict == verdict for f in found) for verdict in COUNT_ORDER}
+    spans = [badge(v, f"{counts[v]} {v}" + (f" ({untestable} {NOT_TESTABLE})" if v == CANNOT_TELL and untestable
+                                            else "")) for v in COUNT_ORDER]
+    return f"<p>{len(found)} claims: " + " ".join(spans) + "</p>"
+
+
+def headline_html(found: Sequence[Finding], headlines: Sequence[tuple[str, Sequence[str]]] = HEADLINES) -> str:
+    """The verdict counts, then one row per headline claim with a badge per task it was tested on (hover:
+    our numbers); a headline none of whose findings exist is left out."""
+    by_id = {f.claim: f for f in found}
+    rows = []
+    for claim, ids in headlines:
+        tested = [by_id[i] for i in ids if i in by_id]
+        if tested:
+            badges = " ".join(badge(badge_label(f), f"{f.task}: {badge_label(f)}", "; ".join(our_numbers(f.evidence)))
+                              for f in tested)
+            rows.append(f'<tr class="headline"><td>{escape(claim)}</td><td>{badges}</td></tr>')
+    table = (f'<table class="headline-verdicts"><thead><tr><th>claim</th><th>our verdict per task</th></tr>'
+             f'</thead><tbody>{"".join(rows)}</tbody></table>')
+    return verdict_counts_html(found) + table

@@ -1,0 +1,88 @@
+"""The findings table and the front page's headline verdicts, as HTML, on hand-made findings."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bodega.report.findings import AGREE, CANNOT_TELL, DISAGREE, NOT_COMPARABLE, Finding
+from bodega.report.findings_html import (BADGE_COLOURS, badge, badge_label, findings_html, headline_html,
+                                         numbers_html, our_numbers)
+
+
+def finding(claim: str = "q1-hn-best", verdict: str = AGREE, **fields: str) -> Finding:
+    values = {"paper": "best attacker: BERT-ATTACK (BODEGA 0.56)", "task": "HN",
+              "evidence": "best BERT-ATTACK 0.600 [0.500, 0.700] over BERT; every other attacker distinguishable",
+              "reason": "BERT-ATTACK is our best attacker too", "differs": "semantic", "quote": "", **fields}
+    return Finding(claim, verdict=verdict, **values)
+
+
+@pytest.mark.parametrize("verdict, colour", [(AGREE, "#2e7d32"), (DISAGREE, "#c62828"),
+                                             (NOT_COMPARABLE, "#b45309"), (CANNOT_TELL, "#6b7280")])
+def test_each_verdict_has_its_colour(verdict, colour):
+    html = findings_html([finding(verdict=verdict)])
+    assert f"background:{colour}" in html and f">{verdict}</span>" in html
+
+
+def test_not_testable_here_is_a_grey_cannot_tell():
+    untestable = finding(verdict=CANNOT_TELL, reason="not testable here: two sizes of one family")
+    assert badge_label(untestable) == "not testable here"
+    assert f"background:{BADGE_COLOURS[CANNOT_TELL]}" in badge(badge_label(untestable))
+    assert badge_label(finding(verdict=CANNOT_TELL, reason="no finished run")) == CANNOT_TELL
+
+
+def test_one_row_per_finding_with_its_reasons_folded():
+    found = [finding(), finding("q1-pr-best", DISAGREE, task="PR2", quote="Genetic is best", reason="BAE wins")]
+    html = findings_html(found)
+    assert html.count('<tr class="finding">') == 2
+    assert html.count("<details><summary>why</summary>") == 2
+    folded = re.findall(r"<details>.*?</details>", html)[1]
+    assert "“Genetic is best”" in folded and "BAE wins" in folded and "0.600 [0.500, 0.700]" in folded
+
+
+def test_every_text_is_escaped():
+    html = findings_html([finding(quote="scores <b>27%</b> & more", paper="A <script>", left_out="x<y")])
+    assert "&lt;b&gt;27%&lt;/b&gt; &amp; more" in html and "A &lt;script&gt;" in html and "x&lt;y" in html
+    assert "<b>" not in html and "<script>" not in html
+
+
+def test_numbers_are_ours_against_the_papers():
+    assert numbers_html(finding()) == "BERT-ATTACK 0.600 [0.500, 0.700] vs BERT-ATTACK 0.56"
+    queries = finding("q3-queries-FC", task="FC", paper="good attacks need just over 100 queries per example",
+                      evidence="best targeted attacker PWWS (over BERT): 101.9 [82.2, 122.5] queries")
+    assert numbers_html(queries) == "PWWS 101.9 [82.2, 122.5] vs 100 to 200"
+    assert numbers_html(finding(evidence="–")) == "–"
+
+
+def test_an_ordering_shows_each_difference_without_its_side_notes():
+    evidence = ("best targeted BODEGA, BiLSTM vs BERT over PWWS: BiLSTM (PWWS) 0.855 [0.825, 0.882] (success 50/50, "
+                "exact [0.929, 1.000]), BERT (PWWS) 0.757 [0.693, 0.815], 21 of 50 and 50 rows shared; "
+                "difference 0.098 [0.031, 0.172] | BiLSTM vs GEMMA7B over PWWS: BiLSTM (PWWS) 0.8 [0.7, 0.9], "
+                "GEMMA7B (PWWS) 0.7 [0.6, 0.8], 5 of 9 and 9 rows shared; difference 0.027 [-0.092, 0.157]")
+    assert our_numbers(evidence) == ["BiLSTM − BERT 0.098 [0.031, 0.172]", "BiLSTM − GEMMA7B 0.027 [-0.092, 0.157]"]
+    html = numbers_html(finding("q2-bilstm-PR2", evidence=evidence, paper="BiLSTM is the most vulnerable victim"))
+    assert html.endswith("<br>vs &gt; 0")
+    ratio = finding("q2-fc-gemma7b-bert", paper="on FC the best attack on GEMMA7B scores 27% higher than on BERT",
+                    evidence="best targeted BODEGA, GEMMA7B vs BERT over PWWS: x; ratio 1.100 [0.900, 1.300]")
+    assert numbers_html(ratio) == "GEMMA7B / BERT 1.100 [0.900, 1.300] vs 1.27"
+
+
+def test_a_proxy_is_not_set_against_the_papers_value():
+    proxy = finding("manual-analysis", paper="82.5% of the best adversarial examples keep the meaning",
+                    evidence="proxy, mean semantic score: HN 0.991 [0.986, 0.995] (n=20); FC 0.9 [0.8, 0.95] (n=1)")
+    assert numbers_html(proxy) == "proxy, not the paper's measure:<br>HN 0.991 [0.986, 0.995]<br>FC 0.9 [0.8, 0.95]"
+
+
+def test_headline_verdicts_count_and_badge_the_chosen_claims():
+    found = [finding(), finding("q1-pr-best", DISAGREE, task="PR2"),
+             finding("q2-gemma-FC", CANNOT_TELL, task="FC", reason="not testable here: one family"),
+             finding("q3-queries-HN", NOT_COMPARABLE)]
+    html = headline_html(found, [("best attacker", ("q1-hn-best", "q1-pr-best")), ("absent", ("q9-none",))])
+    assert html.startswith("<p>4 claims: ")
+    for verdict, text in ((AGREE, "1 agree"), (DISAGREE, "1 disagree"), (NOT_COMPARABLE, "1 not comparable"),
+                          (CANNOT_TELL, "1 cannot tell (1 not testable here)")):
+        assert re.search(f'background:{BADGE_COLOURS[verdict]};[^>]*>{re.escape(text)}</span>', html), text
+    assert html.count('<tr class="headline">') == 1
+    assert re.search(f'background:{BADGE_COLOURS[AGREE]};[^>]*>HN: agree</span>', html)
+    assert re.search(f'background:{BADGE_COLOURS[DISAGREE]};[^>]*>PR2: disagree</span>', html)
+    assert 'title="BERT-ATTACK 0.600 [0.500, 0.700]"' in html
