@@ -24,7 +24,7 @@ BADGE_COLOURS = {AGREE: "#2e7d32", DISAGREE: "#c62828", NOT_COMPARABLE: "#b45309
 COUNT_ORDER = (AGREE, DISAGREE, NOT_COMPARABLE, CANNOT_TELL)
 
 HEADLINES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("Each task's best attacker is the paper's (Table 4)",
+    ("The paper's best attacker per task; on RD, its best score (Table 4)",
      ("q1-hn-best", "q1-pr-best", "q1-fc-best", "q1-rd-best")),
     ("The BiLSTM is the most vulnerable victim (Figure 2)", tuple(f"q2-bilstm-{task}" for task in TASK_ORDER)),
     ("On FC the best attack on GEMMA7B scores 27% higher than on BERT (Figure 2)", ("q2-fc-gemma7b-bert",)),
