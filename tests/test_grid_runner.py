@@ -212,6 +212,10 @@ def test_failures_are_isolated_reported_and_block_only_what_needs_them(grid, tmp
     assert status["cells"]["PR2-BiLSTM-PWWS-U"]["status"] == "failed"
     assert status["cells"]["PR2-BiLSTM-DeepWordBug-U"]["status"] == "done"
     assert read_marker(root / "results" / "runs" / "PR2-BiLSTM-PWWS-U")["status"] == "failed"
+    # the committed report keeps the message, but no folder of this machine (the project, the home folder)
+    saved = status["cells"]["PR2-BERT"]["error"]
+    assert "no BERT today" in saved and "executed notebook" in saved
+    assert Path.cwd().as_posix() + "/" not in saved and Path.home().as_posix() + "/" not in saved
 
 
 def test_a_killed_cell_resumes_its_own_partial_output_but_not_stale_output(grid):

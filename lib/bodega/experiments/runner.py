@@ -152,7 +152,7 @@ class _Status:
                                       "eta": self.eta_runs})
 
     def record(self, outcome: Outcome, progress: Progress | None = None) -> None:
-        self.cells[outcome.name] = outcome.to_dict()
+        self.cells[outcome.name] = {**outcome.to_dict(), "error": _portable_error(outcome.error)}
         if progress is not None and outcome.status != "skipped":
             self.run["log"].append({"time": _now(), "elapsed_seconds": round(time.monotonic() - self.started, 1),
                                     "cell": outcome.name, "status": outcome.status,
@@ -164,6 +164,14 @@ class _Status:
         self.run.update(ended=_now(), elapsed_seconds=round(time.monotonic() - self.started, 1),
                         interrupted=interrupted)
         self._write()
+
+
+def _portable_error(error: str) -> str:
+    """A failure's message as the committed grid report keeps it: the project's paths relative, the home folder
+    (a traceback's Python installation) as ``~``, so that the report names no folder of this machine."""
+    from bodega.paths import portable_text
+
+    return portable_text(error, Path.cwd()).replace(Path.home().as_posix() + "/", "~/")
 
 
 def victim_weights_present(out_dir: str | Path) -> bool:
