@@ -243,10 +243,11 @@ def read_agreement_run(path: str) -> tuple[dict, list[dict]]:
     import json
     from pathlib import Path
 
+    from bodega.io import read_jsonl
+
     report = Path(path)
     records = report.with_name(report.name.removesuffix(".json") + ".records.jsonl")
-    return (json.loads(report.read_text(encoding="utf-8")),
-            [json.loads(line) for line in records.read_text(encoding="utf-8").splitlines() if line.strip()])
+    return json.loads(report.read_text(encoding="utf-8")), list(read_jsonl(records))
 
 
 def extractor_agreement_facts(runs: dict[str, tuple[dict, list[dict]]]) -> dict[str, Any]:
