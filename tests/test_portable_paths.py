@@ -29,7 +29,7 @@ def test_a_resource_built_into_the_cache_becomes_its_role(monkeypatch, tmp_path)
     assert portable_path("/home/u/.cache/bodega/gemma3-270m/hf/tokenizer.json", "/x") == "resource:gemma3-270m"
     monkeypatch.setenv("BODEGA_CACHE", str(tmp_path / "mycache"))
     assert portable_path(f"{tmp_path}/mycache/gemma3-270m/hf", "/x") == "resource:gemma3-270m"
-    assert portable_path("/root/.cache/bodega/not-a-role/hf", "/x") == "/root/.cache/bodega/not-a-role/hf"
+    assert portable_path("/srv/.cache/bodega/not-a-role/hf", "/x") == "/srv/.cache/bodega/not-a-role/hf"
 
 
 def test_a_decoders_trimming_tokenizer_is_named_by_its_role():
@@ -61,6 +61,15 @@ def test_a_project_path_becomes_relative_and_other_paths_stay():
     assert portable_path("/work/main", "/work/main") == "."
     assert portable_path("/work/mainline/x.tsv", "/work/main") == "/work/mainline/x.tsv"
     assert portable_path("/tmp/model", "/work/main") == "/tmp/model"
+
+
+def test_a_path_under_home_starts_with_a_tilde_unless_the_project_or_a_resource_holds_it(monkeypatch):
+    monkeypatch.setattr(Path, "home", lambda: Path("/home/u"))
+    assert portable_path("/home/u/.venv/lib/python3.11/site.py", "/work/main") == "~/.venv/lib/python3.11/site.py"
+    assert portable_path("/home/u/main/data/x.tsv", "/home/u/main") == "data/x.tsv"
+    assert portable_path("/home/uv/x.py", "/work/main") == "/home/uv/x.py"
+    monkeypatch.setattr(Path, "home", lambda: Path("/"))
+    assert portable_path("/srv/x.py", "/work/main") == "/srv/x.py"
 
 
 def test_paths_inside_text_are_found_and_nothing_else_changes():

@@ -12,7 +12,8 @@ left as they are):
   it; loading resolves the role again on the reading machine;
 - a resource built once into the cache (``<cache>/bodega/<role>/...``, e.g. a decoder converted from
   GGUF, whose tokenizer trims the texts) becomes ``resource:<role>`` as well;
-- a path under the project ``root`` becomes relative to it (POSIX form).
+- a path under the project ``root`` becomes relative to it (POSIX form);
+- any other path under the home folder (a traceback's Python installation, say) starts with ``~``.
 
 Older files, written before their writers stored portable paths, are repaired with
 ``bodega portable-paths FILE... --root <the project root of the machine that wrote them>``.
@@ -75,7 +76,8 @@ def _built_resource_of(path: PurePosixPath) -> str | None:
 
 
 def portable_path(path: str, root: str | Path) -> str:
-    """One absolute path as ``resource:<role>[/inside]``, as relative to ``root``, or unchanged."""
+    """One absolute path as ``resource:<role>[/inside]``, as relative to ``root``, as ``~/...`` under the home
+    folder, or unchanged."""
     pure = PurePosixPath(path)
     built = _built_resource_of(pure)
     if built is not None:
@@ -89,6 +91,9 @@ def portable_path(path: str, root: str | Path) -> str:
         return "."
     if base in pure.parents:
         return pure.relative_to(base).as_posix()
+    home = PurePosixPath(Path.home().as_posix())
+    if len(home.parts) > 1 and home in pure.parents:  # a home of "/" would swallow every path
+        return "~/" + pure.relative_to(home).as_posix()
     return path
 
 

@@ -29,6 +29,7 @@ from bodega.experiments.engines import Engine, make_engine
 from bodega.experiments.execute import Outcome, is_done, read_marker, run_cell, terminate_running
 from bodega.experiments.hashing import HashCache
 from bodega.experiments.progress import Progress, format_seconds
+from bodega.paths import portable_text
 from bodega.experiments.spec import GridSpec
 from bodega.io import atomic_write_json, atomic_write_text, relative_path
 
@@ -152,7 +153,7 @@ class _Status:
                                       "eta": self.eta_runs})
 
     def record(self, outcome: Outcome, progress: Progress | None = None) -> None:
-        self.cells[outcome.name] = {**outcome.to_dict(), "error": _portable_error(outcome.error)}
+        self.cells[outcome.name] = {**outcome.to_dict(), "error": portable_text(outcome.error, Path.cwd())}
         if progress is not None and outcome.status != "skipped":
             self.run["log"].append({"time": _now(), "elapsed_seconds": round(time.monotonic() - self.started, 1),
                                     "cell": outcome.name, "status": outcome.status,
@@ -164,14 +165,6 @@ class _Status:
         self.run.update(ended=_now(), elapsed_seconds=round(time.monotonic() - self.started, 1),
                         interrupted=interrupted)
         self._write()
-
-
-def _portable_error(error: str) -> str:
-    """A failure's message as the committed grid report keeps it: the project's paths relative, the home folder
-    (a traceback's Python installation) as ``~``, so that the report names no folder of this machine."""
-    from bodega.paths import portable_text
-
-    return portable_text(error, Path.cwd()).replace(Path.home().as_posix() + "/", "~/")
 
 
 def victim_weights_present(out_dir: str | Path) -> bool:
