@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from bodega.errors import BodegaError
 from bodega.report.cost import (OUTSIDE_MARKERS, TRAINING, budget, cell_minutes, cost_by, estimate_vs_measured,
                                 eta_accuracy, eta_log_from_runner_log, eta_summary, outside_markers, parse_cell_name,
-                                projection)
+                                pilot_plan_table, projection)
 
 
 def _marker(root: Path, kind: str, name: str, cpu: float | None, wall: float, status: str = "done") -> None:
@@ -195,3 +196,23 @@ def test_left_out_cost_sums_estimates_and_bounds_the_unestimated_cells(tmp_path)
     assert (row.cells, row.estimated_cells, row.bounded_cells) == (2, 1, 1)
     assert row.estimate_cpu_hours == 2.0
     assert row.lower_bound_cpu_hours == 10 * 400.0 * 3.0 / 3600
+
+
+def test_pilot_plan_sums_estimates_per_task_and_counts_what_it_cannot_estimate(tmp_path):
+    pilot = tmp_path / "pilot.json"
+    pilot.write_text(json.dumps({"planned_cpu_hours": 3.0, "cells": {
+        "PR2-BERT": {"estimate_cpu_seconds": 1800.0},
+        "PR2-BERT-PWWS-U": {"estimate_cpu_seconds": 3600.0},
+        "PR2-BERT-PWWS-T": {"estimate_cpu_seconds": 1800.0},
+        "PR2-BiLSTM-PWWS-U": {"estimate_cpu_seconds": 3600.0, "skip": "not competent"},
+        "RD-BERT": {"estimate_cpu_seconds": 3600.0},
+        "RD-BERT-PWWS-U": {"estimate_cpu_seconds": None}}}))
+    table = pilot_plan_table(pilot)
+    assert table.loc["PR2", "training"] == 0.5 and table.loc["PR2", "BERT"] == 1.5
+    assert "BiLSTM" not in table.columns  # its only cell is left out by a skip rule
+    assert table.loc["RD", "unestimated cells"] == 1 and table.loc["RD", "estimated CPU-h"] == 1.0
+    assert table.loc["all", "estimated CPU-h"] == 3.0
+    assert pilot_plan_table(pilot, by="attacker").loc["all", "PWWS"] == 1.5
+    pilot.write_text(json.dumps({"planned_cpu_hours": 9.0, "cells": {"PR2-BERT": {"estimate_cpu_seconds": 60.0}}}))
+    with pytest.raises(BodegaError, match="not the planned_cpu_hours"):
+        pilot_plan_table(pilot)

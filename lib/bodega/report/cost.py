@@ -355,3 +355,38 @@ def words_per_example(spec, data_root: str | Path) -> dict[str, float]:
         cuts = trimmer.trim([row.text for row in rows], task)
         words[task] = float(np.mean([len(cut.text.split()) for cut in cuts]))
     return words
+
+
+# --- the pilot's plan, before a grid runs ----------------------------------------------------------------
+
+def pilot_plan_table(pilot: str | Path, by: str = "victim") -> pd.DataFrame:
+    """The pilot's estimate of a planned grid (``benchmarks/study_pilot.py``'s file) in CPU hours, one row per
+    task and one column per victim (``by="victim"``) or attacker (``by="attacker"``), training in its own column,
+    and each task's cells the pilot has no estimate for counted beside it, so that a plan shows what is
+    measured and what is not yet. Cells its skip rules leave out are not counted."""
+    data = json.loads(Path(pilot).read_text(encoding="utf-8"))
+    rows: dict[str, dict[str, float]] = {}
+    for name, cell in _pilot_cells(Path(pilot)).items():
+        if cell.get("skip"):
+            continue
+        keys = parse_cell_name(name)
+        row = rows.setdefault(keys["task"], {"unestimated cells": 0})
+        estimate = cell.get("estimate_cpu_seconds")
+        if estimate is None:
+            row["unestimated cells"] += 1
+            continue
+        column = "training" if keys["attacker"] == TRAINING else keys[by]
+        row[column] = row.get(column, 0.0) + float(estimate) / 3600
+    table = pd.DataFrame.from_dict(rows, orient="index").fillna(0.0)
+    columns = [c for c in table.columns if c not in ("training", "unestimated cells")]
+    order = ["training", *columns]
+    table = table[[c for c in order if c in table.columns] + ["unestimated cells"]]
+    table.insert(len(table.columns) - 1, "estimated CPU-h", table[[c for c in order if c in table.columns]].sum(axis=1))
+    table.loc["all"] = table.sum()
+    table["unestimated cells"] = table["unestimated cells"].astype(int)
+    table.index.name = "task"
+    if data.get("planned_cpu_hours") is not None and not np.isclose(table.loc["all", "estimated CPU-h"],
+                                                                    data["planned_cpu_hours"], atol=0.01):
+        raise BodegaError(f"{pilot}: its cells add up to {table.loc['all', 'estimated CPU-h']:.2f} CPU-hours, "
+                          f"not the planned_cpu_hours it states ({data['planned_cpu_hours']:.2f})")
+    return table.round(2)
