@@ -180,6 +180,7 @@ def main() -> None:
 
     from bodega.experiments import load_grid
     from bodega.experiments.runner import victim_weights_present
+    from bodega.precision import bf16_kernels, cpu_flags
     from bodega.threads import apply_thread_policy
 
     apply_thread_policy(1)
@@ -187,7 +188,12 @@ def main() -> None:
     precision = args.precision or spec.precision
     models = Path(args.models) if args.models else None
     previous = json.loads(Path(args.out).read_text()) if args.reuse and Path(args.out).exists() else {}
+    kernels = bf16_kernels(cpu_flags())
     per_text = previous.get("per_text_cpu_seconds", {})
+    if previous and previous.get("kernels") != kernels:  # another machine's kernels: time every victim again
+        print(f"--reuse: the per-text costs were timed on {previous.get('kernels', 'unrecorded')} kernels, this "
+              f"machine has {kernels}: timing every victim again (attack pilots keep their own kernels)", flush=True)
+        per_text = {}
     for task in spec.tasks:
         for kind in spec.victims:
             if kind not in per_text.setdefault(task, {}):
@@ -206,7 +212,7 @@ def main() -> None:
         kind = json.loads((Path(folder) / "victim.json").read_text())["kind"]
         pilots[task] = attack_pilot(task, Path(folder), data_root, attackers, args.k, spec.query_budget,
                                     per_text[task][kind], precision)
-        victims[task] = {"folder": folder, "kind": kind}
+        victims[task] = {"folder": folder, "kind": kind, "kernels": kernels}
         write(args, previous, spec, precision, models, per_text, pilots, victims, data_root)  # nothing lost
     write(args, previous, spec, precision, models, per_text, pilots, victims, data_root)
 
@@ -214,6 +220,8 @@ def main() -> None:
 def write(args, previous: dict, spec, precision: str, models: Path | None, per_text: dict, pilots: dict,
           victims: dict, data_root: Path) -> None:
     """Estimate every cell from the measurements so far and write ``--out``."""
+    from bodega.precision import bf16_kernels, cpu_flags
+
     overhead = cell_overhead(Path(args.overhead_from))
     cells = estimate(spec, per_text, pilots, overhead, data_root, models)
     planned = [c["estimate_cpu_seconds"] for c in cells.values() if not c.get("skip") and c["estimate_cpu_seconds"]]
@@ -223,6 +231,7 @@ def write(args, previous: dict, spec, precision: str, models: Path | None, per_t
         "commands": previous.get("commands", []) + ["python benchmarks/study_pilot.py " + " ".join(sys.argv[1:])],
         "date": datetime.now(timezone.utc).isoformat(timespec="minutes"),
         "load_average": os.getloadavg()[0], "k": args.k, "grid": args.grid, "precision": precision,
+        "kernels": bf16_kernels(cpu_flags()),  # of the per-text costs: with AMX bf16 costs 1.6-2.3x less
         "per_text_cpu_seconds": per_text, "attack_pilot": pilots, "pilot_victims": victims,
         "cell_overhead_cpu_seconds": overhead, "cells": cells,
         "planned_cpu_hours": sum(planned) / 3600,

@@ -10,7 +10,7 @@ import pytest
 from bodega.errors import BodegaError
 from bodega.report.cost import (OUTSIDE_MARKERS, TRAINING, budget, cell_minutes, cost_by, estimate_vs_measured,
                                 eta_accuracy, eta_log_from_runner_log, eta_summary, outside_markers, parse_cell_name,
-                                pilot_plan_table, projection)
+                                pilot_plan_facts, pilot_plan_table, projection)
 
 
 def _marker(root: Path, kind: str, name: str, cpu: float | None, wall: float, status: str = "done") -> None:
@@ -216,3 +216,19 @@ def test_pilot_plan_sums_estimates_per_task_and_counts_what_it_cannot_estimate(t
     pilot.write_text(json.dumps({"planned_cpu_hours": 9.0, "cells": {"PR2-BERT": {"estimate_cpu_seconds": 60.0}}}))
     with pytest.raises(BodegaError, match="not the planned_cpu_hours"):
         pilot_plan_table(pilot)
+
+
+def test_pilot_plan_facts_name_the_costliest_parts_against_the_budget(tmp_path):
+    pilot = tmp_path / "pilot.json"
+    pilot.write_text(json.dumps({"date": "2026-12-02", "load_average": 1.04, "precision": "bf16", "cells": {
+        "PR2-BERT": {"estimate_cpu_seconds": 3600.0},
+        "PR2-BERT-Genetic-U": {"estimate_cpu_seconds": 7200.0},
+        "PR2-GEMMA7B-Genetic-U": {"estimate_cpu_seconds": 10800.0},
+        "PR2-GEMMA7B-PWWS-U": {"estimate_cpu_seconds": 3600.0},
+        "RD-BERT-PWWS-U": {"estimate_cpu_seconds": None}}}))
+    facts = pilot_plan_facts(pilot, budget_cpu_hours=10.0)
+    assert facts["plan_estimated_hours"] == 7.0 and facts["plan_attack_hours"] == 6.0
+    assert facts["plan_budget_share"] == 0.7 and facts["plan_unestimated_cells"] == 1
+    assert (facts["plan_costliest_attacker"], facts["plan_costliest_attacker_hours"]) == ("Genetic", 5.0)
+    assert (facts["plan_costliest_victim"], facts["plan_costliest_victim_hours"]) == ("GEMMA7B", 4.0)
+    assert facts["plan_load_average"] == 1.0

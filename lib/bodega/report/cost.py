@@ -363,7 +363,8 @@ def pilot_plan_table(pilot: str | Path, by: str = "victim") -> pd.DataFrame:
     """The pilot's estimate of a planned grid (``benchmarks/study_pilot.py``'s file) in CPU hours, one row per
     task and one column per victim (``by="victim"``) or attacker (``by="attacker"``), training in its own column,
     and each task's cells the pilot has no estimate for counted beside it, so that a plan shows what is
-    measured and what is not yet. Cells its skip rules leave out are not counted."""
+    measured and what is not yet (NaN where a task has no estimated cell of that column). Cells its skip rules
+    leave out are not counted."""
     data = json.loads(Path(pilot).read_text(encoding="utf-8"))
     rows: dict[str, dict[str, float]] = {}
     for name, cell in _pilot_cells(Path(pilot)).items():
@@ -377,7 +378,7 @@ def pilot_plan_table(pilot: str | Path, by: str = "victim") -> pd.DataFrame:
             continue
         column = "training" if keys["attacker"] == TRAINING else keys[by]
         row[column] = row.get(column, 0.0) + float(estimate) / 3600
-    table = pd.DataFrame.from_dict(rows, orient="index").fillna(0.0)
+    table = pd.DataFrame.from_dict(rows, orient="index")  # NaN: no estimated cell (skipped, or no pilot yet)
     columns = [c for c in table.columns if c not in ("training", "unestimated cells")]
     order = ["training", *columns]
     table = table[[c for c in order if c in table.columns] + ["unestimated cells"]]
@@ -390,3 +391,26 @@ def pilot_plan_table(pilot: str | Path, by: str = "victim") -> pd.DataFrame:
         raise BodegaError(f"{pilot}: its cells add up to {table.loc['all', 'estimated CPU-h']:.2f} CPU-hours, "
                           f"not the planned_cpu_hours it states ({data['planned_cpu_hours']:.2f})")
     return table.round(2)
+
+
+def pilot_plan_facts(pilot: str | Path, budget_cpu_hours: float) -> dict[str, float | int | str]:
+    """The numbers a plan's prose cites, from :func:`pilot_plan_table`: the estimated CPU hours in all and of the
+    attacks, their share of ``budget_cpu_hours``, the costliest attacker and victim role of the attacks with their
+    hours, the unestimated cells, and when, under what load and on which bf16 kernels the pilot measured."""
+    data = json.loads(Path(pilot).read_text(encoding="utf-8"))
+    victims, attackers = pilot_plan_table(pilot).loc["all"], pilot_plan_table(pilot, by="attacker").loc["all"]
+    attack_hours = float(victims["estimated CPU-h"] - victims["training"])
+    roles = victims.drop(["training", "estimated CPU-h", "unestimated cells"])
+    methods = attackers.drop(["training", "estimated CPU-h", "unestimated cells"])
+    return {"plan_estimated_hours": round(float(victims["estimated CPU-h"]), 1),
+            "plan_training_hours": round(float(victims["training"]), 1),
+            "plan_attack_hours": round(attack_hours, 1),
+            "plan_budget_hours": budget_cpu_hours,
+            "plan_budget_share": round(float(victims["estimated CPU-h"]) / budget_cpu_hours, 2),
+            "plan_costliest_attacker": str(methods.idxmax()),
+            "plan_costliest_attacker_hours": round(float(methods.max()), 1),
+            "plan_costliest_victim": str(roles.idxmax()), "plan_costliest_victim_hours": round(float(roles.max()), 1),
+            "plan_unestimated_cells": int(victims["unestimated cells"]),
+            "plan_measured_on": str(data.get("date", "?")), "plan_load_average": round(data.get("load_average", 0), 1),
+            "plan_precision": str(data.get("precision", "?")),
+            "plan_kernels": str(data.get("kernels", "not recorded"))}
