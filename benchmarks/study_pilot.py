@@ -213,15 +213,13 @@ def main() -> None:
         pilots[task] = attack_pilot(task, Path(folder), data_root, attackers, args.k, spec.query_budget,
                                     per_text[task][kind], precision)
         victims[task] = {"folder": folder, "kind": kind, "kernels": kernels}
-        write(args, previous, spec, precision, models, per_text, pilots, victims, data_root)  # nothing lost
-    write(args, previous, spec, precision, models, per_text, pilots, victims, data_root)
+        write(args, previous, spec, precision, kernels, models, per_text, pilots, victims, data_root)  # nothing lost
+    write(args, previous, spec, precision, kernels, models, per_text, pilots, victims, data_root)
 
 
-def write(args, previous: dict, spec, precision: str, models: Path | None, per_text: dict, pilots: dict,
-          victims: dict, data_root: Path) -> None:
+def write(args, previous: dict, spec, precision: str, kernels: str, models: Path | None, per_text: dict,
+          pilots: dict, victims: dict, data_root: Path) -> None:
     """Estimate every cell from the measurements so far and write ``--out``."""
-    from bodega.precision import bf16_kernels, cpu_flags
-
     overhead = cell_overhead(Path(args.overhead_from))
     cells = estimate(spec, per_text, pilots, overhead, data_root, models)
     planned = [c["estimate_cpu_seconds"] for c in cells.values() if not c.get("skip") and c["estimate_cpu_seconds"]]
@@ -231,7 +229,7 @@ def write(args, previous: dict, spec, precision: str, models: Path | None, per_t
         "commands": previous.get("commands", []) + ["python benchmarks/study_pilot.py " + " ".join(sys.argv[1:])],
         "date": datetime.now(timezone.utc).isoformat(timespec="minutes"),
         "load_average": os.getloadavg()[0], "k": args.k, "grid": args.grid, "precision": precision,
-        "kernels": bf16_kernels(cpu_flags()),  # of the per-text costs: with AMX bf16 costs 1.6-2.3x less
+        "kernels": kernels,  # of the per-text costs: with AMX bf16 costs 1.6-2.3x less
         "per_text_cpu_seconds": per_text, "attack_pilot": pilots, "pilot_victims": victims,
         "cell_overhead_cpu_seconds": overhead, "cells": cells,
         "planned_cpu_hours": sum(planned) / 3600,

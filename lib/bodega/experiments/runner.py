@@ -29,9 +29,9 @@ from bodega.experiments.engines import Engine, make_engine
 from bodega.experiments.execute import Outcome, is_done, read_marker, run_cell, terminate_running
 from bodega.experiments.hashing import HashCache
 from bodega.experiments.progress import Progress, format_seconds
-from bodega.paths import portable_text
 from bodega.experiments.spec import GridSpec
 from bodega.io import atomic_write_json, atomic_write_text, relative_path
+from bodega.paths import portable_text
 
 log = logging.getLogger("bodega.grid")
 

@@ -379,10 +379,9 @@ def pilot_plan_table(pilot: str | Path, by: str = "victim") -> pd.DataFrame:
         column = "training" if keys["attacker"] == TRAINING else keys[by]
         row[column] = row.get(column, 0.0) + float(estimate) / 3600
     table = pd.DataFrame.from_dict(rows, orient="index")  # NaN: no estimated cell (skipped, or no pilot yet)
-    columns = [c for c in table.columns if c not in ("training", "unestimated cells")]
-    order = ["training", *columns]
-    table = table[[c for c in order if c in table.columns] + ["unestimated cells"]]
-    table.insert(len(table.columns) - 1, "estimated CPU-h", table[[c for c in order if c in table.columns]].sum(axis=1))
+    parts = ["training"] * ("training" in table) + [c for c in table if c not in ("training", "unestimated cells")]
+    table = table[parts + ["unestimated cells"]]
+    table.insert(len(parts), "estimated CPU-h", table[parts].sum(axis=1))
     table.loc["all"] = table.sum()
     table["unestimated cells"] = table["unestimated cells"].astype(int)
     table.index.name = "task"
