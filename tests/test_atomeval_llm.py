@@ -385,3 +385,31 @@ def test_sample_pairs_is_seeded_random_and_keeps_file_order():
     assert [p.row for p in first] == sorted(p.row for p in first) and len(first) == 10
     assert [p.row for p in first] != [p.row for p in pairs[:10]]  # not the first rows
     assert sample_pairs(pairs, 0) == pairs and sample_pairs(pairs, 500) == pairs
+
+
+class _NamedBatchingClient(_BatchingClient):
+    """A batching client that names its weights, as a local model does for the caches."""
+
+    identity = "weights;bf16"
+
+
+def test_extraction_cache_answers_a_rerun_without_asking_and_keeps_failures(tmp_path):
+    from bodega.atomeval.rewrite_cache import RewriteCache
+
+    valid = json.dumps(VALID)
+    path = tmp_path / "extractions.jsonl"
+    client = _NamedBatchingClient({"A .": [valid], "C .": ["{", "no"]})
+    first = LLMExtractor(client, max_retries=1, cache=RewriteCache(path))
+    a, c = first.extract_many(["A .", "C ."])
+    assert client.batches == [2, 1] and isinstance(c, ExtractionError)
+
+    again = _NamedBatchingClient({"B .": [valid]})  # would fail (no queue) if A or C were asked again
+    second = LLMExtractor(again, max_retries=1, cache=RewriteCache(path))
+    a2, b2, c2 = second.extract_many(["A .", "B .", "C ."])
+    assert again.batches == [1]
+    assert a2 == a and b2[0].span == "B ." and isinstance(c2, ExtractionError) and str(c2) == str(c)
+    assert second.stats()["cached"] == 2 and second.stats()["calls"] == 1
+
+    other_prompt = LLMExtractor(_NamedBatchingClient({"A .": [valid]}), max_retries=0, cache=RewriteCache(path))
+    other_prompt.extract_many(["A ."])  # another retry bound is another key: asked again
+    assert other_prompt.stats()["cached"] == 0

@@ -53,16 +53,20 @@ def local_model_path(name: str) -> tuple[str, str | None]:
     return name, None
 
 
-def make_extractor(spec: str = "spacy", threads: int | None = None, precision: str = "auto", batch_size: int = 8):
+def make_extractor(spec: str = "spacy", threads: int | None = None, precision: str = "auto", batch_size: int = 8,
+                   cache: str | Path | None = None):
     """``spacy`` (the dependency-parse extractor) or an LLM spec (see :func:`make_client`; a local model
-    decodes ``batch_size`` claims at a time in ``precision``)."""
+    decodes ``batch_size`` claims at a time in ``precision`` and keeps its outcomes in the JSON-lines
+    ``cache`` when given)."""
     if spec == "spacy":
         from bodega.atomeval.extract_spacy import SpacyExtractor
 
         return SpacyExtractor()
     from bodega.atomeval.extract_llm import LLMExtractor
+    from bodega.atomeval.rewrite_cache import RewriteCache
 
-    return LLMExtractor(make_client(spec, threads, precision, batch_size))
+    return LLMExtractor(make_client(spec, threads, precision, batch_size),
+                        cache=RewriteCache(Path(cache)) if cache else None)
 
 
 def make_rewriter(spec: str = "rules", threads: int | None = None, cache: str | Path | None = None,
@@ -88,12 +92,13 @@ def make_rewriter(spec: str = "rules", threads: int | None = None, cache: str | 
     return LLMRewriter(client, cache=RewriteCache(Path(cache)) if cache else None, batch_size=batch_size)
 
 
-def make_gate(profile: str = "cpu", extractor: str = "spacy", precision: str = "auto"):
-    """The gate with the profile's NLI model (none in ``cpu``)."""
+def make_gate(profile: str = "cpu", extractor: str = "spacy", precision: str = "auto",
+              cache: str | Path | None = None):
+    """The gate with the profile's NLI model (none in ``cpu``); ``cache`` keeps an LLM extractor's outcomes."""
     from bodega.atomeval.gate import Gate
     from bodega.atomeval.models import load_nli
 
-    return Gate(make_extractor(extractor, precision=precision), nli=load_nli(profile))
+    return Gate(make_extractor(extractor, precision=precision, cache=cache), nli=load_nli(profile))
 
 
 def find_verifier(results_dir: str | Path, task: str = "FC") -> Path | None:
@@ -177,14 +182,15 @@ def gate_agreement_rows(gate, pairs: Sequence[Any]) -> list[dict]:
 
 def human_agreement(pairs_path: str | Path, profile: str = "cpu", extractor: str = "spacy",
                     with_semantic: bool = True, out: str | Path | None = None, sample: int = 0, seed: int = 0,
-                    precision: str = "auto") -> dict:
+                    precision: str = "auto", cache: str | Path | None = None) -> dict:
     """Gate (claim only, and claim + evidence) and BODEGA semantic score against people, on every pair or on a
-    seeded random ``sample`` of them; the texts are extracted first, in batches, and the CPU seconds recorded."""
+    seeded random ``sample`` of them; the texts are extracted first, in batches (an LLM extractor's outcomes
+    kept in ``cache``), and the CPU seconds recorded."""
     from bodega.atomeval.human import gate_agreement, load_pairs, pair_texts, sample_pairs
 
     every = load_pairs(pairs_path)
     pairs = sample_pairs(every, sample, seed)
-    gate = make_gate(profile, extractor, precision)
+    gate = make_gate(profile, extractor, precision, cache)
     wall, cpu = time.perf_counter(), time.process_time()
     failed = gate.prefetch([t for pair in pairs for t in pair_texts(gate, pair, check_evidence=True)])
     rows, records = [], {}
@@ -197,6 +203,8 @@ def human_agreement(pairs_path: str | Path, profile: str = "cpu", extractor: str
     result = {"pairs": Path(pairs_path).name, "profile": profile, "extractor": extractor, "rows": rows,
               "sample": {"n": len(pairs), "of": len(every), "seed": seed if len(pairs) < len(every) else None},
               "failed_extractions": failed, "precision": precision,
+              # an LLM extractor's requests and cache hits: the cost below is this run's, not the cached ones'
+              **({"extraction": gate.extractor.stats()} if hasattr(gate.extractor, "stats") else {}),
               "cost": {"cpu_seconds": round(time.process_time() - cpu, 1),
                        "wall_seconds": round(time.perf_counter() - wall, 1)}}
     if out:

@@ -1,12 +1,16 @@
 """LLM extractor: a prompt asks for JSON atoms, validated against the schema, retried when invalid.
 
 On invalid output the model is shown its answer and the validator's message and asked again, at most
-``max_retries`` times; then :class:`ExtractionError` is raised with the last problem.
+``max_retries`` times; then :class:`ExtractionError` is raised with the last problem. With a ``cache``
+(:class:`~bodega.atomeval.rewrite_cache.RewriteCache`) and a client that names its weights, every claim's
+outcome (its atoms, or the failure) is appended as soon as its batch is done: a 1.5B model takes CPU-hours
+over the human pairs, and a rerun or a crash then loses at most one batch.
 """
 from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 from bodega.atomeval.atoms import ATOM_JSON_SCHEMA, Atom, AtomSchemaError, parse_atoms
 from bodega.atomeval.llm import ChatClient, complete_many
@@ -54,13 +58,15 @@ def decode_json(text: str):
 class LLMExtractor:
     """Atoms from a chat model, asked for JSON and re-asked (up to ``max_retries``) on invalid answers."""
 
-    def __init__(self, client: ChatClient, max_retries: int = 2) -> None:
+    def __init__(self, client: ChatClient, max_retries: int = 2, cache: Any = None) -> None:
         self.client = client
         self.max_retries = max_retries
+        self.cache = cache
         self.name = f"llm ({client.name})"
         self.calls = 0
         self.retries = 0
         self.failures = 0
+        self.cached = 0
 
     def messages(self, claim: str) -> list[dict[str, str]]:
         """The chat for one claim: system prompt, one worked example, then the claim."""
@@ -80,8 +86,36 @@ class LLMExtractor:
         """Atoms per claim, or the :class:`ExtractionError` of a claim that never got a valid answer.
 
         Claims are asked together, and every round re-asks only those whose answer was invalid, so a
-        local model decodes them in batches.
+        local model decodes them in batches. Cached claims are not asked; the others are cached after.
         """
+        model = getattr(self.client, "identity", None) if self.cache is not None else None
+        if not model:
+            return self._ask(claims)
+        prompt = self._cache_prompt()
+        results: list[list[Atom] | ExtractionError | None] = [None] * len(claims)
+        todo = []
+        for i, claim in enumerate(claims):
+            hit = self.cache.get(model, prompt, claim)
+            if hit is None:
+                todo.append(i)
+            else:
+                results[i] = _decode_outcome(hit)
+                self.cached += 1
+        if todo:
+            asked = self._ask([claims[i] for i in todo])
+            for i, outcome in zip(todo, asked):
+                results[i] = outcome
+            self.cache.add_many([{"model": model, "prompt": prompt, "claim": claims[i], "client": self.client.name,
+                                  "answer": _encode_outcome(results[i])} for i in todo])
+        return results  # type: ignore[return-value]
+
+    def _cache_prompt(self) -> str:
+        """The cache key's prompt part: everything but the claim that decides the outcome."""
+        bound = getattr(self.client, "max_new_tokens", None)
+        return f"{json.dumps(self.messages(''))}\0max_retries={self.max_retries};max_new_tokens={bound}"
+
+    def _ask(self, claims: list[str]) -> list[list[Atom] | ExtractionError]:
+        """Ask the model (see :meth:`extract_many`)."""
         conversations = [self.messages(claim) for claim in claims]
         results: list[list[Atom] | ExtractionError | None] = [None] * len(claims)
         pending = list(range(len(claims)))
@@ -113,5 +147,22 @@ class LLMExtractor:
         return results  # type: ignore[return-value]
 
     def stats(self) -> dict[str, int]:
-        """Requests sent, retries, and claims with no schema-valid answer after the retries."""
-        return {"calls": self.calls, "retries": self.retries, "invalid_after_retries": self.failures}
+        """Requests sent, retries, claims with no schema-valid answer after the retries, and with a cache the
+        claims answered from it (whose requests are not counted again)."""
+        counts = {"calls": self.calls, "retries": self.retries, "invalid_after_retries": self.failures}
+        return counts if self.cache is None else {**counts, "cached": self.cached}
+
+
+def _encode_outcome(outcome: list[Atom] | ExtractionError) -> str:
+    """A claim's outcome as the cache stores it: its atoms, or the failure's message."""
+    if isinstance(outcome, ExtractionError):
+        return json.dumps({"error": str(outcome)}, ensure_ascii=False)
+    return json.dumps({"atoms": [atom.to_dict() for atom in outcome]}, ensure_ascii=False)
+
+
+def _decode_outcome(answer: str) -> list[Atom] | ExtractionError:
+    """The inverse of :func:`_encode_outcome`."""
+    stored = json.loads(answer)
+    if "error" in stored:
+        return ExtractionError(stored["error"])
+    return [Atom.from_dict(atom) for atom in stored["atoms"]]

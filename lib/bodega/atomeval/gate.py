@@ -149,7 +149,7 @@ class Gate:
         """The rewrite as :meth:`judge` reads it (split words rejoined when the config says so)."""
         return rejoin_split_words(rewrite, claim) if self.config.rejoin_split_words else rewrite
 
-    def prefetch(self, texts: list[str], chunk: int = 16) -> int:
+    def prefetch(self, texts: list[str], chunk: int = 16, progress: bool = True) -> int:
         """Extract ``texts`` ahead of :meth:`judge`, ``chunk`` at a time where the extractor has
         ``extract_many`` (a local LLM decodes a batch for little more than one text); returns the failures,
         which :meth:`atoms` raises again instead of asking the model once more."""
@@ -157,13 +157,17 @@ class Gate:
         many = getattr(self.extractor, "extract_many", None)
         if many is None:
             return 0
-        for start in range(0, len(todo), chunk):
-            part = todo[start:start + chunk]
-            for text, result in zip(part, many(part)):
-                if isinstance(result, Exception):
-                    self._failed[text] = result
-                else:
-                    self._atoms[text] = result
+        from tqdm.auto import tqdm
+
+        with tqdm(total=len(todo), desc="extract atoms", unit="text", disable=not progress, mininterval=10) as bar:
+            for start in range(0, len(todo), chunk):
+                part = todo[start:start + chunk]
+                for text, result in zip(part, many(part)):
+                    if isinstance(result, Exception):
+                        self._failed[text] = result
+                    else:
+                        self._atoms[text] = result
+                bar.update(len(part))
         return len(self._failed)
 
     def judge(self, claim: str, rewrite: str, evidence: str = "") -> Verdict:

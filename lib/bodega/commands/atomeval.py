@@ -59,6 +59,8 @@ def _add_agree(actions) -> None:
     agree.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16"),
                        help="a local LLM extractor's weights (auto: bf16 only with AMX)")
     agree.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's)")
+    agree.add_argument("--cache", default=None,
+                       help="JSON-lines file keeping an LLM extractor's outcomes (a rerun resumes from it)")
     agree.add_argument("--out", default=None, help="JSON report path")
     agree.set_defaults(func=_agreement)
 
@@ -188,7 +190,7 @@ def _agreement(args: argparse.Namespace) -> int:
         return 0
     _set_threads(args.threads)
     result = human_agreement(args.pairs, args.profile, args.extractor, not args.no_semantic, args.out,
-                             args.sample, args.seed, args.precision)
+                             args.sample, args.seed, args.precision, args.cache)
     for row in result["rows"]:
         print(json.dumps(row))
     return 0
