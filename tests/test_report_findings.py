@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bodega.report.findings import (AGREE, CANNOT_TELL, DISAGREE, best_attacker_findings, combine,
-                                    manual_finding, query_findings, scenario_findings, size_findings,
+from bodega.report.findings import (AGREE, CANNOT_TELL, DISAGREE, Figure, best_attacker_findings, combine,
+                                    findings, manual_finding, query_findings, scenario_findings, size_findings,
                                     range_text, verdict_best, verdict_bound, verdict_order, verdict_range,
                                     verdict_value)
+from bodega.report.findings_html import numbers_html
 from bodega.report.published import NOT_STATED, load_published
 from bodega.report.study import load_study
 from bodega.experiments.spec import parse_grid
@@ -183,6 +184,85 @@ def test_scenario_claim_needs_every_victim(study):
     pr2 = by_claim(scenario_findings(study))["q4-targeting-PR2"]
     # BiLSTM: targeted best 0.9 vs untargeted 0.9 (not distinguishable); BERT: targeted 0 < untargeted 0.9
     assert pr2.verdict == DISAGREE and "BERT: targeted minus untargeted -0.900" in pr2.evidence
+
+
+def names(finding) -> list[str]:
+    return [figure.name for figure in finding.numbers]
+
+
+def test_a_figure_reads_as_the_evidence_writes_it():
+    assert Figure("PWWS", Interval(101.94, 82.2, 122.5), 1).text() == "PWWS 101.9 [82.2, 122.5]"
+    assert Figure("HN", Interval(0.5, NAN, NAN)).text() == "HN 0.500"
+
+
+def test_every_finding_carries_the_intervals_its_evidence_states(study):
+    found = findings(study)
+    assert sum(bool(f.numbers) for f in found) >= 6
+    for finding in found:
+        assert all(figure.interval.text(figure.digits) in finding.evidence for figure in finding.numbers), finding
+        assert finding.proxy == (finding.claim == "manual-analysis")
+
+
+def test_best_attacker_findings_carry_the_best_and_the_papers_attacker(study):
+    found = by_claim(best_attacker_findings(study))
+    pr2 = found["q1-pr-best"]
+    assert names(pr2) == ["Genetic"] and pr2.numbers[0].interval.estimate == pytest.approx(0.9)
+    assert pr2.paper_value == "Genetic 0.49"
+    assert numbers_html(pr2) == "Genetic 0.900 [0.900, 0.900] vs Genetic 0.49"
+    fc = found["q1-fc-best"]  # BERT-ATTACK was not run: our best is shown against the attacker the paper names
+    assert names(fc) == ["PWWS"] and fc.paper_value == "BERT-ATTACK"
+
+
+def test_a_best_attacker_behind_ours_is_shown_beside_ours(tmp_path):
+    runs = [("PR2", v, a, "untargeted", [score] * 30, 100) for v in ("BiLSTM", "BERT")
+            for a, score in (("PWWS", 0.9), ("Genetic", 0.3))]
+    pr2 = by_claim(best_attacker_findings(_study(tmp_path, runs, victims=["BiLSTM", "BERT"], tasks=("PR2",))))
+    assert pr2["q1-pr-best"].verdict == DISAGREE and names(pr2["q1-pr-best"]) == ["PWWS", "Genetic"]
+    assert numbers_html(pr2["q1-pr-best"]).endswith("<br>Genetic 0.300 [0.300, 0.300]<br>vs Genetic 0.49")
+
+
+def test_an_ordering_carries_one_difference_per_compared_pair(tmp_path):
+    study = _study(tmp_path, [_targeted("BiLSTM", "PWWS", 0.2), _targeted("BERT", "PWWS", 0.3),
+                              _targeted("GEMMA2B", "PWWS", 0.5), _targeted("GEMMA7B", "PWWS", 0.6)])
+    bert = by_claim(size_findings(study))["q2-bert-FC"]
+    assert names(bert) == ["GEMMA2B − BERT", "GEMMA7B − BERT"] and bert.paper_value == "> 0"
+    assert [f.interval.estimate for f in bert.numbers] == pytest.approx([0.2, 0.3])
+    assert numbers_html(bert).endswith("<br>vs &gt; 0") and not bert.proxy
+
+
+def test_the_ratio_finding_carries_the_ratio_against_the_papers(tmp_path):
+    study = _study(tmp_path, [_targeted("BERT", "PWWS", 0.3), _targeted("GEMMA7B", "PWWS", 0.6)])
+    claim = by_claim(size_findings(study))["q2-fc-gemma7b-bert"]
+    assert names(claim) == ["GEMMA7B / BERT"] and claim.paper_value == "1.27"
+    assert claim.numbers[0].interval.estimate == pytest.approx(2.0)
+    assert numbers_html(claim) == "GEMMA7B / BERT 2.000 [2.000, 2.000] vs 1.27"
+
+
+def test_query_findings_carry_the_queries_and_the_papers_range_or_bound(study):
+    found = by_claim(query_findings(study))
+    pr2 = found["q3-queries-PR2"]
+    assert pr2.numbers == (Figure("PWWS", Interval(40.0, 40.0, 40.0), 1),) and pr2.paper_value == "at most 60"
+    assert numbers_html(pr2) == "PWWS 40.0 [40.0, 40.0] vs at most 60"
+    genetic, other = found["q1-pr-genetic-queries"], found["q1-pr-other-queries"]
+    assert names(genetic) == ["Genetic"] and genetic.paper_value == ">800"
+    assert names(other) == ["PWWS"] and other.paper_value == "<150"  # BERT-ATTACK was not run
+
+
+def test_a_cannot_tell_without_evidence_has_no_numbers(study):
+    fc = by_claim(query_findings(study))["q3-queries-FC"]  # no targeted run on FC
+    assert fc.verdict == CANNOT_TELL and fc.evidence == "–" and fc.numbers == () and fc.paper_value == "100 to 200"
+    assert numbers_html(fc) == "–"
+    gemma = by_claim(size_findings(study))["q2-gemma-FC"]  # not testable: two model families
+    assert gemma.numbers == () and numbers_html(gemma) == "–"
+
+
+def test_scenario_and_manual_findings_carry_their_figures(study):
+    pr2 = by_claim(scenario_findings(study))["q4-targeting-PR2"]
+    assert names(pr2) == ["BiLSTM targeted − untargeted", "BERT targeted − untargeted"]  # untargeted is harder
+    assert pr2.numbers[1].interval.estimate == pytest.approx(-0.9) and pr2.paper_value == "> 0"
+    manual = manual_finding(study, attacker="Genetic")
+    assert manual.proxy and names(manual) == ["PR2"] and manual.paper_value == "82.5%"
+    assert numbers_html(manual) == "proxy, not the paper's measure:<br>PR2 0.900 [0.900, 0.900]"
 
 
 def test_short_cells_are_the_finished_ones_with_fewer_examples_than_planned(study, tmp_path):

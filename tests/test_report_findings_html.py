@@ -5,15 +5,19 @@ import re
 
 import pytest
 
-from bodega.report.findings import AGREE, CANNOT_TELL, DISAGREE, NOT_COMPARABLE, Finding
+from bodega.report.findings import AGREE, CANNOT_TELL, DISAGREE, NOT_COMPARABLE, Figure, Finding
 from bodega.report.findings_html import (BADGE_COLOURS, badge, badge_label, findings_html, headline_html,
-                                         numbers_html, our_numbers)
+                                         numbers_html)
+from bodega.report.uncertainty import Interval
+
+BEST = Figure("BERT-ATTACK", Interval(0.6, 0.5, 0.7))
 
 
-def finding(claim: str = "q1-hn-best", verdict: str = AGREE, **fields: str) -> Finding:
+def finding(claim: str = "q1-hn-best", verdict: str = AGREE, **fields: object) -> Finding:
     values = {"paper": "best attacker: BERT-ATTACK (BODEGA 0.56)", "task": "HN",
               "evidence": "best BERT-ATTACK 0.600 [0.500, 0.700] over BERT; every other attacker distinguishable",
-              "reason": "BERT-ATTACK is our best attacker too", "differs": "semantic", "quote": "", **fields}
+              "reason": "BERT-ATTACK is our best attacker too", "differs": "semantic", "quote": "",
+              "numbers": (BEST,), "paper_value": "BERT-ATTACK 0.56", **fields}
     return Finding(claim, verdict=verdict, **values)
 
 
@@ -48,29 +52,38 @@ def test_every_text_is_escaped():
 
 def test_numbers_are_ours_against_the_papers():
     assert numbers_html(finding()) == "BERT-ATTACK 0.600 [0.500, 0.700] vs BERT-ATTACK 0.56"
-    queries = finding("q3-queries-FC", task="FC", paper="good attacks need just over 100 queries per example",
-                      evidence="best targeted attacker PWWS (over BERT): 101.9 [82.2, 122.5] queries")
+    queries = finding("q3-queries-FC", task="FC", numbers=(Figure("PWWS", Interval(101.94, 82.2, 122.5), 1),),
+                      paper_value="100 to 200")
     assert numbers_html(queries) == "PWWS 101.9 [82.2, 122.5] vs 100 to 200"
-    assert numbers_html(finding(evidence="–")) == "–"
+    assert numbers_html(finding(numbers=(BEST,), paper_value="")) == "BERT-ATTACK 0.600 [0.500, 0.700]"
+    assert numbers_html(finding(evidence="–", numbers=())) == "–"
 
 
-def test_an_ordering_shows_each_difference_without_its_side_notes():
-    evidence = ("best targeted BODEGA, BiLSTM vs BERT over PWWS: BiLSTM (PWWS) 0.855 [0.825, 0.882] (success 50/50, "
-                "exact [0.929, 1.000]), BERT (PWWS) 0.757 [0.693, 0.815], 21 of 50 and 50 rows shared; "
-                "difference 0.098 [0.031, 0.172] | BiLSTM vs GEMMA7B over PWWS: BiLSTM (PWWS) 0.8 [0.7, 0.9], "
-                "GEMMA7B (PWWS) 0.7 [0.6, 0.8], 5 of 9 and 9 rows shared; difference 0.027 [-0.092, 0.157]")
-    assert our_numbers(evidence) == ["BiLSTM − BERT 0.098 [0.031, 0.172]", "BiLSTM − GEMMA7B 0.027 [-0.092, 0.157]"]
-    html = numbers_html(finding("q2-bilstm-PR2", evidence=evidence, paper="BiLSTM is the most vulnerable victim"))
-    assert html.endswith("<br>vs &gt; 0")
-    ratio = finding("q2-fc-gemma7b-bert", paper="on FC the best attack on GEMMA7B scores 27% higher than on BERT",
-                    evidence="best targeted BODEGA, GEMMA7B vs BERT over PWWS: x; ratio 1.100 [0.900, 1.300]")
+def test_the_numbers_come_from_the_finding_not_its_evidence_text():
+    reworded = finding(evidence="the winner is BERT-ATTACK, scoring 0.600 [0.500, 0.700]; PWWS 0.100 [0.0, 0.2]")
+    assert numbers_html(reworded) == numbers_html(finding())
+    assert numbers_html(finding(numbers=())) == "–"  # the evidence still states intervals; none is carried
+
+
+def test_an_ordering_shows_one_difference_per_pair_against_above_zero():
+    gaps = (Figure("BiLSTM − BERT", Interval(0.098, 0.031, 0.172)),
+            Figure("BiLSTM − GEMMA7B", Interval(0.027, -0.092, 0.157)))
+    ordering = finding("q2-bilstm-PR2", paper="BiLSTM is the most vulnerable victim", numbers=gaps, paper_value="> 0")
+    assert numbers_html(ordering) == ("BiLSTM − BERT 0.098 [0.031, 0.172]<br>BiLSTM − GEMMA7B 0.027 [-0.092, 0.157]"
+                                      "<br>vs &gt; 0")
+    ratio = finding("q2-fc-gemma7b-bert", numbers=(Figure("GEMMA7B / BERT", Interval(1.1, 0.9, 1.3)),),
+                    paper_value="1.27")
     assert numbers_html(ratio) == "GEMMA7B / BERT 1.100 [0.900, 1.300] vs 1.27"
 
 
 def test_a_proxy_is_not_set_against_the_papers_value():
+    semantic = (Figure("HN", Interval(0.991, 0.986, 0.995)), Figure("FC", Interval(0.9, 0.8, 0.95)))
     proxy = finding("manual-analysis", paper="82.5% of the best adversarial examples keep the meaning",
-                    evidence="proxy, mean semantic score: HN 0.991 [0.986, 0.995] (n=20); FC 0.9 [0.8, 0.95] (n=1)")
-    assert numbers_html(proxy) == "proxy, not the paper's measure:<br>HN 0.991 [0.986, 0.995]<br>FC 0.9 [0.8, 0.95]"
+                    evidence="mean semantic score: HN 0.991 [0.986, 0.995] (n=20)", numbers=semantic,
+                    paper_value="82.5%", proxy=True)
+    assert numbers_html(proxy) == ("proxy, not the paper's measure:<br>HN 0.991 [0.986, 0.995]<br>"
+                                   "FC 0.900 [0.800, 0.950]")
+    assert numbers_html(finding(numbers=semantic, paper_value="82.5%")).endswith("<br>vs 82.5%")
 
 
 def test_headline_verdicts_count_and_badge_the_chosen_claims():
@@ -86,3 +99,8 @@ def test_headline_verdicts_count_and_badge_the_chosen_claims():
     assert re.search(f'background:{BADGE_COLOURS[AGREE]};[^>]*>HN: agree</span>', html)
     assert re.search(f'background:{BADGE_COLOURS[DISAGREE]};[^>]*>PR2: disagree</span>', html)
     assert 'title="BERT-ATTACK 0.600 [0.500, 0.700]"' in html
+    two = finding(numbers=(BEST, Figure("PWWS", Interval(0.4, 0.3, 0.5))))
+    html = headline_html([two, finding("q1-pr-best", CANNOT_TELL, task="PR2", numbers=())],
+                         [("best attacker", ("q1-hn-best", "q1-pr-best"))])
+    assert 'title="BERT-ATTACK 0.600 [0.500, 0.700]; PWWS 0.400 [0.300, 0.500]"' in html
+    assert html.count("title=") == 1  # a finding without numbers gets no hover text

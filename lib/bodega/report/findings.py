@@ -35,6 +35,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from bodega.report.published import Statement
 from bodega.report.results import TASK_ORDER, VICTIM_ORDER
 from bodega.report.study import Study
 from bodega.report.uncertainty import (Interval, Ranked, RunExamples, clopper_pearson, difference_interval,
@@ -42,6 +43,21 @@ from bodega.report.uncertainty import (Interval, Ranked, RunExamples, clopper_pe
 
 AGREE, DISAGREE, CANNOT_TELL, NOT_COMPARABLE = "agree", "disagree", "cannot tell", "not comparable"
 VERDICTS = (AGREE, DISAGREE, CANNOT_TELL, NOT_COMPARABLE)
+ABOVE_ZERO = "> 0"  # the paper's value for an ordering: each difference (more - less) is positive
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One of our numbers as the findings table shows it, kept beside the evidence text so that the table's
+    layout never depends on how that text is worded."""
+
+    name: str  # "BERT-ATTACK", "GEMMA7B − BERT" (a difference), "GEMMA7B / BERT" (a ratio), "HN"
+    interval: Interval
+    digits: int = 3  # decimals, as the evidence writes this figure
+
+    def text(self) -> str:
+        """``BERT-ATTACK 0.600 [0.500, 0.700]``."""
+        return f"{self.name} {self.interval.text(self.digits)}"
 
 
 @dataclass(frozen=True)
@@ -57,6 +73,9 @@ class Finding:
     differs: str  # where the profile or the data differ from the paper's (deviation names)
     quote: str = ""  # the sentence of the paper's text the claim tests (published values' ``text``)
     left_out: str = ""  # victims left out of the comparison, and why (not competent)
+    numbers: tuple[Figure, ...] = ()  # the intervals of the evidence the verdict reads, named
+    paper_value: str = ""  # the paper's value for those figures: "at least 200", "1.27", "> 0", "Genetic 0.49"
+    proxy: bool = False  # the numbers are not the paper's measure, so not set against its value
 
 
 # ---- verdict rules (pure: intervals in, verdict out) -------------------------------------------------
@@ -286,6 +305,7 @@ def best_attacker_findings(study: Study) -> list[Finding]:
         victims, attackers = comparable(study, task, "untargeted")
         ranking = rank_attackers(groups(study, task, "untargeted", victims, attackers)) if attackers else []
         evidence = _ranking_text(ranking, victims) if ranking else _task_missing(study, task, "untargeted")
+        numbers: tuple[Figure, ...] = (Figure(ranking[0].attacker, ranking[0].bodega),) if ranking else ()
         claim = (f"the best methods reach BODEGA {statement.value:g}" if paper == "best methods" else
                  f"best attacker: {paper}" + (f" (BODEGA {statement.value:g})" if statement.value is not None else ""))
         if paper == "best methods":
@@ -299,12 +319,21 @@ def best_attacker_findings(study: Study) -> list[Finding]:
             verdict, reason = verdict_best(paper, ranking)
             found = next(r for r in ranking if r.attacker == paper)
             if found is not ranking[0]:
-                evidence += f"; {paper} {found.bodega.text()}"
+                numbers += (Figure(paper, found.bodega),)
+                evidence += f"; {numbers[-1].text()}"
         findings.append(Finding(statement.id, claim, task, evidence, verdict, reason,
                                 _differs(study, ["semantic", "masked-lm", "attackers (fidelity=fixed)", "BERT"], task),
                                 quote=statement.text,
-                                left_out=left_out_text(competent_split(study, task, study.spec.victims)[1])))
+                                left_out=left_out_text(competent_split(study, task, study.spec.victims)[1]),
+                                numbers=numbers, paper_value=_best_paper_value(statement)))
     return findings
+
+
+def _best_paper_value(statement: Statement) -> str:
+    """``Genetic 0.49``: the attacker a best-attacker claim names and its score; the score alone for
+    "the best methods"."""
+    value = "" if statement.value is None else f"{statement.value:g}"
+    return value if statement.attacker == "best methods" else " ".join(filter(None, [statement.attacker, value]))
 
 
 def _pair_best(study: Study, task: str, first: str, second: str, scenario: str):
@@ -350,9 +379,10 @@ def _ordering(study: Study, claim_id: str, paper: str, task: str, pairs: Sequenc
             continue
         compared.append((more, less, shared, best_more, best_less))
     why = "; ".join(filter(None, [grouped(absent), left_out_text(left)]))
+    paper_value = ABOVE_ZERO if ratio is None else f"{ratio:g}"
     if not compared:
         return Finding(claim_id, paper, task, "–", CANNOT_TELL, f"not enough victims with finished runs ({why})",
-                       differs, quote_text, left_out_text(left))
+                       differs, quote_text, left_out_text(left), paper_value=paper_value)
     parts = []
     for more, less, shared, best_more, best_less in compared:
         common = len(set(best_more[1].keys) & set(best_less[1].keys))
@@ -364,6 +394,7 @@ def _ordering(study: Study, claim_id: str, paper: str, task: str, pairs: Sequenc
         gaps = [difference_interval([more[1]], [less[1]]) for _, _, _, more, less in compared]
         verdict = combine(verdict_order(g) for g in gaps)
         parts = [f"{part}; difference {g.text()}" for part, g in zip(parts, gaps)]
+        numbers = tuple(Figure(f"{more} − {less}", g) for (more, less, *_), g in zip(compared, gaps))
         reason = {AGREE: "every difference's interval lies above 0",
                   DISAGREE: "a difference's interval lies below 0 (the reverse order)",
                   CANNOT_TELL: "a difference's interval contains 0 (not distinguishable)"}[verdict]
@@ -371,13 +402,14 @@ def _ordering(study: Study, claim_id: str, paper: str, task: str, pairs: Sequenc
         ratios = [ratio_interval([more[1]], [less[1]]) for _, _, _, more, less in compared]
         verdict = combine(verdict_value(ratio, r) for r in ratios)
         parts = [f"{part}; ratio {r.text()}" for part, r in zip(parts, ratios)]
+        numbers = tuple(Figure(f"{more} / {less}", r) for (more, less, *_), r in zip(compared, ratios))
         reason = (f"the paper's ratio {ratio:g} lies {'inside' if verdict == AGREE else 'outside'} our ratio's "
                   f"interval" if verdict != CANNOT_TELL else "our ratio has no interval (a best score of 0)")
     evidence = f"best {scenario} BODEGA, " + " | ".join(parts)
     if reading:
         reason = f"{reading}; {reason}"
     return Finding(claim_id, paper, task, evidence, verdict, reason + (f"; not compared: {why}" if why else ""),
-                   differs, quote_text, left_out_text(left))
+                   differs, quote_text, left_out_text(left), numbers, paper_value)
 
 
 def grouped(reasons: dict[str, str]) -> str:
@@ -425,7 +457,7 @@ def _within_family(study: Study, claim_id: str, paper: str, task: str, smaller: 
         reason = (f"not testable here: the claim is about two sizes of one model family, and here {smaller} "
                   f"is {small_name} and {larger} is {large_name}")
         return Finding(claim_id, paper, task, "–", CANNOT_TELL, reason,
-                       _differs(study, [smaller, larger], task), quote_text)
+                       _differs(study, [smaller, larger], task), quote_text, paper_value=ABOVE_ZERO)
     return _ordering(study, claim_id, paper, task, [(larger, smaller)], quote_text,
                      reading=f"{smaller} and {larger} are two sizes of {small_family}")
 
@@ -479,7 +511,8 @@ def query_findings(study: Study) -> list[Finding]:
         if not ranking:
             findings.append(Finding(f"q3-queries-{task}", f"good attacks need {words} queries per example", task, "–",
                                     CANNOT_TELL, _task_missing(study, task, "targeted"),
-                                    _differs(study, ["queries"], task), quote(study, "q3-queries")))
+                                    _differs(study, ["queries"], task), quote(study, "q3-queries"),
+                                    paper_value=range_text(low, high)))
             continue
         best = ranking[0].attacker
         runs = groups(study, task, "targeted", victims, [best])[best]
@@ -495,7 +528,8 @@ def query_findings(study: Study) -> list[Finding]:
             reason + (f", below it; explained by {explained}" if explained else ""),
             _differs(study, ["queries"], task), quote(study, "q3-queries", "HN and RD" if task in ("HN", "RD")
                                                      else "good attacks"),
-            left_out_text(competent_split(study, task, study.spec.victims)[1])))
+            left_out_text(competent_split(study, task, study.spec.victims)[1]), (Figure(best, queries, 1),),
+            range_text(low, high)))
     findings += _genetic_findings(study)
     return findings
 
@@ -507,7 +541,8 @@ def _genetic_findings(study: Study) -> list[Finding]:
         statement = study.published.statement(statement_id)
         named = [] if statement.attacker.startswith("all but ") else [statement.attacker]
         attackers = [a for a in dict.fromkeys([*study.spec.attackers, *named]) if statement.covers(task, a)]
-        parts, verdicts, missing, explained = [], [], [], []
+        figures: list[Figure] = []
+        verdicts, missing, explained = [], [], []
         for attacker in attackers:
             victims = [v for v in study.victims_run(task, attacker, "untargeted")
                        if v in competent_split(study, task, study.spec.victims)[0]]
@@ -521,7 +556,7 @@ def _genetic_findings(study: Study) -> list[Finding]:
                 cell, why = not_comparable_if_explained(cell, fewer_queries_explained(study, task, [attacker], runs))
                 explained += [f"{attacker}: {why}"] if why else []
             verdicts.append(cell)
-            parts.append(f"{attacker} {queries.text(1)}")
+            figures.append(Figure(attacker, queries, 1))
         verdict = combine(verdicts) if verdicts else CANNOT_TELL
         reason = {AGREE: f"every interval satisfies {statement.bound}",
                   DISAGREE: f"an interval lies wholly on the wrong side of {statement.bound}",
@@ -531,9 +566,11 @@ def _genetic_findings(study: Study) -> list[Finding]:
         if missing:
             reason += "; " + "; ".join(missing)
         findings.append(Finding(statement_id, f"on PR2, {statement.attacker} asks {statement.bound} queries", task,
-                                "untargeted queries per example: " + ("; ".join(parts) or "–"), verdict, reason,
-                                _differs(study, ["queries"], task), quote(study, "q1-pr-genetic-queries"),
-                                left_out_text(competent_split(study, task, study.spec.victims)[1])))
+                                "untargeted queries per example: " + ("; ".join(f.text() for f in figures) or "–"),
+                                verdict, reason, _differs(study, ["queries"], task),
+                                quote(study, "q1-pr-genetic-queries"),
+                                left_out_text(competent_split(study, task, study.spec.victims)[1]), tuple(figures),
+                                statement.bound or ""))
     return findings
 
 
@@ -549,7 +586,7 @@ def scenario_findings(study: Study) -> list[Finding]:
     for task in TASK_ORDER:
         harder, excepted = HARDER[task]
         easier = "untargeted" if harder == "targeted" else "targeted"
-        parts, verdicts = [], []
+        parts, verdicts, figures = [], [], []
         kept, left = competent_split(study, task, [v for v in VICTIM_ORDER if v not in excepted])
         for victim in kept:
             shared = [a for a in study.attackers_run(task, victim, harder) if study.run(task, victim, a, easier)]
@@ -559,6 +596,7 @@ def scenario_findings(study: Study) -> list[Finding]:
             gap = difference_interval([easy[1]], [hard[1]])
             verdicts.append(verdict_order(gap))
             parts.append(f"{victim}: {easier} minus {harder} {gap.text()}")
+            figures.append(Figure(f"{victim} {easier} − {harder}", gap))
         verdict = combine(verdicts)
         reason = (f"{len(verdicts)} victim(s) with both scenarios; " +
                   {AGREE: f"on each the {harder} best score is distinguishably lower",
@@ -572,7 +610,7 @@ def scenario_findings(study: Study) -> list[Finding]:
                                 reason + (f"; left out: {left_out_text(left)}" if left else ""),
                                 _differs(study, ["epoch selection", "epochs"], task),
                                 quote(study, "q4-targeting", "targeted task" if harder == "targeted" else "untargeted"),
-                                left_out_text(left)))
+                                left_out_text(left), tuple(figures), ABOVE_ZERO))
     return findings
 
 
@@ -580,17 +618,19 @@ def manual_finding(study: Study, attacker: str = "BERT-ATTACK", victim: str = "B
     """Table 6: 82.5% of the 20 best untargeted BERT-ATTACK examples per task kept the meaning. We have
     no human judgments of our examples; the semantic score of the same sample is shown as a proxy."""
     statement = study.published.statement("manual-analysis")
-    parts = []
+    parts, figures = [], []
     for task in TASK_ORDER:
         run = study.run(task, victim, attacker, "untargeted")
         top = _top_successes(run, n) if run is not None else None
         if top is not None:
-            parts.append(f"{task} {run_intervals(top)['semantic'].text()} (n={top.n})")
+            figures.append(Figure(task, run_intervals(top)["semantic"]))
+            parts.append(f"{figures[-1].text()} (n={top.n})")
     evidence = (f"proxy, mean semantic score of the {n} best untargeted {attacker} examples against {victim}: "
                 + ("; ".join(parts) or "no finished run"))
     return Finding(statement.id, f"{statement.value:.1%} of the best adversarial examples keep the meaning", "all",
                    evidence, CANNOT_TELL, "we have no human judgments of our adversarial examples; a semantic "
-                   "score is not a judgment of meaning", _differs(study, ["semantic"]), statement.text)
+                   "score is not a judgment of meaning", _differs(study, ["semantic"]), statement.text,
+                   numbers=tuple(figures), paper_value=f"{statement.value:.1%}", proxy=True)
 
 
 def _top_successes(run: RunExamples, n: int) -> RunExamples | None:

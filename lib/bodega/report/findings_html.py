@@ -4,17 +4,16 @@ page's headline verdicts.
 
 Why HTML from code: the verdicts and numbers come from :mod:`bodega.report.findings` unchanged, so a re-rendered
 study re-colours the table with no one editing a page. Every text is escaped, since quotes and reasons are free
-text. The numbers column is read from each finding's evidence (the intervals it states, side notes in
-parentheses left out), so it follows any study without the finding rules knowing about layout.
+text. The numbers column shows the figures each finding carries (``Finding.numbers``, each a name and its
+interval, with the paper's value and whether they are a proxy), never figures read back from the evidence text,
+so rewording the evidence cannot change the layout.
 """
 from __future__ import annotations
 
-import re
 from html import escape
 from typing import Sequence
 
-from bodega.report.findings import (AGREE, CANNOT_TELL, DISAGREE, NOT_COMPARABLE, QUERY_RANGES, Finding,
-                                    range_text)
+from bodega.report.findings import AGREE, CANNOT_TELL, DISAGREE, NOT_COMPARABLE, Finding
 from bodega.report.results import TASK_ORDER
 
 NOT_TESTABLE = "not testable here"  # a cannot-tell verdict whose reason says the grid cannot test the claim
@@ -30,16 +29,6 @@ HEADLINES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("On FC the best attack on GEMMA7B scores 27% higher than on BERT (Figure 2)", ("q2-fc-gemma7b-bert",)),
 )
 """The front page's headline claims: (the claim in short, the finding ids that test it, one per task)."""
-
-_NUMBER = r"-?\d[\d,]*\.\d+"
-_INTERVAL = re.compile(rf"{_NUMBER}(?: \[{_NUMBER}, {_NUMBER}\])?")
-_NOTE = re.compile(r"\s*\([^()]*\)")
-_NAME = re.compile(r"[A-Z][A-Za-z0-9]*(?:-[A-Z0-9]+)*")
-_PAIR = re.compile(r"(\S+) vs (\S+)")
-_GAP = re.compile(rf"\b(difference|ratio) ({_INTERVAL.pattern})")
-_MINUS = re.compile(r"(\w+) minus (\w+)")
-_HIGHER = re.compile(r"(\d+(?:\.\d+)?)% higher")
-_PAPER_VALUE = re.compile(r"[<>~]\d[\d.,]*|\d+(?:\.\d+)?%|\d\.\d+")
 
 
 def badge_label(finding: Finding) -> str:
@@ -58,55 +47,23 @@ def badge(label: str, text: str | None = None, title: str = "") -> str:
             f"</span>")
 
 
-def our_numbers(evidence: str) -> list[str]:
-    """The intervals an evidence text states, each with its name: per compared pair its difference
-    (``A − B``) or ratio (``A / B``) alone; otherwise every figure, named by the last name before it."""
-    entries = []
-    for part in evidence.split(" | "):
-        part = _NOTE.sub("", part)
-        pair, gap = _PAIR.search(part), _GAP.search(part)
-        if pair and gap:
-            entries.append(f"{pair[1]} {'−' if gap[1] == 'difference' else '/'} {pair[2]} {gap[2]}")
-            continue
-        start = 0
-        for match in _INTERVAL.finditer(part):
-            before = part[start:match.start()]
-            names, minus = _NAME.findall(before), _MINUS.search(before)
-            label = " ".join(filter(None, [names[-1] if names else "", minus and f"{minus[1]} − {minus[2]}"]))
-            entries.append(f"{label} {match[0]}".strip())
-            start = match.end()
-    return entries
-
-
-def paper_numbers(finding: Finding, ours: Sequence[str]) -> str:
-    """What the paper states for the same figure: its query range, its ratio, '> 0' for an ordering (our
-    entries are differences), else the attacker and value its claim names ('' when it states none)."""
-    if finding.claim.startswith("q3-queries-") and finding.task in QUERY_RANGES:
-        low, high, _ = QUERY_RANGES[finding.task]
-        return range_text(low, high)
-    higher = _HIGHER.search(finding.paper)
-    if higher:
-        return f"{1 + float(higher[1]) / 100:g}"
-    if any(" − " in entry for entry in ours):
-        return "> 0"
-    named = re.match(r"best attacker: (\S+)", finding.paper)
-    value = _PAPER_VALUE.search(finding.paper)
-    return " ".join(filter(None, [named[1] if named else "", value[0] if value else ""]))
-
-
 def numbers_html(finding: Finding) -> str:
     """Our numbers and the paper's in one cell: ``0.42 [0.31, 0.55] vs 0.30``, one line per figure. A proxy
     (evidence that is not the paper's measure) is named as one and not set against the paper's value."""
-    ours = our_numbers(finding.evidence)
-    if not ours:
+    lines = [escape(figure.text()) for figure in finding.numbers]
+    if not lines:
         return "–"
-    lines = [escape(entry) for entry in ours]
-    if finding.evidence.startswith("proxy"):
+    if finding.proxy:
         return "<br>".join(["proxy, not the paper's measure:", *lines])
-    paper = paper_numbers(finding, ours)
+    paper = finding.paper_value
     if paper and len(lines) == 1:
         return f"{lines[0]} vs {escape(paper)}"
     return "<br>".join(lines + ([f"vs {escape(paper)}"] if paper else []))
+
+
+def numbers_title(finding: Finding) -> str:
+    """Our numbers on one line, for a headline badge's hover text ('' when there are none)."""
+    return "; ".join(figure.text() for figure in finding.numbers)
 
 
 def why_html(finding: Finding) -> str:
@@ -144,8 +101,7 @@ def headline_html(found: Sequence[Finding], headlines: Sequence[tuple[str, Seque
     for claim, ids in headlines:
         tested = [by_id[i] for i in ids if i in by_id]
         if tested:
-            badges = " ".join(badge(badge_label(f), f"{f.task}: {badge_label(f)}", "; ".join(our_numbers(f.evidence)))
-                              for f in tested)
+            badges = " ".join(badge(badge_label(f), f"{f.task}: {badge_label(f)}", numbers_title(f)) for f in tested)
             rows.append(f'<tr class="headline"><td>{escape(claim)}</td><td>{badges}</td></tr>')
     table = (f'<table class="headline-verdicts"><thead><tr><th>claim</th><th>our verdict per task</th></tr>'
              f'</thead><tbody>{"".join(rows)}</tbody></table>')
