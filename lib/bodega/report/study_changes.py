@@ -1,0 +1,100 @@
+"""What changed from one study to the next, and which verdicts flipped: study v2 replaces v1's first-row
+samples (one class in the untargeted cells of HN, PR2 and RD) and its victims, so a reader needs to see
+which of those differences a flipped verdict may come from.
+
+The label mix is read from each run's attacked rows (their ``attack.tsv`` labels), not from ``summary.json``,
+so that study v1, whose summaries predate the label counts, is measured the same way as v2.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+import pandas as pd
+
+from bodega.data import read_tsv
+from bodega.report.findings import Finding
+from bodega.report.study import Study
+
+
+def label_shares(study: Study, data_root: str | Path, scenario: str = "untargeted") -> dict[str, list[float]]:
+    """{task: the share of label 1 (non-credible) among each finished ``scenario`` run's attacked rows}."""
+    labels: dict[str, list[int]] = {}
+    shares: dict[str, list[float]] = {}
+    for (task, _, _, run_scenario), run in sorted(study.examples.items()):
+        if run_scenario != scenario or not run.n:
+            continue
+        if task not in labels:
+            labels[task] = [row.label for row in read_tsv(Path(data_root) / task / "attack.tsv")]
+        shares.setdefault(task, []).append(sum(labels[task][index] for index, _ in run.keys) / run.n)
+    return shares
+
+
+def _share_text(shares: Sequence[float]) -> str:
+    """``30% (26-34%) over 12 runs``: the mean share and its range across runs."""
+    if not shares:
+        return "no finished run"
+    mean = sum(shares) / len(shares)
+    return f"{mean:.0%} ({min(shares):.0%}-{max(shares):.0%}) over {len(shares)} runs"
+
+
+def _millions(params: float) -> str:
+    """``1.1M``, ``109M``: one decimal below ten million."""
+    return f"{params / 1e6:.1f}M" if params < 1e7 else f"{params / 1e6:,.0f}M"
+
+
+def _victims_text(study: Study, task: str) -> str:
+    """``BiLSTM 1.1M, BERT 110M (not competent)``: each trained victim of the task, its size and competence."""
+    table = study.results.victims
+    rows = table[table.task == task]
+    parts = []
+    for row in rows.itertuples():
+        size = f" {_millions(row.n_params)}" if pd.notna(getattr(row, "n_params", None)) else ""
+        competent = getattr(row, "competent", None)
+        flag = " (not competent)" if competent is not None and not pd.isna(competent) and not competent else ""
+        parts.append(f"{row.victim}{size}{flag}")
+    return ", ".join(parts) or "none trained"
+
+
+def _attackers_text(study: Study, task: str) -> str:
+    """``BiLSTM 7, BERT 7, GEMMA2B 2``: attackers with a finished untargeted or targeted run, per victim."""
+    parts = []
+    for victim in study.spec.victims:
+        attackers = {a for s in study.spec.scenarios for a in study.attackers_run(task, victim, s)}
+        if attackers:
+            parts.append(f"{victim} {len(attackers)}")
+    return ", ".join(parts) or "none"
+
+
+def changes_table(before: Study, after: Study, data_root: str | Path,
+                  names: tuple[str, str] = ("study v1", "study v2")) -> pd.DataFrame:
+    """Per task: the untargeted samples' share of non-credible rows (the attack set's own share beside them),
+    the victims trained (size, competence), the attackers run per victim, and the finished attack cells."""
+    rows = []
+    shares = [label_shares(study, data_root) for study in (before, after)]
+    for task in dict.fromkeys([*before.spec.tasks, *after.spec.tasks]):
+        attack = read_tsv(Path(data_root) / task / "attack.tsv")
+        aspects = {
+            f"untargeted samples: share non-credible (attack set {sum(r.label for r in attack) / len(attack):.0%})":
+                [_share_text(share.get(task, [])) for share in shares],
+            "victims (parameters)": [_victims_text(study, task) for study in (before, after)],
+            "attackers run per victim": [_attackers_text(study, task) for study in (before, after)],
+            "finished attack cells": [str(sum(key[0] == task for key in study.examples)) for study in (before, after)],
+        }
+        rows += [{"task": task, "what": what, names[0]: old, names[1]: new} for what, (old, new) in aspects.items()]
+    return pd.DataFrame(rows, columns=["task", "what", *names]).set_index(["task", "what"])
+
+
+def flipped_verdicts(before: Sequence[Finding], after: Sequence[Finding],
+                     names: tuple[str, str] = ("study v1", "study v2")) -> pd.DataFrame:
+    """The claims whose verdict differs between two studies' findings (a claim one study lacks reads 'absent')."""
+    old = {(f.claim, f.task): f for f in before}
+    new = {(f.claim, f.task): f for f in after}
+    rows = []
+    for key in dict.fromkeys([*old, *new]):
+        was, now = old.get(key), new.get(key)
+        verdicts = [f.verdict if f else "absent" for f in (was, now)]
+        if verdicts[0] != verdicts[1]:
+            rows.append({"claim": key[0], "task": key[1], "paper": (now or was).paper,
+                         names[0]: verdicts[0], names[1]: verdicts[1], f"why ({names[1]})": now.reason if now else ""})
+    return pd.DataFrame(rows, columns=["claim", "task", "paper", *names, f"why ({names[1]})"])

@@ -1,0 +1,81 @@
+"""What changed between two studies: label mix read from the attacked rows, victims, attackers, flipped verdicts."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+from bodega.report.findings import AGREE, CANNOT_TELL, DISAGREE, Finding
+from bodega.report.study import load_study
+from bodega.report.study_changes import changes_table, flipped_verdicts, label_shares
+
+LABELS = [1] * 3 + [0] * 7  # a 10-row attack file sorted by label: 30% non-credible
+
+
+def _data(root: Path) -> Path:
+    folder = root / "data" / "PR2"
+    folder.mkdir(parents=True)
+    (folder / "attack.tsv").write_text("".join(f"{label}\tx{i}\ttext {i}\n" for i, label in enumerate(LABELS)))
+    return root / "data"
+
+
+def _study(root: Path, name: str, rows: dict[tuple[str, str], list[int]], victims: dict[str, int]) -> object:
+    """A study with PR2 victims ``{kind: parameters}`` and runs ``{(victim, attacker): attacked rows}``."""
+    results = root / name
+    for kind, params in victims.items():
+        folder = results / "models" / f"PR2-{kind}"
+        folder.mkdir(parents=True)
+        (folder / "victim.json").write_text(json.dumps({"task": "PR2", "kind": kind, "n_params": params}))
+        (folder / "metrics.json").write_text(json.dumps({split: {"f1": 0.7, "accuracy": 0.8}
+                                                         for split in ("attack", "dev")}))
+    for (victim, attacker), indices in rows.items():
+        folder = results / "runs" / f"PR2-{victim}-{attacker}-U"
+        folder.mkdir(parents=True)
+        scores = [{"index": i, "id": f"x{i}", "success": True, "semantic": 0.5, "character": 1.0, "bodega": 0.5}
+                  for i in indices]
+        (folder / "scores.jsonl").write_text("".join(json.dumps(s) + "\n" for s in scores))
+        (folder / "records.jsonl").write_text("".join(json.dumps({"index": i, "id": f"x{i}", "queries": 10}) + "\n"
+                                                      for i in indices))
+        (folder / "summary.json").write_text(json.dumps({"task": "PR2", "attacker": attacker, "scenario": "untargeted",
+                                                         "n_examples": len(indices), "bodega_score": 0.5,
+                                                         "success_score": 1.0, "semantic_score": 0.5,
+                                                         "character_score": 1.0, "queries_per_example": 10,
+                                                         "total_attack_time": 1.0}))
+    grid = {"name": name, "profile": "cpu", "tasks": ["PR2"], "victims": list(victims),
+            "attackers": ["PWWS", "Genetic"], "scenarios": ["untargeted"], "results": str(results)}
+    (root / f"{name}.yaml").write_text(yaml.safe_dump(grid))
+    (root / "published.yaml").write_text(yaml.safe_dump({"table3_f1": {"PR2": {"BiLSTM": 0.49}}, "prose": []}))
+    return load_study(results, root / f"{name}.yaml", root / "published.yaml")
+
+
+def test_label_mix_comes_from_the_attacked_rows_and_the_table_sets_the_studies_side_by_side(tmp_path):
+    data = _data(tmp_path)
+    first_rows = _study(tmp_path, "v1", {("BiLSTM", "PWWS"): [0, 1, 2], ("BiLSTM", "Genetic"): [0, 1, 2]},
+                        {"BiLSTM": 1_100_000})
+    permuted = _study(tmp_path, "v2", {("BiLSTM", "PWWS"): [4, 0, 9, 5], ("BERT", "PWWS"): [4, 0, 9, 5]},
+                      {"BiLSTM": 1_100_000, "BERT": 109_000_000})
+    assert label_shares(first_rows, data) == {"PR2": [1.0, 1.0]}
+    assert label_shares(permuted, data) == {"PR2": [0.25, 0.25]}
+    table = changes_table(first_rows, permuted, data)
+    mix = table.loc[("PR2", "untargeted samples: share non-credible (attack set 30%)")]
+    assert mix["study v1"] == "100% (100%-100%) over 2 runs" and mix["study v2"] == "25% (25%-25%) over 2 runs"
+    assert table.loc[("PR2", "victims (parameters)"), "study v2"] == "BiLSTM 1.1M, BERT 109M"
+    assert table.loc[("PR2", "attackers run per victim"), "study v1"] == "BiLSTM 2"
+    assert table.loc[("PR2", "attackers run per victim"), "study v2"] == "BiLSTM 1, BERT 1"
+    assert table.loc[("PR2", "finished attack cells")].tolist() == ["2", "2"]
+
+
+def _finding(claim: str, verdict: str, reason: str = "r") -> Finding:
+    return Finding(claim, f"paper says {claim}", "PR2", "evidence", verdict, reason, "")
+
+
+def test_only_flipped_verdicts_are_listed_with_the_new_reason():
+    before = [_finding("a", AGREE), _finding("b", DISAGREE), _finding("gone", AGREE)]
+    after = [_finding("a", AGREE), _finding("b", CANNOT_TELL, "interval contains 0"), _finding("new", AGREE)]
+    flipped = flipped_verdicts(before, after)
+    assert flipped.claim.tolist() == ["b", "gone", "new"]
+    row = flipped.set_index("claim").loc["b"]
+    assert (row["study v1"], row["study v2"], row["why (study v2)"]) == (DISAGREE, CANNOT_TELL, "interval contains 0")
+    assert flipped.set_index("claim").loc["gone", "study v2"] == "absent"
+    assert flipped.set_index("claim").loc["new", "study v1"] == "absent"
