@@ -8,7 +8,7 @@ import yaml
 
 from bodega.report.findings import AGREE, CANNOT_TELL, DISAGREE, Finding
 from bodega.report.study import load_study
-from bodega.report.study_changes import changes_table, flipped_verdicts, label_shares
+from bodega.report.study_changes import attack_labels, changes_table, flipped_verdicts, label_shares
 
 LABELS = [1] * 3 + [0] * 7  # a 10-row attack file sorted by label: 30% non-credible
 
@@ -55,12 +55,13 @@ def test_label_mix_comes_from_the_attacked_rows_and_the_table_sets_the_studies_s
                         {"BiLSTM": 1_100_000})
     permuted = _study(tmp_path, "v2", {("BiLSTM", "PWWS"): [4, 0, 9, 5], ("BERT", "PWWS"): [4, 0, 9, 5]},
                       {"BiLSTM": 1_100_000, "BERT": 109_000_000})
-    assert label_shares(first_rows, data) == {"PR2": [1.0, 1.0]}
-    assert label_shares(permuted, data) == {"PR2": [0.25, 0.25]}
+    labels = attack_labels(data, ["PR2"])
+    assert label_shares(first_rows, labels) == {"PR2": [1.0, 1.0]}
+    assert label_shares(permuted, labels) == {"PR2": [0.25, 0.25]}
     table = changes_table(first_rows, permuted, data)
     mix = table.loc[("PR2", "untargeted samples: share non-credible (attack set 30%)")]
     assert mix["study v1"] == "100% (100%-100%) over 2 runs" and mix["study v2"] == "25% (25%-25%) over 2 runs"
-    assert table.loc[("PR2", "victims (parameters)"), "study v2"] == "BiLSTM 1.1M, BERT 109M"
+    assert table.loc[("PR2", "victims (parameters)"), "study v2"] == "BiLSTM 1.1M, BERT 109.0M"
     assert table.loc[("PR2", "attackers run per victim"), "study v1"] == "BiLSTM 2"
     assert table.loc[("PR2", "attackers run per victim"), "study v2"] == "BiLSTM 1, BERT 1"
     assert table.loc[("PR2", "finished attack cells")].tolist() == ["2", "2"]

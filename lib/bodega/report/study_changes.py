@@ -13,20 +13,23 @@ from typing import Sequence
 import pandas as pd
 
 from bodega.data import read_tsv
+from bodega.report.deviations_page import format_size
 from bodega.report.findings import Finding
 from bodega.report.study import Study
 
 
-def label_shares(study: Study, data_root: str | Path, scenario: str = "untargeted") -> dict[str, list[float]]:
-    """{task: the share of label 1 (non-credible) among each finished ``scenario`` run's attacked rows}."""
-    labels: dict[str, list[int]] = {}
+def attack_labels(data_root: str | Path, tasks: Sequence[str]) -> dict[str, list[int]]:
+    """{task: the labels of its ``attack.tsv``, in row order}, read once for every study compared."""
+    return {task: [row.label for row in read_tsv(Path(data_root) / task / "attack.tsv")] for task in tasks}
+
+
+def label_shares(study: Study, labels: dict[str, list[int]], scenario: str = "untargeted") -> dict[str, list[float]]:
+    """{task: the share of label 1 (non-credible) among each finished ``scenario`` run's attacked rows}, from the
+    attack-set ``labels`` of :func:`attack_labels`."""
     shares: dict[str, list[float]] = {}
     for (task, _, _, run_scenario), run in sorted(study.examples.items()):
-        if run_scenario != scenario or not run.n:
-            continue
-        if task not in labels:
-            labels[task] = [row.label for row in read_tsv(Path(data_root) / task / "attack.tsv")]
-        shares.setdefault(task, []).append(sum(labels[task][index] for index, _ in run.keys) / run.n)
+        if run_scenario == scenario and run.n:
+            shares.setdefault(task, []).append(sum(labels[task][index] for index, _ in run.keys) / run.n)
     return shares
 
 
@@ -38,21 +41,16 @@ def _share_text(shares: Sequence[float]) -> str:
     return f"{mean:.0%} ({min(shares):.0%}-{max(shares):.0%}) over {len(shares)} runs"
 
 
-def _millions(params: float) -> str:
-    """``1.1M``, ``109M``: one decimal below ten million."""
-    return f"{params / 1e6:.1f}M" if params < 1e7 else f"{params / 1e6:,.0f}M"
-
-
 def _victims_text(study: Study, task: str) -> str:
-    """``BiLSTM 1.1M, BERT 110M (not competent)``: each trained victim of the task, its size and competence."""
+    """``BiLSTM 1.1M, BERT 109.5M (not competent)``: each trained victim of the task, its size and competence."""
     table = study.results.victims
     rows = table[table.task == task]
     parts = []
     for row in rows.itertuples():
-        size = f" {_millions(row.n_params)}" if pd.notna(getattr(row, "n_params", None)) else ""
+        size = format_size(getattr(row, "n_params", None))
         competent = getattr(row, "competent", None)
         flag = " (not competent)" if competent is not None and not pd.isna(competent) and not competent else ""
-        parts.append(f"{row.victim}{size}{flag}")
+        parts.append(" ".join(filter(None, [row.victim, size])) + flag)
     return ", ".join(parts) or "none trained"
 
 
@@ -71,11 +69,12 @@ def changes_table(before: Study, after: Study, data_root: str | Path,
     """Per task: the untargeted samples' share of non-credible rows (the attack set's own share beside them),
     the victims trained (size, competence), the attackers run per victim, and the finished attack cells."""
     rows = []
-    shares = [label_shares(study, data_root) for study in (before, after)]
-    for task in dict.fromkeys([*before.spec.tasks, *after.spec.tasks]):
-        attack = read_tsv(Path(data_root) / task / "attack.tsv")
+    tasks = list(dict.fromkeys([*before.spec.tasks, *after.spec.tasks]))
+    labels = attack_labels(data_root, tasks)
+    shares = [label_shares(study, labels) for study in (before, after)]
+    for task in tasks:
         aspects = {
-            f"untargeted samples: share non-credible (attack set {sum(r.label for r in attack) / len(attack):.0%})":
+            f"untargeted samples: share non-credible (attack set {sum(labels[task]) / len(labels[task]):.0%})":
                 [_share_text(share.get(task, [])) for share in shares],
             "victims (parameters)": [_victims_text(study, task) for study in (before, after)],
             "attackers run per victim": [_attackers_text(study, task) for study in (before, after)],
