@@ -142,7 +142,9 @@ def estimate(spec, per_text: dict, pilots: dict, overhead: float, data_root: Pat
             cells[f"{task}-{victim}"] = {"kind": "victim", "estimate_cpu_seconds": round(
                 overhead + epochs * (3 * rows + dev + sizes["attack"]) * c, 1) if measured_training is None
                 else round(measured_training, 1), "measured": measured_training is not None,
-                "skip": None if spec.attack_plan(task, victim) else "every attack cell of this victim is left out"}
+                # a victim trained already spent its CPU from the budget, whether or not it is attacked
+                "skip": None if spec.attack_plan(task, victim) or measured_training is not None
+                else "every attack cell of this victim is left out"}
             for attacker in spec.attackers:
                 for scenario in spec.scenarios:
                     name = run_name(task, victim, attacker, scenario)
@@ -190,6 +192,7 @@ def main() -> None:
     previous = json.loads(Path(args.out).read_text()) if args.reuse and Path(args.out).exists() else {}
     kernels = bf16_kernels(cpu_flags())
     per_text = previous.get("per_text_cpu_seconds", {})
+    measured = False  # a --reuse run that measures nothing re-plans only and keeps the measurements' date and load
     if previous and previous.get("kernels") != kernels:  # another machine's kernels: time every victim again
         print(f"--reuse: the per-text costs were timed on {previous.get('kernels', 'unrecorded')} kernels, this "
               f"machine has {kernels}: timing every victim again (attack pilots keep their own kernels)", flush=True)
@@ -204,6 +207,7 @@ def main() -> None:
                                             or not victim_weights_present(trained)):
                     trained = None
                 per_text[task][kind] = per_text_seconds(task, kind, data_root, precision, trained)
+                measured = True
                 print(f"{task} {kind}: {per_text[task][kind]:.4f} CPU-s per text", flush=True)
     pilots, victims = previous.get("attack_pilot", {}), previous.get("pilot_victims", {})
     attackers = [a for a in spec.attackers if a != "SCPN"]
@@ -213,12 +217,13 @@ def main() -> None:
         pilots[task] = attack_pilot(task, Path(folder), data_root, attackers, args.k, spec.query_budget,
                                     per_text[task][kind], precision)
         victims[task] = {"folder": folder, "kind": kind, "kernels": kernels}
-        write(args, previous, spec, precision, kernels, models, per_text, pilots, victims, data_root)  # nothing lost
-    write(args, previous, spec, precision, kernels, models, per_text, pilots, victims, data_root)
+        measured = True
+        write(args, previous, spec, precision, kernels, models, per_text, pilots, victims, data_root, measured)
+    write(args, previous, spec, precision, kernels, models, per_text, pilots, victims, data_root, measured)
 
 
 def write(args, previous: dict, spec, precision: str, kernels: str, models: Path | None, per_text: dict,
-          pilots: dict, victims: dict, data_root: Path) -> None:
+          pilots: dict, victims: dict, data_root: Path, measured: bool) -> None:
     """Estimate every cell from the measurements so far and write ``--out``."""
     overhead = cell_overhead(Path(args.overhead_from))
     cells = estimate(spec, per_text, pilots, overhead, data_root, models)
@@ -227,8 +232,9 @@ def write(args, previous: dict, spec, precision: str, kernels: str, models: Path
         "command": "python benchmarks/study_pilot.py " + " ".join(sys.argv[1:]),
         # every run that measured what this file holds (a --reuse run measures only what was missing)
         "commands": previous.get("commands", []) + ["python benchmarks/study_pilot.py " + " ".join(sys.argv[1:])],
-        "date": datetime.now(timezone.utc).isoformat(timespec="minutes"),
-        "load_average": os.getloadavg()[0], "k": args.k, "grid": args.grid, "precision": precision,
+        "date": datetime.now(timezone.utc).isoformat(timespec="minutes") if measured else previous["date"],
+        "load_average": os.getloadavg()[0] if measured else previous["load_average"],
+        "k": args.k, "grid": args.grid, "precision": precision,
         "kernels": kernels,  # of the per-text costs: with AMX bf16 costs 1.6-2.3x less
         "per_text_cpu_seconds": per_text, "attack_pilot": pilots, "pilot_victims": victims,
         "cell_overhead_cpu_seconds": overhead, "cells": cells,

@@ -232,3 +232,23 @@ def test_pilot_plan_facts_name_the_costliest_parts_against_the_budget(tmp_path):
     assert (facts["plan_costliest_attacker"], facts["plan_costliest_attacker_hours"]) == ("Genetic", 5.0)
     assert (facts["plan_costliest_victim"], facts["plan_costliest_victim_hours"]) == ("GEMMA7B", 4.0)
     assert facts["plan_load_average"] == 1.0
+
+
+def test_full_grid_hours_counts_every_attack_of_the_competent_victims_skipped_or_not(tmp_path):
+    from bodega.report.cost import full_grid_hours
+    from bodega.victims.competence import competence
+
+    labels = [0, 1] * 20
+    for victim, scores in (("PR2-BERT", [0.1, 0.9] * 20), ("PR2-BiLSTM", [0.6] * 40)):  # the second is constant
+        (tmp_path / victim).mkdir()
+        (tmp_path / victim / "metrics.json").write_text(json.dumps(
+            {"attack_quality": competence(labels, scores).to_dict()}))
+    pilot = tmp_path / "pilot.json"
+    pilot.write_text(json.dumps({"cells": {
+        "PR2-BERT": {"estimate_cpu_seconds": 1800.0},
+        "PR2-BERT-PWWS-U": {"estimate_cpu_seconds": 3600.0},
+        "PR2-BERT-Genetic-T": {"estimate_cpu_seconds": 7200.0, "skip": "over the budget"},
+        "PR2-BERT-BAE-T": {"estimate_cpu_seconds": None},
+        "PR2-BiLSTM-PWWS-U": {"estimate_cpu_seconds": 3600.0, "skip": "not competent"}}}))
+    hours = full_grid_hours(pilot, tmp_path)
+    assert hours.to_dict() == {"PR2": 3.0}  # training and the incompetent victim left out, the skipped cell in

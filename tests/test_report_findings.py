@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import math
 from pathlib import Path
 
@@ -157,6 +158,23 @@ def test_best_attacker_claims_from_a_study(study):
     assert found["q1-pr-best"].verdict == AGREE and "Genetic is our best attacker too" in found["q1-pr-best"].reason
     fc = found["q1-fc-best"]
     assert fc.verdict == CANNOT_TELL and SKIP_REASON in fc.reason  # the paper's attacker was not run: why
+    assert fc.reason.startswith("not testable here")  # a skip rule leaves it out of FC for every victim
+
+
+def test_an_attacker_the_grid_still_plans_is_pending_not_untestable(study, tmp_path):
+    grid = yaml.safe_load((tmp_path / "grid.yaml").read_text())
+    grid["skip"] = [{"victims": ["BiLSTM"], "attackers": ["BERT-ATTACK"], "reason": SKIP_REASON}]
+    (tmp_path / "grid.yaml").write_text(yaml.safe_dump(grid))
+    again = load_study(tmp_path / "results", tmp_path / "grid.yaml", tmp_path / "published.yaml")
+    fc = by_claim(best_attacker_findings(again))["q1-fc-best"]
+    assert fc.verdict == CANNOT_TELL and "not finished" in fc.reason and not fc.reason.startswith("not testable")
+    grid["skip"] = [{"attackers": ["Genetic"], "reason": "over the budget"}]
+    for folder in list((tmp_path / "results").rglob("*-Genetic-*")):
+        shutil.rmtree(folder)
+    (tmp_path / "grid.yaml").write_text(yaml.safe_dump(grid))
+    again = load_study(tmp_path / "results", tmp_path / "grid.yaml", tmp_path / "published.yaml")
+    genetic = by_claim(findings(again))["q1-pr-genetic-queries"]
+    assert genetic.verdict == CANNOT_TELL and genetic.reason == "not testable here: Genetic: not run: over the budget"
 
 
 def test_size_claims_read_the_targeted_best_per_victim(study):

@@ -392,6 +392,28 @@ def pilot_plan_table(pilot: str | Path, by: str = "victim") -> pd.DataFrame:
     return table.round(2)
 
 
+def full_grid_hours(pilot: str | Path, models: str | Path) -> pd.Series:
+    """The pilot's estimate of every attack cell of the competent victims (``models``' competence), skip rules
+    or not, in CPU hours per task: what attacking with every attacker on every victim that can carry a
+    comparison would cost, the bound a plan's budget rules are measured against. Cells without an estimate
+    are not counted."""
+    from bodega.victims.competence import competence_of_model
+
+    hours: dict[str, float] = {}
+    competent: dict[str, bool] = {}
+    for name, cell in _pilot_cells(Path(pilot)).items():
+        keys = parse_cell_name(name)
+        if keys["attacker"] == TRAINING or cell.get("estimate_cpu_seconds") is None:
+            continue
+        victim = f"{keys['task']}-{keys['victim']}"
+        if victim not in competent:
+            found = competence_of_model(Path(models) / victim)
+            competent[victim] = bool(found and found.competent)
+        if competent[victim]:
+            hours[keys["task"]] = hours.get(keys["task"], 0.0) + float(cell["estimate_cpu_seconds"]) / 3600
+    return pd.Series(hours, name="CPU-h", dtype=float).round(2)
+
+
 def pilot_plan_facts(pilot: str | Path, budget_cpu_hours: float) -> dict[str, float | int | str]:
     """The numbers a plan's prose cites, from :func:`pilot_plan_table`: the estimated CPU hours in all and of the
     attacks, their share of ``budget_cpu_hours``, the costliest attacker and victim role of the attacks with their

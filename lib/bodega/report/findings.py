@@ -11,8 +11,9 @@ sentence of the paper's text it tests (``quote``) and is read as written. The ru
 - a best-attacker claim agrees when the paper's attacker is ours or not distinguishable from ours;
 - a value the paper states agrees when it lies inside our interval;
 - a claim about several cells ("always") agrees only when every cell agrees and disagrees when any does;
-- a claim whose cells were not run (a skip rule), are not finished, or need data we do not have
-  (human judgments) cannot be told, and the reason says which;
+- a claim whose cells are not finished, or need data we do not have (human judgments), cannot be told, and
+  the reason says which; one whose attacker the grid's skip rules leave out for every victim of the task is
+  "not testable here" (a cannot-tell whose reason says so);
 - a stated magnitude ("27% higher") agrees when the paper's ratio lies inside the interval of our ratio,
   not when the sign agrees;
 - two victims are compared by their best attack over the attackers run on both (the same set for each);
@@ -262,6 +263,12 @@ def _missing(study: Study, task: str, victims: Iterable[str], attacker: str, sce
     return "; ".join(sorted(states)) or "finished"
 
 
+def _left_out_by_grid(study: Study, task: str, victims: Iterable[str], attacker: str, scenario: str) -> bool:
+    """Whether the grid's own rules leave ``attacker`` out of ``task`` for every victim: then no run of the
+    grid can ever test a claim about it, which is "not testable here", not a pending "cannot tell"."""
+    return all(study.status(task, v, attacker, scenario).startswith("not run:") for v in victims)
+
+
 def _task_missing(study: Study, task: str, scenario: str) -> str:
     if task not in study.spec.tasks:
         return f"task {task} is not in the {study.spec.name} grid"
@@ -314,7 +321,9 @@ def best_attacker_findings(study: Study) -> list[Finding]:
             reason = (f"the paper's value {statement.value:g} is {'inside' if verdict == AGREE else 'outside'} the "
                       f"interval of our best attacker" if interval else _task_missing(study, task, "untargeted"))
         elif paper not in attackers:
-            verdict, reason = CANNOT_TELL, f"{paper}: {_missing(study, task, study.spec.victims, paper, 'untargeted')}"
+            reason = f"{paper}: {_missing(study, task, study.spec.victims, paper, 'untargeted')}"
+            untestable = _left_out_by_grid(study, task, study.spec.victims, paper, "untargeted")
+            verdict, reason = CANNOT_TELL, ("not testable here: " if untestable else "") + reason
         else:
             verdict, reason = verdict_best(paper, ranking)
             found = next(r for r in ranking if r.attacker == paper)
@@ -565,6 +574,9 @@ def _genetic_findings(study: Study) -> list[Finding]:
                   CANNOT_TELL: f"an interval straddles {statement.bound}" if verdicts else "no finished run"}[verdict]
         if missing:
             reason += "; " + "; ".join(missing)
+        if missing and not verdicts and all(_left_out_by_grid(study, task, study.spec.victims, a, "untargeted")
+                                            for a in attackers):
+            reason = "not testable here: " + "; ".join(missing)
         findings.append(Finding(statement_id, f"on PR2, {statement.attacker} asks {statement.bound} queries", task,
                                 "untargeted queries per example: " + ("; ".join(f.text() for f in figures) or "–"),
                                 verdict, reason, _differs(study, ["queries"], task),
