@@ -28,10 +28,11 @@ grid_status=0
   -p grid_file "parameters/grid_$GRID.yaml" -p results_dir "results/$GRID" -p data_dir data
 .venv/bin/papermill notebooks/appendix.ipynb book/generated/appendix.ipynb --cwd . --no-progress-bar \
   -p results_dir "results/$GRID"
-# The cpu study's pages read its committed results (results/cpu), whichever grid ran above.
+# The cpu study's pages read study v2's committed results (results/study), whichever grid ran above; study v1
+# (results/cpu) is read only where the study plan page compares the two.
 .venv/bin/papermill notebooks/study.ipynb book/generated/study.ipynb --cwd . --no-progress-bar \
-  -p results_root results/cpu -p grid parameters/grid_cpu.yaml \
-  -p pilot book/data/study_pilot.json -p data_root data
+  -p results_root results/study -p grid parameters/grid_study.yaml \
+  -p pilot book/data/study_pilot_v2.json -p data_root data -p budget_cpu_hours 20
 .venv/bin/jupyter-book build book/ -W -n --keep-going
 echo "book: book/_build/html/index.html"
 if [ "$grid_status" -ne 0 ]; then
