@@ -56,6 +56,16 @@ PAIRS = [("Saxony is in Ireland .", "Saxony is a state of Germany ."),
          ("Sean Penn is only a stage actor .", "Sean Penn is an American actor and film director .")]
 
 
+def test_lookup_splits_claims_into_stored_answers_and_those_to_ask(tmp_path):
+    cache = RewriteCache(tmp_path / "rewrites.jsonl")
+    cache.add_many([{"model": "m", "prompt": "p", "claim": "c1", "answer": "a1"},
+                    {"model": "m", "prompt": "q", "claim": "c2", "answer": "a2"}])
+    hits, misses = cache.lookup("m", ["p", "p", "q", "p"], ["c1", "c2", "c2", "c3"])
+    assert hits == {0: "a1", 2: "a2"} and misses == [1, 3]  # the same claim under another prompt is a miss
+    with pytest.raises(ValueError):
+        cache.lookup("m", ["p"], ["c1", "c2"])
+
+
 def test_batched_rewrites_are_cached_and_a_rerun_generates_nothing(tiny_qwen, tmp_path, monkeypatch):
     from bodega.atomeval.experiment import make_rewriter
 

@@ -93,14 +93,10 @@ class LLMExtractor:
             return self._ask(claims)
         prompt = self._cache_prompt()
         results: list[list[Atom] | ExtractionError | None] = [None] * len(claims)
-        todo = []
-        for i, claim in enumerate(claims):
-            hit = self.cache.get(model, prompt, claim)
-            if hit is None:
-                todo.append(i)
-            else:
-                results[i] = _decode_outcome(hit)
-                self.cached += 1
+        hits, todo = self.cache.lookup(model, [prompt] * len(claims), claims)
+        for i, hit in hits.items():
+            results[i] = _decode_outcome(hit)
+        self.cached += len(hits)
         if todo:
             asked = self._ask([claims[i] for i in todo])
             for i, outcome in zip(todo, asked):

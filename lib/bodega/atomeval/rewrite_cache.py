@@ -48,6 +48,19 @@ class RewriteCache:
         """The stored answer for this model, prompt and claim, or None."""
         return self._answers.get(cache_key(model, prompt, claim))
 
+    def lookup(self, model: str, prompts: list[str], claims: list[str]) -> tuple[dict[int, str], list[int]]:
+        """The stored answers of ``claims`` (each with its prompt), by position, and the positions not stored:
+        what a caller answers from the file and what it has to ask the model."""
+        hits: dict[int, str] = {}
+        misses: list[int] = []
+        for i, (prompt, claim) in enumerate(zip(prompts, claims, strict=True)):
+            answer = self.get(model, prompt, claim)
+            if answer is None:
+                misses.append(i)
+            else:
+                hits[i] = answer
+        return hits, misses
+
     def add_many(self, rows: list[dict]) -> None:
         """Append rows with ``model``, ``prompt``, ``claim``, ``answer`` (and any other fields); the
         prompt itself is stored only as part of the key, to keep the file small."""

@@ -203,14 +203,11 @@ class LLMRewriter:
         model = getattr(self.client, "identity", None) if self.cache is not None else None
         answers: list[str | None] = [None] * len(pairs)
         prompts = [self._cache_prompt(c) for c in conversations] if model else [""] * len(pairs)
-        todo = []
-        for i, (claim, _) in enumerate(pairs):
-            hit = self.cache.get(model, prompts[i], claim) if model else None
-            if hit is None:
-                todo.append(i)
-            else:
-                answers[i] = hit
-                self.cached += 1
+        hits, todo = (self.cache.lookup(model, prompts, [claim for claim, _ in pairs]) if model
+                      else ({}, list(range(len(pairs)))))
+        for i, hit in hits.items():
+            answers[i] = hit
+        self.cached += len(hits)
         todo.sort(key=lambda i: len(prompts[i]) or len(json.dumps(conversations[i])))
         for start in range(0, len(todo), self.batch_size):
             chunk = todo[start:start + self.batch_size]
