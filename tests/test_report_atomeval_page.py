@@ -106,11 +106,12 @@ def test_verifier_choice_takes_the_competent_one_with_the_best_auc(tmp_path):
 
 
 def test_extractor_agreement_table_pairs_the_extractors_on_the_same_pairs():
+    from bodega.atomeval.experiment import RECORD_MODES
     from bodega.report.atomeval_page import extractor_agreement_table
 
-    def records(scores, valid):
+    def records(scores, valid):  # the modes `bodega atomeval agreement` writes
         return [{"mode": mode, "row": row, "preserves": row % 2 == 0, "valid": v, "score": s}
-                for mode in ("claim", "both") for row, (s, v) in enumerate(zip(scores, valid))]
+                for mode in RECORD_MODES.values() for row, (s, v) in enumerate(zip(scores, valid))]
 
     perfect = records([1.0, 0.0, 0.9, 0.1, 0.8, 0.2], [True, False, True, False, True, False])
     # the second extractor failed on one pair's claim: the table compares the pairs both have
@@ -133,5 +134,9 @@ def test_extractor_agreement_facts_refuse_different_samples_and_scale_the_cost()
     llm = ({"sample": {"n": 60, "of": 321, "seed": 0}, "cost": {"cpu_seconds": 1200.0}}, [])
     assert extractor_agreement_facts({"a": spacy, "b": llm}) == {
         "xagree_pairs": 60, "xagree_of": 321, "xagree_seed": 0, "xagree_full_cpu_hours": "1.8"}
+    # a resumed run measured only the texts it asked: 30 of 40 asked (5 retries), 10 from the cache
+    resumed = ({"sample": {"n": 60, "of": 321, "seed": 0}, "cost": {"cpu_seconds": 900.0},
+                "extraction": {"calls": 35, "retries": 5, "cached": 10}}, [])
+    assert extractor_agreement_facts({"a": spacy, "b": resumed})["xagree_full_cpu_hours"] == "1.8"
     with pytest.raises(ValueError, match="different samples"):
         extractor_agreement_facts({"a": spacy, "b": ({**llm[0], "sample": {"n": 30, "of": 321, "seed": 0}}, [])})

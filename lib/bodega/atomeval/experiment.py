@@ -21,6 +21,10 @@ VERIFIER_PREFERENCE = ("BERT", "GEMMA7B", "GEMMA2B", "BiLSTM")
 
 # --- building blocks from names ------------------------------------------------------------------
 
+
+RECORD_MODES = {False: "claim", True: "claim+evidence"}
+"""The ``mode`` of an agreement record by whether the gate also checked the evidence."""
+
 def make_client(spec: str, threads: int | None = None, precision: str = "auto", batch_size: int = 8):
     """``openai:<model>[@<base_url>]`` or ``transformers:<path or resource role>`` -> a chat client.
 
@@ -197,7 +201,7 @@ def human_agreement(pairs_path: str | Path, profile: str = "cpu", extractor: str
     for check_evidence in (False, True):
         result, recs = gate_agreement(gate, pairs, check_evidence=check_evidence)
         rows.append(result.to_dict())
-        records["claim+evidence" if check_evidence else "claim"] = recs
+        records[RECORD_MODES[check_evidence]] = recs
     if with_semantic:
         rows += semantic_agreement(pairs, profile, with_bodega_score=True)
     result = {"pairs": Path(pairs_path).name, "profile": profile, "extractor": extractor, "rows": rows,

@@ -216,7 +216,9 @@ def extractor_agreement_table(runs: dict[str, tuple[dict, list[dict]]], resample
 
     labels = list(runs)
     table = []
-    for mode, mode_name in (("claim", "claim"), ("both", "claim and evidence")):
+    from bodega.atomeval.experiment import RECORD_MODES
+
+    for mode, mode_name in ((RECORD_MODES[False], "claim"), (RECORD_MODES[True], "claim and evidence")):
         per_run = {label: arrays(records, mode) for label, (_, records) in runs.items()}
         rows = sorted(set.intersection(*(set(values) for values in per_run.values())))
         draws = bootstrap_indices(np.random.default_rng(seed), len(rows), resamples)
@@ -231,7 +233,7 @@ def extractor_agreement_table(runs: dict[str, tuple[dict, list[dict]]], resample
                      "AUC minus first": "–" if base_auc is None else shown(auc(y, score) - base_auc[0],
                                                                            aucs - base_auc[1]),
                      "failed extractions": report.get("failed_extractions", 0),
-                     "CPU minutes": round(report.get("cost", {}).get("cpu_seconds", float("nan")) / 60, 1)}
+                     "CPU minutes": round(sample_cpu_seconds(report) / 60, 1)}
             if base_auc is None:
                 base_auc = (auc(y, score), aucs)
             table.append(entry)
@@ -250,12 +252,21 @@ def read_agreement_run(path: str) -> tuple[dict, list[dict]]:
     return json.loads(report.read_text(encoding="utf-8")), list(read_jsonl(records))
 
 
+def sample_cpu_seconds(report: dict) -> float:
+    """What extracting the whole sample costs: a run that answered some texts from its cache measured only
+    the others, so its CPU time is scaled by all texts over those it asked (first requests, not retries)."""
+    cpu = report.get("cost", {}).get("cpu_seconds", float("nan"))
+    stats = report.get("extraction") or {}
+    asked = stats.get("calls", 0) - stats.get("retries", 0)
+    return cpu * (asked + stats["cached"]) / asked if stats.get("cached") and asked > 0 else cpu
+
+
 def extractor_agreement_facts(runs: dict[str, tuple[dict, list[dict]]]) -> dict[str, Any]:
     """The shared sample (pairs, of, seed) and what the costliest extractor would need for every pair."""
     samples = {(s["n"], s["of"], s["seed"]): s for s in (report["sample"] for report, _ in runs.values())}
     if len(samples) != 1:
         raise ValueError(f"the extractors were judged on different samples (pairs, of, seed): {sorted(samples)}")
     sample = next(iter(samples.values()))
-    costliest = max(report.get("cost", {}).get("cpu_seconds", 0.0) for report, _ in runs.values())
+    costliest = max(sample_cpu_seconds(report) for report, _ in runs.values())
     return {"xagree_pairs": sample["n"], "xagree_of": sample["of"], "xagree_seed": sample["seed"],
             "xagree_full_cpu_hours": f"{costliest / sample['n'] * sample['of'] / 3600:.1f}"}
