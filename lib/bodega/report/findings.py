@@ -43,6 +43,14 @@ from bodega.report.uncertainty import (Interval, Ranked, RunExamples, clopper_pe
                                        mean_intervals, needs_exact, rank_attackers, ratio_interval, run_intervals)
 
 AGREE, DISAGREE, CANNOT_TELL, NOT_COMPARABLE = "agree", "disagree", "cannot tell", "not comparable"
+NOT_TESTABLE = "not testable here"
+"""The prefix of a cannot-tell reason that says no run of this grid can test the claim (read by the findings
+table to label its badge)."""
+
+
+def not_testable(why: str) -> str:
+    """A cannot-tell reason that says the grid cannot test the claim, and why."""
+    return f"{NOT_TESTABLE}: {why}"
 VERDICTS = (AGREE, DISAGREE, CANNOT_TELL, NOT_COMPARABLE)
 ABOVE_ZERO = "> 0"  # the paper's value for an ordering: each difference (more - less) is positive
 
@@ -323,7 +331,7 @@ def best_attacker_findings(study: Study) -> list[Finding]:
         elif paper not in attackers:
             reason = f"{paper}: {_missing(study, task, study.spec.victims, paper, 'untargeted')}"
             untestable = _left_out_by_grid(study, task, study.spec.victims, paper, "untargeted")
-            verdict, reason = CANNOT_TELL, ("not testable here: " if untestable else "") + reason
+            verdict, reason = CANNOT_TELL, not_testable(reason) if untestable else reason
         else:
             verdict, reason = verdict_best(paper, ranking)
             found = next(r for r in ranking if r.attacker == paper)
@@ -463,8 +471,8 @@ def _within_family(study: Study, claim_id: str, paper: str, task: str, smaller: 
     (small_family, small_name), (large_family, large_name) = (model_family(study, smaller, task),
                                                               model_family(study, larger, task))
     if not small_family or small_family != large_family:
-        reason = (f"not testable here: the claim is about two sizes of one model family, and here {smaller} "
-                  f"is {small_name} and {larger} is {large_name}")
+        reason = not_testable(f"the claim is about two sizes of one model family, and here {smaller} "
+                              f"is {small_name} and {larger} is {large_name}")
         return Finding(claim_id, paper, task, "–", CANNOT_TELL, reason,
                        _differs(study, [smaller, larger], task), quote_text, paper_value=ABOVE_ZERO)
     return _ordering(study, claim_id, paper, task, [(larger, smaller)], quote_text,
@@ -576,7 +584,7 @@ def _genetic_findings(study: Study) -> list[Finding]:
             reason += "; " + "; ".join(missing)
         if missing and not verdicts and all(_left_out_by_grid(study, task, study.spec.victims, a, "untargeted")
                                             for a in attackers):
-            reason = "not testable here: " + "; ".join(missing)
+            reason = not_testable("; ".join(missing))
         findings.append(Finding(statement_id, f"on PR2, {statement.attacker} asks {statement.bound} queries", task,
                                 "untargeted queries per example: " + ("; ".join(f.text() for f in figures) or "–"),
                                 verdict, reason, _differs(study, ["queries"], task),

@@ -13,10 +13,9 @@ from __future__ import annotations
 from html import escape
 from typing import Sequence
 
-from bodega.report.findings import AGREE, CANNOT_TELL, DISAGREE, NOT_COMPARABLE, Finding
+from bodega.report.findings import AGREE, CANNOT_TELL, DISAGREE, NOT_COMPARABLE, NOT_TESTABLE, Finding
 from bodega.report.results import TASK_ORDER
 
-NOT_TESTABLE = "not testable here"  # a cannot-tell verdict whose reason says the grid cannot test the claim
 GREY = "#6b7280"
 BADGE_COLOURS = {AGREE: "#2e7d32", DISAGREE: "#c62828", NOT_COMPARABLE: "#b45309", CANNOT_TELL: GREY,
                  NOT_TESTABLE: GREY}
