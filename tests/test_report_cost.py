@@ -101,7 +101,9 @@ def test_pilot_estimates_beside_measured_costs(costs, tmp_path):
     assert "estimate_cpu_seconds" not in table and "absent.json" in note
     pilot = tmp_path / "pilot.json"
     pilot.write_text(json.dumps({"cells": {"PR2-BiLSTM-BERT-ATTACK-U": {"estimate_cpu_seconds": 100.0},
-                                           "RD-BiLSTM-PWWS-U": {"estimate_cpu_seconds": 50.0}}}))
+                                           "RD-BiLSTM-PWWS-U": {"estimate_cpu_seconds": 50.0},
+                                           # left out by a skip rule: estimated, never to be measured
+                                           "RD-BiLSTM-SCPN-U": {"estimate_cpu_seconds": 70.0, "skip": "budget"}}}))
     table, note = estimate_vs_measured(costs, pilot)
     row = table.set_index("name").loc["PR2-BiLSTM-BERT-ATTACK-U"]
     assert (row.estimate_cpu_seconds, row.measured_over_estimate) == (100.0, 1.2)

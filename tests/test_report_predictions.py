@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -9,7 +11,9 @@ from victims_fixtures import one_thread, write_task_data  # noqa: F401
 
 from bodega.cli import main
 from bodega.report import load_results
-from bodega.report.f1_intervals import bootstrap_f1, f1_intervals, f1_of
+from bodega.report.f1_intervals import (FROM_PREDICTIONS, FROM_RATES, bootstrap_f1, f1_intervals, f1_of,
+                                        rows_from_rates)
+from bodega.victims.competence import competence
 
 
 @pytest.fixture(scope="module")
@@ -93,10 +97,57 @@ def test_intervals_table_covers_every_victim(results):
     table = f1_intervals(load_results(results / "results"), resamples=200)
     assert list(table.victim) == ["BiLSTM"] and table.rows.iloc[0] == 60
     assert table.f1_lo.iloc[0] <= table.f1.iloc[0] <= table.f1_hi.iloc[0]
-    (results / "results" / "models" / "PR2-BiLSTM" / "attack_predictions.jsonl").rename(
-        results / "moved.jsonl")
+    assert table.source.iloc[0] == FROM_PREDICTIONS
+    folder = results / "results" / "models" / "PR2-BiLSTM"
+    metrics = (folder / "metrics.json").read_text()
+    (folder / "attack_predictions.jsonl").rename(results / "moved.jsonl")
     try:
+        # without predictions, the rates training recorded give the same rows, so the same interval
+        from_rates = f1_intervals(load_results(results / "results"), resamples=200)
+        assert from_rates.source.iloc[0] == FROM_RATES
+        assert from_rates[["f1", "f1_lo", "f1_hi", "rows"]].equals(table[["f1", "f1_lo", "f1_hi", "rows"]])
+        (folder / "metrics.json").write_text(json.dumps({k: v for k, v in json.loads(metrics).items()
+                                                         if k != "attack_quality"}))
         bare = f1_intervals(load_results(results / "results"))
-        assert bare.rows.iloc[0] == 0 and np.isnan(bare.f1_lo.iloc[0])
+        assert bare.rows.iloc[0] == 0 and np.isnan(bare.f1_lo.iloc[0]) and bare.source.iloc[0] is None
     finally:
-        (results / "moved.jsonl").rename(results / "results" / "models" / "PR2-BiLSTM" / "attack_predictions.jsonl")
+        (folder / "metrics.json").write_text(metrics)
+        (results / "moved.jsonl").rename(folder / "attack_predictions.jsonl")
+
+
+def test_interval_depends_on_the_confusion_counts_only():
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 2, 120)
+    p = np.where(rng.random(120) < 0.7, y, 1 - y)
+    shuffled = rng.permutation(120)
+    assert bootstrap_f1(y, p, 300) == bootstrap_f1(y[shuffled], p[shuffled], 300)
+
+
+STUDY_V1_MODELS = Path(__file__).resolve().parents[1] / "results" / "cpu" / "models"
+
+
+@pytest.mark.skipif(not any(STUDY_V1_MODELS.glob("*/attack_predictions.jsonl")),
+                    reason="study v1's committed attack-set predictions (results/cpu/models) are absent")
+def test_rates_rebuild_the_confusion_counts_of_real_victims():
+    """On every study v1 victim, the rates that :func:`competence` records (what metrics.json keeps) give back
+    the very confusion counts of the victim's 400-416 predictions."""
+    checked = 0
+    for path in sorted(STUDY_V1_MODELS.glob("*/attack_predictions.jsonl")):
+        records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        labels = np.array([r["label"] for r in records])
+        predicted = np.array([r["predicted"] for r in records])
+        rebuilt = rows_from_rates(competence(labels, [r["p_positive"] for r in records]))
+        assert rebuilt is not None, path.parent.name
+        order = np.lexsort((predicted, labels))
+        assert np.array_equal(rebuilt[0], labels[order]) and np.array_equal(rebuilt[1], predicted[order])
+        checked += 1
+    assert checked >= 12
+
+
+def test_rates_that_do_not_fit_together_give_no_rows():
+    y = np.array([0, 0, 0, 1, 1, 1, 1, 0])
+    quality = competence(y, [0.1, 0.2, 0.9, 0.8, 0.7, 0.3, 0.9, 0.4])
+    assert rows_from_rates(quality) is not None
+    assert rows_from_rates(replace(quality, accuracy=quality.accuracy + 0.05)) is None  # not whole counts
+    assert rows_from_rates(replace(quality, f1=quality.f1 - 0.1)) is None  # F1 of another matrix
+    assert rows_from_rates(replace(quality, rows=0)) is None

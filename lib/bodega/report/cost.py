@@ -145,12 +145,14 @@ def estimate_vs_measured(costs: pd.DataFrame, pilot: str | Path) -> tuple[pd.Dat
     if not path.exists():
         return table, f"no pilot estimates: {path} does not exist, so only measured costs are shown"
     # null: the pilot measured nothing for that cell's attacker and task (no estimate, not zero)
-    estimates = {name: float(entry["estimate_cpu_seconds"]) for name, entry in _pilot_cells(path).items()
+    cells = _pilot_cells(path)
+    estimates = {name: float(entry["estimate_cpu_seconds"]) for name, entry in cells.items()
                  if entry["estimate_cpu_seconds"] is not None}
     measured = set(table.name)
     table = table.assign(estimate_cpu_seconds=table.name.map(estimates))
     table["measured_over_estimate"] = table.measured_cpu_seconds / table.estimate_cpu_seconds
-    unrun = [name for name in estimates if name not in measured]
+    # a cell a skip rule leaves out is estimated (the cost of leaving it out) but never to be measured
+    unrun = [name for name in estimates if name not in measured and not cells[name].get("skip")]
     note = f"{len(unrun)} estimated cell(s) have no measurement yet" if unrun else None
     return table, note
 

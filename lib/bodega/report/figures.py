@@ -80,9 +80,16 @@ def figure2(results: Results, f1_intervals: pd.DataFrame | None = None, run_inte
 
     table = figure2_table(results, f1_intervals, run_intervals)
     tasks = _present(table, "task", TASK_ORDER) if not table.empty else []
-    fig, axes = plt.subplots(1, max(1, len(tasks)), figsize=(3.2 * max(1, len(tasks)), 3.6), sharey=True,
+    # two panels a row, so that each is wide enough for the three pretrained victims' close sizes
+    columns = min(2, max(1, len(tasks)))
+    grid_rows = -(-max(1, len(tasks)) // columns)
+    fig, grid = plt.subplots(grid_rows, columns, figsize=(4.8 * columns, 3.4 * grid_rows), sharey=True,
                              squeeze=False)
-    for ax, task in zip(axes[0], tasks):
+    panels = list(grid.flat)
+    for spare in panels[max(1, len(tasks)):]:
+        spare.remove()
+    panels = panels[:max(1, len(tasks))]
+    for ax, task in zip(panels, tasks):
         rows = table[table.task == task]
         x = rows.n_params.to_numpy(float)
         ax.errorbar(x, rows.f1.to_numpy(float), yerr=_yerr(rows.f1, rows.f1_lo, rows.f1_hi), fmt="o:", capsize=3,
@@ -102,17 +109,19 @@ def figure2(results: Results, f1_intervals: pd.DataFrame | None = None, run_inte
         # the victims' names on a top axis at their sizes, clear of the points whatever their scores
         names = ax.secondary_xaxis("top")
         names.set_xticks(list(x), labels=[f"{v} (not competent)" if _not_competent(c) else v
-                                          for v, c in zip(rows.victim, rows.competent)], fontsize=7, rotation=90)
+                                          for v, c in zip(rows.victim, rows.competent)], fontsize=7, rotation=30,
+                         ha="left")
         names.xaxis.set_minor_locator(NullLocator())
         ax.set_title(task, fontsize=10, loc="left")
         ax.set_xlabel("parameters")
         ax.set_ylim(0, 1)
-    axes[0][0].set_ylabel("score")
-    legend = {label: handle for ax in axes[0] for handle, label in zip(*ax.get_legend_handles_labels())}
+    for ax in grid[:, 0]:
+        ax.set_ylabel("score")
+    legend = {label: handle for ax in panels for handle, label in zip(*ax.get_legend_handles_labels())}
     handles, labels = list(legend.values()), list(legend)
     if handles:
-        fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=2, frameon=False)
-    fig.tight_layout(rect=(0, 0.07, 1, 1))
+        fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=3, frameon=False)
+    fig.tight_layout(rect=(0, 0.06 / grid_rows, 1, 1))
     return fig
 
 
