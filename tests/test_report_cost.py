@@ -254,3 +254,27 @@ def test_full_grid_hours_counts_every_attack_of_the_competent_victims_skipped_or
         "PR2-BiLSTM-PWWS-U": {"estimate_cpu_seconds": 3600.0, "skip": "not competent"}}}))
     hours = full_grid_hours(pilot, tmp_path)
     assert hours.to_dict() == {"PR2": 3.0}  # training and the incompetent victim left out, the skipped cell in
+
+
+def test_left_out_cells_at_each_attackers_measured_ratio(tmp_path, costs):
+    from bodega.experiments import parse_grid
+    from bodega.report.cost import attacker_ratios, left_out_cost
+
+    pilot = tmp_path / "pilot.json"
+    pilot.write_text(json.dumps({"per_text_cpu_seconds": {}, "cells": {
+        "PR2-BiLSTM-BERT-ATTACK-U": {"estimate_cpu_seconds": 100.0},  # measured 120
+        "PR2-BiLSTM-BERT-ATTACK-T": {"estimate_cpu_seconds": 100.0},  # measured 60: BERT-ATTACK 0.9
+        "FC-BERT-DeepWordBug-T-s1": {"estimate_cpu_seconds": 480.0},  # measured 240: DeepWordBug 0.5
+        "FC-BERT-PWWS-U": {"estimate_cpu_seconds": 50.0},  # its CPU time was not measured: no ratio
+        "PR2-GEMMA7B-BERT-ATTACK-T": {"estimate_cpu_seconds": 3600.0, "skip": "slow"},
+        "PR2-GEMMA7B-Genetic-T": {"estimate_cpu_seconds": 3600.0, "skip": "slow"}}}))
+    ratios = attacker_ratios(costs, pilot)
+    assert ratios == pytest.approx({"BERT-ATTACK": 0.9, "DeepWordBug": 0.5, "all": 420 / 680})
+    spec = parse_grid({"name": "g", "profile": "cpu", "tasks": ["PR2"], "victims": ["GEMMA7B"],
+                       "attackers": ["BERT-ATTACK", "Genetic"], "scenarios": ["targeted"], "examples": 10,
+                       "skip": [{"victims": ["GEMMA7B"], "reason": "slow"}]})
+    row = left_out_cost(spec, pilot, {}, ratios).set_index("reason").loc["slow"]
+    assert row.estimate_cpu_hours == 2.0
+    # BERT-ATTACK at its own ratio, Genetic (no finished cell) at the ratio over every attack cell
+    assert row.at_measured_ratio_cpu_hours == pytest.approx(0.9 + 420 / 680)
+    assert "at_measured_ratio_cpu_hours" not in left_out_cost(spec, pilot, {})

@@ -189,6 +189,20 @@ def projection(costs: pd.DataFrame, pilot: str | Path) -> Projection:
                       remaining_cells=len(remaining), ratio=ratio)
 
 
+def attacker_ratios(costs: pd.DataFrame, pilot: str | Path) -> dict[str, float]:
+    """Measured over estimated CPU time of the finished attack cells, per attacker, and under ``"all"`` over
+    every finished attack cell: how far each attacker's pilot estimate is to be trusted for the cells not run."""
+    table, _ = estimate_vs_measured(costs, pilot)
+    if "estimate_cpu_seconds" not in table:
+        return {}
+    paired = table[(table.kind == "attack") & table.measured_cpu_seconds.notna() & table.estimate_cpu_seconds.notna()]
+    sums = paired.groupby("attacker")[["measured_cpu_seconds", "estimate_cpu_seconds"]].sum()
+    ratios = (sums.measured_cpu_seconds / sums.estimate_cpu_seconds).astype(float).to_dict()
+    if len(paired):
+        ratios["all"] = float(paired.measured_cpu_seconds.sum() / paired.estimate_cpu_seconds.sum())
+    return ratios
+
+
 # --- ETA against the real time -------------------------------------------------------------------------
 
 def _eta_log_json(path: Path) -> list[dict]:
@@ -307,12 +321,15 @@ def eta_summary(table: pd.DataFrame) -> pd.DataFrame:
 
 # --- what the budget leaves out --------------------------------------------------------------------------
 
-def left_out_cost(spec, pilot: str | Path, words_per_example: dict[str, float]) -> pd.DataFrame:
+def left_out_cost(spec, pilot: str | Path, words_per_example: dict[str, float],
+                  ratios: dict[str, float] | None = None) -> pd.DataFrame:
     """Per skip reason of ``spec``: the cells it leaves out and what they would cost, so the book can show why
     the budget cannot hold them. A cell the pilot estimated counts its estimate; one it could not (no attack
     pilot for the task) counts a lower bound: one victim query per word of each example (every word-level
     attacker here ranks each word with at least one query) at the pilot's CPU seconds per text; SCPN, which
-    is not word-level, gets neither."""
+    is not word-level, gets neither. With ``ratios`` (:func:`attacker_ratios`), ``at_measured_ratio_cpu_hours``
+    scales each estimate by its attacker's measured ratio (the ratio over every attacker where that one has
+    no finished cell): what the cells would cost if they ran as the finished ones did."""
     data = json.loads(Path(pilot).read_text(encoding="utf-8"))
     cells, per_text = data["cells"], data["per_text_cpu_seconds"]
     rows: dict[str, dict] = {}
@@ -321,12 +338,15 @@ def left_out_cost(spec, pilot: str | Path, words_per_example: dict[str, float]) 
         name = run_name(task, victim, attacker, scenario)
         names.setdefault(reason, []).append((task, victim, attacker, "T" if scenario == "targeted" else "U"))
         row = rows.setdefault(reason, {"reason": reason, "cells": 0, "estimated_cells": 0, "estimate_cpu_hours": 0.0,
-                                       "bounded_cells": 0, "lower_bound_cpu_hours": 0.0})
+                                       "at_measured_ratio_cpu_hours": 0.0, "bounded_cells": 0,
+                                       "lower_bound_cpu_hours": 0.0})
         row["cells"] += 1
         estimate = cells.get(name, {}).get("estimate_cpu_seconds")
         if estimate is not None:
             row["estimated_cells"] += 1
             row["estimate_cpu_hours"] += estimate / 3600
+            if ratios:
+                row["at_measured_ratio_cpu_hours"] += estimate * ratios.get(attacker, ratios["all"]) / 3600
         elif attacker != "SCPN" and task in words_per_example and victim in per_text.get(task, {}):
             # (SCPN paraphrases whole sentences and asks a handful of queries: no per-word bound)
             examples = spec.examples_of(task, victim, attacker, scenario) or 0
@@ -334,8 +354,10 @@ def left_out_cost(spec, pilot: str | Path, words_per_example: dict[str, float]) 
             row["lower_bound_cpu_hours"] += examples * words_per_example[task] * per_text[task][victim] / 3600
     for reason, row in rows.items():
         row["left out"] = "; ".join(compact_names(names[reason]))
-    return pd.DataFrame(list(rows.values()), columns=["left out", "cells", "estimated_cells", "estimate_cpu_hours",
-                                                      "bounded_cells", "lower_bound_cpu_hours", "reason"])
+    columns = ["left out", "cells", "estimated_cells", "estimate_cpu_hours", "at_measured_ratio_cpu_hours",
+               "bounded_cells", "lower_bound_cpu_hours", "reason"]
+    return pd.DataFrame(list(rows.values()), columns=columns if ratios else
+                        [c for c in columns if c != "at_measured_ratio_cpu_hours"])
 
 
 def words_per_example(spec, data_root: str | Path) -> dict[str, float]:

@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from bodega.experiments.spec import GridSpec
-from bodega.report.cost import Budget, left_out_cost, projection, words_per_example
+from bodega.report.cost import Budget, attacker_ratios, left_out_cost, projection, words_per_example
 from bodega.report.findings import AGREE, CANNOT_TELL, DISAGREE, NOT_COMPARABLE, QUERY_RANGES, Finding, range_text
 from bodega.report.study import Study, finished_span
 from bodega.report.uncertainty import LEVEL, RESAMPLES, SEED, run_intervals
@@ -71,12 +71,15 @@ def pilot_facts(pilot: str | Path, costs: pd.DataFrame, total: Budget) -> dict[s
     return facts
 
 
-def left_out_table(spec: GridSpec, pilot: str | Path, data_root: str | Path) -> pd.DataFrame:
+def left_out_table(spec: GridSpec, pilot: str | Path, data_root: str | Path,
+                   costs: pd.DataFrame | None = None) -> pd.DataFrame:
     """:func:`~bodega.report.cost.left_out_cost` per skip rule, indexed by the cells left out (empty without a
-    pilot file)."""
+    pilot file); with the finished cells' ``costs`` (:func:`~bodega.report.cost.cell_minutes`), also at the
+    ratio each attacker's finished cells measured against their estimates."""
     if not Path(pilot).exists():
         return pd.DataFrame(columns=["left out"]).set_index("left out")
-    table = left_out_cost(spec, pilot, words_per_example(spec, data_root))
+    ratios = attacker_ratios(costs, pilot) if costs is not None and len(costs) else None
+    table = left_out_cost(spec, pilot, words_per_example(spec, data_root), ratios or None)
     return table.drop(columns="reason", errors="ignore").set_index("left out").round(2)
 
 
