@@ -151,7 +151,7 @@ def test_heatmap_without_a_grid_shows_the_runs_it_finds(results):
     assert not fig.texts  # no skip rules, no footnote
 
 
-def test_figure2_marks_a_victim_that_is_not_competent(tmp_path):
+def test_figure2_leaves_out_a_victim_that_is_not_competent_and_names_it(tmp_path):
     from bodega.victims.competence import competence
 
     for kind, competent in (("BiLSTM", False), ("BERT", True)):
@@ -168,7 +168,9 @@ def test_figure2_marks_a_victim_that_is_not_competent(tmp_path):
     assert figure2_table(results).competent.tolist() == [False, True]
     fig = figure2(results)
     names = [t.get_text() for child in fig.axes[0].child_axes for t in child.get_xticklabels()]
-    assert names == ["BiLSTM (not competent)", "BERT"]
-    hollow = [c for c in fig.axes[0].collections if c.get_label() == "victim not competent"]
-    assert len(hollow) == 1 and len(hollow[0].get_offsets()) == 2  # its F1 and its BODEGA point
-    assert "victim not competent" in [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+    assert names == ["BERT"]
+    f1_bars, bodega_bars = fig.axes[0].containers
+    np.testing.assert_allclose(f1_bars.lines[0].get_xdata(), [SIZES["BERT"]])  # the BERT point only
+    np.testing.assert_allclose(bodega_bars.lines[0].get_xdata(), [SIZES["BERT"]])
+    assert [t.get_text() for t in fig.axes[0].texts if "not competent" in t.get_text()] == [
+        "not competent, not drawn: BiLSTM"]

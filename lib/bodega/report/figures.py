@@ -74,7 +74,8 @@ def _not_competent(flag) -> bool:
 def figure2(results: Results, f1_intervals: pd.DataFrame | None = None, run_intervals: pd.DataFrame | None = None):
     """One panel per task: victim F1 and best targeted BODEGA score against parameter count (log x),
     error bars the 95% intervals; each BODEGA point names its attacker. A victim that is not competent
-    (:func:`bodega.victims.competence.competence`) is drawn hollow and named "not competent"."""
+    (:func:`bodega.victims.competence.competence`) can show nothing about size and robustness, so it is
+    not drawn: its panel names it instead."""
     import matplotlib.pyplot as plt
     from matplotlib.ticker import NullLocator
 
@@ -91,26 +92,26 @@ def figure2(results: Results, f1_intervals: pd.DataFrame | None = None, run_inte
     panels = panels[:max(1, len(tasks))]
     for ax, task in zip(panels, tasks):
         rows = table[table.task == task]
+        weak = np.array([_not_competent(c) for c in rows.competent], dtype=bool)
+        if weak.any():
+            ax.text(0.02, 0.03, "not competent, not drawn: " + ", ".join(rows.victim[weak]), fontsize=7,
+                    transform=ax.transAxes, color="dimgray")
+        rows = rows[~weak]
         x = rows.n_params.to_numpy(float)
         ax.errorbar(x, rows.f1.to_numpy(float), yerr=_yerr(rows.f1, rows.f1_lo, rows.f1_hi), fmt="o:", capsize=3,
                     label="F1")
         ax.errorbar(x, rows.bodega.to_numpy(float), yerr=_yerr(rows.bodega, rows.bodega_lo, rows.bodega_hi),
                     fmt="s-", capsize=3, label="best targeted BODEGA")
-        weak = np.array([_not_competent(c) for c in rows.competent], dtype=bool)
-        if weak.any():
-            ax.scatter(np.concatenate([x[weak], x[weak]]),
-                       np.concatenate([rows.f1.to_numpy(float)[weak], rows.bodega.to_numpy(float)[weak]]),
-                       s=42, facecolors="white", edgecolors="black", zorder=3, label="victim not competent")
         for row in rows.itertuples():
             if isinstance(row.attacker, str):
                 ax.annotate(row.attacker, (row.n_params, row.bodega), fontsize=6, xytext=(4, -8),
                             textcoords="offset points")
         ax.set_xscale("log")
+        if len(table):  # one size axis for every panel, whichever victims it draws
+            ax.set_xlim(float(table.n_params.min()) / 1.6, float(table.n_params.max()) * 1.6)
         # the victims' names on a top axis at their sizes, clear of the points whatever their scores
         names = ax.secondary_xaxis("top")
-        names.set_xticks(list(x), labels=[f"{v} (not competent)" if _not_competent(c) else v
-                                          for v, c in zip(rows.victim, rows.competent)], fontsize=7, rotation=30,
-                         ha="left")
+        names.set_xticks(list(x), labels=list(rows.victim), fontsize=7, rotation=30, ha="left")
         names.xaxis.set_minor_locator(NullLocator())
         ax.set_title(task, fontsize=10, loc="left")
         ax.set_xlabel("parameters")
