@@ -281,3 +281,16 @@ def test_commands_take_precision():
     assert parser.parse_args(["grid", "run", "g.yaml", "--precision", "bf16"]).precision == "bf16"
     with pytest.raises(SystemExit):
         parser.parse_args(["attack", *common["attack"], "--precision", "fp16"])
+
+
+def test_a_grid_command_says_the_slow_bf16_warning_once(caplog):
+    from bodega import precision
+    from bodega.commands.grid import _precision_warnings_once
+
+    caplog.set_level(logging.WARNING, logger="bodega.precision")
+    with _precision_warnings_once():
+        for _ in range(3):  # as status resolves the grid's precision for each victim
+            precision.resolve_precision("bf16", flags=NO_AMX, gpu_bf16=False)
+    assert len(caplog.records) == 1
+    precision.resolve_precision("bf16", flags=NO_AMX, gpu_bf16=False)  # outside the command: said again
+    assert len(caplog.records) == 2
