@@ -28,9 +28,10 @@ class PrecisionTables:
     verdict: str
 
 
-def load_precision(book_data: str | Path) -> dict | None:
-    """``book/data/precision.json``, or None where ``benchmarks/precision.py`` has not written it."""
-    path = Path(book_data) / PRECISION_JSON
+def load_precision(book_data: str | Path, name: str = PRECISION_JSON) -> dict | None:
+    """``book/data/precision.json`` (or another machine's file, ``name``), or None where
+    ``benchmarks/precision.py`` has not written it."""
+    path = Path(book_data) / name
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
 
 
