@@ -154,21 +154,20 @@ def figure3(results: Results, run_intervals: pd.DataFrame | None = None, scenari
     attacker_handles = [ax.scatter([], [], marker=_marker(a), color="grey", label=a) for a in attackers]
     task_handles = [ax.scatter([], [], marker="o", color=colours[t], label=t) for t in tasks]
     ax.set_xscale("log")
-    # plain numbers at 1, 2 and 5 of each decade: log-scale minor labels (2x10^1, 3x10^1...) overlap
-    ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    # plain numbers at 1, 2, 3 and 5 of each decade: log-scale minor labels (2x10^1, 3x10^1...) overlap
+    ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 3.0, 5.0)))
     ax.xaxis.set_major_formatter(StrMethodFormatter("{x:g}"))
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("queries per example")
     ax.set_ylabel(f"BODEGA score ({scenario})")
     top = float(np.nanmax(runs[["bodega", "bodega_hi"]].to_numpy(dtype=float))) if not runs.empty else 1.0
     ax.set_ylim(0, max(1e-3, top) * 1.1)
-    if attackers:
-        first = ax.legend(handles=attacker_handles, title="attackers", fontsize=7, title_fontsize=7,
-                          loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-        ax.add_artist(first)
-        ax.legend(handles=task_handles, title="tasks", fontsize=7, title_fontsize=7, loc="lower left",
-                  bbox_to_anchor=(1.01, 0.0), frameon=False)
     fig.tight_layout(rect=(0, 0, 0.78, 1))  # the legends sit in the right 22%
+    if attackers:  # figure legends: a tight bounding box (the notebook's inline figures) keeps them whole
+        fig.legend(handles=attacker_handles, title="attackers", fontsize=7, title_fontsize=7,
+                   loc="upper left", bbox_to_anchor=(0.79, 0.97), frameon=False)
+        fig.legend(handles=task_handles, title="tasks", fontsize=7, title_fontsize=7, loc="lower left",
+                   bbox_to_anchor=(0.79, 0.1), frameon=False)
     return fig
 
 
