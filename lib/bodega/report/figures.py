@@ -82,14 +82,15 @@ def figure2(results: Results, f1_intervals: pd.DataFrame | None = None, run_inte
     table = figure2_table(results, f1_intervals, run_intervals)
     tasks = _present(table, "task", TASK_ORDER) if not table.empty else []
     # two panels a row, so that each is wide enough for the three pretrained victims' close sizes
-    columns = min(2, max(1, len(tasks)))
-    grid_rows = -(-max(1, len(tasks)) // columns)
+    n_panels = max(1, len(tasks))
+    columns = min(2, n_panels)
+    grid_rows = -(-n_panels // columns)
     fig, grid = plt.subplots(grid_rows, columns, figsize=(4.8 * columns, 3.4 * grid_rows), sharey=True,
                              squeeze=False)
     panels = list(grid.flat)
-    for spare in panels[max(1, len(tasks)):]:
+    for spare in panels[n_panels:]:
         spare.remove()
-    panels = panels[:max(1, len(tasks))]
+    panels = panels[:n_panels]
     for ax, task in zip(panels, tasks):
         rows = table[table.task == task]
         weak = np.array([_not_competent(c) for c in rows.competent], dtype=bool)

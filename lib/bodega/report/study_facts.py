@@ -78,8 +78,8 @@ def left_out_table(spec: GridSpec, pilot: str | Path, data_root: str | Path,
     ratio each attacker's finished cells measured against their estimates."""
     if not Path(pilot).exists():
         return pd.DataFrame(columns=["left out"]).set_index("left out")
-    ratios = attacker_ratios(costs, pilot) if costs is not None and len(costs) else None
-    table = left_out_cost(spec, pilot, words_per_example(spec, data_root), ratios or None)
+    ratios = attacker_ratios(costs, pilot) if costs is not None else None
+    table = left_out_cost(spec, pilot, words_per_example(spec, data_root), ratios)
     return table.drop(columns="reason", errors="ignore").set_index("left out").round(2)
 
 
