@@ -15,7 +15,8 @@ A cell's CPU time is modelled as ``overhead + n * (attacker + forwards * per_tex
 Training is estimated as 3 forward-equivalents per training row and epoch plus the evaluations, or read
 from the victim cell's marker where ``--models`` holds it trained (measured, not estimated). The
 estimate of every cell of the grid, the ones its skip rules leave out included, goes to ``--out``; the
-book's study page shows it beside the measured cost.
+book's study page shows it beside the measured cost. After a change of the grid's skip rules, ``--replan``
+estimates every cell again from the measurements ``--out`` holds, timing nothing, on any machine.
 
     python benchmarks/study_pilot.py --grid parameters/grid_cpu.yaml --k 3 \\
         --victim PR2=results/demo/models/PR2-BERT --victim FC=results/demo/models/FC-BERT \\
@@ -174,6 +175,9 @@ def main() -> None:
     parser.add_argument("--out", default="book/data/study_pilot.json")
     parser.add_argument("--reuse", action="store_true",
                         help="keep the per-text and attack measurements already in --out; measure only what is missing")
+    parser.add_argument("--replan", action="store_true",
+                        help="re-plan from the measurements in --out alone (after a change of the skip rules), on any "
+                             "machine: time nothing, keep the kernels they were timed on")
     parser.add_argument("--precision", default=None, help="fp32 or bf16 (default: the grid's precision)")
     parser.add_argument("--models", default=None,
                         help="the grid's trained victims (e.g. results/study/models): per-text cost of each trained "
@@ -189,9 +193,17 @@ def main() -> None:
     spec, data_root = load_grid(args.grid), Path(args.data)
     precision = args.precision or spec.precision
     models = Path(args.models) if args.models else None
-    previous = json.loads(Path(args.out).read_text()) if args.reuse and Path(args.out).exists() else {}
-    kernels = bf16_kernels(cpu_flags())
+    if args.replan and args.victim:
+        parser.error("--replan times nothing: drop --victim")
+    if args.replan and not Path(args.out).exists():
+        parser.error(f"--replan: {args.out} does not exist; a first pilot measures")
+    previous = json.loads(Path(args.out).read_text()) if (args.reuse or args.replan) and Path(args.out).exists() else {}
+    kernels = previous["kernels"] if args.replan else bf16_kernels(cpu_flags())
     per_text = previous.get("per_text_cpu_seconds", {})
+    if args.replan:
+        missing = [f"{t}-{k}" for t in spec.tasks for k in spec.victims if k not in per_text.get(t, {})]
+        if missing:
+            parser.error(f"--replan: {args.out} has no per-text cost of {', '.join(missing)}; run --reuse to time them")
     measured = False  # a --reuse run that measures nothing re-plans only and keeps the measurements' date and load
     if previous and previous.get("kernels") != kernels:  # another machine's kernels: time every victim again
         print(f"--reuse: the per-text costs were timed on {previous.get('kernels', 'unrecorded')} kernels, this "
