@@ -199,6 +199,8 @@ def main() -> None:
         parser.error(f"--replan: {args.out} does not exist; a first pilot measures")
     previous = json.loads(Path(args.out).read_text()) if (args.reuse or args.replan) and Path(args.out).exists() else {}
     kernels = previous["kernels"] if args.replan else bf16_kernels(cpu_flags())
+    if args.replan:
+        args.k = previous.get("k", args.k)  # the attack pilots' size, not the default of a run that ran none
     per_text = previous.get("per_text_cpu_seconds", {})
     if args.replan:
         missing = [f"{t}-{k}" for t in spec.tasks for k in spec.victims if k not in per_text.get(t, {})]

@@ -52,7 +52,7 @@ def test_replan_estimates_every_cell_from_the_measurements_alone(script, monkeyp
     unskipped.write_text(yaml.safe_dump(grid))
     run(script, monkeypatch, "--grid", str(unskipped), "--overhead-from", "results/cpu", "--replan", "--out", str(out))
     before, after = json.loads(PILOT.read_text()), json.loads(out.read_text())
-    for key in ("kernels", "date", "load_average", "per_text_cpu_seconds", "attack_pilot"):
+    for key in ("k", "kernels", "date", "load_average", "per_text_cpu_seconds", "attack_pilot"):
         assert after[key] == before[key], key
     assert after["commands"][:-1] == before["commands"] and "--replan" in after["commands"][-1]
     assert set(after["cells"]) == set(before["cells"])
