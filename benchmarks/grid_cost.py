@@ -45,7 +45,8 @@ def main() -> None:
             print(f"\nper {column}:\n" + cost_by(named, column).round(1).to_string())
         total = budget(named, args.budget_hours, outside_markers(args.results))
         if total.outside_hours_bound:
-            print(f"\nstopped runs no marker holds ({OUTSIDE_MARKERS}): at most {total.outside_hours_bound:.2f} h CPU")
+            print(f"\nstopped or superseded runs no current marker holds ({OUTSIDE_MARKERS}): "
+                  f"at most {total.outside_hours_bound:.2f} h CPU")
         print(f"\nCPU {total.cpu_hours:.2f} h in the markers, at most {total.bound_hours:.2f} h in all, of the "
               f"{total.budget_cpu_hours:g} h budget ({100 * total.share:.0f}%)"
               + ("" if total.within else ": OVER BUDGET"))

@@ -65,14 +65,15 @@ def cost_by(costs: pd.DataFrame, column: str) -> pd.DataFrame:
     return frame.sort_values("cpu_minutes", ascending=False)
 
 
-OUTSIDE_MARKERS = "cost-outside-markers.yaml"  # beside a grid's results: CPU time no marker holds
+OUTSIDE_MARKERS = "cost-outside-markers.yaml"  # beside a grid's results: CPU time no current marker holds
 OUTSIDE_COLUMNS = ["cell", "stopped", "wall_seconds", "source"]
 
 
 def outside_markers(results: str | Path) -> pd.DataFrame:
-    """Runs stopped before the runner kept a stopped run's cost in its marker: their CPU time is in no
-    marker. A cell runs on one thread, so each run's wall time (from the runner's logs) bounds its CPU time.
-    The file is optional; without it the table is empty."""
+    """Runs whose CPU time is in no current marker: runs stopped before the runner kept a stopped run's cost in
+    its marker, and finished runs superseded by a run of the same cell (a victim trained again on another
+    machine, and its attack cells). A cell runs on one thread, so each run's wall time (from the runner's logs or
+    the superseded marker) bounds its CPU time. The file is optional; without it the table is empty."""
     path = Path(results) / OUTSIDE_MARKERS
     if not path.exists():
         return pd.DataFrame(columns=OUTSIDE_COLUMNS)
@@ -89,7 +90,7 @@ def outside_markers(results: str | Path) -> pd.DataFrame:
 @dataclass(frozen=True)
 class Budget:
     """The measured total against the budget; ``unmeasured`` cells ran before the runner measured CPU time;
-    ``outside_hours_bound`` bounds the CPU time of stopped runs that no marker holds."""
+    ``outside_hours_bound`` bounds the CPU time of stopped or superseded runs that no current marker holds."""
 
     cells: int
     cpu_hours: float
@@ -116,7 +117,7 @@ class Budget:
 def budget(costs: pd.DataFrame, budget_cpu_hours: float = BUDGET_CPU_HOURS,
            outside: pd.DataFrame | None = None) -> Budget:
     """The CPU hours of every finished cell (the sum the issue's 12-hour limit is about), and the bound on the
-    CPU time of stopped runs that :func:`outside_markers` lists."""
+    CPU time of stopped or superseded runs that :func:`outside_markers` lists."""
     bound = float(outside.wall_seconds.sum()) / 3600 if outside is not None and len(outside) else 0.0
     return Budget(cells=len(costs), cpu_hours=float(costs.cpu_seconds.fillna(0).sum()) / 3600,
                   budget_cpu_hours=budget_cpu_hours, unmeasured=int(costs.cpu_seconds.isna().sum()),
