@@ -193,19 +193,18 @@ def main() -> None:
     spec, data_root = load_grid(args.grid), Path(args.data)
     precision = args.precision or spec.precision
     models = Path(args.models) if args.models else None
-    if args.replan and args.victim:
-        parser.error("--replan times nothing: drop --victim")
-    if args.replan and not Path(args.out).exists():
-        parser.error(f"--replan: {args.out} does not exist; a first pilot measures")
     previous = json.loads(Path(args.out).read_text()) if (args.reuse or args.replan) and Path(args.out).exists() else {}
-    kernels = previous["kernels"] if args.replan else bf16_kernels(cpu_flags())
-    if args.replan:
-        args.k = previous.get("k", args.k)  # the attack pilots' size, not the default of a run that ran none
+    kernels = bf16_kernels(cpu_flags())
     per_text = previous.get("per_text_cpu_seconds", {})
-    if args.replan:
+    if args.replan:  # time nothing: the kernels and the attack pilots' k stay those the measurements were made with
+        if args.victim:
+            parser.error("--replan times nothing: drop --victim")
+        if not previous:
+            parser.error(f"--replan: {args.out} does not exist; a first pilot measures")
         missing = [f"{t}-{k}" for t in spec.tasks for k in spec.victims if k not in per_text.get(t, {})]
         if missing:
             parser.error(f"--replan: {args.out} has no per-text cost of {', '.join(missing)}; run --reuse to time them")
+        kernels, args.k = previous["kernels"], previous.get("k", args.k)
     measured = False  # a --reuse run that measures nothing re-plans only and keeps the measurements' date and load
     if previous and previous.get("kernels") != kernels:  # another machine's kernels: time every victim again
         print(f"--reuse: the per-text costs were timed on {previous.get('kernels', 'unrecorded')} kernels, this "

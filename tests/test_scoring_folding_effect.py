@@ -1,28 +1,19 @@
 """benchmarks/folding_effect.py on the smoke fixture's DeepWordBug runs (model-free stand-ins)."""
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from benchmark_scripts import load_benchmark
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = ROOT / "tests" / "fixtures" / "results-smoke" / "runs"
 
 
-def load_script():
-    spec = importlib.util.spec_from_file_location("folding_effect", ROOT / "benchmarks" / "folding_effect.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_folding_effect_on_the_smoke_runs(tmp_path, capsys):
-    script = load_script()
+    script = load_benchmark("folding_effect")
     out = tmp_path / "folding.json"
     assert script.main(["--runs", str(RUNS), "--out", str(out), "--models", "character-folded,character",
                         "--bootstrap", "200"]) == 0
@@ -58,7 +49,7 @@ def test_a_homoglyph_only_edit_is_free_when_folded():
 
 
 def test_bootstrap_interval_of_a_mean():
-    script = load_script()
+    script = load_benchmark("folding_effect")
     values = np.array([0.0, 1.0, 1.0, 0.0])
     resamples = np.array([[0, 0, 0, 0], [1, 1, 1, 1], [0, 1, 2, 3]])
     estimate = script.bootstrap(values, resamples)
@@ -68,4 +59,4 @@ def test_bootstrap_interval_of_a_mean():
 
 def test_no_matching_run_is_an_error_that_says_what_to_pass(tmp_path):
     with pytest.raises(FileNotFoundError, match="--runs"):
-        load_script().main(["--runs", str(tmp_path), "--out", str(tmp_path / "x.json")])
+        load_benchmark("folding_effect").main(["--runs", str(tmp_path), "--out", str(tmp_path / "x.json")])

@@ -1,7 +1,6 @@
 """benchmarks/study_pilot.py --replan: a new plan from the committed pilot's measurements, timing nothing."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 import sys
@@ -9,18 +8,11 @@ from pathlib import Path
 
 import pytest
 import yaml
+from benchmark_scripts import load_benchmark
 
 ROOT = Path(__file__).resolve().parents[1]
 PILOT = ROOT / "book" / "data" / "study_pilot_v2.json"
 GRID = ROOT / "parameters" / "grid_study.yaml"
-
-
-def load_script():
-    spec = importlib.util.spec_from_file_location("study_pilot", ROOT / "benchmarks" / "study_pilot.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def run(script, monkeypatch, *args: str) -> None:
@@ -31,7 +23,7 @@ def run(script, monkeypatch, *args: str) -> None:
 
 @pytest.fixture
 def script(monkeypatch):
-    module = load_script()
+    module = load_benchmark("study_pilot")
 
     def no_timing(*args, **kwargs):
         raise AssertionError("--replan timed a victim or ran an attack pilot")
