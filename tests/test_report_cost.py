@@ -65,7 +65,7 @@ def test_budget_totals_cpu_hours_against_twelve(costs):
     assert not budget(costs, budget_cpu_hours=0.5).within
 
 
-def test_stopped_runs_outside_the_markers_are_bounded_by_their_wall_time(costs, tmp_path):
+def test_runs_outside_the_markers_count_their_recorded_cpu_time_else_their_wall_time(costs, tmp_path):
     assert outside_markers(tmp_path).empty and budget(costs, outside=outside_markers(tmp_path)).outside_hours_bound == 0
     (tmp_path / OUTSIDE_MARKERS).write_text(
         "runs:\n  - {cell: PR2-BERT, stopped: '04:39', wall_seconds: 1800, source: the runner's log}\n"
@@ -76,6 +76,11 @@ def test_stopped_runs_outside_the_markers_are_bounded_by_their_wall_time(costs, 
     assert total.outside_hours_bound == pytest.approx(0.6)
     assert total.bound_hours == pytest.approx(2820 / 3600 + 0.6) and not total.within  # within only without them
     assert budget(costs, budget_cpu_hours=1.2).within
+    # a superseded run's marker recorded its CPU time: that counts, its wall time only where none was recorded
+    (tmp_path / OUTSIDE_MARKERS).write_text(
+        "runs:\n  - {cell: PR2-BERT, stopped: '04:39', wall_seconds: 1800, cpu_seconds: 1440, source: marker}\n"
+        "  - {cell: FC-BERT, stopped: '07:47', wall_seconds: 360, source: the ETA log}\n")
+    assert budget(costs, outside=outside_markers(tmp_path)).outside_hours_bound == pytest.approx(0.5)
     (tmp_path / OUTSIDE_MARKERS).write_text("runs:\n  - {cell: PR2-BERT}\n")
     with pytest.raises(ValueError, match="wall_seconds"):
         outside_markers(tmp_path)

@@ -66,14 +66,15 @@ def cost_by(costs: pd.DataFrame, column: str) -> pd.DataFrame:
 
 
 OUTSIDE_MARKERS = "cost-outside-markers.yaml"  # beside a grid's results: CPU time no current marker holds
-OUTSIDE_COLUMNS = ["cell", "stopped", "wall_seconds", "source"]
+OUTSIDE_COLUMNS = ["cell", "stopped", "wall_seconds", "cpu_seconds", "source"]
 
 
 def outside_markers(results: str | Path) -> pd.DataFrame:
     """Runs whose CPU time is in no current marker: runs stopped before the runner kept a stopped run's cost in
     its marker, and finished runs superseded by a run of the same cell (a victim trained again on another
-    machine, and its attack cells). A cell runs on one thread, so each run's wall time (from the runner's logs or
-    the superseded marker) bounds its CPU time. The file is optional; without it the table is empty."""
+    machine, and its attack cells). A superseded run's marker recorded its ``cpu_seconds``, the measure every
+    current cell is counted by; a run known only from the runner's logs has its wall time, which bounds its CPU
+    time because a cell runs on one thread. The file is optional; without it the table is empty."""
     path = Path(results) / OUTSIDE_MARKERS
     if not path.exists():
         return pd.DataFrame(columns=OUTSIDE_COLUMNS)
@@ -84,7 +85,14 @@ def outside_markers(results: str | Path) -> pd.DataFrame:
     bad = frame[frame.wall_seconds.isna() | frame.cell.isna()]
     if len(bad):
         raise BodegaError(f"{path}: every run needs a cell and its wall_seconds; not {bad.to_dict('records')}")
-    return frame.astype({"wall_seconds": float})
+    return frame.astype({"wall_seconds": float, "cpu_seconds": float})
+
+
+def outside_cpu_hours(outside: pd.DataFrame) -> float:
+    """CPU hours of :func:`outside_markers`' runs: each run's recorded CPU time, else its wall time (a bound)."""
+    if not len(outside):
+        return 0.0
+    return float(outside.cpu_seconds.fillna(outside.wall_seconds).sum()) / 3600
 
 
 @dataclass(frozen=True)
@@ -118,7 +126,7 @@ def budget(costs: pd.DataFrame, budget_cpu_hours: float = BUDGET_CPU_HOURS,
            outside: pd.DataFrame | None = None) -> Budget:
     """The CPU hours of every finished cell (the sum the issue's 12-hour limit is about), and the bound on the
     CPU time of stopped or superseded runs that :func:`outside_markers` lists."""
-    bound = float(outside.wall_seconds.sum()) / 3600 if outside is not None and len(outside) else 0.0
+    bound = outside_cpu_hours(outside) if outside is not None else 0.0
     return Budget(cells=len(costs), cpu_hours=float(costs.cpu_seconds.fillna(0).sum()) / 3600,
                   budget_cpu_hours=budget_cpu_hours, unmeasured=int(costs.cpu_seconds.isna().sum()),
                   outside_hours_bound=bound)
