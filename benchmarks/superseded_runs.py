@@ -1,0 +1,76 @@
+"""The finished runs a later run of the same cell replaced since a commit, as entries of a grid's
+``cost-outside-markers.yaml``: their CPU time is in no current marker, but it was spent.
+
+A victim whose weights are not committed (the BERT role's) is trained again on a new machine; where the new
+weights differ, the runner runs its attack cells again and overwrites their markers. Run this after such a
+run, with the commit whose markers the runner overwrote, and ``--append`` to add the entries the file lacks:
+
+    .venv/bin/python benchmarks/superseded_runs.py results/study --since 3d81ca6 --append
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+from pathlib import Path
+
+from bodega.report.cost import OUTSIDE_MARKERS
+
+
+def _git(*args: str) -> str:
+    return subprocess.run(["git", *args], capture_output=True, text=True, check=True).stdout
+
+
+def superseded_runs(results: str | Path, commit: str) -> list[dict]:
+    """One entry per marker that was finished at ``commit`` and is now gone or from another run (a new
+    ``finished`` time): the old run's wall and recorded CPU seconds, and where they were read."""
+    short = _git("rev-parse", "--short=7", commit).strip()
+    entries = []
+    for path in sorted(_git("ls-tree", "-r", "--name-only", commit, "--", str(results)).split()):
+        if Path(path).name != "cell.json" or Path(path).parent.parent.name not in ("runs", "models"):
+            continue
+        old = json.loads(_git("show", f"{commit}:{path}"))
+        if old.get("status") != "done":
+            continue
+        current = json.loads(Path(path).read_text(encoding="utf-8")) if Path(path).exists() else {}
+        if current.get("finished") == old["finished"]:
+            continue
+        entries.append({"cell": old["name"], "stopped": old["finished"], "wall_seconds": old["seconds"],
+                        "cpu_seconds": old.get("cpu_seconds"),
+                        "source": f"superseded: its marker at commit {short}"})
+    return entries
+
+
+def as_yaml(entries: list[dict]) -> str:
+    """The entries as lines of the file's ``runs:`` list."""
+    lines = []
+    for entry in entries:
+        lines.append(f"  - cell: {entry['cell']}")
+        lines += [f"    {key}: {json.dumps(entry[key])}" for key in ("stopped", "wall_seconds", "cpu_seconds", "source")
+                  if entry[key] is not None]
+    return "".join(line + "\n" for line in lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("results", help="a grid's results folder, e.g. results/study (run from the repository root)")
+    parser.add_argument("--since", required=True, help="the commit whose markers the later runs overwrote")
+    parser.add_argument("--append", action="store_true", help=f"add the entries {OUTSIDE_MARKERS} lacks to it")
+    args = parser.parse_args()
+    entries = superseded_runs(args.results, args.since)
+    path = Path(args.results) / OUTSIDE_MARKERS
+    if args.append:
+        import yaml
+
+        listed = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else None
+        known = {(run["cell"], run["stopped"]) for run in (listed or {}).get("runs") or []}
+        entries = [entry for entry in entries if (entry["cell"], entry["stopped"]) not in known]
+        text = path.read_text(encoding="utf-8") if path.exists() else "runs:\n"
+        path.write_text(text + as_yaml(entries), encoding="utf-8")
+        print(f"{len(entries)} superseded run(s) added to {path}")
+    else:
+        print(as_yaml(entries), end="")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+"""benchmarks/superseded_runs.py: the runs a later run of the same cell overwrote count in cost-outside-markers."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmark_scripts import load_benchmark
+from bodega.report.cost import OUTSIDE_MARKERS, outside_cpu_hours, outside_markers
+
+
+def _marker(kind: str, name: str, finished: str, status: str = "done") -> None:
+    folder = Path("results/g") / kind / name
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "cell.json").write_text(json.dumps({"status": status, "name": name, "finished": finished,
+                                                  "seconds": 100.0, "cpu_seconds": 90.0}))
+
+
+def _commit() -> str:
+    for args in (["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "m"]):
+        subprocess.run(["git", *args], check=True)
+    return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    subprocess.run(["git", "init", "-q"], check=True)
+    _marker("models", "FC-BERT", "t1")
+    _marker("runs", "FC-BERT-PWWS-U", "t1")
+    _marker("runs", "FC-GEMMA2B-PWWS-U", "t1")
+    _marker("runs", "FC-BERT-BAE-U", "t1", status="running")  # never finished: nothing spent in a marker
+    commit = _commit()
+    _marker("models", "FC-BERT", "t2")  # trained again
+    _marker("runs", "FC-BERT-PWWS-U", "t3", status="running")  # running again against the new weights
+    return commit
+
+
+def test_only_finished_runs_that_a_later_run_overwrote_are_superseded(repo):
+    module = load_benchmark("superseded_runs")
+    entries = module.superseded_runs("results/g", repo)
+    assert [e["cell"] for e in entries] == ["FC-BERT", "FC-BERT-PWWS-U"]
+    assert entries[0] == {"cell": "FC-BERT", "stopped": "t1", "wall_seconds": 100.0, "cpu_seconds": 90.0,
+                          "source": f"superseded: its marker at commit {repo[:7]}"}
+
+
+def test_append_adds_what_the_file_lacks_and_the_budget_counts_it(repo, monkeypatch):
+    module = load_benchmark("superseded_runs")
+    monkeypatch.setattr(sys, "argv", ["superseded_runs.py", "results/g", "--since", repo, "--append"])
+    module.main()
+    module.main()  # again: nothing new
+    outside = outside_markers("results/g")
+    assert list(outside.cell) == ["FC-BERT", "FC-BERT-PWWS-U"]
+    assert outside_cpu_hours(outside) == pytest.approx(180 / 3600)
+    assert (Path("results/g") / OUTSIDE_MARKERS).read_text().startswith("runs:\n")
