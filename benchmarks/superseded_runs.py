@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import subprocess
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from bodega.report.cost import OUTSIDE_MARKERS
 
@@ -27,7 +27,8 @@ def superseded_runs(results: str | Path, commit: str) -> list[dict]:
     short = _git("rev-parse", "--short=7", commit).strip()
     entries = []
     for path in sorted(_git("ls-tree", "-r", "--name-only", commit, "--", str(results)).split()):
-        if Path(path).name != "cell.json" or Path(path).parent.parent.name not in ("runs", "models"):
+        marker = PurePosixPath(path).relative_to(PurePosixPath(results))
+        if len(marker.parts) != 3 or marker.name != "cell.json":  # <kind>/<cell>/cell.json, as cell_costs reads
             continue
         old = json.loads(_git("show", f"{commit}:{path}"))
         if old.get("status") != "done":
@@ -62,10 +63,9 @@ def main() -> None:
     if args.append:
         import yaml
 
-        listed = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else None
-        known = {(run["cell"], run["stopped"]) for run in (listed or {}).get("runs") or []}
-        entries = [entry for entry in entries if (entry["cell"], entry["stopped"]) not in known]
         text = path.read_text(encoding="utf-8") if path.exists() else "runs:\n"
+        known = {(run["cell"], run["stopped"]) for run in (yaml.safe_load(text) or {}).get("runs") or []}
+        entries = [entry for entry in entries if (entry["cell"], entry["stopped"]) not in known]
         path.write_text(text + as_yaml(entries), encoding="utf-8")
         print(f"{len(entries)} superseded run(s) added to {path}")
     else:
