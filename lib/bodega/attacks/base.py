@@ -119,6 +119,14 @@ def registered_attackers() -> list[str]:
     return sorted(_REGISTRY)
 
 
+def attacker_module(name: str) -> str:
+    """The name of the ``bodega`` module whose factory builds attacker ``name``: its recipe, or for a plug-in
+    (``py:module:factory``, the user's code) the module that loads it."""
+    if is_plugin(name):
+        return "bodega.attacks.user"
+    return _REGISTRY[canonical_name(name)].__module__
+
+
 def get_attacker(name: str, profile: str = "cpu", backend: str = "native", **options: Any) -> Attacker:
     """Build an attacker by its paper name (or BODEGA's spelling) for a profile and backend.
 

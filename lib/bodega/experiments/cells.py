@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bodega.experiments.hashing import VICTIM_UNUSED_CODE, HashCache, key_of, profile_settings, tree_sha256
+from bodega.experiments.hashing import (HashCache, attack_entries, key_of, profile_settings, tree_sha256,
+                                       victim_entries)
 from bodega.experiments.spec import GridSpec
 from bodega.io import relative_path
 
@@ -116,7 +117,6 @@ def victim_cells(spec: GridSpec, hashes: HashCache, declared: set[str] | None = 
     precision = _precision(spec)
     results, data_root = Path(spec.results), Path(spec.data_root)
     notebook_sha = hashes.notebook(spec.notebooks.victim)
-    code_sha = hashes.code(VICTIM_UNUSED_CODE)
     cells = []
     for task in spec.tasks:
         data_dir = data_root / task
@@ -137,7 +137,8 @@ def victim_cells(spec: GridSpec, hashes: HashCache, declared: set[str] | None = 
                                  f"which the grid sets for {task}-{victim}")
             parameters = _declared({**settings, "data_dir": _param(data_dir), "data_root": _param(data_root),
                                     "out_dir": _param(out), "results_root": _param(results)}, declared)
-            inputs = {"stage": "victim", "notebook": notebook_sha, "code": code_sha, "data": data,
+            inputs = {"stage": "victim", "notebook": notebook_sha, "code": hashes.code(victim_entries(victim)),
+                      "data": data,
                       "profile_settings": profile_settings(spec.profile, victim, task), **settings}
             name = f"{task}-{victim}"
             cells.append(Cell(
@@ -164,7 +165,6 @@ def attack_cells(spec: GridSpec, victim: Cell, hashes: HashCache, declared: set[
     data_dir = Path(spec.data_root) / task
     attack_sha = hashes.file(data_dir / "attack.tsv")
     notebook_sha = hashes.notebook(spec.notebooks.attack)
-    code_sha = hashes.code()
     precision = _precision(spec)
     cells = []
     for attacker, scenario, seed in spec.attack_plan(task, kind):
@@ -177,7 +177,8 @@ def attack_cells(spec: GridSpec, victim: Cell, hashes: HashCache, declared: set[
         parameters = _declared({**settings, "victim_dir": _param(victim.out_dir), "data_dir": _param(data_dir),
                                 "data_root": _param(spec.data_root), "out_dir": _param(out),
                                 "results_root": _param(spec.results)}, declared)
-        inputs = {"stage": "attack", "notebook": notebook_sha, "code": code_sha, "victim_weights": victim_sha,
+        inputs = {"stage": "attack", "notebook": notebook_sha, "code": hashes.code(attack_entries(attacker, kind)),
+                  "victim_weights": victim_sha,
                   "attack_data": attack_sha, "profile_settings": profile_settings(spec.profile), **settings}
         cells.append(Cell(
             kind="attack", name=name, notebook=_abs(spec.notebooks.attack),

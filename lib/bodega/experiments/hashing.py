@@ -2,8 +2,9 @@
 
 A cell's key is the sha256 of a canonical JSON of its inputs: hashes of the data files, of the
 victim directory (weights + config), of the stage notebook's source (code and markdown, not
-outputs, so re-committing executed outputs does not invalidate results), of the library code that
-computes results and the versions of the packages it calls, and the cell's parameters.
+outputs, so re-committing executed outputs does not invalidate results), of the library modules the
+cell can execute (its import closure, without what only reports) and the versions of the packages they
+call, and the cell's parameters.
 """
 from __future__ import annotations
 
@@ -48,61 +49,145 @@ def key_of(inputs: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-# Parts of the package that only orchestrate or render: editing them cannot change a result.
-# Display and notebook glue live in them (``report``: tables, figures, diffs; ``notebook``: the stage
-# notebooks' paths and on-demand data and victim; ``paths``: the project root and portable paths), so
-# a figure's bins or a table's rounding re-runs nothing. No grid cell runs AtomEval.
-# ``profiles.py`` is mostly prose (the deviations); what a profile makes the code do enters each
-# cell's inputs as data instead (:func:`profile_settings`), so rewording a deviation re-runs nothing.
-# ``api.py`` wraps a user's classifier and calls the runner; ``stages`` holds copies of the stage notebooks
-# (hashed as notebooks); ``published`` the paper's values; ``errors.py`` exception types.
-NOT_RESULT_CODE = ("experiments", "report", "notebook", "commands", "atomeval", "cli.py", "__main__.py",
-                   "paths.py", "profiles.py", "api.py", "stages", "published", "errors.py")
-
-VICTIM_UNUSED_CODE = ("attacks", "scoring", "mlm")
-"""Subpackages training never calls: a fix to an attacker or a scorer keeps the trained victims."""
+ORCHESTRATION = ("bodega.io", "bodega.threads", "bodega.plugins", "bodega.data.corpora", "bodega.victims.cache",
+                 "bodega.victims.reuse", "bodega.scoring.stream", "bodega.scoring.interchange", "bodega.profiles",
+                 "bodega.paths")
+"""Modules a key's import closure never enters although result code imports them: they move bytes (files,
+locks, caches, plug-ins, downloads, threads, the project's folders), never numbers. ``profiles`` is mostly
+prose (the deviations); what a profile makes the code do enters each key as data (:func:`profile_settings`)."""
 
 # Third-party packages whose version can change a number (models, tokenisers, lexicons, metrics).
 RESULT_PACKAGES = ("torch", "transformers", "tokenizers", "peft", "sentence-transformers", "OpenAttack",
                    "nltk", "spacy", "Levenshtein", "numpy", "safetensors", "gguf", "bitsandbytes")
 
+LOG_OBJECTS = frozenset({"log", "logger", "logging", "warnings"})
+"""Names whose method calls, as statements, only report (``log.info(...)``, ``warnings.warn(...)``)."""
 
-def _strip_docstrings(tree: ast.AST) -> ast.AST:
-    for node in ast.walk(tree):
+PACKAGE = "bodega"
+VICTIM_ENTRY = "bodega.victims.training"
+"""Where a victim cell's code starts; the victim kind's own module is the other entry."""
+ATTACK_ENTRY = "bodega.attacks.runner"
+"""Where an attack cell's code starts (it scores too); the attacker's recipe and the victim kind's module are
+the other entries."""
+
+
+def _has_text(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.JoinedStr) or (isinstance(n, ast.Constant) and isinstance(n.value, str))
+               for n in ast.walk(node))
+
+
+def _is_log_call(node: ast.AST) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    owner = node.func.value if isinstance(node.func, ast.Attribute) else None
+    while isinstance(owner, (ast.Attribute, ast.Call)):  # logging.getLogger(x).info(...)
+        owner = owner.func if isinstance(owner, ast.Call) else owner.value
+    return isinstance(owner, ast.Name) and owner.id in LOG_OBJECTS
+
+
+def _is_docstring(statements: list) -> bool:
+    return bool(statements) and isinstance(statements[0], ast.Expr) and isinstance(statements[0].value, ast.Constant) \
+        and isinstance(statements[0].value.value, str)
+
+
+class _WhatComputes(ast.NodeTransformer):
+    """Drops what cannot change a result: docstrings, report-only calls (logging, warnings) as statements, the
+    messages of raised errors (every argument of ``raise X(...)`` that holds text) and of asserts."""
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
         body = getattr(node, "body", None)
-        if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
-                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
-                and isinstance(body[0].value.value, str)):
-            node.body = body[1:] or [ast.Pass()]
-    return tree
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and _is_docstring(body):
+            node.body = body[1:]
+        super().generic_visit(node)
+        if isinstance(getattr(node, "body", None), list) and not node.body:
+            node.body = [ast.Pass()]
+        return node
+
+    def visit_Expr(self, node: ast.Expr) -> ast.AST | None:
+        return None if _is_log_call(node.value) else self.generic_visit(node)
+
+    def visit_Raise(self, node: ast.Raise) -> ast.AST:
+        if isinstance(node.exc, ast.Call):
+            node.exc.args = [ast.Constant("") if _has_text(a) else a for a in node.exc.args]
+            for keyword in node.exc.keywords:
+                keyword.value = ast.Constant("") if _has_text(keyword.value) else keyword.value
+        return self.generic_visit(node)
+
+    def visit_Assert(self, node: ast.Assert) -> ast.AST:
+        node.msg = None
+        return self.generic_visit(node)
 
 
 def python_code_sha256(path: str | Path) -> str:
-    """Hash a module's syntax tree without docstrings, comments or layout: only edits to what runs count."""
-    tree = _strip_docstrings(ast.parse(Path(path).read_text(encoding="utf-8"), filename=str(path)))
+    """Hash a module's syntax tree without what cannot change a result (:class:`_WhatComputes`), comments or
+    layout: rewording a docstring, a log line or an error message moves no key."""
+    tree = _WhatComputes().visit(ast.parse(Path(path).read_text(encoding="utf-8"), filename=str(path)))
     return hashlib.sha256(ast.dump(tree, include_attributes=False).encode()).hexdigest()
 
 
-def result_code_sha256(package_root: str | Path | None = None, unused: tuple[str, ...] = ()) -> str:
-    """One hash of the ``bodega`` code that computes results, and of the versions of the packages it calls.
+def module_file(root: Path, module: str) -> Path | None:
+    """The source file of ``bodega`` module ``module`` under package folder ``root`` (None: not a module there)."""
+    path = root.joinpath(*module.split(".")[1:])
+    for candidate in (path / "__init__.py", path.with_suffix(".py")):
+        if candidate.is_file():
+            return candidate
+    return None
 
-    A change to a victim, attack, scorer or data converter therefore re-runs the cells it may affect;
-    a change to the grid runner, the report code or a docstring does not. ``unused`` names further
-    top-level parts the cell never calls.
+
+def imported_modules(module: str, path: Path) -> set[str]:
+    """Every ``bodega`` name a module imports, at module level or inside a function (``from a import b``
+    gives ``a`` and ``a.b``, which may be a submodule); relative imports resolved."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")[:len(package.split(".")) - node.level + 1] if node.level else []
+            source = ".".join(base + ([node.module] if node.module else []))
+            names.update([source, *(f"{source}.{alias.name}" for alias in node.names)])
+    return {name for name in names if name.split(".")[0] == PACKAGE}
+
+
+def import_closure(root: str | Path, entries: tuple[str, ...]) -> dict[str, Path]:
+    """The ``bodega`` modules that running ``entries`` can execute: their static import closure (packages'
+    ``__init__`` included), not entering :data:`ORCHESTRATION`. Module name -> source file."""
+    root, found, todo = Path(root), {}, list(entries)
+    while todo:
+        parts = todo.pop().split(".")
+        for end in range(1, len(parts) + 1):
+            module = ".".join(parts[:end])
+            path = module_file(root, module)
+            if module in found or module in ORCHESTRATION or parts[0] != PACKAGE or path is None:
+                continue
+            found[module] = path
+            todo.extend(imported_modules(module, path))
+    return found
+
+
+def package_versions() -> list[str]:
+    """``name==version`` of every package in :data:`RESULT_PACKAGES` (``absent`` when not installed)."""
+    versions = []
+    for package in RESULT_PACKAGES:
+        try:
+            versions.append(f"{package}=={metadata.version(package)}")
+        except metadata.PackageNotFoundError:
+            versions.append(f"{package}==absent")
+    return versions
+
+
+def result_code_sha256(entries: tuple[str, ...], package_root: str | Path | None = None) -> str:
+    """One hash of the ``bodega`` code that running ``entries`` can execute (:func:`import_closure`) and of
+    the versions of the packages it calls.
+
+    So an edit reruns exactly the cells whose code it touches: an attacker's search its attack cells, a
+    victim kind's module its training and attack cells; a module no cell imports moves nothing.
     """
     root = Path(package_root) if package_root else Path(__file__).resolve().parents[1]
     digest = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        relative = path.relative_to(root)
-        if relative.parts[0] in NOT_RESULT_CODE + unused or "__pycache__" in relative.parts:
-            continue
-        digest.update(relative.as_posix().encode() + b"\0" + python_code_sha256(path).encode() + b"\n")
-    for package in RESULT_PACKAGES:
-        try:
-            version = metadata.version(package)
-        except metadata.PackageNotFoundError:
-            version = "absent"
-        digest.update(f"{package}=={version}\n".encode())
+    for module, path in sorted(import_closure(root, entries).items()):
+        digest.update(module.encode() + b"\0" + python_code_sha256(path).encode() + b"\n")
+    digest.update("\n".join(package_versions()).encode())
     return digest.hexdigest()
 
 
@@ -130,11 +215,26 @@ class HashCache:
         """A stage notebook's source hash (:func:`notebook_source_sha256`)."""
         return notebook_source_sha256(path)
 
-    def code(self, unused: tuple[str, ...] = ()) -> str:
-        """The result code's hash (:func:`result_code_sha256`), leaving out the parts ``unused`` names."""
-        if unused not in self._code:
-            self._code[unused] = result_code_sha256(self.package_root, unused)
-        return self._code[unused]
+    def code(self, entries: tuple[str, ...]) -> str:
+        """The hash of the code ``entries`` run (:func:`result_code_sha256`), computed once per set of entries."""
+        entries = tuple(sorted(set(entries)))
+        if entries not in self._code:
+            self._code[entries] = result_code_sha256(entries, self.package_root)
+        return self._code[entries]
+
+
+def victim_entries(kind: str) -> tuple[str, ...]:
+    """The modules a training cell of victim ``kind`` starts from."""
+    from bodega.victims.families import victim_module
+
+    return VICTIM_ENTRY, victim_module(kind)
+
+
+def attack_entries(attacker: str, kind: str) -> tuple[str, ...]:
+    """The modules an attack cell of ``attacker`` against a victim of ``kind`` starts from."""
+    from bodega.attacks.base import attacker_module
+
+    return (ATTACK_ENTRY, attacker_module(attacker), *victim_entries(kind)[1:])
 
 
 def profile_settings(name: str, victim: str | None = None, task: str | None = None) -> dict[str, Any]:

@@ -23,7 +23,11 @@ def normalise_kind(kind: str) -> str:
     raise BodegaError(f"unknown victim kind {kind!r}; choose one of {', '.join(KINDS)}")
 
 
+def victim_module(kind: str) -> str:
+    """The name of the module that implements victim ``kind``, without importing it (cell keys hash its code)."""
+    return _CLASSES[normalise_kind(kind)][0]
+
+
 def victim_class(kind: str):
     """The class that implements victim ``kind``, importing its module only now."""
-    module, name = _CLASSES[normalise_kind(kind)]
-    return getattr(importlib.import_module(module), name)
+    return getattr(importlib.import_module(victim_module(kind)), _CLASSES[normalise_kind(kind)][1])
