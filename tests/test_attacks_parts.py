@@ -99,27 +99,3 @@ def test_attackers_flip_keyword_victim_deterministically(name):
         runs.append(outs)
     assert runs[0] == runs[1]
     assert sum(o is not None for o in runs[0]) >= 3, runs[0]
-
-
-def test_greedy_search_respects_rate_and_filter():
-    from functools import partial
-
-    from bodega.attacks.base import WordLevelAttacker
-    from bodega.attacks.constraints import MaxModificationRate, Stopwords
-    from bodega.attacks.pos import PosTagger
-    from bodega.attacks.search import greedy_search
-
-    victim = KeywordVictim()
-    text = "Corrupt traitors lie to destroy us!"
-    free = WordLevelAttacker("greedy", partial(greedy_search, transformation=WordNetSynonyms(),
-                                               stopwords=Stopwords()), PosTagger())
-    result = free.attack(victim, text, Goal.untargeted(1), np.random.default_rng(0))
-    assert result.success and victim.predict([result.adversarial])[0] == 0
-    capped = WordLevelAttacker("greedy", partial(greedy_search, transformation=WordNetSynonyms(),
-                                                 stopwords=Stopwords(), max_rate=MaxModificationRate(0.1)),
-                               PosTagger())
-    assert not capped.attack(victim, text, Goal.untargeted(1), np.random.default_rng(0)).success
-    blocked = WordLevelAttacker("greedy", partial(greedy_search, transformation=WordNetSynonyms(),
-                                                  candidate_filter=lambda s, i, t: np.zeros(len(t), bool)),
-                                PosTagger())
-    assert not blocked.attack(victim, text, Goal.untargeted(1), np.random.default_rng(0)).success

@@ -12,7 +12,7 @@ from bodega.attacks.evaluation import Evaluator
 from bodega.attacks.goal import Goal
 from bodega.attacks.pos import PosTagger
 from bodega.attacks.result import AttackResult
-from bodega.attacks.search import SearchState
+from bodega.attacks.searches.common import SearchState
 from bodega.errors import BodegaError, UnknownNameError
 from bodega.plugins import is_plugin
 from bodega.text import openattack_view, tokenize
@@ -66,9 +66,10 @@ class WordLevelAttacker:
         """Load lexicons and models now, so the first example's time is the attack's alone."""
         if self.tagger is not None:
             self.tagger.nlp
-        for part in getattr(self.search, "keywords", {}).values():
-            if hasattr(part, "warm_up"):
-                part.warm_up()
+        for value in getattr(self.search, "keywords", {}).values():
+            for part in value if isinstance(value, list) else [value]:  # a list: the search's constraints
+                if hasattr(part, "warm_up"):
+                    part.warm_up()
 
     def attack(self, victim: Any, text: str, goal: Goal, rng: np.random.Generator) -> AttackResult:
         """Tokenise ``text`` (OpenAttack's view when ``respace``), tag it if needed, and run the search."""

@@ -1,17 +1,72 @@
-"""Rules a candidate must pass: not a stopword, few enough changes, same part of speech, similar meaning."""
+"""Rules a candidate must pass: not a stopword, few enough changes, same part of speech, similar meaning.
+
+Every rule is a :class:`Constraint`, and every search takes its rules as one list (as TextAttack composes an
+attack from a goal, constraints, a transformation and a search), so a new rule needs no search edit: a search
+asks :func:`modifiable` which words it may change and :func:`admitted` which of its candidate change-sets pass.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from bodega.attacks.pos import PosTagger
 from bodega.text import default_stopwords
 
+if TYPE_CHECKING:
+    from bodega.attacks.searches.common import SearchState
+
+Changes = dict[int, str]
+"""A candidate text as the words it replaces: word index -> substitute."""
+
+
+class Constraint:
+    """A rule on what an attack may change. Override either check; the defaults allow everything.
+
+    ``modifiable`` is asked before candidates are made (may the word at ``index`` change at all?);
+    ``admits`` after (which of ``trials``, change-sets that replace the word at ``index`` on top of the
+    current ``changes``, pass?). ``prepare`` is called once per attacked text, before the first ``admits``.
+    """
+
+    def prepare(self, state: SearchState) -> None:
+        """Get ready for a new text (nothing by default)."""
+
+    def modifiable(self, state: SearchState, index: int) -> bool:
+        """Whether the word at ``index`` may be replaced."""
+        return True
+
+    def admits(self, state: SearchState, index: int, changes: Changes, trials: Sequence[Changes]) -> np.ndarray:
+        """One bool per trial change-set: whether it passes."""
+        return np.ones(len(trials), dtype=bool)
+
+    def warm_up(self) -> None:
+        """Load what the rule needs now, so that the first example is not charged for it (nothing by default)."""
+
+
+def modifiable(state: SearchState, constraints: Sequence[Constraint]) -> list[int]:
+    """The indices of the words every constraint lets a search replace."""
+    return [i for i in range(len(state.text)) if all(c.modifiable(state, i) for c in constraints)]
+
+
+def admitted(state: SearchState, index: int, changes: Changes, trials: Sequence[Changes],
+             constraints: Sequence[Constraint]) -> np.ndarray:
+    """One bool per trial change-set: whether every constraint admits it."""
+    passed = np.ones(len(trials), dtype=bool)
+    for constraint in constraints:
+        if len(trials):
+            passed &= np.asarray(constraint.admits(state, index, changes, trials), dtype=bool)
+    return passed
+
+
+def prepare(state: SearchState, constraints: Sequence[Constraint]) -> None:
+    """Tell every constraint that a new text is attacked."""
+    for constraint in constraints:
+        constraint.prepare(state)
+
 
 @dataclass(frozen=True)
-class Stopwords:
+class Stopwords(Constraint):
     """Words an attack never replaces (compared case-insensitively)."""
 
     words: frozenset[str] = field(default_factory=default_stopwords)
@@ -20,9 +75,13 @@ class Stopwords:
         """Whether ``word`` may be replaced."""
         return word.lower() not in self.words
 
+    def modifiable(self, state: SearchState, index: int) -> bool:
+        """Whether the word at ``index`` is no stopword."""
+        return self.allows(state.text.words[index].text)
+
 
 @dataclass(frozen=True)
-class MaxModificationRate:
+class MaxModificationRate(Constraint):
     """At most ``rate`` of the words may change (at least one)."""
 
     rate: float
@@ -31,16 +90,29 @@ class MaxModificationRate:
         """Whether ``changed`` of ``total`` words is within the rate."""
         return changed <= max(1, int(self.rate * total))
 
+    def admits(self, state: SearchState, index: int, changes: Changes, trials: Sequence[Changes]) -> np.ndarray:
+        """Trials that change no more words than the rate allows."""
+        return np.array([self.allows(len(trial), len(state.text)) for trial in trials], dtype=bool)
+
 
 @dataclass
-class PosAgreement:
-    """A substitute must keep the word's coarse tag; nouns and verbs may swap (TextFooler's rule)."""
+class PosAgreement(Constraint):
+    """A substitute must keep the word's coarse tag; nouns and verbs may swap (TextFooler's rule).
+
+    Tags come from spaCy on a window of four words before and after the substitute."""
 
     tagger: PosTagger = field(default_factory=PosTagger)
 
     def warm_up(self) -> None:
         """Load spaCy's tagger now, so that the first example is not charged for it."""
         self.tagger.nlp
+
+    def admits(self, state: SearchState, index: int, changes: Changes, trials: Sequence[Changes]) -> np.ndarray:
+        """Trials whose substitute at ``index`` keeps the original word's tag."""
+        n = len(state.text)
+        lo, hi = max(index - 4, 0), min(index + 5, n)
+        windows = [state.text.window(trial, lo, hi, mark=index) for trial in trials]
+        return self.mask(state.pos[index], [w for w, _ in windows], windows[0][1])
 
     def mask(self, original_pos: str, candidate_texts: Sequence[str], start: int) -> np.ndarray:
         """For each candidate text, whether the word starting at character ``start`` keeps the original's tag."""
@@ -92,13 +164,13 @@ class SentenceEncoder:
 
 
 @dataclass
-class SentenceSimilarity:
+class SentenceSimilarity(Constraint):
     """Cosine similarity of a window around the changed word, as TextFooler scores with USE.
 
     ``window`` words around the change are compared (the whole text when it is
-    shorter); ``short_text_threshold`` applies to texts shorter than the window, as in
-    OpenAttack's TextFooler, but only to that text (OpenAttack keeps the lowered
-    threshold for every later example: ``sticky=True`` does the same).
+    shorter) with the same window of the current text; ``short_text_threshold`` applies to
+    texts shorter than the window, as in OpenAttack's TextFooler, but only to that text
+    (OpenAttack keeps the lowered threshold for every later example: ``sticky=True`` does the same).
     """
 
     encoder: SentenceEncoder = field(default_factory=SentenceEncoder)
@@ -106,6 +178,26 @@ class SentenceSimilarity:
     window: int = 15
     short_text_threshold: float = 0.1
     sticky: bool = False
+    current: float = field(default=0.5, init=False, repr=False)  # the threshold of the text being attacked
+    _last: tuple = field(default=((), None), init=False, repr=False, compare=False)
+
+    def prepare(self, state: SearchState) -> None:
+        """Fix the threshold of this text (:meth:`threshold_for`)."""
+        self.current = self.threshold_for(len(state.text))
+
+    def admits(self, state: SearchState, index: int, changes: Changes, trials: Sequence[Changes]) -> np.ndarray:
+        """Trials at least as similar as the threshold (:meth:`window_scores`)."""
+        return self.window_scores(state, index, changes, trials) >= self.current
+
+    def window_scores(self, state: SearchState, index: int, changes: Changes, trials: Sequence[Changes]) -> np.ndarray:
+        """Each trial's similarity to the current text, on the window around ``index``; the last result is kept,
+        so a search that ranks by it after :meth:`admits` encodes nothing twice."""
+        low, high = self.window_bounds(index, len(state.text))
+        reference, _ = state.text.window(changes, low, high)
+        key = (reference, *(state.text.window(t, low, high)[0] for t in trials))
+        if self._last[0] != key:
+            self._last = (key, self.scores(key[0], key[1:]))
+        return self._last[1]
 
     def warm_up(self) -> None:
         """Load the sentence encoder now, so that the first example is not charged for it."""

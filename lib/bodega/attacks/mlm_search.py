@@ -20,7 +20,7 @@ from typing import Callable, Protocol, Sequence
 import numpy as np
 
 from bodega.attacks.constraints import PosAgreement, SentenceEncoder, Stopwords
-from bodega.attacks.search import SearchState, best_trial
+from bodega.attacks.searches.common import SearchState, best_trial
 from bodega.mlm.model import Candidate, MaskedLM
 from bodega.text import match_case
 
@@ -90,7 +90,7 @@ Screen = Callable[[int, dict[int, str]], tuple[list[str], Callable[[np.ndarray],
 
 
 class BatchedStep:
-    """A word's screened substitutes in one victim call (:func:`~bodega.attacks.search.best_trial`).
+    """A word's screened substitutes in one victim call (:func:`~bodega.attacks.searches.common.best_trial`).
 
     ``screen(position, changes)`` gives the substitutes to try and how to choose among
     those that reach the goal (None: the first). A success ends the attack, otherwise the
