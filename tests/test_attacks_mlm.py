@@ -42,8 +42,8 @@ def test_registered_with_aliases():
 def test_word_substitutes_filter_and_case():
     cands = [Candidate("##ing", 9), Candidate("the", 8), Candidate("evil", 7), Candidate("wicked", 6),
              Candidate("7", 5), Candidate("bad", 4), Candidate("Wicked", 3), Candidate("vile", 0.1)]
-    assert word_substitutes(cands, "Evil", Stopwords(), None) == ["Wicked", "Bad", "Vile"]
-    assert word_substitutes(cands, "evil", Stopwords(), 0.3) == ["wicked", "bad"]  # stops below the threshold
+    assert word_substitutes(cands, "Evil", None) == ["The", "Wicked", "Bad", "Vile"]
+    assert word_substitutes(cands, "evil", 0.3) == ["the", "wicked", "bad"]  # stops below the threshold
 
 
 def test_word_predictions_skip_multi_piece_words(tiny_mlm):
@@ -60,8 +60,8 @@ def test_word_predictions_skip_multi_piece_words(tiny_mlm):
 def test_bert_attack_takes_first_flip_in_mlm_order_and_keeps_text():
     victim = KeywordVictim()
     # two of the four words must change: above OpenAttack's cap of int(0.2 * 4) = 0 changes, so widen it
-    search = partial(bert_attack_search, mlm=ListMLM(["kind", "calm", "evil", "fine"]), stopwords=Stopwords(), k=36,
-                     max_change_rate=0.5)
+    search = partial(bert_attack_search, mlm=ListMLM(["kind", "calm", "evil", "fine"]),
+                     constraints=[Stopwords(substitutes=True)], k=36, max_change_rate=0.5)
     attacker = WordLevelAttacker("BERT-ATTACK", search)
     text = "Corrupt  traitors lie,\nagain."
     result = attacker.attack(victim, text, Goal.towards(0), np.random.default_rng(0))
@@ -76,7 +76,7 @@ def test_bert_attack_takes_first_flip_in_mlm_order_and_keeps_text():
 def test_bert_attack_gives_up_beyond_the_change_rate():
     victim = KeywordVictim()
     capped = WordLevelAttacker("BERT-ATTACK", partial(bert_attack_search, mlm=ListMLM(["kind"]),
-                                                      stopwords=Stopwords(), max_change_rate=0.1))
+                                                      constraints=[Stopwords()], max_change_rate=0.1))
     assert not capped.attack(victim, "Corrupt traitors lie to destroy us!", Goal.towards(0),
                              np.random.default_rng(0)).success
 

@@ -24,6 +24,7 @@ from attack_fakes import SENTENCES, KeywordVictim
 pytest.importorskip("OpenAttack")
 
 from bodega.attacks import get_attacker  # noqa: E402
+from bodega.attacks.constraints import Stopwords  # noqa: E402
 from bodega.attacks.runner import Target, attack_one  # noqa: E402
 from bodega.victims.accounting import QueryAccountant  # noqa: E402
 
@@ -165,8 +166,10 @@ def test_openattack_backend_is_built_as_bodega_builds_it(name, bodega_openattack
 @pytest.mark.parametrize("name", ["PWWS", "Genetic", "PSO", "TextFooler", "BERT-ATTACK", "BAE"])
 def test_native_filter_words_are_openattacks_plus_the_separator(name, bodega_openattack):
     native = get_attacker(name, profile="smoke")
-    assert native.search.keywords["stopwords"].words == frozenset(bodega_openattack["PWWS"].filter_words)
-    assert "~" in native.search.keywords["stopwords"].words
+    (stopwords,) = [c for c in native.search.keywords["constraints"] if isinstance(c, Stopwords)]
+    assert stopwords.words == frozenset(bodega_openattack["PWWS"].filter_words)
+    assert "~" in stopwords.words
+    assert stopwords.substitutes == (name in ("BERT-ATTACK", "BAE"))  # OpenAttack filters their MLM's candidates
 
 
 @pytest.mark.parametrize("name", ["PWWS", "DeepWordBug", "TextFooler"])

@@ -67,9 +67,11 @@ def prepare(state: SearchState, constraints: Sequence[Constraint]) -> None:
 
 @dataclass(frozen=True)
 class Stopwords(Constraint):
-    """Words an attack never replaces (compared case-insensitively)."""
+    """Words an attack never replaces (compared case-insensitively); with ``substitutes``, never puts in either
+    (OpenAttack filters the masked LM's candidates of BERT-ATTACK and BAE by the same list)."""
 
     words: frozenset[str] = field(default_factory=default_stopwords)
+    substitutes: bool = False
 
     def allows(self, word: str) -> bool:
         """Whether ``word`` may be replaced."""
@@ -78,6 +80,10 @@ class Stopwords(Constraint):
     def modifiable(self, state: SearchState, index: int) -> bool:
         """Whether the word at ``index`` is no stopword."""
         return self.allows(state.text.words[index].text)
+
+    def admits(self, state: SearchState, index: int, changes: Changes, trials: Sequence[Changes]) -> np.ndarray:
+        """Trials whose substitute at ``index`` is no stopword, when ``substitutes``; else every trial."""
+        return np.array([not self.substitutes or self.allows(trial[index]) for trial in trials], dtype=bool)
 
 
 @dataclass(frozen=True)

@@ -53,8 +53,9 @@ def bodega_filter_words(kind: str = "openattack") -> tuple[str, ...]:
     raise BodegaError(f"filter_words={kind!r}: choose one of {', '.join(FILTER_WORD_LISTS)}")
 
 
-def filter_stopwords(kind: str = "openattack"):
-    """The :class:`~bodega.attacks.constraints.Stopwords` constraint over :func:`bodega_filter_words`."""
+def filter_stopwords(kind: str = "openattack", substitutes: bool = False):
+    """The :class:`~bodega.attacks.constraints.Stopwords` constraint over :func:`bodega_filter_words`
+    (``substitutes``: refusing them as substitutes too)."""
     from bodega.attacks.constraints import Stopwords
 
-    return Stopwords(frozenset(bodega_filter_words(kind)))
+    return Stopwords(frozenset(bodega_filter_words(kind)), substitutes)

@@ -19,7 +19,7 @@ from typing import Callable, Protocol, Sequence
 
 import numpy as np
 
-from bodega.attacks.constraints import PosAgreement, SentenceEncoder, Stopwords
+from bodega.attacks.constraints import Constraint, SentenceEncoder, admitted, modifiable
 from bodega.attacks.searches.common import SearchState, best_trial
 from bodega.mlm.model import Candidate, MaskedLM
 from bodega.text import match_case
@@ -40,9 +40,8 @@ def importance_order(state: SearchState, positions: Sequence[int], unk: str = ML
     return [positions[k] for k in sorted(range(len(positions)), key=lambda k: -score[k])]
 
 
-def word_substitutes(candidates: list[Candidate], original: str, stopwords: Stopwords | None,
-                     threshold: float | None) -> list[str]:
-    """Whole-word, non-stopword candidates other than the word, best first, in the word's case.
+def word_substitutes(candidates: list[Candidate], original: str, threshold: float | None) -> list[str]:
+    """Whole-word candidates other than the word, best first, in the word's case.
 
     ``threshold`` drops candidates whose logit is below it (the reference stops at the
     first such candidate; the list is sorted, so it is the same).
@@ -54,8 +53,6 @@ def word_substitutes(candidates: list[Candidate], original: str, stopwords: Stop
             break
         token = candidate.token
         if token.startswith("##") or not token.isalpha() or token.lower() in seen:
-            continue
-        if stopwords is not None and not stopwords.allows(token):
             continue
         seen.add(token.lower())
         out.append(match_case(original, token))
@@ -116,7 +113,16 @@ class BatchedStep:
         return found
 
 
-def bert_attack_search(state: SearchState, mlm: MaskedLM, stopwords: Stopwords | None, k: int = 36,
+def admitted_substitutes(state: SearchState, position: int, changes: dict[int, str], substitutes: list[str],
+                         constraints: Sequence[Constraint]) -> list[str]:
+    """The substitutes of the word at ``position`` whose change-sets ``constraints`` admit."""
+    if not substitutes:
+        return substitutes
+    passed = admitted(state, position, changes, [{**changes, position: s} for s in substitutes], constraints)
+    return [s for s, ok in zip(substitutes, passed) if ok]
+
+
+def bert_attack_search(state: SearchState, mlm: MaskedLM, constraints: Sequence[Constraint] = (), k: int = 36,
                        max_change_rate: float = 0.2, threshold: float | None = None,
                        unk: str = MLM_UNK) -> str | None:
     """BERT-ATTACK (Li et al. 2020): masked-LM predictions on the unmasked text as candidates.
@@ -125,22 +131,23 @@ def bert_attack_search(state: SearchState, mlm: MaskedLM, stopwords: Stopwords |
     predictions at its position (no sub-word combinations); the first candidate in the
     masked LM's order that flips the victim wins, else the one that moves it most is kept.
     Gives up when more than ``max_change_rate`` of the words would change (OpenAttack 2.1.1's 0.2).
+    ``constraints`` decide which words are ranked and which substitutes are tried.
     """
     if len(state.text) == 0:
         return None
     predictions = mlm.word_predictions(state.text, k)
-    positions = [i for i, w in enumerate(state.text.words)
-                 if predictions[i] and (stopwords is None or stopwords.allows(w.text))]
+    positions = [i for i in modifiable(state, constraints) if predictions[i]]
     order = importance_order(state, positions, unk)
 
     def screen(position: int, changes: dict[int, str]):
         word = state.text.words[position].text
-        return word_substitutes(predictions[position], word, stopwords, threshold), None
+        substitutes = word_substitutes(predictions[position], word, threshold)
+        return admitted_substitutes(state, position, changes, substitutes, constraints), None
     return walk_words(order, len(state.text), max_change_rate, BatchedStep(state, screen))
 
 
-def bae_search(state: SearchState, mlm: MaskedLM, stopwords: Stopwords | None, encoder: SentenceEncoder,
-               pos_agreement: PosAgreement | None, k: int = 50, max_change_rate: float = 0.2,
+def bae_search(state: SearchState, mlm: MaskedLM, encoder: SentenceEncoder, constraints: Sequence[Constraint] = (),
+               k: int = 50, max_change_rate: float = 0.2,
                similarity_threshold: float = 0.936, threshold: float | None = None,
                unk: str = MLM_UNK) -> str | None:
     """BAE-R (Garg and Ramakrishnan 2020), OpenAttack's default replace-only variant.
@@ -150,24 +157,19 @@ def bae_search(state: SearchState, mlm: MaskedLM, stopwords: Stopwords | None, e
     profile's sentence encoder at least ``similarity_threshold``, OpenAttack's 0.936 for
     the Universal Sentence Encoder); of the fillers that flip the victim, the most similar
     text wins, else the filler that moves it most is kept. Gives up when more than
-    ``max_change_rate`` of the words would change (OpenAttack's 0.2).
+    ``max_change_rate`` of the words would change (OpenAttack's 0.2). ``constraints`` (the recipe's: filter
+    words, part-of-speech agreement) decide which words are ranked and which fillers are kept.
     """
-    n = len(state.text)
-    if n == 0:
+    if len(state.text) == 0:
         return None
-    positions = [i for i, w in enumerate(state.text.words) if stopwords is None or stopwords.allows(w.text)]
+    positions = modifiable(state, constraints)
     order = importance_order(state, positions, unk)
     fillers = mlm.masked_predictions(state.text, order, k)
     reference = encoder.encode([state.text.text])[0]
 
     def screen(position: int, changes: dict[int, str]):
-        substitutes = word_substitutes(fillers.get(position, []), state.text.words[position].text, stopwords,
-                                       threshold)
-        if substitutes and pos_agreement is not None:
-            lo, hi = max(position - 4, 0), min(position + 5, n)
-            windows = [state.text.window({**changes, position: s}, lo, hi, mark=position) for s in substitutes]
-            keep = pos_agreement.mask(state.pos[position], [w for w, _ in windows], windows[0][1])
-            substitutes = [s for s, ok in zip(substitutes, keep) if ok]
+        substitutes = word_substitutes(fillers.get(position, []), state.text.words[position].text, threshold)
+        substitutes = admitted_substitutes(state, position, changes, substitutes, constraints)
         if not substitutes:
             return [], None
         similarity = encoder.encode([state.text.replace({**changes, position: s}) for s in substitutes]) @ reference

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -121,7 +122,12 @@ class _WhatComputes(ast.NodeTransformer):
 def python_code_sha256(path: str | Path) -> str:
     """Hash a module's syntax tree without what cannot change a result (:class:`_WhatComputes`), comments or
     layout: rewording a docstring, a log line or an error message moves no key."""
-    tree = _WhatComputes().visit(ast.parse(Path(path).read_text(encoding="utf-8"), filename=str(path)))
+    return _code_sha256(Path(path).read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=4096)
+def _code_sha256(source: str) -> str:
+    tree = _WhatComputes().visit(ast.parse(source))
     return hashlib.sha256(ast.dump(tree, include_attributes=False).encode()).hexdigest()
 
 
@@ -138,15 +144,20 @@ def imported_modules(module: str, path: Path) -> set[str]:
     """Every ``bodega`` name a module imports, at module level or inside a function (``from a import b``
     gives ``a`` and ``a.b``, which may be a submodule); relative imports resolved."""
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    return set(_imports(package, path.read_text(encoding="utf-8")))
+
+
+@lru_cache(maxsize=4096)
+def _imports(package: str, source: str) -> frozenset[str]:
     names = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             base = package.split(".")[:len(package.split(".")) - node.level + 1] if node.level else []
-            source = ".".join(base + ([node.module] if node.module else []))
-            names.update([source, *(f"{source}.{alias.name}" for alias in node.names)])
-    return {name for name in names if name.split(".")[0] == PACKAGE}
+            source_module = ".".join(base + ([node.module] if node.module else []))
+            names.update([source_module, *(f"{source_module}.{alias.name}" for alias in node.names)])
+    return frozenset(name for name in names if name.split(".")[0] == PACKAGE)
 
 
 def import_closure(root: str | Path, entries: tuple[str, ...]) -> dict[str, Path]:

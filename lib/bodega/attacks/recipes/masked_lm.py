@@ -122,7 +122,8 @@ def bert_attack(profile: str = "cpu", k: int = 36, max_change_rate: float = 0.2,
     source = _source(profile, candidates, mlm_path, causal_path)
     threshold = _threshold(profile, threshold_pred_score) if source == "masked-lm" else None
     search = partial(bert_attack_search, mlm=_LazyMaskedLM(profile, mlm_path, batch_size, source, causal_path),
-                     stopwords=filter_stopwords(filter_words), k=k, max_change_rate=max_change_rate,
+                     constraints=[filter_stopwords(filter_words, substitutes=True)], k=k,
+                     max_change_rate=max_change_rate,
                      threshold=threshold)
     return WordLevelAttacker("BERT-ATTACK", search, None, dict(k=k, max_change_rate=max_change_rate,
                                                                candidates=source, filter_words=filter_words))
@@ -160,8 +161,8 @@ def bae(profile: str = "cpu", k: int = 50, max_change_rate: float = 0.2, similar
     threshold = _threshold(profile, threshold_pred_score) if source == "masked-lm" else None
     tagger = PosTagger()
     search = partial(bae_search, mlm=_LazyMaskedLM(profile, mlm_path, batch_size, source, causal_path),
-                     stopwords=filter_stopwords(filter_words), encoder=SentenceEncoder(encoder_path),
-                     pos_agreement=PosAgreement(tagger),
+                     encoder=SentenceEncoder(encoder_path),
+                     constraints=[filter_stopwords(filter_words, substitutes=True), PosAgreement(tagger)],
                      k=k, max_change_rate=max_change_rate, similarity_threshold=similarity_threshold,
                      threshold=threshold)
     return WordLevelAttacker("BAE", search, tagger, dict(k=k, similarity_threshold=similarity_threshold,
