@@ -15,7 +15,7 @@ from grid_fakes import VICTIM_PARAMS
 from bodega.experiments import parse_grid
 from bodega.experiments.cells import victim_cells
 from bodega.experiments.execute import read_marker, run_cell
-from bodega.experiments.hashing import HashCache
+from bodega.experiments.hashing import ATTACK_ENTRY, HashCache
 from bodega.experiments.runner import run_grid
 
 VICTIM_BODY = """import json, pathlib
@@ -158,7 +158,7 @@ def test_a_victim_whose_weights_are_gone_trains_again_only_when_attacks_still_ne
 def test_changed_result_code_reruns_every_cell(grid, monkeypatch):
     make, root = grid
     assert run_grid(make(), show_progress=False).count("done") == 3
-    monkeypatch.setattr(HashCache, "code", lambda self, unused=(): "a different library")
+    monkeypatch.setattr(HashCache, "code", lambda self, entries: "a different library")
     again = run_grid(make(), show_progress=False)
     assert again.count("done") == 3 and len(_executions(root)) == 6
 
@@ -167,8 +167,8 @@ def test_a_change_to_attack_code_keeps_the_trained_victims(grid, monkeypatch):
     make, root = grid
     assert run_grid(make(), show_progress=False).count("done") == 3
     real = HashCache.code
-    monkeypatch.setattr(HashCache, "code",
-                        lambda self, unused=(): real(self, unused) if "attacks" in unused else "attack code edited")
+    monkeypatch.setattr(HashCache, "code", lambda self, entries: "attack code edited" if ATTACK_ENTRY in entries
+                        else real(self, entries))
     again = run_grid(make(), show_progress=False)
     assert (again.count("skipped"), again.count("done")) == (1, 2)
     assert sorted(_executions(root)[3:]) == ["attack PR2-BiLSTM-DeepWordBug-T", "attack PR2-BiLSTM-DeepWordBug-U"]
