@@ -58,3 +58,14 @@ def test_the_library_rules_are_constraints(tmp_path):
     assert _attack(pwws_search, tmp_path, [Stopwords(frozenset(["corrupt", "traitors", "lie", "destroy"]))]) is None
     assert _attack(pwws_search, tmp_path, [MaxModificationRate(0.5)]) is not None  # three of six words
     assert _attack(pwws_search, tmp_path, [MaxModificationRate(0.01)]) is None  # one word at most
+
+
+def test_filter_words_refuse_substitutes_only_when_asked(tmp_path):
+    from bodega.attacks.searches.common import SearchState
+    from bodega.text import tokenize
+
+    state = SearchState(tokenize(TEXT), ["other"] * 6, None, np.random.default_rng(0))
+    trials = [{2: "the"}, {2: "fib"}]
+    assert Stopwords().admits(state, 2, {}, trials).tolist() == [True, True]
+    assert Stopwords(substitutes=True).admits(state, 2, {}, trials).tolist() == [False, True]
+    assert not Stopwords().modifiable(state, 3) and Stopwords().modifiable(state, 2)  # "to" is a stopword
