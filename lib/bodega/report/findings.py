@@ -198,9 +198,10 @@ def success_text(run: RunExamples) -> str:
 
 
 def deviations_in_force(study: Study, task: str, runs: Sequence[RunExamples] = ()) -> list[str]:
-    """The named deviations of the study's profile, with the grid's query budget where one of ``runs`` stopped an
-    example at it (the records' flag)."""
-    names = list(_profile_deviations(study.spec.profile))
+    """The named deviations of the study's profile (the attackers' fixes only where the native backend runs them),
+    with the grid's query budget where one of ``runs`` stopped an example at it (the records' flag)."""
+    names = [name for name in _profile_deviations(study.spec.profile)
+             if name != "attackers (fidelity=fixed)" or study.spec.backend == "native"]
     if study.spec.query_budget and any(r.exhausted is not None and r.exhausted.any() for r in runs):
         names.append(QUERY_BUDGET)
     return names
@@ -731,6 +732,7 @@ def scenario_findings(study: Study) -> list[Finding]:
         verdict = always
         if gaps.pooled is not None:
             figures.append(Figure(f"pooled {easier} − {harder}", gaps.pooled))
+            parts.append(f"pooled over the victims {gaps.pooled.text()}")
             reason += f"; pooled over the victims {gaps.pooled.text()} ({verdict_order(gaps.pooled)} on direction)"
         if much and gaps.pooled is not None:
             how_much = verdict_much(gaps.pooled, reference)
