@@ -28,8 +28,10 @@ sentence of the paper's text it tests (``quote``) and is read as written. The ru
 - a success rate of fewer than 30 examples, or of 0 or 1, is shown with its exact (Clopper-Pearson)
   interval beside the bootstrap one.
 
-Every interval uses the study's seed (``Study.seed``); :mod:`bodega.report.verdict_robustness` varies it, and
-the victims left out, to show which verdicts are fragile.
+A difference between victims or scenarios resamples the victim's trainings, then the examples within each
+(:func:`~bodega.report.uncertainty.training_difference_interval`); with one training per victim, as here so far,
+that is the interval over the examples. Every interval uses the study's seed (``Study.seed``);
+:mod:`bodega.report.verdict_robustness` varies it, and the victims left out, to show which verdicts are fragile.
 """
 from __future__ import annotations
 
@@ -50,7 +52,7 @@ from bodega.report.findings_rules import (AGREE, CANNOT_TELL, DISAGREE, DOWN, NO
 from bodega.report.study import Study
 from bodega.report.uncertainty import (Interval, Ranked, RunExamples, clopper_pearson, difference_interval,
                                        mean_intervals, needs_exact, on_shared_rows, rank_attackers,
-                                       ratio_interval, run_intervals)
+                                       ratio_interval, run_intervals, training_difference_interval)
 
 NOT_TESTABLE = "not testable here"
 """The prefix of a cannot-tell reason that says no run of this grid can test the claim (read by the findings
@@ -465,16 +467,18 @@ def _ordering(study: Study, claim_id: str, paper: str, task: str, pairs: Sequenc
         return Finding(claim_id, paper, task, "–", CANNOT_TELL, f"not enough victims with finished runs ({why})",
                        differs, quote_text, left_out_text(left), paper_value=paper_value, examined=examined)
     level = adjusted_level(len(compared))
-    parts, sides = [], []
+    parts, sides, trained = [], [], []
     for more, less, shared, best_more, best_less in compared:
         first, second, n_shared = on_shared_rows(best_more[1], best_less[1])
         sides.append((first, second))
+        trained.append((study.trainings(task, more, best_more[0], scenario),
+                        study.trainings(task, less, best_less[0], scenario)))
         parts.append(f"{more} vs {less} over {', '.join(shared)}: "
                      f"{_best_text(study, task, more, scenario, best_more, shared)}, "
                      f"{_best_text(study, task, less, scenario, best_less, shared)}, "
                      f"{paired_text(n_shared, best_more[1], best_less[1])}")
     if ratio is None:
-        gaps = [difference_interval([a], [b], seed=study.seed, level=level) for a, b in sides]
+        gaps = [training_difference_interval(a, b, seed=study.seed, level=level) for a, b in trained]
         verdict = verdict_most(gaps)
         at = f"{level:.1%} interval (adjusted for {len(gaps)} comparisons)" if len(gaps) > 1 else "95% interval"
         parts = [f"{part}; difference {g.text()}" for part, g in zip(parts, gaps)]
@@ -694,15 +698,17 @@ def scenario_gaps(study: Study, task: str) -> tuple[ScenarioGaps, dict[str, str]
     harder, excepted, _ = HARDER[task]
     easier = "untargeted" if harder == "targeted" else "targeted"
     kept, left = competent_split(study, task, [v for v in VICTIM_ORDER if v not in excepted])
-    victims, sides = [], []
+    victims, sides, trained = [], [], []
     for victim in kept:
         shared = [a for a in study.attackers_run(task, victim, harder) if study.run(task, victim, a, easier)]
         hard, easy = best_run(study, task, victim, harder, shared), best_run(study, task, victim, easier, shared)
         if hard is not None and easy is not None:
             victims.append(victim)
             sides.append((easy[1], hard[1]))
+            trained.append((study.trainings(task, victim, easy[0], easier),
+                            study.trainings(task, victim, hard[0], harder)))
     level = adjusted_level(len(sides))
-    gaps = tuple(difference_interval([a], [b], seed=study.seed, level=level) for a, b in sides)
+    gaps = tuple(training_difference_interval(a, b, seed=study.seed, level=level, paired=False) for a, b in trained)
     pooled = difference_interval([a for a, _ in sides], [b for _, b in sides], seed=study.seed) if sides else None
     return ScenarioGaps(tuple(victims), gaps, pooled), left
 

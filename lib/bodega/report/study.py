@@ -32,6 +32,12 @@ class Study:
         """The examples of the finished run (task, victim, attacker, scenario), or None."""
         return self.examples.get((task, victim, attacker, scenario))
 
+    def trainings(self, task: str, victim: str, attacker: str, scenario: str) -> list[RunExamples]:
+        """The finished run of (task, victim, attacker, scenario) against each training of the victim, in training
+        order: a grid names one training per victim until it names training seeds, so this is that one run."""
+        found = self.run(task, victim, attacker, scenario)
+        return [found] if found is not None else []
+
     def attackers_run(self, task: str, victim: str, scenario: str) -> list[str]:
         """Attackers with a finished run on (task, victim, scenario), in the grid's order."""
         return [a for a in self.spec.attackers if (task, victim, a, scenario) in self.examples]

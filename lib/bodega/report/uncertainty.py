@@ -215,13 +215,13 @@ def on_shared_rows(a: RunExamples, b: RunExamples,
 
 def training_difference_interval(first: Sequence[RunExamples], second: Sequence[RunExamples],
                                  measure: str = "bodega", resamples: int = RESAMPLES, seed: int = SEED,
-                                 level: float = LEVEL) -> Interval:
+                                 level: float = LEVEL, paired: bool = True) -> Interval:
     """Interval of mean(first) - mean(second) over trainings: ``first[i]`` and ``second[i]`` are the runs of
     training ``i`` (of the victim, or victims, compared). Two levels: each resample draws the trainings with
-    replacement, then the examples within each drawn training (paired on the rows both runs of that training
+    replacement, then the examples within each drawn training (``paired``: on the rows both runs of that training
     attacked, :func:`on_shared_rows`), so a spread between trainings widens the interval. With one training it
     is :func:`difference_interval` on that training's runs, exactly (an interval over the examples only)."""
-    pairs = [on_shared_rows(a, b)[:2] for a, b in zip(first, second)]
+    pairs = [on_shared_rows(a, b)[:2] if paired else (a, b) for a, b in zip(first, second)]
     if len(first) != len(second) or not pairs:
         raise ValueError(f"{len(first)} and {len(second)} trainings: pass one run per training on each side")
     if len(pairs) == 1:
