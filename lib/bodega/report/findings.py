@@ -493,8 +493,8 @@ def _ordering(study: Study, claim_id: str, paper: str, task: str, pairs: Sequenc
         numbers = tuple(Figure(f"{more} / {less}", r) for (more, less, *_), r in zip(compared, ratios))
         reason = {AGREE: f"our ratio's interval lies above 1 and contains the paper's {ratio:g}",
                   DISAGREE: f"our ratio's interval excludes both 1 and the paper's {ratio:g}, or lies below 1",
-                  CANNOT_TELL: f"our ratio's interval does not settle it: it contains 1 or lies on one side of "
-                               f"{ratio:g} only (or has no interval)"}[verdict]
+                  CANNOT_TELL: "our ratio's interval contains 1 (or there is none), so it does not show even the "
+                               "direction"}[verdict]
     evidence = f"best {scenario} BODEGA, " + " | ".join(parts)
     if reading:
         reason = f"{reading}; {reason}"
