@@ -55,16 +55,22 @@ def ranked(*rows: tuple[str, bool]) -> list[Ranked]:
             for i, (name, tied) in enumerate(rows)]
 
 
-def test_best_attacker_agrees_when_ours_or_not_distinguishable_from_ours():
+def test_best_attacker_agrees_only_when_ours_or_tied_alone_and_every_competitor_ran():
     assert verdict_best("A", ranked(("A", True), ("B", False)))[0] == AGREE
     verdict, reason = verdict_best("B", ranked(("A", True), ("B", True), ("C", False)))
-    assert verdict == AGREE and "not distinguishable from our best, A" in reason
+    assert verdict == AGREE and "tied with our best, A" in reason
     verdict, reason = verdict_best("C", ranked(("A", True), ("B", True), ("C", False)))
     assert verdict == DISAGREE and "excludes 0" in reason
     assert verdict_best("Z", ranked(("A", True), ("B", False)))[0] == CANNOT_TELL
-    verdict, reason = verdict_best("A", ranked(("A", True), ("B", True)))
-    assert verdict == CANNOT_TELL and "too wide" in reason
     assert verdict_best("A", [])[0] == CANNOT_TELL
+    # The old rule agreed in a four-way tie (PR2: BERT-ATTACK, PWWS, Genetic, SememePSO) ...
+    verdict, reason = verdict_best("C", ranked(("A", True), ("B", True), ("C", True), ("D", True)))
+    assert verdict == CANNOT_TELL and reason.startswith("a tie of 4: A, B, C, D")
+    # ... and where attackers the paper ran were never run here (FC without Genetic and SememePSO).
+    verdict, reason = verdict_best("A", ranked(("A", True), ("B", False)), missing=["Genetic", "SememePSO"])
+    assert verdict == CANNOT_TELL and reason == ("A is our best attacker too, but the paper also ran Genetic, "
+                                                 "SememePSO, not run here on these victims")
+    assert verdict_best("C", ranked(("A", True), ("C", False)), missing=["SCPN"])[0] == DISAGREE  # behind is behind
 
 
 def test_a_claim_about_several_cells():
@@ -88,16 +94,18 @@ def _victim(root: Path, task: str, kind: str, f1: float) -> None:
 
 
 def _run(root: Path, task: str, victim: str, attacker: str, scenario: str, scores: list[float],
-         queries: int, start: int = 0) -> None:
+         queries: int, start: int = 0, stopped: int | None = None) -> None:
     """One run: example i succeeds with BODEGA score ``scores[i]`` (semantic = score, character = 1),
-    or fails where the score is 0."""
+    or fails where the score is 0; with ``stopped``, the records flag the first that many as stopped at the
+    budget."""
     folder = root / "runs" / f"{task}-{victim}-{attacker}-{scenario[0].upper()}"
     folder.mkdir(parents=True)
     rows = [{"index": start + i, "id": f"x{start + i}", "success": s > 0, "semantic": s if s > 0 else None,
              "character": 1.0 if s > 0 else None, "bodega": s} for i, s in enumerate(scores)]
     (folder / "scores.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    (folder / "records.jsonl").write_text("".join(json.dumps({"index": r["index"], "id": r["id"],
-                                                              "queries": queries}) + "\n" for r in rows))
+    flags = [{} if stopped is None else {"budget_exhausted": i < stopped} for i in range(len(rows))]
+    (folder / "records.jsonl").write_text("".join(json.dumps({"index": r["index"], "id": r["id"], "queries": queries,
+                                                              **flag}) + "\n" for r, flag in zip(rows, flags)))
     n = len(scores)
     summary = {"task": task, "attacker": attacker, "scenario": scenario, "n_examples": n, "budget": 1000,
                "seed": 0, "profile": "cpu", "backend": "native", "errors": 0, "bodega_score": sum(scores) / n,
@@ -155,7 +163,8 @@ def by_claim(findings) -> dict:
 
 def test_best_attacker_claims_from_a_study(study):
     found = by_claim(best_attacker_findings(study))
-    assert found["q1-pr-best"].verdict == AGREE and "Genetic is our best attacker too" in found["q1-pr-best"].reason
+    pr2 = found["q1-pr-best"]  # the grid runs two of the paper's eight attackers on PR2
+    assert pr2.verdict == CANNOT_TELL and "Genetic is our best attacker too, but the paper also ran BAE" in pr2.reason
     fc = found["q1-fc-best"]
     assert fc.verdict == CANNOT_TELL and SKIP_REASON in fc.reason  # the paper's attacker was not run: why
     assert fc.reason.startswith("not testable here")  # a skip rule leaves it out of FC for every victim
@@ -276,7 +285,8 @@ def test_a_cannot_tell_without_evidence_has_no_numbers(study):
 
 def test_scenario_and_manual_findings_carry_their_figures(study):
     pr2 = by_claim(scenario_findings(study))["q4-targeting-PR2"]
-    assert names(pr2) == ["BiLSTM targeted − untargeted", "BERT targeted − untargeted"]  # untargeted is harder
+    assert names(pr2) == ["BiLSTM targeted − untargeted", "BERT targeted − untargeted",
+                          "pooled targeted − untargeted"]  # untargeted is harder
     assert pr2.numbers[1].interval.estimate == pytest.approx(-0.9) and pr2.paper_value == "> 0"
     manual = manual_finding(study, attacker="Genetic")
     assert manual.proxy and names(manual) == ["PR2"] and manual.paper_value == "82.5%"
@@ -388,8 +398,10 @@ ALL_VICTIMS = ["BiLSTM", "BERT", "GEMMA2B", "GEMMA7B"]
 
 
 def _study(tmp_path: Path, runs: list[tuple], victims=ALL_VICTIMS, backend: str = "native",
-           not_competent: tuple[str, ...] = (), tasks=("FC",), profile: str = "cpu", base_roles=None):
-    """A study of hand-made runs: (task, victim, attacker, scenario, scores, queries)."""
+           not_competent: tuple[str, ...] = (), tasks=("FC",), profile: str = "cpu", base_roles=None,
+           stopped: int | None = None, extra_prose: list | None = None):
+    """A study of hand-made runs: (task, victim, attacker, scenario, scores, queries); ``stopped``: the records
+    flag that many examples of each run as stopped at the budget (None: no flag recorded)."""
     from bodega.victims.competence import competence
 
     root = tmp_path / "results"
@@ -406,12 +418,13 @@ def _study(tmp_path: Path, runs: list[tuple], victims=ALL_VICTIMS, backend: str 
                 info_path = root / "models" / f"{task}-{victim}" / "victim.json"
                 info_path.write_text(json.dumps({**json.loads(info_path.read_text()), "base_role": base_roles[victim]}))
     for task, victim, attacker, scenario, scores, queries in runs:
-        _run(root, task, victim, attacker, scenario, scores, queries, start=100 if scenario == "targeted" else 0)
+        _run(root, task, victim, attacker, scenario, scores, queries, start=100 if scenario == "targeted" else 0,
+             stopped=stopped)
     grid = {"name": "hand", "profile": profile, "tasks": list(tasks), "victims": list(victims),
             "attackers": ["DeepWordBug", "PWWS", "Genetic"], "scenarios": ["untargeted", "targeted"],
             "query_budget": 1000, "backend": backend}
     (tmp_path / "grid.yaml").write_text(yaml.safe_dump(grid))
-    published = {**PUBLISHED, "prose": [*PUBLISHED["prose"],
+    published = {**PUBLISHED, "prose": [*PUBLISHED["prose"], *(extra_prose or []),
                                         {"id": "q3-queries", "scope": "Figure 3", "text": "x"}]}
     return load_study(root, tmp_path / "grid.yaml", _write(tmp_path, published))
 
@@ -474,26 +487,60 @@ def test_within_family_size_claims_need_two_sizes_of_one_family(tmp_path):
     assert claim.verdict == AGREE and "two sizes of Qwen2.5" in claim.reason
 
 
-def test_fewer_queries_explained_by_a_named_deviation_are_not_comparable(tmp_path):
+def test_a_sized_deviation_is_applied_before_a_gap_is_called_not_comparable(tmp_path):
     from bodega.report.findings import NOT_COMPARABLE
 
-    runs = [("PR2", v, "Genetic", "untargeted", [0.5] * 30, 400) for v in ("BiLSTM", "BERT")]
-    native = by_claim(query_findings(_study(tmp_path / "n", runs, victims=["BiLSTM", "BERT"], tasks=("PR2",))))
-    genetic = native["q1-pr-genetic-queries"]
-    # The old rule: 400 < 800, disagree. Native Genetic never re-asks; OpenAttack's asked about 3x as often.
-    assert genetic.verdict == NOT_COMPARABLE and "never re-asks" in genetic.reason
-    replayed = by_claim(query_findings(_study(tmp_path / "o", runs, victims=["BiLSTM", "BERT"], tasks=("PR2",),
-                                              backend="openattack")))
-    assert replayed["q1-pr-genetic-queries"].verdict == DISAGREE  # the openattack backend asks as BODEGA did
+    def genetic(queries: int, backend: str = "native", folder: str = "n"):
+        runs = [("PR2", v, "Genetic", "untargeted", [0.5] * 30, queries) for v in ("BiLSTM", "BERT")]
+        study = _study(tmp_path / folder, runs, victims=["BiLSTM", "BERT"], tasks=("PR2",), backend=backend)
+        return by_claim(query_findings(study))["q1-pr-genetic-queries"]
+
+    # 400 x 3 (OpenAttack's re-asking) = 1200 > 800: the deviation can explain the gap.
+    close = genetic(400)
+    assert close.verdict == NOT_COMPARABLE and "400.0 [400.0, 400.0] x3 (attackers (fidelity=fixed)) gives " \
+        "1200.0 [1200.0, 1200.0]: no longer outside" in close.reason
+    # 200 x 3 = 600 < 800: the old rule called this not comparable; the gap stands.
+    far = genetic(200, folder="f")
+    assert far.verdict == DISAGREE and "gives 600.0 [600.0, 600.0]: still outside, so the gap stands" in far.reason
+    assert "never re-asks" in far.examined and "the gap's direction" in far.examined
+    assert genetic(400, "openattack", "o").verdict == DISAGREE  # the openattack backend asks as BODEGA did
     assert combine([AGREE, "not comparable"]) == "not comparable" and combine(["not comparable", DISAGREE]) == DISAGREE
 
 
-def test_budget_hit_by_many_examples_explains_too_few_queries(tmp_path):
-    from bodega.report.findings import fewer_queries_explained
+def test_examples_stopped_at_the_budget_are_read_from_the_records_flag(tmp_path):
+    from bodega.report.findings import NOT_COMPARABLE, budget_stops
+    from bodega.report.study_tables import table4_intervals
 
-    study = _study(tmp_path, [("FC", "BERT", "PWWS", "targeted", [0.5] * 30, 1000)], victims=["BERT"])
-    reasons = fewer_queries_explained(study, "FC", ["PWWS"], [study.run("FC", "BERT", "PWWS", "targeted")])
-    assert reasons == ["query budget 1000: 100% of the examples reached it (BODEGA sets none)"]
+    runs = [("PR2", v, "Genetic", "untargeted", [0.5] * 30, 250) for v in ("BiLSTM", "BERT")]
+    study = _study(tmp_path, runs, victims=["BiLSTM", "BERT"], tasks=("PR2",), stopped=15)
+    # 250 queries never reach the budget of 1000, so the old `queries >= budget` test never fired; the records'
+    # flag says 15 of each 30 stopped there. Counted at the budget: (15 x 1000 + 15 x 250) / 30 = 625, x3 = 1875.
+    assert budget_stops([study.run("PR2", v, "Genetic", "untargeted") for v in ("BiLSTM", "BERT")]) == \
+        "30 of 60 examples stopped at the query budget"
+    claim = by_claim(query_findings(study))["q1-pr-genetic-queries"]
+    assert claim.verdict == NOT_COMPARABLE and "gives 1875.0 [" in claim.reason
+    assert "30 of 60 examples stopped at the query budget, each counted at the budget 1000" in claim.reason
+    assert table4_intervals(study).loc[("PR2", "Genetic"), "stopped at budget"] == "30 of 60"
+    unflagged = _study(tmp_path / "u", runs, victims=["BiLSTM", "BERT"], tasks=("PR2",))
+    assert by_claim(query_findings(unflagged))["q1-pr-genetic-queries"].verdict == DISAGREE  # 750 < 800
+    assert table4_intervals(unflagged).loc[("PR2", "Genetic"), "stopped at budget"] == "not recorded"
+
+
+def test_a_deviation_that_raises_our_score_makes_a_higher_score_not_comparable(tmp_path):
+    from bodega.report.findings import NOT_COMPARABLE
+
+    rd_best = {"id": "q1-rd-best", "scope": "Table 4", "task": "RD", "attacker": "best methods", "measure": "bodega",
+               "value": 0.25, "best_in_task": True}
+    runs = [("RD", v, "PWWS", "untargeted", [0.7] * 30, 50) for v in ("BiLSTM", "BERT")]
+    study = _study(tmp_path, runs, victims=["BiLSTM", "BERT"], tasks=("RD",), extra_prose=[rd_best])
+    claim = by_claim(best_attacker_findings(study))["q1-rd-best"]
+    # The old rule examined deviations for query claims only and disagreed (0.25 outside [0.7, 0.7]).
+    assert claim.verdict == NOT_COMPARABLE and claim.reason.endswith(
+        "RD data, semantic push our figure in the gap's direction, by an amount not measured")
+    lower = _study(tmp_path / "low", [("RD", v, "PWWS", "untargeted", [0.1] * 30, 50) for v in ("BiLSTM", "BERT")],
+                   victims=["BiLSTM", "BERT"], tasks=("RD",), extra_prose=[rd_best])
+    below = by_claim(best_attacker_findings(lower))["q1-rd-best"]  # ours below: no deviation lowers the score
+    assert below.verdict == DISAGREE and "no named deviation pushes in the direction of the gap" in below.reason
 
 
 def test_small_or_extreme_success_rates_get_the_exact_interval(tmp_path):

@@ -104,3 +104,16 @@ def test_headline_verdicts_count_and_badge_the_chosen_claims():
                          [("best attacker", ("q1-hn-best", "q1-pr-best"))])
     assert 'title="BERT-ATTACK 0.600 [0.500, 0.700]; PWWS 0.400 [0.300, 0.500]"' in html
     assert html.count("title=") == 1  # a finding without numbers gets no hover text
+
+
+def test_a_fragile_verdict_is_labelled_in_the_table_and_on_the_front_page():
+    knife = finding("q2-bilstm-HN", DISAGREE, fragile="cannot tell under 4 of 50 bootstrap seeds")
+    firm = finding("q2-bilstm-PR2", AGREE, task="PR2")
+    table = findings_html([knife, firm])
+    assert table.count('class="fragile-badge"') == 1
+    assert 'title="cannot tell under 4 of 50 bootstrap seeds"' in table
+    assert "<strong>Fragile:</strong> cannot tell under 4 of 50 bootstrap seeds" in table
+    front = headline_html([knife, firm])
+    assert "1 of them fragile" in front and front.count('class="fragile-badge"') == 1
+    assert "<li>HN, best attacker: BERT-ATTACK (BODEGA 0.56): disagree, but cannot tell under 4 of 50" in front
+    assert "Fragile verdicts" not in headline_html([firm])

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import yaml
 
-from bodega.report.findings import AGREE, CANNOT_TELL, DISAGREE, Finding
+from bodega.report.findings import AGREE, CANNOT_TELL, DISAGREE, NOT_COMPARABLE, Finding
 from bodega.report.study import load_study
-from bodega.report.study_changes import attack_labels, changes_table, flipped_verdicts, label_shares
+from bodega.report.study_changes import (attack_labels, changes_table, label_shares, notebook_verdicts,
+                                         render_flips)
 
 LABELS = [1] * 3 + [0] * 7  # a 10-row attack file sorted by label: 30% non-credible
 
@@ -71,12 +72,24 @@ def _finding(claim: str, verdict: str, reason: str = "r") -> Finding:
     return Finding(claim, f"paper says {claim}", "PR2", "evidence", verdict, reason, "")
 
 
-def test_only_flipped_verdicts_are_listed_with_the_new_reason():
-    before = [_finding("a", AGREE), _finding("b", DISAGREE), _finding("gone", AGREE)]
-    after = [_finding("a", AGREE), _finding("b", CANNOT_TELL, "interval contains 0"), _finding("new", AGREE)]
-    flipped = flipped_verdicts(before, after)
-    assert flipped.claim.tolist() == ["b", "gone", "new"]
-    row = flipped.set_index("claim").loc["b"]
-    assert (row["study v1"], row["study v2"], row["why (study v2)"]) == (DISAGREE, CANNOT_TELL, "interval contains 0")
-    assert flipped.set_index("claim").loc["gone", "study v2"] == "absent"
-    assert flipped.set_index("claim").loc["new", "study v1"] == "absent"
+def test_every_flip_between_renders_is_listed_with_its_cause():
+    renders = [{"label": "v1", "commit": "a", "cause": "", "verdicts": {"a": AGREE, "b": DISAGREE, "gone": AGREE}},
+               {"label": "v2", "commit": "b", "cause": "data", "verdicts": {"a": AGREE, "b": CANNOT_TELL}},
+               {"label": "v2 retrained", "commit": "c", "cause": "victim training",
+                "verdicts": {"a": DISAGREE, "b": CANNOT_TELL}}]
+    now = [_finding("a", DISAGREE), _finding("b", AGREE, "interval above 0"), _finding("new", AGREE)]
+    flips = render_flips(renders, now, "rule")
+    assert flips[["to", "claim", "before", "after", "cause"]].values.tolist() == [
+        ["v2", "b", DISAGREE, CANNOT_TELL, "data"], ["v2", "gone", AGREE, "absent", "data"],
+        ["v2 retrained", "a", AGREE, DISAGREE, "victim training"],
+        ["this render", "b", CANNOT_TELL, AGREE, "rule"], ["this render", "new", "absent", AGREE, "rule"]]
+    assert flips.set_index("claim").loc["b"].iloc[-1]["reason now"] == "interval above 0"
+    assert render_flips(renders[:1]).empty
+
+
+def test_a_rendered_notebook_gives_back_the_verdicts_it_glued():
+    output = {"data": {"application/papermill.record/text/plain": "'not comparable'"},
+              "metadata": {"scrapbook": {"name": "q1_rd_best_verdict"}}, "output_type": "display_data"}
+    other = {"data": {"application/papermill.record/text/plain": "'x'"}, "metadata": {"scrapbook": {"name": "grid"}}}
+    assert notebook_verdicts({"cells": [{"outputs": [output, other]}, {"cell_type": "markdown"}]}) == {
+        "q1_rd_best": NOT_COMPARABLE}

@@ -77,3 +77,19 @@ def test_findings_facts_count_verdicts_and_name_each_claims_fields():
 def test_a_verdict_nobody_reached_counts_zero(verdict):
     facts = findings_facts([Finding("c", "p", "PR2", "e", verdict, "r", "")])
     assert sum(facts[key] for key in ("n_agree", "n_disagree", "n_cannot_tell")) == 1
+
+
+def test_robustness_facts_name_the_marginal_victims_and_the_trainings():
+    from types import SimpleNamespace
+
+    from bodega.report.study_facts import robustness_facts
+
+    victims = pd.DataFrame({"task": ["PR2", "PR2"], "victim": ["BiLSTM", "BERT"]})
+    study = SimpleNamespace(results=SimpleNamespace(victims=victims))
+    found = [Finding("a", "p", "PR2", "e", AGREE, "r", "", fragile="disagree without the marginal victims"),
+             Finding("b", "p", "PR2", "e", AGREE, "r", "")]
+    facts = robustness_facts(study, {("PR2", "BiLSTM"): "marginal: F1"}, found, 50)
+    assert facts["marginal_victims"] == "PR2-BiLSTM (marginal: F1)" and facts["n_fragile"] == 1
+    assert facts["trainings_per_victim"] == 1 and "examples only" in facts["trainings_note"]
+    twice = SimpleNamespace(results=SimpleNamespace(victims=pd.concat([victims, victims])))
+    assert "resample the trainings" in robustness_facts(twice, {}, found, 50)["trainings_note"]

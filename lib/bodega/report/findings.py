@@ -2,47 +2,58 @@
 
 Why code and not prose: a verdict must follow from the intervals by a fixed rule, so that re-running
 the study on more examples can change it without anyone re-reading the numbers. Each claim quotes the
-sentence of the paper's text it tests (``quote``) and is read as written. The rules:
+sentence of the paper's text it tests (``quote``) and is read as written. The rules (the words "most",
+"always", "much", magnitudes, deviations and the best attacker are defined in :mod:`bodega.report.findings_rules`):
 
 - an ordering claim ("A is more vulnerable than B") agrees when the 95% interval of A - B lies above 0,
-  disagrees when it lies below 0, and cannot tell when it contains 0 (not distinguishable);
+  disagrees when it lies below 0, and cannot tell when it contains 0; a claim over k such differences ("the
+  most vulnerable", "always") judges each at the multiplicity-adjusted level 1 - 0.05 / k;
+- two victims (or two scenarios) are compared on the rows both attacked, paired, where they share at least 20
+  (:data:`~bodega.report.uncertainty.MIN_SHARED`), and unpaired on all their rows otherwise; the evidence says
+  which;
 - a range claim ("several hundred queries") agrees when our interval lies inside the range, disagrees
   when it lies outside, and cannot tell when it straddles an end;
-- a best-attacker claim agrees when the paper's attacker is ours or not distinguishable from ours;
-- a value the paper states agrees when it lies inside our interval;
-- a claim about several cells ("always") agrees only when every cell agrees and disagrees when any does;
+- a best-attacker claim agrees only when the paper's attacker is ours or tied with ours alone and every attacker
+  the paper ran on the task was run here; a value the paper states agrees when it lies inside our interval;
+- a stated magnitude ("27% higher") agrees when our ratio's interval lies above 1 and contains it;
 - a claim whose cells are not finished, or need data we do not have (human judgments), cannot be told, and
   the reason says which; one whose attacker the grid's skip rules leave out for every victim of the task is
   "not testable here" (a cannot-tell whose reason says so);
-- a stated magnitude ("27% higher") agrees when the paper's ratio lies inside the interval of our ratio,
-  not when the sign agrees;
-- two victims are compared by their best attack over the attackers run on both (the same set for each);
+- every claim examines the named deviations: a disagreement is **not comparable** only when a deviation pushes
+  our figure in the direction of the gap, and where the deviation has a size (re-asking, the budget cut) only
+  when applying it closes the gap;
 - a claim that compares victims uses competent victims only (:mod:`bodega.victims.competence`) and names
   those left out; "the most robust ... the smallest of them" is about the pretrained victims only; a size
   claim within one model family is not testable unless two sizes of one family are in the grid;
-- a difference that one of our named deviations explains (its direction included: the query budget, native
-  Genetic never re-asking, RD's source tweets only) is **not comparable**, naming the deviation, instead of
-  a disagreement;
 - a success rate of fewer than 30 examples, or of 0 or 1, is shown with its exact (Clopper-Pearson)
   interval beside the bootstrap one.
+
+A difference between victims or scenarios resamples the victim's trainings, then the examples within each
+(:func:`~bodega.report.uncertainty.training_difference_interval`); with one training per victim, as here so far,
+that is the interval over the examples. Every interval uses the study's seed (``Study.seed``);
+:mod:`bodega.report.verdict_robustness` varies it, and the victims left out, to show which verdicts are fragile.
 """
 from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass
-from typing import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
 from bodega.report.published import Statement
 from bodega.report.results import TASK_ORDER, VICTIM_ORDER
+from bodega.report.findings_rules import (AGREE, CANNOT_TELL, DISAGREE, DOWN, NOT_COMPARABLE, PAPER_ATTACKERS,
+                                          QUERY_BUDGET, SIZED, UNKNOWN, UP, Effect, adjusted_level, both,
+                                          effects_for, examined_text, gap_direction, pushing, unexplained,
+                                          verdict_best, verdict_magnitude, verdict_most, verdict_much)
 from bodega.report.study import Study
 from bodega.report.uncertainty import (Interval, Ranked, RunExamples, clopper_pearson, difference_interval,
-                                       mean_intervals, needs_exact, rank_attackers, ratio_interval, run_intervals)
+                                       mean_intervals, needs_exact, on_shared_rows, rank_attackers,
+                                       ratio_interval, run_intervals, training_difference_interval)
 
-AGREE, DISAGREE, CANNOT_TELL, NOT_COMPARABLE = "agree", "disagree", "cannot tell", "not comparable"
 NOT_TESTABLE = "not testable here"
 """The prefix of a cannot-tell reason that says no run of this grid can test the claim (read by the findings
 table to label its badge)."""
@@ -85,6 +96,8 @@ class Finding:
     numbers: tuple[Figure, ...] = ()  # the intervals of the evidence the verdict reads, named
     paper_value: str = ""  # the paper's value for those figures: "at least 200", "1.27", "> 0", "Genetic 0.49"
     proxy: bool = False  # the numbers are not the paper's measure, so not set against its value
+    examined: str = ""  # each named deviation examined for this claim, what it moves and which way
+    fragile: str = ""  # why the verdict is fragile (it changes under another seed or without marginal victims)
 
 
 # ---- verdict rules (pure: intervals in, verdict out) -------------------------------------------------
@@ -128,26 +141,6 @@ def verdict_value(value: float, interval: Interval | None, tolerance: float = 0.
     return DISAGREE
 
 
-def verdict_best(paper_attacker: str, ranking: Sequence[Ranked]) -> tuple[str, str]:
-    """The paper's best attacker of a task against our ranking (best first)."""
-    if not ranking:
-        return CANNOT_TELL, "no finished runs to rank"
-    ours = ranking[0]
-    if len(ranking) > 1 and all(r.tied_with_best for r in ranking):
-        return CANNOT_TELL, (f"intervals too wide: none of the {len(ranking)} attackers is distinguishable "
-                             f"from the others")
-    found = next((r for r in ranking if r.attacker == paper_attacker), None)
-    if found is None:
-        return CANNOT_TELL, f"{paper_attacker} has no finished run among the attackers compared"
-    if found is ours:
-        return AGREE, f"{paper_attacker} is our best attacker too"
-    if found.tied_with_best:
-        return AGREE, (f"{paper_attacker} is not distinguishable from our best, {ours.attacker} "
-                       f"(difference {found.behind_best.text()})")
-    return DISAGREE, (f"our best, {ours.attacker}, beats {paper_attacker} by {found.behind_best.text()}, "
-                      f"an interval that excludes 0")
-
-
 def combine(verdicts: Iterable[str]) -> str:
     """A claim about several cells: every cell agrees -> agree; any disagrees -> disagree; else any cell
     that a deviation makes not comparable -> not comparable."""
@@ -175,7 +168,8 @@ def quote(study: Study, statement_id: str, fragment: str | None = None) -> str:
 
 def competent_split(study: Study, task: str, victims: Sequence[str]) -> tuple[list[str], dict[str, str]]:
     """(victims whose results a comparison may use, {victim: why it is left out}). A victim measured and
-    found not competent is left out; one whose competence was never measured is kept."""
+    found not competent is left out, and so is one the study excludes (``Study.excluded``); one whose competence
+    was never measured is kept."""
     table = study.results.victims
     flags = {} if "competent" not in table else {
         r.victim: (r.competent, r.competence) for r in table[table.task == task].itertuples()}
@@ -184,6 +178,8 @@ def competent_split(study: Study, task: str, victims: Sequence[str]) -> tuple[li
         flag, why = flags.get(victim, (None, ""))
         if flag is not None and not pd.isna(flag) and not bool(flag):
             left[victim] = f"not competent ({why})"
+        elif (task, victim) in study.excluded:
+            left[victim] = study.excluded[(task, victim)]
         else:
             kept.append(victim)
     return kept, left
@@ -203,32 +199,59 @@ def success_text(run: RunExamples) -> str:
     return f"success {successes}/{run.n}, exact [{exact.low:.3f}, {exact.high:.3f}]"
 
 
-def fewer_queries_explained(study: Study, task: str, attackers: Sequence[str],
-                            runs: Sequence[RunExamples]) -> list[str]:
-    """Our named deviations that make our query counts lower than BODEGA's on these runs: native Genetic
-    never re-asks (OpenAttack's re-asks about 3x), RD's source tweets are far shorter than BODEGA's threads,
-    and a query budget that examples hit (BODEGA sets none)."""
-    deviations = _profile_deviations(study.spec.profile)
-    reasons = []
-    if "Genetic" in attackers and study.spec.backend == "native" and "attackers (fidelity=fixed)" in deviations:
-        reasons.append("native Genetic never re-asks a text it asked before (deviation `queries`; "
-                       "OpenAttack's Genetic re-asks about 3x)")
-    if task == "RD" and "RD data" in deviations:
-        reasons.append("RD data: source tweets only, far shorter than BODEGA's threads (deviation `RD data`)")
-    budget = study.spec.query_budget
-    if budget and runs:
-        queries = np.concatenate([run.queries for run in runs])
-        capped = float((queries >= budget).mean()) if queries.size else 0.0
-        if capped >= 0.1:
-            reasons.append(f"query budget {budget}: {capped:.0%} of the examples reached it (BODEGA sets none)")
-    return reasons
+def deviations_in_force(study: Study, task: str, runs: Sequence[RunExamples] = ()) -> list[str]:
+    """The named deviations of the study's profile (the attackers' fixes only where the native backend runs them),
+    with the grid's query budget where one of ``runs`` stopped an example at it (the records' flag)."""
+    names = [name for name in _profile_deviations(study.spec.profile)
+             if name != "attackers (fidelity=fixed)" or study.spec.backend == "native"]
+    if study.spec.query_budget and any(r.exhausted is not None and r.exhausted.any() for r in runs):
+        names.append(QUERY_BUDGET)
+    return names
 
 
-def not_comparable_if_explained(verdict: str, explained: Sequence[str]) -> tuple[str, str]:
-    """A disagreement that a named deviation explains is not comparable; the reason names the deviation."""
-    if verdict == DISAGREE and explained:
-        return NOT_COMPARABLE, "; ".join(explained)
-    return verdict, ""
+def budget_stops(runs: Sequence[RunExamples]) -> str:
+    """``17 of 150 examples stopped at the query budget``; '' when none did or the records do not say."""
+    flagged = [r for r in runs if r.exhausted is not None]
+    stopped = int(sum(r.exhausted.sum() for r in flagged))
+    return f"{stopped} of {sum(r.n for r in flagged)} examples stopped at the query budget" if stopped else ""
+
+
+def counted_as_without(run: RunExamples, effects: Sequence[Effect], budget: int | None) -> RunExamples:
+    """The run's queries as the paper's setting would count them, by the sized ``effects``: an example stopped at
+    the budget counted at the budget (the least it would have asked), then every count times each factor."""
+    queries = run.queries.copy()
+    if any(e.deviation == QUERY_BUDGET for e in effects) and budget and run.exhausted is not None:
+        queries = np.where(run.exhausted, np.maximum(queries, budget), queries)
+    for effect in effects:
+        queries = queries * (effect.factor or 1.0)
+    return replace(run, queries=queries)
+
+
+def judge_deviations(study: Study, verdict: str, measure: str, task: str, attackers: Sequence[str],
+                     interval: Interval | None, low: float, high: float, runs: Sequence[RunExamples] = (),
+                     rejudge: Callable[[Interval], str] | None = None) -> tuple[str, str, str]:
+    """(verdict, reason, examined) of a claim on ``measure`` whose paper range is [low, high] and our ``interval``
+    after examining every named deviation (:mod:`bodega.report.findings_rules`): a sized push is applied to
+    ``runs`` and the claim judged again by ``rejudge``; the reason shows that arithmetic."""
+    effects = effects_for(deviations_in_force(study, task, runs), measure, task, attackers)
+    direction = gap_direction(interval, low, high) if interval is not None and not math.isnan(interval.low) \
+        else UNKNOWN
+    examined = examined_text(effects, direction)
+    toward = pushing(effects, direction)
+    sized = [e for e in toward if e.factor or e.deviation in SIZED]
+    if verdict != DISAGREE or not toward or len(sized) < len(toward) or not runs or rejudge is None:
+        verdict, reason = unexplained(verdict, effects, direction)
+        return verdict, reason, examined
+    adjusted = mean_intervals([counted_as_without(r, sized, study.spec.query_budget) for r in runs],
+                              seed=study.seed)[measure]
+    steps = [f"x{e.factor:g} ({e.deviation})" for e in sized if e.factor] + \
+        [f"{budget_stops(runs)}, each counted at the budget {study.spec.query_budget} ({QUERY_BUDGET}; how far "
+         f"beyond it they would have gone is not known)" for e in sized if e.deviation == QUERY_BUDGET]
+    again = rejudge(adjusted)
+    arithmetic = f"{interval.text(1)} {', '.join(steps)} gives {adjusted.text(1)}"
+    if again == DISAGREE:
+        return DISAGREE, f"{arithmetic}: still outside, so the gap stands", examined
+    return NOT_COMPARABLE, f"{arithmetic}: no longer outside, so the deviations can explain the gap", examined
 
 
 # ---- selecting comparable runs ---------------------------------------------------------------------
@@ -312,28 +335,60 @@ def _ranking_text(ranking: Sequence[Ranked], victims: Sequence[str]) -> str:
     return text + (f"; not distinguishable: {', '.join(tied)}" if tied else "; every other attacker distinguishable")
 
 
+def bound_range(bound: str) -> tuple[float, float]:
+    """The range a bound of the paper's text allows: ``>800`` -> (800, inf), ``<150``, ``~0.6`` (within 0.05)."""
+    number = float(bound.lstrip("<>~"))
+    return {">": (number, math.inf), "<": (-math.inf, number), "~": (number - 0.05, number + 0.05)}[bound[0]]
+
+
+def _order_deviations(study: Study, task: str, best: str, paper: str, verdict: str) -> tuple[str, str, str]:
+    """(verdict, reason, examined) of a best-attacker claim after its deviations: only an effect on one attacker
+    and not the other moves their order (one on every attacker alike does not); our best ahead of the paper's is
+    not comparable when such an effect raises ours or lowers the paper's."""
+    names = deviations_in_force(study, task)
+    scoped = [e for e in effects_for(names, "bodega", task, [best, paper]) if e.attackers]
+    toward = [e for e in scoped if (e.direction == UP and best in e.attackers and paper not in e.attackers)
+              or (e.direction == DOWN and paper in e.attackers and best not in e.attackers)]
+    examined = " | ".join([e.text() + ("; the gap's direction" if e in toward else "") for e in scoped] +
+                          ["a deviation that moves every attacker alike does not move their order"])
+    if verdict != DISAGREE or not toward:
+        return verdict, "", examined
+    return NOT_COMPARABLE, (f"{', '.join(dict.fromkeys(e.deviation for e in toward))} favours {best} over {paper} "
+                            f"by an amount not measured"), examined
+
+
 def best_attacker_findings(study: Study) -> list[Finding]:
-    """q1: the best untargeted attacker of each task (Table 4)."""
+    """q1: the best untargeted attacker of each task (Table 4), judged strictly (:func:`verdict_best`); RD's
+    "the best methods reach 0.25" as a value against our best attacker's interval."""
     findings = []
     for statement in [s for s in study.published.statements if s.best_in_task]:
         task, paper = statement.task, statement.attacker
         victims, attackers = comparable(study, task, "untargeted")
-        ranking = rank_attackers(groups(study, task, "untargeted", victims, attackers)) if attackers else []
+        ranking = rank_attackers(groups(study, task, "untargeted", victims, attackers), seed=study.seed) \
+            if attackers else []
         evidence = _ranking_text(ranking, victims) if ranking else _task_missing(study, task, "untargeted")
         numbers: tuple[Figure, ...] = (Figure(ranking[0].attacker, ranking[0].bodega),) if ranking else ()
         claim = (f"the best methods reach BODEGA {statement.value:g}" if paper == "best methods" else
                  f"best attacker: {paper}" + (f" (BODEGA {statement.value:g})" if statement.value is not None else ""))
+        examined = ""
         if paper == "best methods":
             interval = ranking[0].bodega if ranking else None
             verdict = verdict_value(statement.value, interval)
             reason = (f"the paper's value {statement.value:g} is {'inside' if verdict == AGREE else 'outside'} the "
                       f"interval of our best attacker" if interval else _task_missing(study, task, "untargeted"))
+            best = [ranking[0].attacker] if ranking else []
+            verdict, why, examined = judge_deviations(study, verdict, "bodega", task, best, interval,
+                                                      statement.value, statement.value)
+            reason = "; ".join(filter(None, [reason, why]))
         elif paper not in attackers:
             reason = f"{paper}: {_missing(study, task, study.spec.victims, paper, 'untargeted')}"
             untestable = _left_out_by_grid(study, task, study.spec.victims, paper, "untargeted")
             verdict, reason = CANNOT_TELL, not_testable(reason) if untestable else reason
         else:
-            verdict, reason = verdict_best(paper, ranking)
+            missing = [a for a in PAPER_ATTACKERS if a not in attackers]
+            verdict, reason = verdict_best(paper, ranking, missing)
+            verdict, why, examined = _order_deviations(study, task, ranking[0].attacker, paper, verdict)
+            reason = "; ".join(filter(None, [reason, why]))
             found = next(r for r in ranking if r.attacker == paper)
             if found is not ranking[0]:
                 numbers += (Figure(paper, found.bodega),)
@@ -342,7 +397,7 @@ def best_attacker_findings(study: Study) -> list[Finding]:
                                 _differs(study, ["semantic", "masked-lm", "attackers (fidelity=fixed)", "BERT"], task),
                                 quote=statement.text,
                                 left_out=left_out_text(competent_split(study, task, study.spec.victims)[1]),
-                                numbers=numbers, paper_value=_best_paper_value(statement)))
+                                numbers=numbers, paper_value=_best_paper_value(statement), examined=examined))
     return findings
 
 
@@ -366,21 +421,31 @@ def _best_text(study: Study, task: str, victim: str, scenario: str, best: tuple[
     """``BERT (PWWS) 0.300 [..]``, its exact success interval where needed, and its best over all its own
     attackers when that is another attack (not used: the other victim did not meet it)."""
     attacker, run = best
-    text = f"{victim} ({attacker}) {run_intervals(run)['bodega'].text()}"
+    text = f"{victim} ({attacker}) {run_intervals(run, seed=study.seed)['bodega'].text()}"
     extra = success_text(run)
     overall = best_run(study, task, victim, scenario)
     if overall is not None and overall[0] not in shared:
         extra = "; ".join(filter(None, [extra, f"its best over all its attackers, {overall[0]} "
-                                               f"{run_intervals(overall[1])['bodega'].text()}, not used"]))
+                                               f"{run_intervals(overall[1], seed=study.seed)['bodega'].text()}, "
+                                               f"not used"]))
     return text + (f" ({extra})" if extra else "")
+
+
+def paired_text(shared: int, first: RunExamples, second: RunExamples) -> str:
+    """How two runs were compared: ``paired on 31 shared rows`` or ``unpaired (12 of 50 and 50 rows shared)``."""
+    if shared:
+        return f"paired on {shared} shared rows"
+    common = len(set(first.keys) & set(second.keys))
+    return f"unpaired ({common} of {first.n} and {second.n} rows shared, fewer than 20)"
 
 
 def _ordering(study: Study, claim_id: str, paper: str, task: str, pairs: Sequence[tuple[str, str]],
               quote_text: str = "", scenario: str = "targeted", ratio: float | None = None,
               reading: str = "") -> Finding:
     """Each pair (more, less): the best attack on ``more`` scores higher than on ``less`` (Figure 2), each
-    pair over the attackers run on both; with ``ratio``, the claim is that more / less equals ``ratio``.
-    Victims that are not competent are left out and named."""
+    pair over the attackers run on both and compared on the rows both attacked where they share 20 or more;
+    several pairs ("the most vulnerable") are judged by "most" at the adjusted level; with ``ratio``, the claim
+    is the magnitude more / less = ``ratio``. Victims that are not competent are left out and named."""
     differs = _differs(study, ["BERT", "GEMMA2B", "GEMMA7B", "epochs"], task)
     named = list(dict.fromkeys(v for pair in pairs for v in pair))
     _, left = competent_split(study, task, named)
@@ -397,36 +462,44 @@ def _ordering(study: Study, claim_id: str, paper: str, task: str, pairs: Sequenc
         compared.append((more, less, shared, best_more, best_less))
     why = "; ".join(filter(None, [grouped(absent), left_out_text(left)]))
     paper_value = ABOVE_ZERO if ratio is None else f"{ratio:g}"
+    examined = examined_text(effects_for(deviations_in_force(study, task), "victim difference", task), UNKNOWN)
     if not compared:
         return Finding(claim_id, paper, task, "–", CANNOT_TELL, f"not enough victims with finished runs ({why})",
-                       differs, quote_text, left_out_text(left), paper_value=paper_value)
-    parts = []
+                       differs, quote_text, left_out_text(left), paper_value=paper_value, examined=examined)
+    level = adjusted_level(len(compared))
+    parts, sides, trained = [], [], []
     for more, less, shared, best_more, best_less in compared:
-        common = len(set(best_more[1].keys) & set(best_less[1].keys))
+        first, second, n_shared = on_shared_rows(best_more[1], best_less[1])
+        sides.append((first, second))
+        trained.append((study.trainings(task, more, best_more[0], scenario),
+                        study.trainings(task, less, best_less[0], scenario)))
         parts.append(f"{more} vs {less} over {', '.join(shared)}: "
                      f"{_best_text(study, task, more, scenario, best_more, shared)}, "
                      f"{_best_text(study, task, less, scenario, best_less, shared)}, "
-                     f"{common} of {best_more[1].n} and {best_less[1].n} rows shared")
+                     f"{paired_text(n_shared, best_more[1], best_less[1])}")
     if ratio is None:
-        gaps = [difference_interval([more[1]], [less[1]]) for _, _, _, more, less in compared]
-        verdict = combine(verdict_order(g) for g in gaps)
+        gaps = [training_difference_interval(a, b, seed=study.seed, level=level) for a, b in trained]
+        verdict = verdict_most(gaps)
+        at = f"{level:.1%} interval (adjusted for {len(gaps)} comparisons)" if len(gaps) > 1 else "95% interval"
         parts = [f"{part}; difference {g.text()}" for part, g in zip(parts, gaps)]
         numbers = tuple(Figure(f"{more} − {less}", g) for (more, less, *_), g in zip(compared, gaps))
-        reason = {AGREE: "every difference's interval lies above 0",
-                  DISAGREE: "a difference's interval lies below 0 (the reverse order)",
-                  CANNOT_TELL: "a difference's interval contains 0 (not distinguishable)"}[verdict]
+        reason = {AGREE: f"every difference's {at} lies above 0",
+                  DISAGREE: f"a difference's {at} lies below 0 (the reverse order)",
+                  CANNOT_TELL: f"a difference's {at} contains 0 (not distinguishable)"}[verdict]
     else:
-        ratios = [ratio_interval([more[1]], [less[1]]) for _, _, _, more, less in compared]
-        verdict = combine(verdict_value(ratio, r) for r in ratios)
+        ratios = [ratio_interval([a], [b], seed=study.seed) for a, b in sides]
+        verdict = both([verdict_magnitude(ratio, r) for r in ratios])
         parts = [f"{part}; ratio {r.text()}" for part, r in zip(parts, ratios)]
         numbers = tuple(Figure(f"{more} / {less}", r) for (more, less, *_), r in zip(compared, ratios))
-        reason = (f"the paper's ratio {ratio:g} lies {'inside' if verdict == AGREE else 'outside'} our ratio's "
-                  f"interval" if verdict != CANNOT_TELL else "our ratio has no interval (a best score of 0)")
+        reason = {AGREE: f"our ratio's interval lies above 1 and contains the paper's {ratio:g}",
+                  DISAGREE: f"our ratio's interval excludes both 1 and the paper's {ratio:g}, or lies below 1",
+                  CANNOT_TELL: "our ratio's interval contains 1 (or there is none), so it does not show even the "
+                               "direction"}[verdict]
     evidence = f"best {scenario} BODEGA, " + " | ".join(parts)
     if reading:
         reason = f"{reading}; {reason}"
     return Finding(claim_id, paper, task, evidence, verdict, reason + (f"; not compared: {why}" if why else ""),
-                   differs, quote_text, left_out_text(left), numbers, paper_value)
+                   differs, quote_text, left_out_text(left), numbers, paper_value, examined=examined)
 
 
 def grouped(reasons: dict[str, str]) -> str:
@@ -524,7 +597,8 @@ def query_findings(study: Study) -> list[Finding]:
     for task in TASK_ORDER:
         low, high, words = QUERY_RANGES[task]
         victims, attackers = comparable(study, task, "targeted")
-        ranking = rank_attackers(groups(study, task, "targeted", victims, attackers)) if attackers else []
+        ranking = rank_attackers(groups(study, task, "targeted", victims, attackers), seed=study.seed) \
+            if attackers else []
         if not ranking:
             findings.append(Finding(f"q3-queries-{task}", f"good attacks need {words} queries per example", task, "–",
                                     CANNOT_TELL, _task_missing(study, task, "targeted"),
@@ -533,20 +607,20 @@ def query_findings(study: Study) -> list[Finding]:
             continue
         best = ranking[0].attacker
         runs = groups(study, task, "targeted", victims, [best])[best]
-        queries = mean_intervals(runs)["queries"]
+        queries = mean_intervals(runs, seed=study.seed)["queries"]
         verdict = verdict_range(queries, low, high)
         reason = f"our interval {WHERE.get(verdict, WHERE[DISAGREE])} the range {range_text(low, high)}"
-        fewer = verdict == DISAGREE and queries.high < low
-        verdict, explained = not_comparable_if_explained(
-            verdict, fewer_queries_explained(study, task, [best], runs) if fewer else [])
+        verdict, why, examined = judge_deviations(study, verdict, "queries", task, [best], queries, low, high, runs,
+                                                  lambda interval: verdict_range(interval, low, high))
+        stops = budget_stops(runs)
         findings.append(Finding(
             f"q3-queries-{task}", f"good attacks need {words} queries per example", task,
-            f"best targeted attacker {best} (over {', '.join(victims)}): {queries.text(1)} queries", verdict,
-            reason + (f", below it; explained by {explained}" if explained else ""),
+            f"best targeted attacker {best} (over {', '.join(victims)}): {queries.text(1)} queries"
+            + (f" ({stops})" if stops else ""), verdict, "; ".join(filter(None, [reason, why])),
             _differs(study, ["queries"], task), quote(study, "q3-queries", "HN and RD" if task in ("HN", "RD")
                                                      else "good attacks"),
             left_out_text(competent_split(study, task, study.spec.victims)[1]), (Figure(best, queries, 1),),
-            range_text(low, high)))
+            range_text(low, high), examined=examined))
     findings += _genetic_findings(study)
     return findings
 
@@ -558,8 +632,9 @@ def _genetic_findings(study: Study) -> list[Finding]:
         statement = study.published.statement(statement_id)
         named = [] if statement.attacker.startswith("all but ") else [statement.attacker]
         attackers = [a for a in dict.fromkeys([*study.spec.attackers, *named]) if statement.covers(task, a)]
+        low, high = bound_range(statement.bound)
         figures: list[Figure] = []
-        verdicts, missing, explained = [], [], []
+        verdicts, missing, explained, examined = [], [], [], []
         for attacker in attackers:
             victims = [v for v in study.victims_run(task, attacker, "untargeted")
                        if v in competent_split(study, task, study.spec.victims)[0]]
@@ -567,19 +642,21 @@ def _genetic_findings(study: Study) -> list[Finding]:
             if not runs:
                 missing.append(f"{attacker}: {_missing(study, task, study.spec.victims, attacker, 'untargeted')}")
                 continue
-            queries = mean_intervals(runs)["queries"]
-            cell = verdict_bound(statement.bound, queries)
-            if cell == DISAGREE and statement.bound.startswith(">"):  # fewer queries than the paper's bound
-                cell, why = not_comparable_if_explained(cell, fewer_queries_explained(study, task, [attacker], runs))
-                explained += [f"{attacker}: {why}"] if why else []
+            queries = mean_intervals(runs, seed=study.seed)["queries"]
+            cell, why, looked = judge_deviations(study, verdict_bound(statement.bound, queries), "queries", task,
+                                                 [attacker], queries, low, high, runs,
+                                                 lambda interval: verdict_bound(statement.bound, interval))
+            explained += [f"{attacker}: {why}"] if why else []
+            examined += [f"{attacker}: {looked}"] if looked else []
             verdicts.append(cell)
             figures.append(Figure(attacker, queries, 1))
         verdict = combine(verdicts) if verdicts else CANNOT_TELL
         reason = {AGREE: f"every interval satisfies {statement.bound}",
                   DISAGREE: f"an interval lies wholly on the wrong side of {statement.bound}",
-                  NOT_COMPARABLE: f"an interval lies below {statement.bound}, as a named deviation makes it: "
-                                  + "; ".join(explained),
+                  NOT_COMPARABLE: f"an interval lies on the wrong side of {statement.bound}, as a named deviation "
+                                  f"can make it",
                   CANNOT_TELL: f"an interval straddles {statement.bound}" if verdicts else "no finished run"}[verdict]
+        reason = "; ".join([reason, *explained])
         if missing:
             reason += "; " + "; ".join(missing)
         if missing and not verdicts and all(_left_out_by_grid(study, task, study.spec.victims, a, "untargeted")
@@ -590,47 +667,93 @@ def _genetic_findings(study: Study) -> list[Finding]:
                                 verdict, reason, _differs(study, ["queries"], task),
                                 quote(study, "q1-pr-genetic-queries"),
                                 left_out_text(competent_split(study, task, study.spec.victims)[1]), tuple(figures),
-                                statement.bound or ""))
+                                statement.bound or "", examined=" || ".join(examined)))
     return findings
 
 
-HARDER: dict[str, tuple[str, tuple[str, ...]]] = {
-    "HN": ("targeted", ("BERT",)), "FC": ("targeted", ()), "PR2": ("untargeted", ()), "RD": ("untargeted", ()),
+HARDER: dict[str, tuple[str, tuple[str, ...], bool]] = {
+    "HN": ("targeted", ("BERT",), False), "FC": ("targeted", (), False),
+    "PR2": ("untargeted", (), True), "RD": ("untargeted", (), True),
 }
-"""q4: the scenario the paper found harder per task, and the victims its claim excepts."""
+"""q4: the scenario the paper found harder per task, the victims its claim excepts, and whether it says "much"
+("the untargeted one is always much more challenging for PR and RD")."""
+
+
+@dataclass(frozen=True)
+class ScenarioGaps:
+    """One task's scenario comparison: per victim the easier minus the harder best score (adjusted level), and
+    the pooled effect (the mean over those victims, 95%)."""
+
+    victims: tuple[str, ...]
+    gaps: tuple[Interval, ...]
+    pooled: Interval | None
+
+
+def scenario_gaps(study: Study, task: str) -> tuple[ScenarioGaps, dict[str, str]]:
+    """(the task's scenario gaps, the victims left out and why) over its competent victims with both scenarios,
+    each pair over the attackers run in both. The two scenarios are compared on all their rows, unpaired: on a
+    row both attacked they pose the same goal (a row the victim calls non-credible, pushed to credible), so the
+    difference between scenarios lies in which rows each admits, and the shared rows alone would compare a run
+    with itself."""
+    harder, excepted, _ = HARDER[task]
+    easier = "untargeted" if harder == "targeted" else "targeted"
+    kept, left = competent_split(study, task, [v for v in VICTIM_ORDER if v not in excepted])
+    victims, sides, trained = [], [], []
+    for victim in kept:
+        shared = [a for a in study.attackers_run(task, victim, harder) if study.run(task, victim, a, easier)]
+        hard, easy = best_run(study, task, victim, harder, shared), best_run(study, task, victim, easier, shared)
+        if hard is not None and easy is not None:
+            victims.append(victim)
+            sides.append((easy[1], hard[1]))
+            trained.append((study.trainings(task, victim, easy[0], easier),
+                            study.trainings(task, victim, hard[0], harder)))
+    level = adjusted_level(len(sides))
+    gaps = tuple(training_difference_interval(a, b, seed=study.seed, level=level, paired=False) for a, b in trained)
+    pooled = difference_interval([a for a, _ in sides], [b for _, b in sides], seed=study.seed) if sides else None
+    return ScenarioGaps(tuple(victims), gaps, pooled), left
 
 
 def scenario_findings(study: Study) -> list[Finding]:
-    """q4 (Table 5): which scenario gives the lower best BODEGA score, per task, on every victim."""
+    """q4 (Table 5): which scenario gives the lower best BODEGA score, per task: "always" per victim at the
+    adjusted level with the pooled effect beside it; "much" against half the largest pooled effect of the tasks
+    the sentence names (PR2 and RD)."""
+    measured = {task: scenario_gaps(study, task) for task in TASK_ORDER}
+    much_tasks = [t for t in TASK_ORDER if HARDER[t][2]]
+    pooled_much = [measured[t][0].pooled.estimate for t in much_tasks if measured[t][0].pooled is not None]
+    reference = max(pooled_much) if pooled_much else math.nan
     findings = []
     for task in TASK_ORDER:
-        harder, excepted = HARDER[task]
+        harder, excepted, much = HARDER[task]
         easier = "untargeted" if harder == "targeted" else "targeted"
-        parts, verdicts, figures = [], [], []
-        kept, left = competent_split(study, task, [v for v in VICTIM_ORDER if v not in excepted])
-        for victim in kept:
-            shared = [a for a in study.attackers_run(task, victim, harder) if study.run(task, victim, a, easier)]
-            hard, easy = best_run(study, task, victim, harder, shared), best_run(study, task, victim, easier, shared)
-            if hard is None or easy is None:
-                continue
-            gap = difference_interval([easy[1]], [hard[1]])
-            verdicts.append(verdict_order(gap))
-            parts.append(f"{victim}: {easier} minus {harder} {gap.text()}")
-            figures.append(Figure(f"{victim} {easier} − {harder}", gap))
-        verdict = combine(verdicts)
-        reason = (f"{len(verdicts)} victim(s) with both scenarios; " +
-                  {AGREE: f"on each the {harder} best score is distinguishably lower",
-                   DISAGREE: f"on some victim the {harder} best score is distinguishably higher",
-                   CANNOT_TELL: "some difference is not distinguishable from 0" if verdicts
-                   else _task_missing(study, task, "targeted")}
-                  [verdict])
-        paper = f"the {harder} scenario is harder" + (f" (except {', '.join(excepted)})" if excepted else "")
+        (gaps, left) = measured[task]
+        always = verdict_most(list(gaps.gaps)) if gaps.gaps else CANNOT_TELL
+        parts = [f"{v}: {easier} minus {harder} {g.text()}" for v, g in zip(gaps.victims, gaps.gaps)]
+        figures = [Figure(f"{v} {easier} − {harder}", g) for v, g in zip(gaps.victims, gaps.gaps)]
+        at = f"{adjusted_level(len(gaps.gaps)):.1%} intervals" if len(gaps.gaps) > 1 else "95% interval"
+        reason = (f"{len(gaps.gaps)} victim(s) with both scenarios; always: " +
+                  {AGREE: f"on each the {harder} best score is distinguishably lower ({at})",
+                   DISAGREE: f"on some victim the {harder} best score is distinguishably higher ({at})",
+                   CANNOT_TELL: f"some difference is not distinguishable from 0 ({at})" if gaps.gaps
+                   else _task_missing(study, task, "targeted")}[always])
+        verdict = always
+        if gaps.pooled is not None:
+            figures.append(Figure(f"pooled {easier} − {harder}", gaps.pooled))
+            parts.append(f"pooled over the victims {gaps.pooled.text()}")
+            reason += f"; pooled over the victims {gaps.pooled.text()} ({verdict_order(gaps.pooled)} on direction)"
+        if much and gaps.pooled is not None:
+            how_much = verdict_much(gaps.pooled, reference)
+            verdict = both([always, how_much])
+            reason += (f"; much (at least half the largest pooled effect of PR2 and RD, {reference:.3f} / 2 = "
+                       f"{reference / 2:.3f}): {how_much}")
+        examined = examined_text(effects_for(deviations_in_force(study, task), "scenario difference", task), UNKNOWN)
+        paper = (f"the {harder} scenario is {'always much more challenging' if much else 'always harder'}"
+                 + (f" (except {', '.join(excepted)})" if excepted else ""))
         findings.append(Finding(f"q4-targeting-{task}", paper, task,
                                 "best BODEGA, " + ("; ".join(parts) or "–"), verdict,
                                 reason + (f"; left out: {left_out_text(left)}" if left else ""),
                                 _differs(study, ["epoch selection", "epochs"], task),
                                 quote(study, "q4-targeting", "targeted task" if harder == "targeted" else "untargeted"),
-                                left_out_text(left), tuple(figures), ABOVE_ZERO))
+                                left_out_text(left), tuple(figures), ABOVE_ZERO, examined=examined))
     return findings
 
 
@@ -643,7 +766,7 @@ def manual_finding(study: Study, attacker: str = "BERT-ATTACK", victim: str = "B
         run = study.run(task, victim, attacker, "untargeted")
         top = _top_successes(run, n) if run is not None else None
         if top is not None:
-            figures.append(Figure(task, run_intervals(top)["semantic"]))
+            figures.append(Figure(task, run_intervals(top, seed=study.seed)["semantic"]))
             parts.append(f"{figures[-1].text()} (n={top.n})")
     evidence = (f"proxy, mean semantic score of the {n} best untargeted {attacker} examples against {victim}: "
                 + ("; ".join(parts) or "no finished run"))
@@ -659,8 +782,7 @@ def _top_successes(run: RunExamples, n: int) -> RunExamples | None:
     if not order:
         return None
     take = np.array(order)
-    return RunExamples(run.name, tuple(run.keys[i] for i in take), run.success[take], run.semantic[take],
-                       run.character[take], run.bodega[take], run.queries[take])
+    return run.take(take)
 
 
 def findings(study: Study) -> list[Finding]:

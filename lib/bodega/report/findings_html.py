@@ -17,6 +17,8 @@ from bodega.report.findings import AGREE, CANNOT_TELL, DISAGREE, NOT_COMPARABLE,
 from bodega.report.results import TASK_ORDER
 
 GREY = "#6b7280"
+FRAGILE = "fragile"
+FRAGILE_COLOUR = "#7c3aed"
 BADGE_COLOURS = {AGREE: "#2e7d32", DISAGREE: "#c62828", NOT_COMPARABLE: "#b45309", CANNOT_TELL: GREY,
                  NOT_TESTABLE: GREY}
 COUNT_ORDER = (AGREE, DISAGREE, NOT_COMPARABLE, CANNOT_TELL)
@@ -46,6 +48,16 @@ def badge(label: str, text: str | None = None, title: str = "") -> str:
             f"</span>")
 
 
+def fragile_badge(finding: Finding) -> str:
+    """A *fragile* label beside a verdict that changes under another seed or without the marginal victims
+    (hover: the cause); '' for a firm one."""
+    if not finding.fragile:
+        return ""
+    return (f' <span class="fragile-badge" title="{escape(finding.fragile)}" style="border:1px solid {FRAGILE_COLOUR};'
+            f'color:{FRAGILE_COLOUR};border-radius:0.7em;padding:0 0.5em;font-size:0.8em;font-style:italic;'
+            f'white-space:nowrap">{FRAGILE}</span>')
+
+
 def numbers_html(finding: Finding) -> str:
     """Our numbers and the paper's in one cell: ``0.42 [0.31, 0.55] vs 0.30``, one line per figure. A proxy
     (evidence that is not the paper's measure) is named as one and not set against the paper's value."""
@@ -68,7 +80,8 @@ def numbers_title(finding: Finding) -> str:
 def why_html(finding: Finding) -> str:
     """The quoted sentence, the evidence, the reason, the victims left out and the deviations, folded."""
     parts = [("The paper", f"“{finding.quote}”" if finding.quote else ""), ("Ours", finding.evidence),
-             ("Why", finding.reason), ("Left out", finding.left_out), ("Deviations", finding.differs)]
+             ("Why", finding.reason), ("Fragile", finding.fragile), ("Left out", finding.left_out),
+             ("Deviations", finding.differs), ("Deviations examined", finding.examined)]
     body = "".join(f"<p><strong>{name}:</strong> {escape(text)}</p>" for name, text in parts if text)
     return f"<details><summary>why</summary>{body}</details>"
 
@@ -77,7 +90,7 @@ def findings_html(found: Sequence[Finding]) -> str:
     """The findings table: task, claim (with its reasons on demand), verdict badge, ours vs the paper."""
     rows = "".join(
         f'<tr class="finding"><td>{escape(f.task)}</td><td>{escape(f.paper)}{why_html(f)}</td>'
-        f"<td>{badge(badge_label(f))}</td><td>{numbers_html(f)}</td></tr>" for f in found)
+        f"<td>{badge(badge_label(f))}{fragile_badge(f)}</td><td>{numbers_html(f)}</td></tr>" for f in found)
     head = "".join(f"<th>{name}</th>" for name in ("task", "claim", "verdict", "ours vs the paper"))
     return f'<table class="findings-table"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
 
@@ -89,19 +102,27 @@ def verdict_counts_html(found: Sequence[Finding]) -> str:
     counts = {verdict: sum(f.verdict == verdict for f in found) for verdict in COUNT_ORDER}
     spans = [badge(v, f"{counts[v]} {v}" + (f" ({untestable} {NOT_TESTABLE})" if v == CANNOT_TELL and untestable
                                             else "")) for v in COUNT_ORDER]
-    return f"<p>{len(found)} claims: " + " ".join(spans) + "</p>"
+    fragile = sum(bool(f.fragile) for f in found)
+    return (f"<p>{len(found)} claims: " + " ".join(spans) + (f"; {fragile} of them {FRAGILE}" if fragile else "")
+            + "</p>")
 
 
 def headline_html(found: Sequence[Finding], headlines: Sequence[tuple[str, Sequence[str]]] = HEADLINES) -> str:
     """The verdict counts, then one row per headline claim with a badge per task it was tested on (hover:
-    our numbers); a headline none of whose findings exist is left out."""
+    our numbers, and a *fragile* label where the verdict is), then every fragile verdict with its cause; a
+    headline none of whose findings exist is left out."""
     by_id = {f.claim: f for f in found}
     rows = []
     for claim, ids in headlines:
         tested = [by_id[i] for i in ids if i in by_id]
         if tested:
-            badges = " ".join(badge(badge_label(f), f"{f.task}: {badge_label(f)}", numbers_title(f)) for f in tested)
+            badges = " ".join(badge(badge_label(f), f"{f.task}: {badge_label(f)}", numbers_title(f)) + fragile_badge(f)
+                              for f in tested)
             rows.append(f'<tr class="headline"><td>{escape(claim)}</td><td>{badges}</td></tr>')
     table = (f'<table class="headline-verdicts"><thead><tr><th>claim</th><th>our verdict per task</th></tr>'
              f'</thead><tbody>{"".join(rows)}</tbody></table>')
-    return verdict_counts_html(found) + table
+    fragile = [f for f in found if f.fragile]
+    listed = "".join(f"<li>{escape(f.task)}, {escape(f.paper)}: {escape(f.verdict)}, but {escape(f.fragile)}</li>"
+                     for f in fragile)
+    return verdict_counts_html(found) + table + (f'<p>Fragile verdicts:</p><ul class="fragile-verdicts">{listed}</ul>'
+                                                 if fragile else "")

@@ -6,14 +6,14 @@ they need each run's examples to compute intervals.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from bodega.experiments import load_grid
 from bodega.experiments.spec import GridSpec
 from bodega.report.published import Published, load_published
 from bodega.report.results import Results, load_results
-from bodega.report.uncertainty import RunExamples, run_examples
+from bodega.report.uncertainty import SEED, RunExamples, run_examples
 
 
 @dataclass(frozen=True)
@@ -24,10 +24,19 @@ class Study:
     spec: GridSpec
     examples: dict[tuple[str, str, str, str], RunExamples]  # (task, victim, attacker, scenario) -> examples
     published: Published
+    seed: int = SEED  # the bootstrap seed every interval of the findings uses (varied to test a verdict's robustness)
+    excluded: dict[tuple[str, str], str] = field(default_factory=dict)  # (task, victim) -> why a comparison leaves
+    # it out beside the competence rule (the robustness check leaves out the marginal victims)
 
     def run(self, task: str, victim: str, attacker: str, scenario: str) -> RunExamples | None:
         """The examples of the finished run (task, victim, attacker, scenario), or None."""
         return self.examples.get((task, victim, attacker, scenario))
+
+    def trainings(self, task: str, victim: str, attacker: str, scenario: str) -> list[RunExamples]:
+        """The finished run of (task, victim, attacker, scenario) against each training of the victim, in training
+        order: a grid names one training per victim until it names training seeds, so this is that one run."""
+        found = self.run(task, victim, attacker, scenario)
+        return [found] if found is not None else []
 
     def attackers_run(self, task: str, victim: str, scenario: str) -> list[str]:
         """Attackers with a finished run on (task, victim, scenario), in the grid's order."""

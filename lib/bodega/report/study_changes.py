@@ -84,16 +84,37 @@ def changes_table(before: Study, after: Study, data_root: str | Path,
     return pd.DataFrame(rows, columns=["task", "what", *names]).set_index(["task", "what"])
 
 
-def flipped_verdicts(before: Sequence[Finding], after: Sequence[Finding],
-                     names: tuple[str, str] = ("study v1", "study v2")) -> pd.DataFrame:
-    """The claims whose verdict differs between two studies' findings (a claim one study lacks reads 'absent')."""
-    old = {(f.claim, f.task): f for f in before}
-    new = {(f.claim, f.task): f for f in after}
+def notebook_verdicts(notebook: dict) -> dict[str, str]:
+    """{claim key: verdict} glued by a rendered study notebook (its ``<claim>_verdict`` values, claim names with
+    underscores as :func:`bodega.report.study_facts.findings_facts` writes them)."""
+    import ast
+
+    verdicts = {}
+    for cell in notebook.get("cells", []):
+        for output in cell.get("outputs", []):
+            name = output.get("metadata", {}).get("scrapbook", {}).get("name", "")
+            value = output.get("data", {}).get("application/papermill.record/text/plain")
+            if name.endswith("_verdict") and value is not None:
+                verdicts[name.removesuffix("_verdict")] = ast.literal_eval(value)
+    return verdicts
+
+
+def render_flips(renders: Sequence[dict], current: Sequence[Finding] = (), cause: str = "") -> pd.DataFrame:
+    """Every verdict that changed from one render of the study to the next, with the later render's cause.
+    ``renders`` are in order, each ``{"label", "commit", "cause", "verdicts": {claim key: verdict}}`` (as
+    ``benchmarks/study_renders.py`` writes them); ``current`` findings, when given, are the last render, with
+    ``cause``, and their flips carry the finding's reason."""
+    steps = [dict(r) for r in renders]
+    reasons = {f.claim.replace("-", "_"): f.reason for f in current}
+    if current:
+        steps.append({"label": "this render", "commit": "", "cause": cause,
+                      "verdicts": {f.claim.replace("-", "_"): f.verdict for f in current}})
     rows = []
-    for key in dict.fromkeys([*old, *new]):
-        was, now = old.get(key), new.get(key)
-        verdicts = [f.verdict if f else "absent" for f in (was, now)]
-        if verdicts[0] != verdicts[1]:
-            rows.append({"claim": key[0], "task": key[1], "paper": (now or was).paper,
-                         names[0]: verdicts[0], names[1]: verdicts[1], f"why ({names[1]})": now.reason if now else ""})
-    return pd.DataFrame(rows, columns=["claim", "task", "paper", *names, f"why ({names[1]})"])
+    for before, after in zip(steps, steps[1:]):
+        for claim in dict.fromkeys([*before["verdicts"], *after["verdicts"]]):
+            was, now = before["verdicts"].get(claim, "absent"), after["verdicts"].get(claim, "absent")
+            if was != now:
+                rows.append({"from": before["label"], "to": after["label"], "claim": claim, "before": was,
+                             "after": now, "cause": after["cause"],
+                             "reason now": reasons.get(claim, "") if after is steps[-1] and current else ""})
+    return pd.DataFrame(rows, columns=["from", "to", "claim", "before", "after", "cause", "reason now"])

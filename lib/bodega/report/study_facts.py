@@ -90,6 +90,22 @@ def left_out_hours(table: pd.DataFrame) -> float:
                  1)
 
 
+def robustness_facts(study: Study, marginal: dict[tuple[str, str], str], found: list[Finding],
+                     seeds: int) -> dict[str, Any]:
+    """What the robustness check varied and found: the marginal victims, the seeds, how many verdicts are fragile,
+    and how many trainings per victim the intervals hold (one: the examples only)."""
+    from bodega.report.verdict_robustness import marginal_text
+
+    table = study.results.victims
+    trainings = int(table.groupby(["task", "victim"]).size().max()) if len(table) else 0
+    return {"marginal_victims": marginal_text(marginal), "n_marginal": len(marginal), "robustness_seeds": seeds,
+            "n_fragile": sum(bool(f.fragile) for f in found), "trainings_per_victim": trainings,
+            "trainings_note": ("each victim has one training here, so every interval holds the examples only (no "
+                               "training component)") if trainings <= 1 else
+                              (f"up to {trainings} trainings per victim: intervals resample the trainings, then "
+                               f"the examples within each")}
+
+
 def findings_facts(found: list[Finding]) -> dict[str, Any]:
     """How many claims agree, disagree, cannot tell or are not comparable, the query ranges, and each claim's
     verdict, evidence, reason, paper value and quoted sentence under ``<claim>_<field>`` (dashes in a claim's
@@ -104,7 +120,7 @@ def findings_facts(found: list[Finding]) -> dict[str, Any]:
     for f in found:
         key = f.claim.replace("-", "_")
         facts.update({f"{key}_verdict": f.verdict, f"{key}_evidence": f.evidence, f"{key}_reason": f.reason,
-                      f"{key}_paper": f.paper, f"{key}_quote": f.quote})
+                      f"{key}_paper": f.paper, f"{key}_quote": f.quote, f"{key}_fragile": f.fragile or "no"})
     return facts
 
 

@@ -31,13 +31,21 @@ def _best_attackers(study: Study, task: str) -> frozenset[str]:
                      if r.tied_with_best)
 
 
+def _stopped(runs: list) -> str:
+    """``17 of 300``: examples the records flag as stopped at the query budget; "not recorded" where a run's
+    records predate the flag."""
+    if any(run.exhausted is None for run in runs):
+        return "not recorded"
+    return f"{int(sum(run.exhausted.sum() for run in runs))} of {sum(run.n for run in runs)}"
+
+
 def _paper_text(statements: list[Statement]) -> str:
     return "; ".join(f"{METRIC_TITLES.get(s.measure, s.measure)} {s.stated()}" for s in statements) or NOT_STATED
 
 
 def table4_intervals(study: Study) -> pd.DataFrame:
-    """Untargeted results per task and attacker, mean over the victims attacked, with intervals; the
-    paper's stated values beside ours; rows the grid does not run say why."""
+    """Untargeted results per task and attacker, mean over the victims attacked, with intervals and the examples
+    stopped at the query budget; the paper's stated values beside ours; rows the grid does not run say why."""
     rows = []
     for task in study.spec.tasks:
         best = _best_attackers(study, task)
@@ -45,12 +53,15 @@ def table4_intervals(study: Study) -> pd.DataFrame:
             victims = study.victims_run(task, attacker, "untargeted")
             row = {"task": task, "attacker": attacker, "victims": ", ".join(victims)}
             if victims:
-                row.update(_cells(mean_intervals([study.run(task, v, attacker, "untargeted") for v in victims])))
+                runs = [study.run(task, v, attacker, "untargeted") for v in victims]
+                row.update(_cells(mean_intervals(runs)))
+                row["stopped at budget"] = _stopped(runs)
             row["not run"] = grouped({v: study.status(task, v, attacker, "untargeted")
                                       for v in study.spec.victims if v not in victims})
             row["paper (text)"] = _paper_text(study.published.about(task, attacker, best))
             rows.append(row)
-    columns = ["task", "attacker", "victims", *(METRIC_TITLES[m] for m in MEASURES), "not run", "paper (text)"]
+    columns = ["task", "attacker", "victims", *(METRIC_TITLES[m] for m in MEASURES), "stopped at budget", "not run",
+               "paper (text)"]
     return pd.DataFrame(rows, columns=columns).fillna("").set_index(["task", "attacker"])
 
 

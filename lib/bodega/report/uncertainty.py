@@ -36,11 +36,19 @@ class RunExamples:
     character: np.ndarray
     bodega: np.ndarray
     queries: np.ndarray
+    exhausted: np.ndarray | None = None  # stopped at its query budget (the record's flag); None: not recorded
 
     @property
     def n(self) -> int:
         """How many examples the run has."""
         return len(self.keys)
+
+    def take(self, positions: Sequence[int]) -> "RunExamples":
+        """The run restricted to the examples at ``positions`` (in that order)."""
+        index = np.asarray(positions, dtype=int)
+        exhausted = None if self.exhausted is None else self.exhausted[index]
+        return RunExamples(self.name, tuple(self.keys[i] for i in index), self.success[index], self.semantic[index],
+                           self.character[index], self.bodega[index], self.queries[index], exhausted)
 
 
 @dataclass(frozen=True)
@@ -65,7 +73,10 @@ class Interval:
 
 
 def run_examples(run_folder: str | Path) -> RunExamples:
-    """Read ``scores.jsonl`` (per-example scores) and ``records.jsonl`` (queries) of one run folder."""
+    """Read ``scores.jsonl`` (per-example scores) and ``records.jsonl`` (queries, and whether the example stopped
+    at its query budget: the runner's ``budget_exhausted`` flag, read as recorded because the count cannot show
+    it: an example stops when its next batch of queries would pass the budget, so it records fewer queries than
+    the budget). Records written before the flag existed give ``exhausted`` None (not recorded)."""
     folder = Path(run_folder)
     scores_path, records_path = folder / "scores.jsonl", folder / "records.jsonl"
     for path in (scores_path, records_path):
@@ -73,7 +84,8 @@ def run_examples(run_folder: str | Path) -> RunExamples:
             raise MissingFileError(f"{path} is missing: intervals need the per-example files the attack "
                                    f"runner writes; rerun the cell with `bodega grid run`")
     scores = list(read_jsonl(scores_path))
-    queries = {(int(r["index"]), str(r["id"])): float(r["queries"]) for r in read_jsonl(records_path)}
+    records = {(int(r["index"]), str(r["id"])): r for r in read_jsonl(records_path)}
+    queries = {key: float(r["queries"]) for key, r in records.items()}
     keys = tuple((int(s["index"]), str(s["id"])) for s in scores)
     missing = [key for key in keys if key not in queries]
     if missing:
@@ -83,8 +95,10 @@ def run_examples(run_folder: str | Path) -> RunExamples:
         return np.array([np.nan if s[name] is None else float(s[name]) for s in scores], dtype=float)
 
     success = np.array([bool(s["success"]) for s in scores])
+    flags = [records[key].get("budget_exhausted") for key in keys]
+    exhausted = None if any(flag is None for flag in flags) else np.array(flags, dtype=bool)
     return RunExamples(folder.name, keys, success, column("semantic"), column("character"), column("bodega"),
-                       np.array([queries[key] for key in keys], dtype=float))
+                       np.array([queries[key] for key in keys], dtype=float), exhausted)
 
 
 def resample_statistics(run: RunExamples, index: np.ndarray) -> dict[str, np.ndarray]:
@@ -173,18 +187,59 @@ def _matched_draws(first: Sequence[RunExamples], second: Sequence[RunExamples], 
 
 
 def difference_interval(first: Sequence[RunExamples], second: Sequence[RunExamples], measure: str = "bodega",
-                        resamples: int = RESAMPLES, seed: int = SEED) -> Interval:
+                        resamples: int = RESAMPLES, seed: int = SEED, level: float = LEVEL) -> Interval:
     """Interval of mean(first) - mean(second) of ``measure``, runs matched pairwise (same victim).
 
     A pair that attacked the same rows is resampled jointly (paired: the same examples in both);
     otherwise each side is resampled on its own.
     """
     point_a, point_b, draws_a, draws_b = _matched_draws(first, second, measure, resamples, seed)
-    return percentile_interval(float((point_a - point_b)[0]), draws_a - draws_b)
+    return percentile_interval(float((point_a - point_b)[0]), draws_a - draws_b, level)
+
+
+MIN_SHARED = 20
+"""Two runs are compared on the rows both attacked (paired) when they share at least this many; with fewer, a
+paired interval would rest on too few examples and each run is resampled whole on its own."""
+
+
+def on_shared_rows(a: RunExamples, b: RunExamples,
+                   minimum: int = MIN_SHARED) -> tuple[RunExamples, RunExamples, int]:
+    """(a, b, shared): both runs restricted to the rows both attacked, in ``a``'s order, where there are at least
+    ``minimum`` of them (then :func:`difference_interval` pairs them); else the runs whole and ``shared`` 0."""
+    where = {key: i for i, key in enumerate(b.keys)}
+    shared = [i for i, key in enumerate(a.keys) if key in where]
+    if len(shared) < minimum:
+        return a, b, 0
+    return a.take(shared), b.take([where[a.keys[i]] for i in shared]), len(shared)
+
+
+def training_difference_interval(first: Sequence[RunExamples], second: Sequence[RunExamples],
+                                 measure: str = "bodega", resamples: int = RESAMPLES, seed: int = SEED,
+                                 level: float = LEVEL, paired: bool = True) -> Interval:
+    """Interval of mean(first) - mean(second) over trainings: ``first[i]`` and ``second[i]`` are the runs of
+    training ``i`` (of the victim, or victims, compared). Two levels: each resample draws the trainings with
+    replacement, then the examples within each drawn training (``paired``: on the rows both runs of that training
+    attacked, :func:`on_shared_rows`), so a spread between trainings widens the interval. With one training it
+    is :func:`difference_interval` on that training's runs, exactly (an interval over the examples only)."""
+    pairs = [on_shared_rows(a, b)[:2] if paired else (a, b) for a, b in zip(first, second)]
+    if len(first) != len(second) or not pairs:
+        raise ValueError(f"{len(first)} and {len(second)} trainings: pass one run per training on each side")
+    if len(pairs) == 1:
+        return difference_interval([pairs[0][0]], [pairs[0][1]], measure, resamples, seed, level)
+    rng = np.random.default_rng(seed)
+    k = len(pairs)
+    points = [float((p[0] - p[1])[0]) for p in (_matched_draws([a], [b], measure, 1, seed)[:2] for a, b in pairs)]
+    drawn = rng.integers(0, k, size=(resamples, k))  # the trainings of each resample, with replacement
+    slots = np.empty((resamples, k))
+    for slot in range(k):  # each slot resamples the examples of whichever training it drew, afresh
+        inner = [np.subtract(*_matched_draws([a], [b], measure, resamples, int(rng.integers(2**31)))[2:])
+                 for a, b in pairs]
+        slots[:, slot] = np.choose(drawn[:, slot], inner)
+    return percentile_interval(float(np.nanmean(points)), np.nanmean(slots, axis=1), level)
 
 
 def ratio_interval(first: Sequence[RunExamples], second: Sequence[RunExamples], measure: str = "bodega",
-                   resamples: int = RESAMPLES, seed: int = SEED) -> Interval:
+                   resamples: int = RESAMPLES, seed: int = SEED, level: float = LEVEL) -> Interval:
     """Interval of mean(first) / mean(second) of ``measure`` (the same resampling as
     :func:`difference_interval`): a claim of a magnitude ("27% higher") is a claim about this ratio.
     Draws whose denominator is 0 are left out (NaN)."""
@@ -192,7 +247,7 @@ def ratio_interval(first: Sequence[RunExamples], second: Sequence[RunExamples], 
     with np.errstate(invalid="ignore", divide="ignore"):
         point = np.where(point_b != 0, point_a / point_b, np.nan)
         draws = np.where(draws_b != 0, draws_a / draws_b, np.nan)
-    return percentile_interval(float(point[0]), draws)
+    return percentile_interval(float(point[0]), draws, level)
 
 
 def clopper_pearson(successes: int, n: int, level: float = LEVEL) -> Interval:
