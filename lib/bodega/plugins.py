@@ -42,6 +42,15 @@ def _split(spec: str, role: str) -> tuple[str, str]:
     return source, attribute
 
 
+def check_spec(spec: str, role: str = "plug-in") -> str:
+    """``spec`` itself when it has the form of a plug-in and a file it names exists, without importing it
+    (a grid checks its plug-ins when it is read; its cells load them)."""
+    source, _ = _split(spec, role)
+    if source.endswith(".py") and not Path(source).expanduser().is_file():
+        raise PluginError(f"{role} {spec!r}: no file {source} (a relative path is read from {Path.cwd()})")
+    return spec
+
+
 def _module_from_file(path: Path, spec: str, role: str) -> ModuleType:
     if not path.is_file():
         raise PluginError(f"{role} {spec!r}: no file {path} (a relative path is read from {Path.cwd()})")

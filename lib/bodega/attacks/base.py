@@ -1,4 +1,4 @@
-"""The attacker interface and the registry that maps the paper's names to factories."""
+"""The attacker interface and the registry that maps the paper's names (and older spellings) to factories."""
 from __future__ import annotations
 
 import importlib
@@ -13,8 +13,9 @@ from bodega.attacks.goal import Goal
 from bodega.attacks.pos import PosTagger
 from bodega.attacks.result import AttackResult
 from bodega.attacks.search import SearchState
-from bodega.errors import BodegaError, UnknownNameError
+from bodega.errors import BodegaError
 from bodega.plugins import is_plugin
+from bodega.registry import Registry
 from bodega.text import openattack_view, tokenize
 
 
@@ -83,16 +84,6 @@ class WordLevelAttacker:
 
 
 AttackerFactory = Callable[..., Attacker]
-_REGISTRY: dict[str, AttackerFactory] = {}
-_ALIASES: dict[str, str] = {}
-PAPER_NAMES = ("BAE", "BERT-ATTACK", "DeepWordBug", "Genetic", "PSO", "PWWS", "SCPN", "TextFooler")
-
-
-def register_attacker(name: str, factory: AttackerFactory, aliases: tuple[str, ...] = ()) -> None:
-    """Make ``get_attacker(name)`` call ``factory(profile=..., **options)``; names are case-insensitive."""
-    _REGISTRY[name] = factory
-    for alias in (name, *aliases):
-        _ALIASES[alias.lower()] = name
 
 
 def _load_recipes() -> None:
@@ -102,21 +93,27 @@ def _load_recipes() -> None:
         importlib.import_module(f"{recipes.__name__}.{module.name}")
 
 
+ATTACKERS: Registry[AttackerFactory] = Registry("attacker", loader=_load_recipes)
+"""Every attacker by its canonical name (the paper's), each module of :mod:`bodega.attacks.recipes`
+registering its own when the first name is looked up."""
+
+
+def register_attacker(name: str, factory: AttackerFactory, aliases: tuple[str, ...] = ()) -> None:
+    """Make ``get_attacker(name)`` call ``factory(profile=..., **options)``; names are case-insensitive and
+    ``aliases`` (older spellings) resolve to ``name``, the one written to run records and summaries."""
+    ATTACKERS.register(name, factory, aliases)
+
+
 def canonical_name(name: str) -> str:
     """The registered name of an attacker; a user's ``py:module:factory`` is its own name."""
     if is_plugin(name):
         return name
-    _load_recipes()
-    key = name.lower()
-    if key not in _ALIASES:
-        raise UnknownNameError(f"unknown attacker {name!r}; registered: {', '.join(sorted(_REGISTRY))}")
-    return _ALIASES[key]
+    return ATTACKERS.canonical(name)
 
 
 def registered_attackers() -> list[str]:
     """The registered attackers' names, the package's recipes loaded first."""
-    _load_recipes()
-    return sorted(_REGISTRY)
+    return sorted(ATTACKERS, key=str.casefold)
 
 
 def get_attacker(name: str, profile: str = "cpu", backend: str = "native", **options: Any) -> Attacker:
@@ -136,4 +133,4 @@ def get_attacker(name: str, profile: str = "cpu", backend: str = "native", **opt
         return build_openattack_attacker(canonical_name(name), profile=profile, **options)
     if backend != "native":
         raise BodegaError(f"unknown backend {backend!r}; choose 'native' or 'openattack'")
-    return _REGISTRY[canonical_name(name)](profile=profile, **options)
+    return ATTACKERS[name](profile=profile, **options)

@@ -41,6 +41,7 @@ from bodega.report.results import TASK_ORDER, VICTIM_ORDER
 from bodega.report.study import Study
 from bodega.report.uncertainty import (Interval, Ranked, RunExamples, clopper_pearson, difference_interval,
                                        mean_intervals, needs_exact, rank_attackers, ratio_interval, run_intervals)
+from bodega.victims.kinds import victim_kinds
 
 AGREE, DISAGREE, CANNOT_TELL, NOT_COMPARABLE = "agree", "disagree", "cannot tell", "not comparable"
 NOT_TESTABLE = "not testable here"
@@ -447,7 +448,7 @@ def _victim_missing(study: Study, task: str, victim: str, scenario: str) -> str:
     return Counter(states).most_common(1)[0][0] if states else "finished"
 
 
-PRETRAINED = ("BERT", "GEMMA2B", "GEMMA7B")
+PRETRAINED = victim_kinds(pretrained=True, in_paper=True)
 """The paper's pretrained victims: its "BERT, the smallest of them" compares BERT with these only."""
 
 

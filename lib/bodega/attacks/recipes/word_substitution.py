@@ -1,4 +1,4 @@
-"""The five attackers built from WordNet or character edits: DeepWordBug, PWWS, TextFooler, Genetic, PSO.
+"""The five attackers built from WordNet or character edits: DeepWordBug, PWWS, TextFooler, Genetic, SememePSO.
 
 Defaults are OpenAttack 2.1.1's with BODEGA's settings (``runs/attack.py``): filter
 words = OpenAttack's list + ``~`` (``filter_words="spacy"`` selects spaCy's list + ``~``),
@@ -139,7 +139,8 @@ def pso(profile: str = "cpu", population: int = 20, iterations: int = 20,
     search = partial(pso_search, transformation=word_candidates(lexicon, vectors, bests),
                      stopwords=filter_stopwords(filter_words), population=population, iterations=iterations,
                      openattack_bests=bests)
-    return WordLevelAttacker("PSO", search, PosTagger(), dict(filter_words=filter_words, openattack_bests=bests),
+    return WordLevelAttacker("SememePSO", search, PosTagger(),
+                             dict(filter_words=filter_words, openattack_bests=bests),
                              **_as_run_parts(profile, fidelity, respace, False))
 
 
@@ -147,4 +148,4 @@ register_attacker("DeepWordBug", deepwordbug)
 register_attacker("PWWS", pwws)
 register_attacker("TextFooler", textfooler)
 register_attacker("Genetic", genetic)
-register_attacker("PSO", pso, aliases=("SememePSO",))
+register_attacker("SememePSO", pso, aliases=("PSO",))  # PSO: BODEGA's and OpenAttack's name
