@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
@@ -109,6 +110,13 @@ def canonical_name(name: str) -> str:
     if is_plugin(name):
         return name
     return ATTACKERS.canonical(name)
+
+
+def attacker_label(name: str) -> str:
+    """An attacker as one part of a folder name: a registered one's canonical name, anything else (a user's
+    ``py:`` spec) with each run of characters a folder name cannot hold read as ``_``
+    (``py:path/mine.py:build`` -> ``py_path_mine.py_build``)."""
+    return re.sub(r"[^\w.-]+", "_", name if is_plugin(name) else ATTACKERS.find(name) or name)
 
 
 def registered_attackers() -> list[str]:
