@@ -67,6 +67,11 @@ class Registry(Mapping[str, Entry], Generic[Entry]):
             raise UnknownNameError(f"unknown {self.kind} {name!r}; choose one of {', '.join(self)}")
         return found
 
+    def listing(self, names: list[str] | None = None) -> str:
+        """The canonical names (or ``names``) as a sentence lists them, for help texts: ``HN, PR2, FC or RD``."""
+        names = list(self) if names is None else names
+        return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+
     def __getitem__(self, name: str) -> Entry:
         return self._entries[self.canonical(name)]
 
