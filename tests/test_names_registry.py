@@ -14,7 +14,7 @@ from bodega.errors import BodegaError, UnknownNameError
 from bodega.profiles import PROFILES
 from bodega.registry import Registry
 from bodega.report.figures import MARKERS
-from bodega.report.published import load_published
+from bodega.report.published import RERUN_VICTIMS, load_published
 from bodega.report.results import load_runs
 from bodega.tasks import TASKS
 from bodega.victims.kinds import VICTIM_KINDS
@@ -53,6 +53,7 @@ def test_names_kept_elsewhere_are_canonical_registered_names():
     published = load_published()
     assert {v for row in published.table3_f1.values() for v in row} <= set(VICTIM_KINDS)
     assert set(published.table3_f1) <= set(TASKS) and set(published.rerun_bodega) <= set(ATTACKERS)
+    assert set(RERUN_VICTIMS) <= set(VICTIM_KINDS)
     for profile in PROFILES.values():  # an epochs key is a kind or TASK-kind
         for key in profile.epochs:
             assert key in VICTIM_KINDS or (key.split("-")[0] in TASKS and key.split("-")[1] in VICTIM_KINDS)

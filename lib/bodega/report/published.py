@@ -13,10 +13,11 @@ from pathlib import Path
 import yaml
 
 from bodega.errors import BodegaError, MissingFileError, UnknownNameError
-from bodega.victims.kinds import normalise_kind
 
 NOT_STATED = "not stated in the text"
 RERUN_LABEL = "independent re-run (not the paper's; 500-query cap, 3 victims)"
+RERUN_VICTIMS = ("BiLSTM", "BERT", "GEMMA2B")
+"""The victims the independent re-run averaged over (its ``setup`` line)."""
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,6 @@ class Published:
     statements: tuple[Statement, ...]
     rerun_setup: str
     rerun_bodega: dict[str, float]
-    rerun_victims: tuple[str, ...] = ()  # the victim kinds the re-run averaged over
 
     def statement(self, statement_id: str) -> Statement:
         """The statement with ``statement_id``; an unknown id raises, listing the known ones."""
@@ -107,5 +107,4 @@ def load_published(path: str | Path | None = None) -> Published:
                      table3_f1={t: {v: float(f) for v, f in row.items()} for t, row in data["table3_f1"].items()},
                      statements=tuple(_statement(e, f"{path}: prose") for e in data["prose"]),
                      rerun_setup=rerun.get("setup", ""),
-                     rerun_bodega={a: float(v) for a, v in rerun.get("bodega_mean", {}).items()},
-                     rerun_victims=tuple(normalise_kind(v) for v in rerun.get("victims", ())))
+                     rerun_bodega={a: float(v) for a, v in rerun.get("bodega_mean", {}).items()})
