@@ -13,6 +13,7 @@ from bodega.attacks.base import ATTACKERS
 from bodega.errors import BodegaError, UnknownNameError
 from bodega.profiles import PROFILES
 from bodega.registry import Registry
+from bodega.report.attacks_page import attack_benchmark_table
 from bodega.report.figures import MARKERS
 from bodega.report.published import RERUN_VICTIMS, load_published
 from bodega.report.results import load_runs
@@ -65,6 +66,12 @@ def test_committed_summaries_with_bodegas_name_read_as_the_canonical_name():
     runs = load_runs(ROOT / "results" / "study")
     assert "PSO" not in set(runs.attacker)
     assert set(runs[runs.name.str.contains("SememePSO")].attacker) == {"SememePSO"}
+
+
+def test_the_committed_benchmark_rows_with_bodegas_name_show_the_canonical_name():
+    bench = json.loads((ROOT / "book" / "data" / "attack_vs_openattack.json").read_text())
+    assert "PSO" in {row["attacker"] for row in bench["rows"]}
+    assert set(attack_benchmark_table(bench).attacker) == {"DeepWordBug", "PWWS", "Genetic", "SememePSO"}
 
 
 def test_a_run_recorded_under_an_older_spelling_resumes(keyword_attack_set, tmp_path):

@@ -112,11 +112,17 @@ def canonical_name(name: str) -> str:
     return ATTACKERS.canonical(name)
 
 
+def recorded_attacker(name: str) -> str:
+    """The canonical name of an attacker as a file names it (a summary, ``run.json``, a benchmark's rows), which
+    may be an older name (``PSO``); a user's own attacker, or one no longer registered, keeps its name."""
+    return name if is_plugin(name) else ATTACKERS.find(name) or name
+
+
 def attacker_label(name: str) -> str:
     """An attacker as one part of a folder name: a registered one's canonical name, anything else (a user's
     ``py:`` spec) with each run of characters a folder name cannot hold read as ``_``
     (``py:path/mine.py:build`` -> ``py_path_mine.py_build``)."""
-    return re.sub(r"[^\w.-]+", "_", name if is_plugin(name) else ATTACKERS.find(name) or name)
+    return re.sub(r"[^\w.-]+", "_", recorded_attacker(name))
 
 
 def registered_attackers() -> list[str]:

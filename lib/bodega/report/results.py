@@ -86,9 +86,9 @@ def load_victims(root: Path) -> pd.DataFrame:
 def _grid_attacker_name(name: str | None) -> str | None:
     """The canonical name of an attacker (older summaries have older names, e.g. ``PSO`` for SememePSO), so
     that a run finds its cell; a user's own attacker keeps its name."""
-    from bodega.attacks.base import ATTACKERS
+    from bodega.attacks.base import recorded_attacker
 
-    return (ATTACKERS.find(name) or name) if name else name
+    return recorded_attacker(name) if name else name
 
 
 def load_runs(root: Path) -> pd.DataFrame:
