@@ -55,6 +55,15 @@ def test_runs_under_an_alias_are_written_and_read_under_the_canonical_name(toy_a
     assert list(load_results(tmp_path / "results").runs.attacker) == ["LastWordKeeper"]
 
 
+def test_the_python_api_takes_the_toy_attacker_by_its_alias(toy_attacker):
+    import bodega
+
+    report = bodega.attack(KeywordVictim(), SENTENCES[:2], [1, 1], task="pr", attacker="LAST_WORD",
+                           semantic=OnesSemantic())
+    assert report.settings["attacker"] == "LastWordKeeper" and report.settings["task"] == "PR2"
+    assert [r.success for r in report.records] == [True, True]
+
+
 def test_a_name_or_alias_of_another_attacker_is_refused(toy_attacker):
     with pytest.raises(BodegaError, match="'PSO' is taken by 'SememePSO'"):
         register_attacker("Another", lambda profile="cpu", **options: LastWordKeeper(), aliases=("PSO",))
