@@ -34,9 +34,13 @@ class Registry(Mapping[str, Entry], Generic[Entry]):
         self._loader = loader
 
     def _load(self) -> None:
-        loader, self._loader = self._loader, None
+        loader, self._loader = self._loader, None  # cleared first: the modules it imports register entries
         if loader is not None:
-            loader()
+            try:
+                loader()
+            except BaseException:
+                self._loader = loader  # a failed import is raised again at the next look-up, not hidden
+                raise
 
     def register(self, name: str, entry: Entry, aliases: tuple[str, ...] = ()) -> None:
         """Add ``entry`` under ``name`` (registering a name again replaces its entry); a name or alias
@@ -50,7 +54,7 @@ class Registry(Mapping[str, Entry], Generic[Entry]):
         self._names.update({fold(spelling): name for spelling in (name, *aliases)})
 
     def unregister(self, name: str) -> None:
-        """Remove an entry and its aliases (a test's toy entry, an object the API registered for one run)."""
+        """Remove an entry and its aliases (a toy entry a test registered)."""
         canonical = self.canonical(name)
         del self._entries[canonical]
         self._names = {spelling: target for spelling, target in self._names.items() if target != canonical}
