@@ -28,7 +28,7 @@ import numpy as np
 
 from bodega.io import atomic_write_json, atomic_write_text, read_jsonl
 
-ATTACKERS = ("DeepWordBug", "PWWS", "Genetic", "PSO")
+ATTACKERS = ("DeepWordBug", "PWWS", "Genetic", "SememePSO")
 
 
 class ForwardClock:

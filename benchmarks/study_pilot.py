@@ -44,7 +44,7 @@ def per_text_seconds(task: str, kind: str, data_root: Path, precision: str = "fp
     attack texts, at ``precision``."""
     from bodega.data import read_tsv
     from bodega.precision import resolve_precision
-    from bodega.victims.families import victim_class
+    from bodega.victims.kinds import victim_class
     from bodega.victims.modeldir import load_victim
     from bodega.victims.trimming import trimmer_for
 

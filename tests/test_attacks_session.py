@@ -25,7 +25,7 @@ def test_paths_follow_the_results_layout(tmp_path):
     smoke = run_paths("PR2", "BiLSTM", "PWWS", True, 10, 3, "native", profile="smoke")
     assert smoke.victim_dir == project_root() / "results" / "models-smoke" / "PR2-BiLSTM"
     assert paths.victim_dir == tmp_path / "models" / "PR2-BiLSTM"
-    assert paths.out_dir.name == "PR2-BiLSTM-PSO-T-cpu-n10-s3-native"
+    assert paths.out_dir.name == "PR2-BiLSTM-SememePSO-T-cpu-n10-s3-native"
     assert paths.data_dir == project_root() / "data" / "PR2"
     explicit = run_paths("PR2", "BiLSTM", "PWWS", False, None, 0, "native", out_dir=str(tmp_path / "x"))
     assert explicit.out_dir == tmp_path / "x"

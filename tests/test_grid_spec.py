@@ -40,7 +40,7 @@ def test_names_are_normalised():
     ({"attackers": ["PWWZ"]}, "attackers: unknown attacker 'PWWZ'"),
     ({"victims": ["BiLSTM", "BiLSTM"]}, "listed twice"),
     ({"examples": 0}, "examples: expected an integer >= 1"),
-    ({"profile": "gpu"}, "profile: unknown 'gpu'"),
+    ({"profile": "gpu"}, "profile: unknown profile 'gpu'"),
     ({"training": {"epoch": 3}}, "training: unknown key"),
     ({"training": {"epochs": {"BERT": 0}}}, "training.epochs.BERT"),
     ({"scenarios": []}, "scenarios: expected a non-empty list"),

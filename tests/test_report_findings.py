@@ -363,7 +363,7 @@ def _write(folder: Path, data: dict) -> Path:
 
 
 def test_every_statement_of_the_shipped_file_names_a_cell_the_tables_know():
-    from bodega.experiments.spec import ATTACKERS
+    from bodega.attacks.base import ATTACKERS
     from bodega.report.results import TASK_ORDER
     from bodega.report.uncertainty import MEASURES
 

@@ -50,9 +50,9 @@ def test_loads_finished_cells_only_in_paper_order(results):
     assert len(results.runs) == 5 and "PR2-BERT-PWWS-T" not in set(results.runs.name)
 
 
-def test_runs_carry_the_grids_attacker_names_not_bodegas(tmp_path):
+def test_runs_carry_the_canonical_attacker_names_not_older_ones(tmp_path):
     folder = tmp_path / "runs"
-    _run(tmp_path, "PR2", "BiLSTM", "PSO", "untargeted", 0.4, 100)  # BODEGA's name, as summaries keep it
+    _run(tmp_path, "PR2", "BiLSTM", "PSO", "untargeted", 0.4, 100)  # BODEGA's name, as older summaries have it
     _run(tmp_path, "PR2", "BiLSTM", "py:mine.attack:make", "untargeted", 0.3, 50)  # a user's own attacker
     (folder / "PR2-BiLSTM-PSO-U").rename(folder / "PR2-BiLSTM-SememePSO-U")
     names = dict(zip(load_results(tmp_path).runs.name, load_results(tmp_path).runs.attacker))

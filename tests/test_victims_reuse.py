@@ -10,7 +10,7 @@ import bodega.notebook.session as session
 from bodega.data import Example, write_tsv
 from bodega.errors import BodegaError
 from bodega.victims.base import hash_files
-from bodega.victims.families import victim_class
+from bodega.victims.kinds import victim_class
 from bodega.victims.reuse import find_trained_victim, same_training
 from bodega.victims.training import training_fingerprint
 

@@ -42,6 +42,33 @@ def _split(spec: str, role: str) -> tuple[str, str]:
     return source, attribute
 
 
+def check_spec(spec: str, role: str = "plug-in") -> str:
+    """``spec`` itself when it has the form of a plug-in and a file it names exists, without importing it
+    (a grid checks its plug-ins when it is read; its cells load them)."""
+    source, _ = _split(spec, role)
+    if source.endswith(".py") and not Path(source).expanduser().is_file():
+        raise PluginError(f"{role} {spec!r}: no file {source} (a relative path is read from {Path.cwd()})")
+    return spec
+
+
+def source_sha256(spec: str, role: str = "plug-in") -> str:
+    """sha256 of the file that defines the factory ``spec`` names, found without running it (a module's
+    parent packages are imported), so that a grid cell running a plug-in runs again when its code changes."""
+    source, _ = _split(check_spec(spec, role), role)
+    if source.endswith(".py"):
+        path = Path(source).expanduser()
+    else:
+        try:
+            found = importlib.util.find_spec(source)
+        except ModuleNotFoundError:
+            found = None
+        if found is None or not found.origin or not Path(found.origin).is_file():
+            raise PluginError(f"{role} {spec!r}: cannot find module {source!r}; put its folder on PYTHONPATH, "
+                              "install it, or name its file: py:path/to/file.py:factory")
+        path = Path(found.origin)
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 def _module_from_file(path: Path, spec: str, role: str) -> ModuleType:
     if not path.is_file():
         raise PluginError(f"{role} {spec!r}: no file {path} (a relative path is read from {Path.cwd()})")

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from bodega.errors import UnknownNameError
+from bodega.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,11 @@ class Profile:
     def epochs_for(self, task: str, kind: str) -> int:
         """A task's own value (key ``FC-BERT``) wins over the family's (``BERT``): a small
         training set takes more epochs to reach the same number of optimiser steps."""
-        return self.epochs.get(f"{task}-{kind}", self.epochs[kind])
+        epochs = self.epochs.get(f"{task}-{kind}", self.epochs.get(kind))
+        if epochs is None:
+            raise UnknownNameError(f"profile {self.name} sets no epochs for victim kind {kind}; give the epochs "
+                                   "(--epochs, or training.epochs in a grid) or add the kind to the profile")
+        return epochs
 
 
 _SMALL_MODELS = {  # the smoke profile's: the smallest model of each role, for tests
@@ -116,65 +121,70 @@ FIXED_ATTACKERS: dict[str, str] = {
 """The attackers' fixes, in force where a profile's default fidelity is "fixed" (cpu, smoke)."""
 """Deviations in force in every profile; another component adds its own here (or to one profile's dict)."""
 
-PROFILES: dict[str, Profile] = {
-    "paper": Profile(
-        "paper", allow_hub=True,
-        models={
-            "BERT": "bert-base-uncased", "MiniLM": "minilm", "GEMMA2B": "gemma-2b", "GEMMA7B": "gemma-7b",
-            "sentence-encoder": "minilm", "semantic": "bleurt-20", "masked-lm": "bert-base-uncased",
-            "causal-lm": "gpt2", "nli": "mnli", "spacy": "spacy-en", "wordpiece-vocab": "wordpiece-vocab",
-            "llm": None,  # an OpenAI-compatible endpoint, given as openai:<model>[@<base_url>]
-        },
-        deviations={**SHARED,
-                    "sentence-encoder": ("MiniLM sentence embeddings instead of the Universal Sentence Encoder for "
-                                         "TextFooler's and BAE's similarity constraint (no PyTorch USE)")},
-        epochs={"BiLSTM": 10, "BERT": 5, "MiniLM": 5, "GEMMA2B": 5, "GEMMA7B": 5},
-    ),
-    "cpu": Profile(
-        "cpu", allow_hub=False, models=dict(_CPU_MODELS),
-        deviations={
-            **SHARED, **FIXED_ATTACKERS,
-            "epoch selection": "the epoch with the best dev F1 is kept; BODEGA keeps the last epoch",
-            "epochs": ("BERT (MPNet) and MiniLM 2 epochs (FC 10), the decoders 1 epoch; BODEGA trains "
-                       "transformers 5 epochs"),
-            "BERT": ("all-mpnet-base-v2 (MPNet, 12 layers, 109.5M parameters, a sentence-transformers model; an "
-                     "unofficial re-upload) instead of bert-base-uncased (110M): the same size, another pretraining; "
-                     "victim MiniLM (all-MiniLM-L6-v2, 22.7M) is a smaller encoder beside it"),
-            "GEMMA2B": ("LoRA on Gemma-3-270M (de-quantised from GGUF Q4_K_M) instead of QLoRA on Gemma-2B (2.5B): "
-                        "the smaller decoder LM in the smaller Gemma's role"),
-            "GEMMA7B": ("LoRA on Qwen2.5-Coder-0.5B-Instruct (494M; de-quantised from GGUF Q4_K_M, an unofficial "
-                        "re-upload) instead of QLoRA on Gemma-7B (8.5B): the larger decoder in the larger Gemma's "
-                        "role; the two decoders are of two families, so a size claim within one family is not "
-                        "testable (Qwen2.5-Coder-1.5B, the same family's larger size, is installed as role "
-                        "qwen2.5-1.5b but costs about 3x per query)"),
-            "semantic": ("mpnet-cosine-folded (all-mpnet-base-v2 cosine after folding look-alike letters), chosen by "
-                         "agreement with people, instead of BLEURT-20"),
-            "masked-lm": "a masked-LM head fitted on MiniLM with task text instead of bert-base-uncased; BERT-ATTACK "
-                         "and BAE take substitutes from Gemma-3-270M's left-context prediction instead (measured "
-                         "better; candidates=masked-lm selects the MiniLM head)",
-            "causal-lm": "Gemma-3-270M instead of GPT-2 for perplexity",
-            "nli": "no NLI model: AtomEval matching uses slots and WordNet only",
-            "sentence-encoder": "MiniLM sentence embeddings instead of the Universal Sentence Encoder",
-            "llm": ("SmolLM2-135M-Instruct (local, de-quantised from GGUF Q4_1, greedy) instead of the paper's "
-                    "LLMs behind a chat endpoint; far weaker at atom extraction and rewriting"),
-        },
-        # FC-BERT: FC has 702 training rows (44 steps an epoch); MiniLM stays at chance for about
-        # 250 steps and learns after that (measured on dev: book, Victims, "FC on the cpu profile").
-        epochs={"BiLSTM": 10, "BERT": 2, "FC-BERT": 10, "MiniLM": 2, "FC-MiniLM": 10, "GEMMA2B": 1, "GEMMA7B": 1},
-        select="dev",
-    ),
-    "smoke": Profile(
-        "smoke", allow_hub=False, models=dict(_SMALL_MODELS),
-        deviations={**SHARED, **FIXED_ATTACKERS,
-                    "scale": "toy training subsets and a handful of examples: for tests only",
-                    "epoch selection": "the epoch with the best dev F1 is kept; BODEGA keeps the last epoch"},
-        max_train=200, epochs={"BiLSTM": 1, "BERT": 1, "MiniLM": 1, "GEMMA2B": 1, "GEMMA7B": 1}, select="dev",
-    ),
-}
+PROFILES: Registry[Profile] = Registry("profile")
+"""Every profile by its name; grids, commands and cell keys read the profiles from here."""
+
+
+def register_profile(profile: Profile) -> None:
+    """Make ``profile`` known by its name to every command and grid."""
+    PROFILES.register(profile.name, profile)
+
+
+register_profile(Profile(
+    "paper", allow_hub=True,
+    models={
+        "BERT": "bert-base-uncased", "MiniLM": "minilm", "GEMMA2B": "gemma-2b", "GEMMA7B": "gemma-7b",
+        "sentence-encoder": "minilm", "semantic": "bleurt-20", "masked-lm": "bert-base-uncased",
+        "causal-lm": "gpt2", "nli": "mnli", "spacy": "spacy-en", "wordpiece-vocab": "wordpiece-vocab",
+        "llm": None,  # an OpenAI-compatible endpoint, given as openai:<model>[@<base_url>]
+    },
+    deviations={**SHARED,
+                "sentence-encoder": ("MiniLM sentence embeddings instead of the Universal Sentence Encoder for "
+                                     "TextFooler's and BAE's similarity constraint (no PyTorch USE)")},
+    epochs={"BiLSTM": 10, "BERT": 5, "MiniLM": 5, "GEMMA2B": 5, "GEMMA7B": 5},
+))
+register_profile(Profile(
+    "cpu", allow_hub=False, models=dict(_CPU_MODELS),
+    deviations={
+        **SHARED, **FIXED_ATTACKERS,
+        "epoch selection": "the epoch with the best dev F1 is kept; BODEGA keeps the last epoch",
+        "epochs": ("BERT (MPNet) and MiniLM 2 epochs (FC 10), the decoders 1 epoch; BODEGA trains "
+                   "transformers 5 epochs"),
+        "BERT": ("all-mpnet-base-v2 (MPNet, 12 layers, 109.5M parameters, a sentence-transformers model; an "
+                 "unofficial re-upload) instead of bert-base-uncased (110M): the same size, another pretraining; "
+                 "victim MiniLM (all-MiniLM-L6-v2, 22.7M) is a smaller encoder beside it"),
+        "GEMMA2B": ("LoRA on Gemma-3-270M (de-quantised from GGUF Q4_K_M) instead of QLoRA on Gemma-2B (2.5B): "
+                    "the smaller decoder LM in the smaller Gemma's role"),
+        "GEMMA7B": ("LoRA on Qwen2.5-Coder-0.5B-Instruct (494M; de-quantised from GGUF Q4_K_M, an unofficial "
+                    "re-upload) instead of QLoRA on Gemma-7B (8.5B): the larger decoder in the larger Gemma's "
+                    "role; the two decoders are of two families, so a size claim within one family is not "
+                    "testable (Qwen2.5-Coder-1.5B, the same family's larger size, is installed as role "
+                    "qwen2.5-1.5b but costs about 3x per query)"),
+        "semantic": ("mpnet-cosine-folded (all-mpnet-base-v2 cosine after folding look-alike letters), chosen by "
+                     "agreement with people, instead of BLEURT-20"),
+        "masked-lm": "a masked-LM head fitted on MiniLM with task text instead of bert-base-uncased; BERT-ATTACK "
+                     "and BAE take substitutes from Gemma-3-270M's left-context prediction instead (measured "
+                     "better; candidates=masked-lm selects the MiniLM head)",
+        "causal-lm": "Gemma-3-270M instead of GPT-2 for perplexity",
+        "nli": "no NLI model: AtomEval matching uses slots and WordNet only",
+        "sentence-encoder": "MiniLM sentence embeddings instead of the Universal Sentence Encoder",
+        "llm": ("SmolLM2-135M-Instruct (local, de-quantised from GGUF Q4_1, greedy) instead of the paper's "
+                "LLMs behind a chat endpoint; far weaker at atom extraction and rewriting"),
+    },
+    # FC-BERT: FC has 702 training rows (44 steps an epoch); MiniLM stays at chance for about
+    # 250 steps and learns after that (measured on dev: book, Victims, "FC on the cpu profile").
+    epochs={"BiLSTM": 10, "BERT": 2, "FC-BERT": 10, "MiniLM": 2, "FC-MiniLM": 10, "GEMMA2B": 1, "GEMMA7B": 1},
+    select="dev",
+))
+register_profile(Profile(
+    "smoke", allow_hub=False, models=dict(_SMALL_MODELS),
+    deviations={**SHARED, **FIXED_ATTACKERS,
+                "scale": "toy training subsets and a handful of examples: for tests only",
+                "epoch selection": "the epoch with the best dev F1 is kept; BODEGA keeps the last epoch"},
+    max_train=200, epochs={"BiLSTM": 1, "BERT": 1, "MiniLM": 1, "GEMMA2B": 1, "GEMMA7B": 1}, select="dev",
+))
 
 
 def get_profile(name: str) -> Profile:
     """The profile of that name; an unknown name is a user error that lists the known ones."""
-    if name not in PROFILES:
-        raise UnknownNameError(f"unknown profile {name!r}; choose one of {', '.join(PROFILES)}")
     return PROFILES[name]

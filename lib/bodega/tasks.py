@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bodega.errors import UnknownNameError
+from bodega.registry import Registry
 
 PAIR_SEPARATOR = " ~ "
 """FC rows join evidence and claim with this string, as BODEGA does."""
@@ -28,34 +28,33 @@ class Task:
         return self.sources[0]
 
 
-TASKS: dict[str, Task] = {
-    task.name: task
-    for task in (
-        Task("HN", "Style-based news bias assessment (hyperpartisan news)", "news article", False,
-             "sentences", ("byarticle", "bypublisher"), (60_235, 400, 3_600),
-             {"BiLSTM": 0.7076, "BERT": 0.7544, "GEMMA2B": 0.7792, "GEMMA7B": 0.7603}),
-        Task("PR2", "Propaganda detection", "sentence", False, "whole", ("semeval2020",),
-             (12_675, 416, 3_320),
-             {"BiLSTM": 0.4857, "BERT": 0.6410, "GEMMA2B": 0.6271, "GEMMA7B": 0.6840}),
-        Task("FC", "Fact checking", "evidence ~ claim pair", True, "pair",
-             ("feversymmetric", "fever"), (172_763, 405, 19_010),
-             {"BiLSTM": 0.7532, "BERT": 0.9360, "GEMMA2B": 0.9701, "GEMMA7B": 0.9727}),
-        Task("RD", "Rumour detection", "tweet thread", False, "sentences",
-             ("rpdnn", "augmented"), (8_694, 415, 2_070),
-             {"BiLSTM": 0.6234, "BERT": 0.7547, "GEMMA2B": 0.7609, "GEMMA7B": 0.7229}),
-    )
-}
+TASKS: Registry[Task] = Registry("task")
+"""Every task by its name; grids, commands and reports read the tasks from here."""
 
-_ALIASES = {"PR": "PR2"}
+
+def register_task(task: Task, aliases: tuple[str, ...] = ()) -> None:
+    """Make ``task`` known by its name (and ``aliases``) to every command, grid and report."""
+    TASKS.register(task.name, task, aliases)
+
+
+register_task(Task("HN", "Style-based news bias assessment (hyperpartisan news)", "news article", False,
+                   "sentences", ("byarticle", "bypublisher"), (60_235, 400, 3_600),
+                   {"BiLSTM": 0.7076, "BERT": 0.7544, "GEMMA2B": 0.7792, "GEMMA7B": 0.7603}))
+register_task(Task("PR2", "Propaganda detection", "sentence", False, "whole", ("semeval2020",),
+                   (12_675, 416, 3_320),
+                   {"BiLSTM": 0.4857, "BERT": 0.6410, "GEMMA2B": 0.6271, "GEMMA7B": 0.6840}),
+              aliases=("PR",))  # BODEGA's first version of the task
+register_task(Task("FC", "Fact checking", "evidence ~ claim pair", True, "pair",
+                   ("feversymmetric", "fever"), (172_763, 405, 19_010),
+                   {"BiLSTM": 0.7532, "BERT": 0.9360, "GEMMA2B": 0.9701, "GEMMA7B": 0.9727}))
+register_task(Task("RD", "Rumour detection", "tweet thread", False, "sentences",
+                   ("rpdnn", "augmented"), (8_694, 415, 2_070),
+                   {"BiLSTM": 0.6234, "BERT": 0.7547, "GEMMA2B": 0.7609, "GEMMA7B": 0.7229}))
 
 
 def get_task(name: str) -> Task:
     """Look a task up by name (case-insensitive; ``PR`` is accepted for PR2)."""
-    key = name.strip().upper()
-    key = _ALIASES.get(key, key)
-    if key not in TASKS:
-        raise UnknownNameError(f"unknown task {name!r}; choose one of {', '.join(TASKS)}")
-    return TASKS[key]
+    return TASKS[name]
 
 
 def split_pair(text: str) -> tuple[str, str]:

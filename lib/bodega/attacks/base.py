@@ -1,8 +1,9 @@
-"""The attacker interface and the registry that maps the paper's names to factories."""
+"""The attacker interface and the registry that maps the paper's names (and older spellings) to factories."""
 from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
@@ -13,8 +14,9 @@ from bodega.attacks.goal import Goal
 from bodega.attacks.pos import PosTagger
 from bodega.attacks.result import AttackResult
 from bodega.attacks.searches.common import SearchState
-from bodega.errors import BodegaError, UnknownNameError
+from bodega.errors import BodegaError
 from bodega.plugins import is_plugin
+from bodega.registry import Registry
 from bodega.text import openattack_view, tokenize
 
 
@@ -84,16 +86,6 @@ class WordLevelAttacker:
 
 
 AttackerFactory = Callable[..., Attacker]
-_REGISTRY: dict[str, AttackerFactory] = {}
-_ALIASES: dict[str, str] = {}
-PAPER_NAMES = ("BAE", "BERT-ATTACK", "DeepWordBug", "Genetic", "PSO", "PWWS", "SCPN", "TextFooler")
-
-
-def register_attacker(name: str, factory: AttackerFactory, aliases: tuple[str, ...] = ()) -> None:
-    """Make ``get_attacker(name)`` call ``factory(profile=..., **options)``; names are case-insensitive."""
-    _REGISTRY[name] = factory
-    for alias in (name, *aliases):
-        _ALIASES[alias.lower()] = name
 
 
 def _load_recipes() -> None:
@@ -103,21 +95,40 @@ def _load_recipes() -> None:
         importlib.import_module(f"{recipes.__name__}.{module.name}")
 
 
+ATTACKERS: Registry[AttackerFactory] = Registry("attacker", loader=_load_recipes)
+"""Every attacker by its canonical name (the paper's), each module of :mod:`bodega.attacks.recipes`
+registering its own when the first name is looked up."""
+
+
+def register_attacker(name: str, factory: AttackerFactory, aliases: tuple[str, ...] = ()) -> None:
+    """Make ``get_attacker(name)`` call ``factory(profile=..., **options)``; names are case-insensitive and
+    ``aliases`` (older spellings) resolve to ``name``, the one written to run records and summaries."""
+    ATTACKERS.register(name, factory, aliases)
+
+
 def canonical_name(name: str) -> str:
     """The registered name of an attacker; a user's ``py:module:factory`` is its own name."""
     if is_plugin(name):
         return name
-    _load_recipes()
-    key = name.lower()
-    if key not in _ALIASES:
-        raise UnknownNameError(f"unknown attacker {name!r}; registered: {', '.join(sorted(_REGISTRY))}")
-    return _ALIASES[key]
+    return ATTACKERS.canonical(name)
+
+
+def recorded_attacker(name: str) -> str:
+    """The canonical name of an attacker as a file names it (a summary, ``run.json``, a benchmark's rows), which
+    may be an older name (``PSO``); a user's own attacker, or one no longer registered, keeps its name."""
+    return name if is_plugin(name) else ATTACKERS.find(name) or name
+
+
+def attacker_label(name: str) -> str:
+    """An attacker as one part of a folder name: a registered one's canonical name, anything else (a user's
+    ``py:`` spec) with each run of characters a folder name cannot hold read as ``_``
+    (``py:path/mine.py:build`` -> ``py_path_mine.py_build``)."""
+    return re.sub(r"[^\w.-]+", "_", recorded_attacker(name))
 
 
 def registered_attackers() -> list[str]:
     """The registered attackers' names, the package's recipes loaded first."""
-    _load_recipes()
-    return sorted(_REGISTRY)
+    return sorted(ATTACKERS, key=str.casefold)
 
 
 def attacker_module(name: str) -> str:
@@ -125,7 +136,7 @@ def attacker_module(name: str) -> str:
     (``py:module:factory``, the user's code) the module that loads it."""
     if is_plugin(name):
         return "bodega.attacks.user"
-    return _REGISTRY[canonical_name(name)].__module__
+    return ATTACKERS[canonical_name(name)].__module__
 
 
 def get_attacker(name: str, profile: str = "cpu", backend: str = "native", **options: Any) -> Attacker:
@@ -145,4 +156,4 @@ def get_attacker(name: str, profile: str = "cpu", backend: str = "native", **opt
         return build_openattack_attacker(canonical_name(name), profile=profile, **options)
     if backend != "native":
         raise BodegaError(f"unknown backend {backend!r}; choose 'native' or 'openattack'")
-    return _REGISTRY[canonical_name(name)](profile=profile, **options)
+    return ATTACKERS[name](profile=profile, **options)

@@ -26,7 +26,7 @@ from bodega.attacks.result import AttackResult
 from bodega.errors import BodegaError
 from bodega.text import OPENATTACK_TOKEN
 
-SUPPORTED = ("DeepWordBug", "PWWS", "Genetic", "PSO", "BERT-ATTACK")
+SUPPORTED = ("DeepWordBug", "PWWS", "Genetic", "SememePSO", "BERT-ATTACK")
 
 
 def _prepare_openattack():
@@ -104,7 +104,7 @@ def bodega_settings(name: str) -> dict:
             "PWWS": dict(token_unk=UNK_TEXT, filter_words=words),
             "TextFooler": dict(token_unk=UNK_TEXT, filter_words=words),
             "Genetic": dict(filter_words=words),
-            "PSO": dict(filter_words=words),
+            "SememePSO": dict(filter_words=words),
             "BERT-ATTACK": dict(filter_words=words, use_bpe=False),
             "BAE": dict(filter_words=words)}.get(name, {})
 
@@ -131,5 +131,5 @@ def build_openattack_attacker(name: str, profile: str = "cpu", **options: Any) -
         return OpenAttackAttacker(name, OpenAttack.attackers.DeepWordBugAttacker(tokenizer=tokenizer, **settings))
     substitute = OpenAttack.attack_assist.substitute.word.WordNetSubstitute()
     classes = {"PWWS": OpenAttack.attackers.PWWSAttacker, "Genetic": OpenAttack.attackers.GeneticAttacker,
-               "PSO": OpenAttack.attackers.PSOAttacker}
+               "SememePSO": OpenAttack.attackers.PSOAttacker}
     return OpenAttackAttacker(name, classes[name](tokenizer=tokenizer, substitute=substitute, **settings))

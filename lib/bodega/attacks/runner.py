@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from bodega.errors import BodegaError
-from bodega.attacks.base import Attacker, canonical_name, get_attacker
+from bodega.attacks.base import Attacker, canonical_name, get_attacker, recorded_attacker
 from bodega.attacks.goal import Goal
 from bodega.io import (append_jsonl, atomic_write_json, exclusive_lock, file_sha256, iter_jsonl, relative_path,
                        write_jsonl)
@@ -189,6 +189,8 @@ def _previous_config(out: Path, config: dict) -> dict | None:
                          "its earlier records cannot be trusted to come from the same model; give it a "
                          "version (a `version` attribute or --victim-version) or use a new output folder")
     previous = json.loads(path.read_text(encoding="utf-8"))
+    if isinstance(previous.get("attacker"), str):  # a run written under an older name of the same attacker
+        previous["attacker"] = recorded_attacker(previous["attacker"])
     different = sorted(k for k in {*config, *previous}
                        if k not in NOT_COMPARED and previous.get(k, _BEFORE.get(k)) != config.get(k))
     if "data" in different:

@@ -4,15 +4,18 @@ from __future__ import annotations
 import argparse
 import json
 
+from bodega.attacks.base import ATTACKERS, registered_attackers
 from bodega.errors import BodegaError
 from bodega.precision import PRECISION_HELP, PRECISIONS
+from bodega.profiles import PROFILES
+from bodega.tasks import TASKS
 from bodega.threads import THREADS_HELP
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``bodega attack``: attack a victim on a task's attack set and score the run."""
     parser = subparsers.add_parser("attack", help="attack a trained victim and score the run")
-    parser.add_argument("--task", required=True, help="HN, PR2, FC or RD")
+    parser.add_argument("--task", required=True, help=TASKS.listing())
     parser.add_argument("--victim", required=True,
                         help="a victim folder trained by bodega train (e.g. results/models/PR2-BiLSTM); "
                              "hf:PATH, a local transformers sequence-classification folder; or "
@@ -29,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "trims (default: the object's trim_tokenizer attribute, else no trimming)")
     parser.add_argument("--data", required=True, help="folder with attack.tsv")
     parser.add_argument("--attacker", required=True,
-                        help="BAE, BERT-ATTACK, DeepWordBug, Genetic, PSO, PWWS, SCPN or TextFooler; or your own "
+                        help=f"{ATTACKERS.listing(registered_attackers())}; or your own "
                              "as py:module:factory or py:path/to/file.py:factory (with --backend openattack: a "
                              "factory of an OpenAttack attacker)")
     parser.add_argument("--out", required=True, help="run folder for records.jsonl and summary.json")
@@ -37,7 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--n", type=_at_least_one, default=None, help="attack only the first N examples (N >= 1)")
     parser.add_argument("--budget", type=int, default=None, help="query budget per example")
     parser.add_argument("--seed", type=int, default=0, help="random seed of the attacker")
-    parser.add_argument("--profile", default="cpu", help="paper, cpu or smoke")
+    parser.add_argument("--profile", default="cpu", help=PROFILES.listing())
     parser.add_argument("--backend", default="native", choices=("native", "openattack"),
                         help="this package's attackers, or OpenAttack 2.1.1's as BODEGA ran them")
     parser.add_argument("--threads", type=int, default=None, help=THREADS_HELP)

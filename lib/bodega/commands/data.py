@@ -5,6 +5,8 @@ import argparse
 import os
 from pathlib import Path
 
+from bodega.tasks import TASKS
+
 DEFAULT_RAW_ROOT = os.environ.get("BODEGA_RAW", "../shared/data/raw")
 
 
@@ -18,7 +20,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "RAW_ROOT/<its folder> (the layout prepare-missing, the data notebook and the grid read), "
                     "and check the sha256 of every file against the list shipped with the package. The book's "
                     "page 'Getting the data' says where each corpus is published.")
-    fetch.add_argument("--task", required=True, help="HN, PR2, FC or RD")
+    fetch.add_argument("--task", required=True, help=TASKS.listing())
     fetch.add_argument("--from", dest="origin", required=True, metavar="PATH_OR_URL",
                        help="the corpus's folder (or a folder holding it), a zip or tar archive, or an http(s) or "
                             "file URL of one")
@@ -26,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="where to put it (default: $BODEGA_RAW, else ../shared/data/raw)")
     fetch.set_defaults(func=_fetch)
     prepare = actions.add_parser("prepare", help="convert a raw corpus to train/attack/dev TSV")
-    prepare.add_argument("--task", required=True, help="HN, PR2, FC or RD")
+    prepare.add_argument("--task", required=True, help=TASKS.listing())
     prepare.add_argument("--raw", required=True, help="folder of the raw corpus")
     prepare.add_argument("--out", required=True, help="output folder for train.tsv, attack.tsv, dev.tsv")
     prepare.add_argument("--source", default=None, help="source format where a task has several")

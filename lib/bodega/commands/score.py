@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 
 from bodega.precision import PRECISIONS
+from bodega.tasks import TASKS
 from bodega.threads import THREADS_HELP
 
 
@@ -15,7 +16,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "is read and scored in chunks, each appended to --out as it is done; OUT.resume.json records "
                     "what OUT was computed from, so that running the same command again continues where it "
                     "stopped, and another input or semantic model is refused.")
-    score.add_argument("--task", required=True, help="HN, PR2, FC or RD (decides sentence splitting)")
+    score.add_argument("--task", required=True, help=f"{TASKS.listing()} (decides sentence splitting)")
     score.add_argument("--input", required=True, help="InCrediblAE TSV, or the records.jsonl of a bodega attack run")
     score.add_argument("--out", required=True, help="output JSON lines, one per input row")
     score.add_argument("--profile", default="cpu", help="paper (BLEURT-20), cpu or smoke")

@@ -5,17 +5,20 @@ import argparse
 
 from bodega.commands.attack import _at_least_one
 from bodega.precision import PRECISION_HELP, PRECISIONS
+from bodega.profiles import PROFILES
+from bodega.tasks import TASKS
 from bodega.threads import THREADS_HELP
+from bodega.victims.kinds import VICTIM_KINDS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``bodega train``: train a victim classifier on a task."""
-    parser = subparsers.add_parser("train", help="train a victim classifier (BiLSTM, BERT, GEMMA2B, GEMMA7B)")
-    parser.add_argument("--task", required=True, help="HN, PR2, FC or RD")
-    parser.add_argument("--victim", required=True, help="BiLSTM, BERT, GEMMA2B or GEMMA7B")
+    parser = subparsers.add_parser("train", help=f"train a victim classifier ({', '.join(VICTIM_KINDS)})")
+    parser.add_argument("--task", required=True, help=TASKS.listing())
+    parser.add_argument("--victim", required=True, help=f"the victim kind: {VICTIM_KINDS.listing()}")
     parser.add_argument("--data", required=True, help="folder with train.tsv, attack.tsv and dev.tsv")
     parser.add_argument("--out", required=True, help="model folder (re-running resumes an interrupted run)")
-    parser.add_argument("--profile", default="cpu", help="paper, cpu or smoke (default: cpu)")
+    parser.add_argument("--profile", default="cpu", help=f"{PROFILES.listing()} (default: cpu)")
     parser.add_argument("--max-train", type=int, default=0, help="train on N random rows (0: every row)")
     parser.add_argument("--max-dev", type=int, default=0,
                         help="evaluate each point on N random dev rows (0: every row); for slow victims")

@@ -16,10 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bodega.attacks.base import attacker_label
 from bodega.experiments.hashing import (HashCache, attack_entries, key_of, profile_settings, tree_sha256,
                                        victim_entries)
 from bodega.experiments.spec import GridSpec
 from bodega.io import relative_path
+from bodega.plugins import is_plugin, source_sha256
 
 VICTIM_OUTPUTS = ("victim.json", "metrics.json")  # victim.json is written last by training
 ATTACK_OUTPUTS = ("summary.json", "records.jsonl")
@@ -59,8 +61,9 @@ def victim_dir(results: Path, task: str, victim: str) -> Path:
 
 
 def run_name(task: str, victim: str, attacker: str, scenario: str, seed: int = 0) -> str:
-    """An attack cell's folder name: ``<task>-<victim>-<attacker>-<U|T>``, ``-s<seed>`` for a seed other than 0."""
-    name = f"{task}-{victim}-{attacker}-{'T' if scenario == 'targeted' else 'U'}"
+    """An attack cell's folder name: ``<task>-<victim>-<attacker>-<U|T>``, ``-s<seed>`` for a seed other than 0
+    (a user's ``py:`` attacker made fit for a folder name by :func:`~bodega.attacks.base.attacker_label`)."""
+    name = f"{task}-{victim}-{attacker_label(attacker)}-{'T' if scenario == 'targeted' else 'U'}"
     return name if seed == 0 else f"{name}-s{seed}"
 
 
@@ -180,6 +183,8 @@ def attack_cells(spec: GridSpec, victim: Cell, hashes: HashCache, declared: set[
         inputs = {"stage": "attack", "notebook": notebook_sha, "code": hashes.code(attack_entries(attacker, kind)),
                   "victim_weights": victim_sha,
                   "attack_data": attack_sha, "profile_settings": profile_settings(spec.profile), **settings}
+        if is_plugin(attacker):  # a user's attacker: its own code is outside the package's
+            inputs["attacker_code"] = source_sha256(attacker, "attacker")
         cells.append(Cell(
             kind="attack", name=name, notebook=_abs(spec.notebooks.attack),
             output_notebook=_abs(Path(spec.generated) / spec.name / "runs" / f"{name}.ipynb"),

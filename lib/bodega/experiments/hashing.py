@@ -236,7 +236,7 @@ class HashCache:
 
 def victim_entries(kind: str) -> tuple[str, ...]:
     """The modules a training cell of victim ``kind`` starts from."""
-    from bodega.victims.families import victim_module
+    from bodega.victims.kinds import victim_module
 
     return VICTIM_ENTRY, victim_module(kind)
 

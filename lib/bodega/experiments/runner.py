@@ -170,7 +170,7 @@ class _Status:
 def victim_weights_present(out_dir: str | Path) -> bool:
     """Whether a trained victim's folder still holds the files its predictions come from (its family's
     weights-hash files). Results are committed without weights, so a fresh clone has none."""
-    from bodega.victims.families import victim_class
+    from bodega.victims.kinds import victim_class
     from bodega.victims.modeldir import read_victim_info
 
     try:

@@ -12,15 +12,14 @@ from typing import Any
 
 import yaml
 
-from bodega.errors import BodegaError, MissingFileError, UnknownNameError
+from bodega.attacks.base import canonical_name
+from bodega.errors import BodegaError, MissingFileError
+from bodega.plugins import check_spec, is_plugin
 from bodega.precision import PRECISIONS
-from bodega.profiles import PROFILES
+from bodega.profiles import get_profile
 from bodega.tasks import get_task
+from bodega.victims.kinds import VICTIM_KINDS, normalise_kind
 
-VICTIMS = ("BiLSTM", "MiniLM", "BERT", "GEMMA2B", "GEMMA7B")
-ATTACKERS = ("BAE", "BERT-ATTACK", "DeepWordBug", "Genetic", "SememePSO", "PWWS", "SCPN", "TextFooler")
-ATTACKER_ALIASES = {"BERTATTACK": "BERT-ATTACK", "BERT-ATTACK": "BERT-ATTACK", "PSO": "SememePSO",
-                    "SEMEMEPSO": "SememePSO"}
 SCENARIOS = ("untargeted", "targeted")
 BACKENDS = ("native", "openattack")
 
@@ -179,16 +178,11 @@ class GridSpec:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
 
-def normalise_attacker(name: str) -> str:
-    """The grid's spelling of an attacker name (aliases, case and ``_`` folded); unknown names raise."""
-    key = name.strip().replace("_", "-")
-    alias = ATTACKER_ALIASES.get(key.upper())
-    if alias:
-        return alias
-    for known in ATTACKERS:
-        if known.upper() == key.upper():
-            return known
-    raise UnknownNameError(f"unknown attacker {name!r}; choose from {', '.join(ATTACKERS)}")
+def grid_attacker(name: str) -> str:
+    """An attacker as a grid names it: a registered attacker's canonical name (any alias or case accepted), or a
+    user's ``py:module:factory`` / ``py:path/to/file.py:factory``, checked for form here and loaded by its cells."""
+    name = canonical_name(name.strip())
+    return check_spec(name, "attacker") if is_plugin(name) else name
 
 
 def _names(where: str, value: Any, allowed: tuple[str, ...] | None, normalise=None) -> tuple[str, ...]:
@@ -200,7 +194,7 @@ def _names(where: str, value: Any, allowed: tuple[str, ...] | None, normalise=No
     for item in value:
         try:
             name = normalise(str(item)) if normalise else str(item)
-        except KeyError as error:
+        except (KeyError, BodegaError) as error:
             raise GridError(f"{where}: {error.args[0]}") from None
         if allowed is not None and name not in allowed:
             raise GridError(f"{where}: unknown value {item!r}; choose from {', '.join(allowed)}")
@@ -238,15 +232,15 @@ def _sub(where: str, cls, value: Any):
 
 
 def _check_victim_key(where: str, name: Any) -> None:
-    """A victim family (``BERT``) or one task's victim (``FC-BERT``)."""
-    task, _, victim = str(name).rpartition("-") if str(name) not in VICTIMS else ("", "", name)
+    """A victim kind (``BERT``) or one task's victim (``FC-BERT``), each spelt canonically."""
+    task, _, victim = str(name).rpartition("-") if str(name) not in VICTIM_KINDS else ("", "", str(name))
     try:
         known_task = not task or get_task(task).name == task
     except KeyError:
         known_task = False
-    if victim not in VICTIMS or not known_task:
-        raise GridError(f"{where}: unknown victim {name!r}; use a victim ({', '.join(VICTIMS)}) or TASK-victim "
-                        f"such as FC-BERT")
+    if VICTIM_KINDS.find(victim) != victim or not known_task:
+        raise GridError(f"{where}: unknown victim {name!r}; use a victim ({', '.join(VICTIM_KINDS)}) or "
+                        f"TASK-victim such as FC-BERT")
 
 
 def _rules(where: str, value: Any, payload: str) -> tuple[CellRule, ...]:
@@ -269,8 +263,8 @@ def _rules(where: str, value: Any, payload: str) -> tuple[CellRule, ...]:
             raise GridError(f"{at}: missing {payload}")
         selectors = {
             "tasks": _names(f"{at}.tasks", rule["tasks"], None, lambda n: get_task(n).name) if "tasks" in rule else (),
-            "victims": _names(f"{at}.victims", rule["victims"], VICTIMS) if "victims" in rule else (),
-            "attackers": (_names(f"{at}.attackers", rule["attackers"], ATTACKERS, normalise_attacker)
+            "victims": _names(f"{at}.victims", rule["victims"], None, normalise_kind) if "victims" in rule else (),
+            "attackers": (_names(f"{at}.attackers", rule["attackers"], None, grid_attacker)
                           if "attackers" in rule else ()),
             "scenarios": _names(f"{at}.scenarios", rule["scenarios"], SCENARIOS) if "scenarios" in rule else (),
         }
@@ -300,8 +294,10 @@ def parse_grid(data: Any, source: str = "<grid>") -> GridSpec:
     if grid_name is None or not PLAIN_NAME.fullmatch(grid_name) or ".." in grid_name:
         raise GridError(f"{source}: name: {data['name']!r} is not a plain name (letters, digits, '_', '-', '.', "
                         "no '/' or '..'); it names the grid's folders under results and generated")
-    if data["profile"] not in PROFILES:
-        raise GridError(f"{source}: profile: unknown {data['profile']!r}; choose from {', '.join(PROFILES)}")
+    try:
+        profile = get_profile(str(data["profile"])).name
+    except KeyError as error:
+        raise GridError(f"{source}: profile: {error.args[0]}") from None
 
     def task_name(name: str) -> str:
         return get_task(name).name
@@ -341,10 +337,10 @@ def parse_grid(data: Any, source: str = "<grid>") -> GridSpec:
     strings = {key: str(data[key]) for key in ("results", "data_root", "raw_root", "generated") if key in data}
     return GridSpec(
         name=grid_name,
-        profile=data["profile"],
+        profile=profile,
         tasks=_names(f"{source}: tasks", data["tasks"], None, task_name),
-        victims=_names(f"{source}: victims", data["victims"], VICTIMS),
-        attackers=_names(f"{source}: attackers", data["attackers"], ATTACKERS, normalise_attacker),
+        victims=_names(f"{source}: victims", data["victims"], None, normalise_kind),
+        attackers=_names(f"{source}: attackers", data["attackers"], None, grid_attacker),
         scenarios=_names(f"{source}: scenarios", data["scenarios"], SCENARIOS),
         examples=_optional_int(f"{source}: examples", data.get("examples"), 1),
         query_budget=_optional_int(f"{source}: query_budget", data.get("query_budget"), 1),

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,7 +34,7 @@ def run_paths(task: str, victim: str, attacker: str, targeted: bool, n_examples:
     other than ``cpu`` go to ``models-<profile>/`` so that a smoke-sized victim never stands in for a
     cpu one; a grid's own results root keeps the plain ``models/`` layout. A run at a precision other
     than fp32 gets its own default folder (``-bf16``): it is another victim."""
-    from bodega.attacks.base import canonical_name
+    from bodega.attacks.base import attacker_label
     from bodega.tasks import get_task
 
     from bodega.victims.external import is_spec
@@ -45,8 +44,7 @@ def run_paths(task: str, victim: str, attacker: str, targeted: bool, n_examples:
     data = Path(data_root) if data_root else root / "data"
     results = Path(results_root) if results_root else root / "results"
     label = _spec_label(victim) if is_spec(victim) else victim
-    attacker_name = re.sub(r"[^\w.-]+", "_", canonical_name(attacker))  # py:path/file.py:factory -> one folder
-    name = f"{task}-{label}-{attacker_name}-{'T' if targeted else 'U'}"
+    name = f"{task}-{label}-{attacker_label(attacker)}-{'T' if targeted else 'U'}"
     # The project-wide results folder is shared by all profiles; a grid passes its own results root.
     models = "models" if results_root or profile == "cpu" else f"models-{profile}"
     folder = f"{name}-{profile}-n{n_examples or 'all'}-s{seed}-{backend}{_suffix(precision)}"

@@ -19,7 +19,7 @@ import pandas as pd
 
 from bodega.errors import BodegaError
 from bodega.experiments.cells import compact_names, run_name
-from bodega.experiments.spec import ATTACKERS
+from bodega.attacks.base import ATTACKERS
 from bodega.report.results import cell_costs
 
 TRAINING = "(training)"  # the attacker column of a victim-training cell

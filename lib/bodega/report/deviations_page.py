@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 
 from bodega.profiles import Profile
+from bodega.victims.kinds import VICTIM_KINDS
 
 PADDING_ROWS = {
     "F1 on attack.tsv, BODEGA's evaluation batches (16, file order)": "f1_bodega_batches",
@@ -70,7 +71,7 @@ def queries_note(shared: Mapping[str, str]) -> str:
 
 # --- Every role's model and size, the paper's beside a profile's ---
 
-VICTIM_ROLES = ("BiLSTM", "BERT", "MiniLM", "GEMMA2B", "GEMMA7B")
+VICTIM_ROLES = tuple(VICTIM_KINDS)
 PAPER_SIZES = {"bert-base-uncased": 110e6, "gemma-2b": 2.5e9, "gemma-7b": 8.5e9}
 """Parameters of BODEGA's pretrained victims (by resource role), as their model papers give them (BERT-base 110M;
 Gemma 2B and 7B: 2.5B and 8.5B with embeddings); this package never loaded them. Every other size in the table is

@@ -18,16 +18,23 @@ import textwrap
 import numpy as np
 import pandas as pd
 
-from bodega.experiments.spec import ATTACKERS, GridSpec
+from bodega.experiments.spec import GridSpec
 from bodega.report.results import TASK_ORDER, VICTIM_ORDER, Results
 from bodega.report.tables import _present
 
-MARKERS = dict(zip(ATTACKERS, ("v", "o", "P", "X", "*", "^", "p", "s")))  # as BODEGA's figure, filled
+MARKERS = {"BAE": "v", "BERT-ATTACK": "o", "DeepWordBug": "P", "Genetic": "X", "SememePSO": "*", "PWWS": "^",
+           "SCPN": "p", "TextFooler": "s"}  # as BODEGA's figure, filled, in its legend's order
 RUN_KEYS = ["task", "victim", "attacker", "scenario"]
 
 
 def _marker(attacker: str) -> str:
     return MARKERS.get(attacker, "D")
+
+
+def _attacker_order(runs: pd.DataFrame) -> list[str]:
+    """The attackers of ``runs``: BODEGA's in its legend's order, then any other (a user's) by name."""
+    present = set(runs.attacker)
+    return [a for a in MARKERS if a in present] + sorted(present - set(MARKERS))
 
 
 def with_run_intervals(runs: pd.DataFrame, intervals: pd.DataFrame | None) -> pd.DataFrame:
@@ -144,7 +151,7 @@ def figure3(results: Results, run_intervals: pd.DataFrame | None = None, scenari
 
     runs = figure3_table(results, run_intervals, scenario)
     fig, ax = plt.subplots(figsize=(7.5, 4))
-    attackers = [a for a in ATTACKERS if a in set(runs.attacker)] + sorted(set(runs.attacker) - set(ATTACKERS))
+    attackers = _attacker_order(runs)
     tasks = _present(runs, "task", TASK_ORDER) if not runs.empty else []
     colours = dict(zip(tasks, plt.rcParams["axes.prop_cycle"].by_key()["color"]))
     for (task, attacker), group in runs.groupby(["task", "attacker"]):
@@ -181,7 +188,7 @@ def heatmap_table(results: Results, spec: GridSpec | None = None, scenario: str 
         attackers = list(spec.attackers)
     else:
         victims, tasks = _present(runs, "victim", VICTIM_ORDER), _present(runs, "task", TASK_ORDER)
-        attackers = [a for a in ATTACKERS if a in set(runs.attacker)] + sorted(set(runs.attacker) - set(ATTACKERS))
+        attackers = _attacker_order(runs)
     scores = {(r.victim, r.task, r.attacker): r.bodega for r in runs.itertuples()}
     rows = []
     for victim in [v for v in VICTIM_ORDER if v in victims] + [v for v in victims if v not in VICTIM_ORDER]:

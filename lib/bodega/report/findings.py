@@ -53,6 +53,7 @@ from bodega.report.study import Study
 from bodega.report.uncertainty import (Interval, Ranked, RunExamples, clopper_pearson, difference_interval,
                                        mean_intervals, needs_exact, on_shared_rows, rank_attackers,
                                        ratio_interval, run_intervals, training_difference_interval)
+from bodega.victims.kinds import victim_kinds
 
 NOT_TESTABLE = "not testable here"
 """The prefix of a cannot-tell reason that says no run of this grid can test the claim (read by the findings
@@ -520,7 +521,7 @@ def _victim_missing(study: Study, task: str, victim: str, scenario: str) -> str:
     return Counter(states).most_common(1)[0][0] if states else "finished"
 
 
-PRETRAINED = ("BERT", "GEMMA2B", "GEMMA7B")
+PRETRAINED = victim_kinds(pretrained=True, in_paper=True)
 """The paper's pretrained victims: its "BERT, the smallest of them" compares BERT with these only."""
 
 

@@ -14,7 +14,9 @@ import pandas as pd
 
 from bodega.errors import BodegaError, MissingFileError
 from bodega.io import read_jsonl
+from bodega.tasks import TASKS
 from bodega.victims.competence import competence_of_model
+from bodega.victims.kinds import VICTIM_KINDS
 
 # Column of ours -> keys a summary may carry it under (the scorer's Summary.to_dict() names first).
 SUMMARY_COLUMNS: dict[str, tuple[str, ...]] = {
@@ -26,8 +28,8 @@ SUMMARY_COLUMNS: dict[str, tuple[str, ...]] = {
     "attack_seconds": ("total_attack_time", "attack_seconds"),
 }
 RUN_KEYS = ("task", "attacker", "scenario", "n_examples", "budget", "seed", "profile", "backend", "errors")
-VICTIM_ORDER = ("BiLSTM", "MiniLM", "BERT", "GEMMA2B", "GEMMA7B")
-TASK_ORDER = ("HN", "PR2", "FC", "RD")
+VICTIM_ORDER = tuple(VICTIM_KINDS)  # by size
+TASK_ORDER = tuple(TASKS)  # the paper's order
 
 
 @dataclass
@@ -82,14 +84,11 @@ def load_victims(root: Path) -> pd.DataFrame:
 
 
 def _grid_attacker_name(name: str | None) -> str | None:
-    """The grid's name of an attacker (summaries keep BODEGA's, e.g. ``PSO`` for SememePSO), so that a run
-    finds its cell; a user's own attacker keeps its name."""
-    from bodega.experiments.spec import normalise_attacker
+    """The canonical name of an attacker (older summaries have older names, e.g. ``PSO`` for SememePSO), so
+    that a run finds its cell; a user's own attacker keeps its name."""
+    from bodega.attacks.base import recorded_attacker
 
-    try:
-        return normalise_attacker(name) if name else name
-    except KeyError:
-        return name
+    return recorded_attacker(name) if name else name
 
 
 def load_runs(root: Path) -> pd.DataFrame:

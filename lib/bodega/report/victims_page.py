@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 
+from bodega.victims.kinds import victim_kinds
 from bodega.victims.modeldir import METRICS_JSON
 
 WORDPIECE = "bert-base-uncased WordPiece"
@@ -56,7 +57,7 @@ def decoder_pilot_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
 # --- Learning curves of the study victims (results/study/models/<TASK-victim>/{metrics,victim}.json) ---
 
 STUDY_TASKS = ("PR2", "FC", "RD", "HN")
-STUDY_VICTIMS = ("BiLSTM", "BERT", "GEMMA2B", "GEMMA7B")
+STUDY_VICTIMS = victim_kinds(in_paper=True)
 NOT_TRAINED = "not trained yet"
 
 

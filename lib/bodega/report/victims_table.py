@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from bodega.tasks import get_task
+from bodega.tasks import TASKS, get_task
 from bodega.victims.competence import competence_of_model
+from bodega.victims.kinds import VICTIM_KINDS
 
-VICTIM_ORDER = ("BiLSTM", "MiniLM", "BERT", "GEMMA2B", "GEMMA7B")
-TASK_ORDER = ("HN", "PR2", "FC", "RD")
+VICTIM_ORDER = tuple(VICTIM_KINDS)  # by size
+TASK_ORDER = tuple(TASKS)  # the paper's order
 
 
 def _read(folder: Path) -> tuple[dict, dict] | None:

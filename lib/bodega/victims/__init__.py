@@ -5,7 +5,8 @@ trained or loaded.
 """
 from __future__ import annotations
 
-from bodega.victims.base import KINDS, Victim
+from bodega.victims.base import Victim
+from bodega.victims.kinds import VICTIM_KINDS, VictimKind, register_victim_kind
 from bodega.victims.modeldir import load_victim, read_victim_info
 
 
@@ -16,4 +17,5 @@ def train_victim(*args, **kwargs):
     return _train(*args, **kwargs)
 
 
-__all__ = ["KINDS", "Victim", "load_victim", "read_victim_info", "train_victim"]
+__all__ = ["VICTIM_KINDS", "Victim", "VictimKind", "load_victim", "read_victim_info", "register_victim_kind",
+           "train_victim"]

@@ -11,7 +11,6 @@ from typing import Iterable, Iterator, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-KINDS = ("BiLSTM", "MiniLM", "BERT", "GEMMA2B", "GEMMA7B")  # MiniLM: a smaller encoder than BERT's role
 MAX_TOKENS = 512
 """BODEGA truncates every input to the first 512 tokens of the victim's tokenizer."""
 

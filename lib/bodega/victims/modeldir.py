@@ -42,7 +42,7 @@ def weights_problem(path: str | Path) -> str | None:
     hold weights), so a search for reusable victims must check the files, not only ``victim.json``.
     """
     from bodega.victims.base import hash_files
-    from bodega.victims.families import victim_class
+    from bodega.victims.kinds import victim_class
 
     path = Path(path)
     info = read_victim_info(path)
@@ -67,7 +67,7 @@ def load_victim(path: str | Path, profile: str = "cpu", precision=None):
     precision it predicts in, exposed as its ``precision`` attribute."""
     from bodega.precision import resolve_precision
     from bodega.victims.base import hash_files
-    from bodega.victims.families import victim_class
+    from bodega.victims.kinds import victim_class
 
     path = Path(path)
     info = read_victim_info(path)

@@ -103,7 +103,7 @@ def training_fingerprint(task: str, victim_kind: str, data_dir: str | Path, prof
     A finished model folder with the same fingerprint is the model these arguments would train.
     ``precision`` is the resolved one; it enters only where it changes the training (``training_precision``).
     """
-    from bodega.victims.families import normalise_kind, victim_class
+    from bodega.victims.kinds import normalise_kind, victim_class
 
     kind, prof = normalise_kind(victim_kind), get_profile(profile)
     fingerprint = dict(task=get_task(task).name, kind=kind, profile=prof.name,
@@ -128,15 +128,12 @@ def training_fingerprint(task: str, victim_kind: str, data_dir: str | Path, prof
     return fingerprint
 
 
-AUTOCAST_KINDS = ("BERT", "MiniLM", "GEMMA2B", "GEMMA7B")
-"""Families trained under bf16 autocast at ``--precision bf16``: MiniLM's steps ran 1.37x faster on AMX at
-the same dev F1 (issue 23), MPNet's (the cpu BERT) 3.3x here and the decoders' LoRA steps faster at the same
-dev F1 (book/data/precision.json); the BiLSTM gains nothing."""
-
-
 def training_precision(kind: str, precision: str) -> str:
-    """The precision a family trains in when ``precision`` (resolved: fp32 or bf16) is asked for."""
-    return "bf16" if precision == "bf16" and kind in AUTOCAST_KINDS else "fp32"
+    """The precision a kind trains in when ``precision`` (resolved: fp32 or bf16) is asked for: bf16 only for a
+    kind trained under bf16 autocast (see :mod:`bodega.victims.kinds`)."""
+    from bodega.victims.kinds import VICTIM_KINDS
+
+    return "bf16" if precision == "bf16" and VICTIM_KINDS[kind].bf16_autocast else "fp32"
 
 
 @dataclass(frozen=True)
@@ -234,7 +231,7 @@ def train_victim(task: str, victim_kind: str, data_dir: str | Path, out_dir: str
 def _prepare(task: str, victim_kind: str, data_dir: Path, options: TrainingOptions) -> _Plan:
     """Resolve the profile's defaults, read the data and check the options, before any training."""
     from bodega.precision import FP32, resolve_precision
-    from bodega.victims.families import normalise_kind, victim_class
+    from bodega.victims.kinds import normalise_kind, victim_class
 
     task_name = get_task(task).name
     kind = normalise_kind(victim_kind)

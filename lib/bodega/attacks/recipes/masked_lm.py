@@ -169,5 +169,5 @@ def bae(profile: str = "cpu", k: int = 50, max_change_rate: float = 0.2, similar
                                                          candidates=source, filter_words=filter_words))
 
 
-register_attacker("BERT-ATTACK", bert_attack, aliases=("BERTattack", "BERT-Attack", "BertAttack"))
+register_attacker("BERT-ATTACK", bert_attack, aliases=("BERTattack",))
 register_attacker("BAE", bae)

@@ -25,8 +25,9 @@ def pso(profile: str = "cpu", population: int = 20, iterations: int = 20,
     search = partial(pso_search, transformation=word_candidates(lexicon, vectors, bests),
                      constraints=[filter_stopwords(filter_words)], population=population, iterations=iterations,
                      openattack_bests=bests)
-    return WordLevelAttacker("PSO", search, PosTagger(), dict(filter_words=filter_words, openattack_bests=bests),
+    return WordLevelAttacker("SememePSO", search, PosTagger(),
+                             dict(filter_words=filter_words, openattack_bests=bests),
                              **as_run_parts(profile, fidelity, respace, False))
 
 
-register_attacker("PSO", pso, aliases=("SememePSO",))
+register_attacker("SememePSO", pso, aliases=("PSO",))  # PSO: BODEGA's and OpenAttack's name
