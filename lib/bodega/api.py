@@ -26,6 +26,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from bodega.layout import VICTIM_INFO
 from bodega.errors import BodegaError
 
 log = logging.getLogger(__name__)
@@ -159,7 +160,7 @@ def wrap(classifier: Classifier, task: str, *, name: str | None = None, version:
     if isinstance(classifier, (str, Path)):
         text = str(classifier)
         if not is_spec(text) and (Path(text).expanduser() / "config.json").is_file() \
-                and not (Path(text).expanduser() / "victim.json").is_file():
+                and not (Path(text).expanduser() / VICTIM_INFO).is_file():
             text = HF_PREFIX + text
         options = {"positive_label": positive_label, "version": version,
                    "trim_tokenizer": str(trim_tokenizer) if trim_tokenizer is not None else None}

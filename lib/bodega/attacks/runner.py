@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from bodega.layout import RECORDS, RUN_CONFIG, RUN_LOCK, SCORES, SUMMARY
 from bodega.errors import BodegaError
 from bodega.attacks.base import Attacker, canonical_name, get_attacker
 from bodega.attacks.goal import Goal
@@ -37,11 +38,6 @@ from bodega.io import (append_jsonl, atomic_write_json, exclusive_lock, file_sha
 
 log = logging.getLogger(__name__)
 
-RECORDS = "records.jsonl"
-SUMMARY = "summary.json"
-LOCK = ".lock"  # held while a process writes the run
-SCORES = "scores.jsonl"  # per example: index, id, success, semantic, character, bodega
-RUN_CONFIG = "run.json"
 RECORD_KEYS = ("index", "id", "original", "success", "queries", "unique_queries", "forwards", "seconds", "error")
 SAMPLE_STREAM = 22  # seeds the sample order apart from the attackers' own random streams
 
@@ -268,7 +264,7 @@ def run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str,
         raise TypeError(f"run_attack: unknown setting(s) {', '.join(unknown)}")
     options = options if options is not None else AttackOptions(**settings)
     out = Path(out_dir)
-    with exclusive_lock(out / LOCK):
+    with exclusive_lock(out / RUN_LOCK):
         return _run_attack(task, victim_path, data_dir, attacker, out, options)
 
 

@@ -1,12 +1,8 @@
 """Grid cells: one papermill execution of a stage notebook, with its parameters, output and key.
 
-The results layout (see the book's "How to reproduce" page):
-
-- ``<results>/models/<TASK>-<VICTIM>/``: a trained victim (weights, config, ``metrics.json``, ``victim.json``);
-- ``<results>/runs/<TASK>-<VICTIM>-<ATTACKER>-<T|U>[-s<seed>]/``: ``records.jsonl`` and ``summary.json``;
-- ``<generated>/<grid>/{victims,runs}/<cell name>.ipynb``: the executed stage notebooks.
-
-Seed 0 gets no suffix so that the directory names match the agreed interface.
+Cells write into a results tree laid out by :mod:`bodega.layout` (victims under ``models/``, attack runs under
+``runs/``, folder names from :class:`bodega.layout.CellName`); the executed stage notebooks go to
+``<generated>/<grid>/{victims,runs}/<cell name>.ipynb``.
 """
 from __future__ import annotations
 
@@ -19,9 +15,7 @@ from typing import Any
 from bodega.experiments.hashing import VICTIM_UNUSED_CODE, HashCache, key_of, profile_settings, tree_sha256
 from bodega.experiments.spec import GridSpec
 from bodega.io import relative_path
-
-VICTIM_OUTPUTS = ("victim.json", "metrics.json")  # victim.json is written last by training
-ATTACK_OUTPUTS = ("summary.json", "records.jsonl")
+from bodega.layout import ATTACK_OUTPUTS, RUNS, VICTIM_INFO, VICTIM_OUTPUTS, CellName, run_dir, run_name, victim_dir
 
 # What a stage notebook's `parameters` cell must declare: each tuple lists alternatives (one is
 # enough). The grid offers every name below and passes only those the notebook declares, so a
@@ -50,17 +44,6 @@ class Cell:
     threads: int = 1
     depends_on: str | None = None  # the victim cell an attack cell needs
     env: dict[str, str] = field(default_factory=dict)
-
-
-def victim_dir(results: Path, task: str, victim: str) -> Path:
-    """Where a grid keeps the victim of ``task`` and ``victim``: ``<results>/models/<task>-<victim>``."""
-    return results / "models" / f"{task}-{victim}"
-
-
-def run_name(task: str, victim: str, attacker: str, scenario: str, seed: int = 0) -> str:
-    """An attack cell's folder name: ``<task>-<victim>-<attacker>-<U|T>``, ``-s<seed>`` for a seed other than 0."""
-    name = f"{task}-{victim}-{attacker}-{'T' if scenario == 'targeted' else 'U'}"
-    return name if seed == 0 else f"{name}-s{seed}"
 
 
 def compact_names(cells: list[tuple[str, ...]]) -> list[str]:
@@ -139,7 +122,7 @@ def victim_cells(spec: GridSpec, hashes: HashCache, declared: set[str] | None = 
                                     "out_dir": _param(out), "results_root": _param(results)}, declared)
             inputs = {"stage": "victim", "notebook": notebook_sha, "code": code_sha, "data": data,
                       "profile_settings": profile_settings(spec.profile, victim, task), **settings}
-            name = f"{task}-{victim}"
+            name = str(CellName(task, victim))
             cells.append(Cell(
                 kind="victim", name=name, notebook=_abs(spec.notebooks.victim),
                 output_notebook=_abs(Path(spec.generated) / spec.name / "victims" / f"{name}.ipynb"),
@@ -151,7 +134,7 @@ def victim_cells(spec: GridSpec, hashes: HashCache, declared: set[str] | None = 
 def victim_identity(out_dir: str | Path) -> str:
     """The weights hash training recorded in ``victim.json`` (the victim's own identity), else a directory hash."""
     try:
-        recorded = json.loads((Path(out_dir) / "victim.json").read_text(encoding="utf-8")).get("weights_hash")
+        recorded = json.loads((Path(out_dir) / VICTIM_INFO).read_text(encoding="utf-8")).get("weights_hash")
     except (FileNotFoundError, json.JSONDecodeError):
         recorded = None
     return f"weights:{recorded}" if recorded else f"tree:{tree_sha256(out_dir)}"
@@ -169,7 +152,7 @@ def attack_cells(spec: GridSpec, victim: Cell, hashes: HashCache, declared: set[
     cells = []
     for attacker, scenario, seed in spec.attack_plan(task, kind):
         name = run_name(task, kind, attacker, scenario, seed)
-        out = Path(spec.results) / "runs" / name
+        out = run_dir(spec.results, name)
         settings = {"task": task, "victim": kind, "attacker": attacker, "targeted": scenario == "targeted",
                     "n_examples": spec.examples_of(task, kind, attacker, scenario),
                     "query_budget": spec.query_budget, "seed": seed, "profile": spec.profile, "backend": spec.backend}
@@ -181,7 +164,7 @@ def attack_cells(spec: GridSpec, victim: Cell, hashes: HashCache, declared: set[
                   "attack_data": attack_sha, "profile_settings": profile_settings(spec.profile), **settings}
         cells.append(Cell(
             kind="attack", name=name, notebook=_abs(spec.notebooks.attack),
-            output_notebook=_abs(Path(spec.generated) / spec.name / "runs" / f"{name}.ipynb"),
+            output_notebook=_abs(Path(spec.generated) / spec.name / RUNS / f"{name}.ipynb"),
             out_dir=_abs(out), parameters=parameters, inputs=inputs, key=key_of(inputs),
             expected=ATTACK_OUTPUTS, cwd=_abs("."), threads=spec.threads_per_cell,
             depends_on=victim.name))

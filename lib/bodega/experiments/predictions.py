@@ -13,12 +13,12 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
+from bodega.layout import PREDICTIONS, VICTIM_INFO
 from bodega.errors import MissingFileError
 from bodega.io import atomic_write_json, file_sha256, write_jsonl
 
 log = logging.getLogger(__name__)
 
-PREDICTIONS = "attack_predictions.jsonl"
 PREDICTIONS_INFO = "attack_predictions.json"
 CHUNK = 256  # as training evaluated attack.tsv: the same chunks in file order give the same predictions
 
@@ -86,5 +86,5 @@ def predict_results(results: str | Path, data_root: str | Path, force: bool = Fa
     models = Path(results) / "models"
     if not models.is_dir():
         raise MissingFileError(f"{models} does not exist; is {results} a grid's results folder?")
-    folders = [f for f in sorted(models.iterdir()) if (f / "victim.json").exists()]
+    folders = [f for f in sorted(models.iterdir()) if (f / VICTIM_INFO).exists()]
     return [predict_attack_set(folder, data_root, force) for folder in folders]

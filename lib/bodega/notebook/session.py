@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from bodega.layout import VICTIM_INFO
 from bodega.errors import BodegaError
 from bodega.paths import project_root
 
@@ -96,7 +97,7 @@ def ensure_victim(task: str, victim: str, data_dir: Path, victim_dir: Path, prof
     if is_spec(victim):
         open_victim(victim, task, profile)
         return Path(victim)
-    info_file = victim_dir / "victim.json"
+    info_file = victim_dir / VICTIM_INFO
     if info_file.exists():
         trained = json.loads(info_file.read_text(encoding="utf-8")).get("profile")
         if trained not in (None, profile):

@@ -14,6 +14,7 @@ import json
 import sys
 from pathlib import Path
 
+from bodega.layout import RECORDS, SUMMARY
 from bodega.io import atomic_write_text, read_jsonl
 
 COLUMNS = ("attacker", "scenario", "n_examples", "success_rate", "bodega", "semantic", "character", "queries")
@@ -38,9 +39,9 @@ def write_report(runs: list[Path], out: Path, k: int = 10, profile: str = "cpu")
     semantic = load_semantic_model(profile)
     rows, tables = [], []
     for run in runs:
-        summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+        summary = json.loads((run / SUMMARY).read_text(encoding="utf-8"))
         rows.append(_summary_row(summary))
-        best = best_examples(list(read_jsonl(run / "records.jsonl")), summary["task"], semantic, k=k)
+        best = best_examples(list(read_jsonl(run / RECORDS)), summary["task"], semantic, k=k)
         best.insert(0, "attacker", summary["attacker"])
         tables.append(best)
     results = out / "attacks_mlm_results.csv"

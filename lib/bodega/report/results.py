@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from bodega.layout import CellName, cell_markers, METRICS, MODELS, RECORDS, RUNS, SUMMARY, VICTIM_INFO
 from bodega.errors import BodegaError, MissingFileError
 from bodega.io import read_jsonl
 from bodega.victims.competence import competence_of_model
@@ -40,7 +41,7 @@ class Results:
 
     def records(self, name: str) -> list[dict]:
         """The per-example records of the run folder ``name``, as written by the attack run."""
-        return list(read_jsonl(self.root / "runs" / name / "records.jsonl"))
+        return list(read_jsonl(self.root / RUNS / name / RECORDS))
 
 
 def _pick(summary: dict, keys: tuple[str, ...], where: Path):
@@ -60,11 +61,12 @@ def _load_json(path: Path) -> dict:
 def load_victims(root: Path) -> pd.DataFrame:
     """One row per finished victim under ``root/models``: its scores, size, training and competence."""
     rows = []
-    for folder in sorted((root / "models").glob("*-*")):
-        if not (folder / "victim.json").exists() or not (folder / "metrics.json").exists():
+    for folder in sorted((root / MODELS).glob("*-*")):
+        if not (folder / VICTIM_INFO).exists() or not (folder / METRICS).exists():
             continue  # not finished
-        info, metrics = _load_json(folder / "victim.json"), _load_json(folder / "metrics.json")
-        task, kind = folder.name.split("-", 1)
+        info, metrics = _load_json(folder / VICTIM_INFO), _load_json(folder / METRICS)
+        cell = CellName.parse(folder.name, attack=False)
+        task, kind = cell.task, cell.victim
         quality = competence_of_model(folder)
         rows.append({"task": info.get("task", task), "victim": info.get("kind", kind),
                      "f1": metrics["attack"]["f1"], "accuracy": metrics["attack"]["accuracy"],
@@ -92,16 +94,23 @@ def _grid_attacker_name(name: str | None) -> str | None:
         return name
 
 
+def _run_victim(name: str) -> str | None:
+    """The victim a run folder's name names (None for a folder not named as a grid cell)."""
+    try:
+        return CellName.parse(name, attack=True).victim
+    except BodegaError:
+        return None
+
+
 def load_runs(root: Path) -> pd.DataFrame:
     """One row per finished attack run under ``root/runs``: its settings and summary numbers."""
     rows = []
-    for folder in sorted((root / "runs").glob("*")):
-        path = folder / "summary.json"
+    for folder in sorted((root / RUNS).glob("*")):
+        path = folder / SUMMARY
         if not path.exists():
             continue
         summary = _load_json(path)
-        parts = folder.name.split("-")
-        victim = parts[1] if len(parts) > 1 else None
+        victim = _run_victim(folder.name)
         row = {"name": folder.name, "victim": victim}
         row.update({key: summary.get(key) for key in RUN_KEYS})
         row.update({column: _pick(summary, keys, path) for column, keys in SUMMARY_COLUMNS.items()})
@@ -127,10 +136,10 @@ def _ordered(frame: pd.DataFrame) -> pd.DataFrame:
 def cell_costs(root: str | Path) -> pd.DataFrame:
     """Wall and CPU seconds of every finished grid cell, from the ``cell.json`` markers the runner wrote."""
     rows = []
-    for marker in sorted(Path(root).glob("*/*/cell.json")):
+    for marker in cell_markers(root):
         info = _load_json(marker)
         if info.get("status") == "done":
-            rows.append({"kind": "victim" if marker.parent.parent.name == "models" else "attack",
+            rows.append({"kind": "victim" if marker.parent.parent.name == MODELS else "attack",
                          "name": info.get("name", marker.parent.name), "seconds": info.get("seconds"),
                          "cpu_seconds": info.get("cpu_seconds")})
     return pd.DataFrame(rows, columns=["kind", "name", "seconds", "cpu_seconds"])

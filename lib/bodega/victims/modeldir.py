@@ -10,16 +10,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from bodega.layout import VICTIM_INFO
 from bodega.errors import BodegaError, MissingFileError
-
-VICTIM_JSON = "victim.json"
-METRICS_JSON = "metrics.json"
 
 
 def read_victim_info(path: str | Path) -> dict:
     """The ``victim.json`` of a trained model folder; a folder without one is not a (finished) victim."""
     path = Path(path)
-    info_path = path / VICTIM_JSON
+    info_path = path / VICTIM_INFO
     if not info_path.exists():
         raise MissingFileError(
             f"{info_path} not found: {path} is not a trained victim (or its training has not finished); "

@@ -14,6 +14,7 @@ import json
 import logging
 from pathlib import Path
 
+from bodega.layout import VICTIM_INFO
 from bodega.data import read_tsv
 
 log = logging.getLogger(__name__)
@@ -42,7 +43,7 @@ def find_trained_victim(task: str, victim: str, data_dir: str | Path, profile: s
     wanted = training_fingerprint(task, victim, data_dir, profile, seed=seed, precision=precision)
     n_rows = len(read_tsv(Path(data_dir) / "train.tsv"))
     root = Path(results_root)
-    for info_file in sorted([*root.glob("*/*/victim.json"), *root.glob("*/*/*/victim.json")]):
+    for info_file in sorted([*root.glob(f"*/*/{VICTIM_INFO}"), *root.glob(f"*/*/*/{VICTIM_INFO}")]):
         try:
             recorded = json.loads(info_file.read_text(encoding="utf-8")).get("training") or {}
         except (OSError, json.JSONDecodeError):

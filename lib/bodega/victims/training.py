@@ -30,7 +30,7 @@ from bodega.tasks import get_task
 from bodega.victims.base import argmax_predictions, hash_files
 from bodega.victims.competence import competence, roc_auc
 from bodega.victims.metrics import f1_accuracy
-from bodega.victims.modeldir import METRICS_JSON, VICTIM_JSON
+from bodega.layout import METRICS, VICTIM_INFO
 
 log = logging.getLogger(__name__)
 CHECKPOINTS = "checkpoints"
@@ -286,7 +286,7 @@ def _prepare(task: str, victim_kind: str, data_dir: Path, options: TrainingOptio
 def _already_trained(out_dir: Path, fingerprint: dict) -> bool:
     """Whether ``out_dir`` holds a finished victim of these settings; one of other settings is refused, not
     overwritten (the grid wipes a cell's folder of other inputs itself before training)."""
-    info_path = out_dir / VICTIM_JSON
+    info_path = out_dir / VICTIM_INFO
     if not info_path.exists():
         return False
     from bodega.victims.modeldir import read_victim_info, weights_problem
@@ -315,8 +315,8 @@ def _resume(plan: _Plan, out_dir: Path):
         shutil.rmtree(ckpt_dir)
         record = None
     # An old model in this folder stops being loadable before any new weights are written.
-    (out_dir / VICTIM_JSON).unlink(missing_ok=True)
-    (out_dir / METRICS_JSON).unlink(missing_ok=True)
+    (out_dir / VICTIM_INFO).unlink(missing_ok=True)
+    (out_dir / METRICS).unlink(missing_ok=True)
 
     options = plan.options
     victim = plan.cls.create(plan.task, plan.profile, plan.seed, base_model=options.base_model,
@@ -402,12 +402,12 @@ def _save(plan: _Plan, victim, optimizer, history: list[dict], chosen: int, out_
     weights_hash = hash_files(files, extra)
     selected = history[chosen - 1]
     stopped_early = len(history) < len(plan.segments())
-    atomic_write_json(out_dir / METRICS_JSON, {
+    atomic_write_json(out_dir / METRICS, {
         "attack": attack, "dev": selected["dev"], "attack_quality": quality,
         "selected_epoch": selected["epoch"], "selected_point": chosen, "selected_rows_seen": selected["rows_seen"],
         "selection": "best dev F1" if plan.select == "dev" else "last point", "stopped_early": stopped_early,
         "history": history, **plan.precision.record()})
-    atomic_write_json(out_dir / VICTIM_JSON, dict(
+    atomic_write_json(out_dir / VICTIM_INFO, dict(
         victim.describe(), name=f"{plan.task}-{plan.kind}", task=plan.task, kind=plan.kind, profile=plan.profile,
         train_rows=len(plan.train_rows), train_data=relative_path(plan.train_path, out_dir), epochs=plan.epochs,
         selected_epoch=history[chosen - 1]["epoch"], selected_rows_seen=history[chosen - 1]["rows_seen"],
