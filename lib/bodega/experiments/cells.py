@@ -6,7 +6,6 @@ Cells write into a results tree laid out by :mod:`bodega.layout` (victims under 
 """
 from __future__ import annotations
 
-import json
 from math import prod
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,8 +13,10 @@ from typing import Any
 
 from bodega.experiments.hashing import VICTIM_UNUSED_CODE, HashCache, key_of, profile_settings, tree_sha256
 from bodega.experiments.spec import GridSpec
+from bodega.errors import BodegaError
 from bodega.io import relative_path
-from bodega.layout import ATTACK_OUTPUTS, RUNS, VICTIM_INFO, VICTIM_OUTPUTS, CellName, run_dir, run_name, victim_dir
+from bodega.records import read_victim_info
+from bodega.layout import ATTACK_OUTPUTS, RUNS, VICTIM_OUTPUTS, CellName, run_dir, run_name, victim_dir
 
 # What a stage notebook's `parameters` cell must declare: each tuple lists alternatives (one is
 # enough). The grid offers every name below and passes only those the notebook declares, so a
@@ -134,8 +135,8 @@ def victim_cells(spec: GridSpec, hashes: HashCache, declared: set[str] | None = 
 def victim_identity(out_dir: str | Path) -> str:
     """The weights hash training recorded in ``victim.json`` (the victim's own identity), else a directory hash."""
     try:
-        recorded = json.loads((Path(out_dir) / VICTIM_INFO).read_text(encoding="utf-8")).get("weights_hash")
-    except (FileNotFoundError, json.JSONDecodeError):
+        recorded = read_victim_info(out_dir).weights_hash
+    except BodegaError:
         recorded = None
     return f"weights:{recorded}" if recorded else f"tree:{tree_sha256(out_dir)}"
 

@@ -176,7 +176,7 @@ def victim_weights_present(out_dir: str | Path) -> bool:
 
     try:
         info = read_victim_info(out_dir)
-        files, _ = victim_class(info["kind"]).files_for_hash(Path(out_dir), info)
+        files, _ = victim_class(info.kind).files_for_hash(Path(out_dir), info.to_dict())
     except (FileNotFoundError, KeyError, ValueError):
         return False
     return all(path.is_file() for path in files)
