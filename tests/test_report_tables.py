@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from bodega.report import load_results
+from run_fixtures import write_run_summary
 from bodega.report.tables import appendix, table1, table3, table4, table5
 
 
@@ -23,11 +24,8 @@ def _run(root: Path, task: str, victim: str, attacker: str, scenario: str, bodeg
          records: list[dict] | None = None) -> None:
     folder = root / "runs" / f"{task}-{victim}-{attacker}-{scenario[0].upper()}"
     folder.mkdir(parents=True)
-    summary = {"task": task, "attacker": attacker, "scenario": scenario, "n_examples": 10, "budget": None,
-               "seed": 0, "profile": "smoke", "backend": "native", "errors": 0, "bodega_score": bodega,
-               "success_score": min(1.0, 2 * bodega), "semantic_score": 0.8, "character_score": 0.9,
-               "queries_per_example": queries, "total_attack_time": 1.0}
-    (folder / "summary.json").write_text(json.dumps(summary))
+    write_run_summary(folder, task, victim, attacker, scenario, bodega=bodega, success=min(1.0, 2 * bodega),
+                      semantic=0.8, character=0.9, queries=queries, profile="smoke")
     (folder / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records or []))
 
 

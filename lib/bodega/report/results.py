@@ -12,21 +12,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from bodega.layout import CellName, cell_markers, METRICS, MODELS, RECORDS, RUNS, SUMMARY, VICTIM_INFO
+from bodega.layout import CellName, cell_markers, run_folders, METRICS, MODELS, RECORDS, RUNS, VICTIM_INFO
 from bodega.errors import BodegaError, MissingFileError
 from bodega.io import read_jsonl
+from bodega.records import read_summary
 from bodega.victims.competence import competence_of_model
 
-# Column of ours -> keys a summary may carry it under (the scorer's Summary.to_dict() names first).
-SUMMARY_COLUMNS: dict[str, tuple[str, ...]] = {
-    "bodega": ("bodega_score", "bodega"),
-    "confusion": ("success_score", "confusion_score", "confusion", "success"),
-    "semantic": ("semantic_score", "semantic"),
-    "character": ("character_score", "character"),
-    "queries": ("queries_per_example", "queries"),
-    "attack_seconds": ("total_attack_time", "attack_seconds"),
-}
-RUN_KEYS = ("task", "attacker", "scenario", "n_examples", "budget", "seed", "profile", "backend", "errors")
+RUN_COLUMNS = ["name", "victim", "task", "attacker", "scenario", "n_examples", "budget", "seed", "profile", "backend",
+               "errors", "bodega", "confusion", "semantic", "character", "queries", "attack_seconds", "labels_0",
+               "labels_1"]
 VICTIM_ORDER = ("BiLSTM", "MiniLM", "BERT", "GEMMA2B", "GEMMA7B")
 TASK_ORDER = ("HN", "PR2", "FC", "RD")
 
@@ -42,13 +36,6 @@ class Results:
     def records(self, name: str) -> list[dict]:
         """The per-example records of the run folder ``name``, as written by the attack run."""
         return list(read_jsonl(self.root / RUNS / name / RECORDS))
-
-
-def _pick(summary: dict, keys: tuple[str, ...], where: Path):
-    for key in keys:
-        if key in summary:
-            return summary[key]
-    raise KeyError(f"{where}: none of {', '.join(keys)} in the summary; was it written by run_attack?")
 
 
 def _load_json(path: Path) -> dict:
@@ -105,21 +92,19 @@ def _run_victim(name: str) -> str | None:
 def load_runs(root: Path) -> pd.DataFrame:
     """One row per finished attack run under ``root/runs``: its settings and summary numbers."""
     rows = []
-    for folder in sorted((root / RUNS).glob("*")):
-        path = folder / SUMMARY
-        if not path.exists():
-            continue
-        summary = _load_json(path)
-        victim = _run_victim(folder.name)
-        row = {"name": folder.name, "victim": victim}
-        row.update({key: summary.get(key) for key in RUN_KEYS})
-        row.update({column: _pick(summary, keys, path) for column, keys in SUMMARY_COLUMNS.items()})
-        row["attacker"] = _grid_attacker_name(row.get("attacker"))
-        labels = (summary.get("sample") or {}).get("labels")  # runs before the seeded samples lack it
-        row["labels_0"], row["labels_1"] = (labels["0"], labels["1"]) if labels else (None, None)
-        rows.append(row)
-    columns = ["name", "victim", *RUN_KEYS, *SUMMARY_COLUMNS, "labels_0", "labels_1"]
-    return _ordered(pd.DataFrame(rows, columns=columns))
+    for folder in run_folders(root):
+        run = read_summary(folder)
+        config, scores = run.config, run.scores
+        labels = (run.sample or {}).get("labels")  # runs before the seeded samples lack it
+        rows.append({"name": folder.name, "victim": _run_victim(folder.name), "task": config.task,
+                     "attacker": _grid_attacker_name(config.attacker), "scenario": config.scenario,
+                     "n_examples": run.n_examples, "budget": config.budget, "seed": config.seed,
+                     "profile": config.profile, "backend": config.backend, "errors": run.errors,
+                     "bodega": scores.bodega_score, "confusion": scores.success_score,
+                     "semantic": scores.semantic_score, "character": scores.character_score,
+                     "queries": scores.queries_per_example, "attack_seconds": scores.total_attack_time,
+                     "labels_0": labels["0"] if labels else None, "labels_1": labels["1"] if labels else None})
+    return _ordered(pd.DataFrame(rows, columns=RUN_COLUMNS))
 
 
 def _ordered(frame: pd.DataFrame) -> pd.DataFrame:
