@@ -232,16 +232,17 @@ class MemoryStore:
     where = "memory"
 
     def resume(self, config: RunConfig) -> list[dict]:
+        """Nothing to resume: every run in memory starts afresh."""
         return []
 
     def begin(self, config: RunConfig) -> None:
-        pass
+        """Nothing to claim."""
 
     def append(self, record: dict) -> None:
-        pass
+        """The runner keeps the records itself."""
 
     def finish(self, report: AttackReport, scores: list) -> None:
-        pass
+        """The report is the run."""
 
 
 class NamedAttacker:
