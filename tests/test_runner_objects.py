@@ -4,27 +4,12 @@ from __future__ import annotations
 import pytest
 
 import bodega
-from attack_fakes import SENTENCES, KeywordVictim, OnesSemantic
+from attack_fakes import SENTENCES, FirstWordDropper, KeywordVictim, OnesSemantic
 from bodega.attacks import registered_attackers, run_attack
-from bodega.attacks.result import AttackResult
 from bodega.attacks.runner import AttackOptions, NamedAttacker, attack_examples, rows_identity
 from bodega.data import Example, read_tsv
 from bodega.io import file_sha256
 from bodega.records import AttackReport, read_summary
-
-
-class FirstWordDropper:
-    """Drops the first word whose removal reaches the goal."""
-
-    name = "first-word-dropper"
-
-    def attack(self, victim, text, goal, rng=None):
-        words = text.split()
-        for i in range(len(words)):
-            candidate = " ".join(words[:i] + words[i + 1:])
-            if goal.reached(victim.predict_proba([candidate]))[0]:
-                return AttackResult(candidate, True)
-        return AttackResult(None, False)
 
 
 def _rows() -> list[Example]:
