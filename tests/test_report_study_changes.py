@@ -9,6 +9,7 @@ import yaml
 from bodega.report.findings import AGREE, CANNOT_TELL, DISAGREE, Finding
 from bodega.report.study import load_study
 from bodega.report.study_changes import attack_labels, changes_table, flipped_verdicts, label_shares
+from run_fixtures import write_run_summary
 
 LABELS = [1] * 3 + [0] * 7  # a 10-row attack file sorted by label: 30% non-credible
 
@@ -37,11 +38,8 @@ def _study(root: Path, name: str, rows: dict[tuple[str, str], list[int]], victim
         (folder / "scores.jsonl").write_text("".join(json.dumps(s) + "\n" for s in scores))
         (folder / "records.jsonl").write_text("".join(json.dumps({"index": i, "id": f"x{i}", "queries": 10}) + "\n"
                                                       for i in indices))
-        (folder / "summary.json").write_text(json.dumps({"task": "PR2", "attacker": attacker, "scenario": "untargeted",
-                                                         "n_examples": len(indices), "bodega_score": 0.5,
-                                                         "success_score": 1.0, "semantic_score": 0.5,
-                                                         "character_score": 1.0, "queries_per_example": 10,
-                                                         "total_attack_time": 1.0}))
+        write_run_summary(folder, "PR2", victim, attacker, "untargeted", n_examples=len(indices), bodega=0.5,
+                          success=1.0, semantic=0.5, character=1.0, queries=10)
     grid = {"name": name, "profile": "cpu", "tasks": ["PR2"], "victims": list(victims),
             "attackers": ["PWWS", "Genetic"], "scenarios": ["untargeted"], "results": str(results)}
     (root / f"{name}.yaml").write_text(yaml.safe_dump(grid))
