@@ -19,7 +19,7 @@ import numpy as np
 
 from bodega.experiments import load_grid
 from bodega.experiments.cells import run_name
-from bodega.records import RunConfig, RunSummary, write_summary
+from bodega.records import RunConfig, RunSummary, VictimInfo, write_summary, write_victim_info
 from bodega.scoring.core import Summary
 
 
@@ -33,7 +33,8 @@ def write_synthetic(grid: str, root: Path, seed: int = 0) -> int:
                 continue
             model = root / "models" / f"{task}-{victim}"
             model.mkdir(parents=True, exist_ok=True)
-            (model / "victim.json").write_text(json.dumps({"task": task, "kind": victim, "n_params": 1000}))
+            write_victim_info(model, VictimInfo(kind=victim, weights_hash="synthetic", task=task,
+                                                family={"n_params": 1000}))
             metrics = {"f1": 0.7, "accuracy": 0.8}
             (model / "metrics.json").write_text(json.dumps({"attack": metrics, "dev": metrics}))
             for attacker, scenario, _ in plan:

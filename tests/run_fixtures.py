@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bodega.records import RunConfig, RunSummary, write_summary
+from bodega import records
+from bodega.records import RunConfig, RunSummary, VictimInfo, write_summary
 from bodega.scoring.core import Summary
 
 
@@ -24,3 +25,10 @@ def write_run_summary(folder: Path, task: str, victim: str, attacker: str, scena
     folder.mkdir(parents=True, exist_ok=True)
     write_summary(folder, summary)
     return summary
+
+
+def write_victim_info(folder: Path, task: str, kind: str, n_params: int) -> None:
+    """Write the ``victim.json`` of a finished victim of ``task`` and ``kind`` with ``n_params`` parameters."""
+    folder.mkdir(parents=True, exist_ok=True)
+    records.write_victim_info(folder, VictimInfo(kind=kind, weights_hash=f"{task}-{kind}", task=task,
+                                                 family={"n_params": n_params}))

@@ -20,7 +20,7 @@ from bodega.experiments.spec import parse_grid
 from bodega.report.study_tables import (grid_deviations, not_run_table, statements_table, table4_intervals,
                                         table5_intervals)
 from bodega.report.uncertainty import Interval, Ranked
-from run_fixtures import write_run_summary
+from run_fixtures import write_run_summary, write_victim_info
 
 NAN = float("nan")
 
@@ -83,7 +83,7 @@ SKIP_REASON = "BERT-ATTACK is too slow for this test grid"
 def _victim(root: Path, task: str, kind: str, f1: float) -> None:
     folder = root / "models" / f"{task}-{kind}"
     folder.mkdir(parents=True)
-    (folder / "victim.json").write_text(json.dumps({"task": task, "kind": kind, "n_params": 1000}))
+    write_victim_info(folder, task, kind, 1000)
     (folder / "metrics.json").write_text(json.dumps({"attack": {"f1": f1, "accuracy": 0.8},
                                                      "dev": {"f1": f1, "accuracy": 0.8}}))
 

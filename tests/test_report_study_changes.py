@@ -9,7 +9,7 @@ import yaml
 from bodega.report.findings import AGREE, CANNOT_TELL, DISAGREE, Finding
 from bodega.report.study import load_study
 from bodega.report.study_changes import attack_labels, changes_table, flipped_verdicts, label_shares
-from run_fixtures import write_run_summary
+from run_fixtures import write_run_summary, write_victim_info
 
 LABELS = [1] * 3 + [0] * 7  # a 10-row attack file sorted by label: 30% non-credible
 
@@ -27,7 +27,7 @@ def _study(root: Path, name: str, rows: dict[tuple[str, str], list[int]], victim
     for kind, params in victims.items():
         folder = results / "models" / f"PR2-{kind}"
         folder.mkdir(parents=True)
-        (folder / "victim.json").write_text(json.dumps({"task": "PR2", "kind": kind, "n_params": params}))
+        write_victim_info(folder, "PR2", kind, params)
         (folder / "metrics.json").write_text(json.dumps({split: {"f1": 0.7, "accuracy": 0.8}
                                                          for split in ("attack", "dev")}))
     for (victim, attacker), indices in rows.items():

@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 
 from bodega.report import load_results
-from run_fixtures import write_run_summary
+from run_fixtures import write_run_summary, write_victim_info
 from bodega.report.tables import appendix, table1, table3, table4, table5
 
 
 def _victim(root: Path, task: str, kind: str, f1: float, n_params: int) -> None:
     folder = root / "models" / f"{task}-{kind}"
     folder.mkdir(parents=True)
-    (folder / "victim.json").write_text(json.dumps({"task": task, "kind": kind, "n_params": n_params}))
+    write_victim_info(folder, task, kind, n_params)
     (folder / "metrics.json").write_text(json.dumps({"attack": {"f1": f1, "accuracy": 0.8},
                                                      "dev": {"f1": f1 - 0.1, "accuracy": 0.7}}))
 

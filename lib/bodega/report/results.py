@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from bodega.layout import CellName, cell_markers, run_folders, METRICS, MODELS, RECORDS, RUNS, VICTIM_INFO
+from bodega.layout import CellName, cell_markers, run_folders, victim_folders, METRICS, MODELS, RECORDS, RUNS
 from bodega.errors import BodegaError, MissingFileError
 from bodega.io import read_jsonl
-from bodega.records import read_summary
+from bodega.records import read_summary, read_victim_info
 from bodega.victims.competence import competence_of_model
 
 RUN_COLUMNS = ["name", "victim", "task", "attacker", "scenario", "n_examples", "budget", "seed", "profile", "backend",
@@ -48,20 +48,17 @@ def _load_json(path: Path) -> dict:
 def load_victims(root: Path) -> pd.DataFrame:
     """One row per finished victim under ``root/models``: its scores, size, training and competence."""
     rows = []
-    for folder in sorted((root / MODELS).glob("*-*")):
-        if not (folder / VICTIM_INFO).exists() or not (folder / METRICS).exists():
+    for folder in victim_folders(root):
+        if not (folder / METRICS).exists():
             continue  # not finished
-        info, metrics = _load_json(folder / VICTIM_INFO), _load_json(folder / METRICS)
-        cell = CellName.parse(folder.name, attack=False)
-        task, kind = cell.task, cell.victim
+        info, metrics = read_victim_info(folder), _load_json(folder / METRICS)
         quality = competence_of_model(folder)
-        rows.append({"task": info.get("task", task), "victim": info.get("kind", kind),
+        rows.append({"task": info.task or CellName.parse(folder.name, attack=False).task, "victim": info.kind,
                      "f1": metrics["attack"]["f1"], "accuracy": metrics["attack"]["accuracy"],
                      "dev_f1": metrics["dev"]["f1"], "dev_accuracy": metrics["dev"]["accuracy"],
-                     "n_params": info.get("n_params"), "base_model": info.get("base_model"),
-                     "base_role": info.get("base_role"),
-                     "train_rows": info.get("train_rows"), "epochs": info.get("epochs"),
-                     "profile": info.get("profile"),
+                     "n_params": info.family.get("n_params"), "base_model": info.family.get("base_model"),
+                     "base_role": info.family.get("base_role"), "train_rows": info.train_rows,
+                     "epochs": info.epochs, "profile": info.profile,
                      "roc_auc": quality.roc_auc if quality else None,
                      "competent": quality.competent if quality else None,
                      "competence": quality.reason if quality else "no attack-set probabilities recorded"})
