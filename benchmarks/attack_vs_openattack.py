@@ -81,7 +81,7 @@ def run_one(args, victim, clock: ForwardClock, attacker: str, backend: str, targ
                 unique_queries=float(np.mean([r["unique_queries"] for r in records])),
                 forwards=float(np.mean([r["forwards"] for r in records])),
                 success=float(np.mean([r["success"] for r in records])),
-                bodega=float(summary["bodega_score"]), records=[(normalise(r["adversarial"]), r["queries"])
+                bodega=float(summary.bodega_score), records=[(normalise(r["adversarial"]), r["queries"])
                                                                 for r in records])
 
 

@@ -131,14 +131,14 @@ def attack_cell(folder: Path, data: Path, out: Path, n: int, precision: str) -> 
     from bodega.attacks import run_attack
 
     started, cpu = time.perf_counter(), time.process_time()
-    summary = run_attack("PR2", folder, data, "PWWS", out, n_examples=n, profile="cpu", progress=False,
-                         precision=precision)
+    run = run_attack("PR2", folder, data, "PWWS", out, n_examples=n, profile="cpu", progress=False,
+                     precision=precision).run
     records = [json.loads(line) for line in (out / "records.jsonl").read_text(encoding="utf-8").splitlines()]
-    return {"attack_cpu_seconds": sum(r["cpu_seconds"] for r in records), "precision": summary["precision"],
-            "kernels": summary["kernels"], "examples": summary["n_examples"],
+    return {"attack_cpu_seconds": sum(r["cpu_seconds"] for r in records), "precision": run.config.precision,
+            "kernels": run.config.kernels, "examples": run.n_examples,
             "wall_seconds": time.perf_counter() - started, "cpu_seconds": time.process_time() - cpu,
-            "attack_seconds": summary["total_attack_time"], "success": summary["success_score"],
-            "bodega": summary["bodega_score"], "queries_per_example": summary["queries_per_example"],
+            "attack_seconds": run.scores.total_attack_time, "success": run.scores.success_score,
+            "bodega": run.scores.bodega_score, "queries_per_example": run.scores.queries_per_example,
             "run": str(out)}
 
 

@@ -19,6 +19,8 @@ import numpy as np
 
 from bodega.experiments import load_grid
 from bodega.experiments.cells import run_name
+from bodega.records import RunConfig, RunSummary, VictimInfo, write_summary, write_victim_info
+from bodega.scoring.core import Summary
 
 
 def write_synthetic(grid: str, root: Path, seed: int = 0) -> int:
@@ -31,17 +33,19 @@ def write_synthetic(grid: str, root: Path, seed: int = 0) -> int:
                 continue
             model = root / "models" / f"{task}-{victim}"
             model.mkdir(parents=True, exist_ok=True)
-            (model / "victim.json").write_text(json.dumps({"task": task, "kind": victim, "n_params": 1000}))
+            write_victim_info(model, VictimInfo(kind=victim, weights_hash="synthetic", task=task,
+                                                family={"n_params": 1000}))
             metrics = {"f1": 0.7, "accuracy": 0.8}
             (model / "metrics.json").write_text(json.dumps({"attack": metrics, "dev": metrics}))
             for attacker, scenario, _ in plan:
-                _write_run(root / "runs" / run_name(task, victim, attacker, scenario), task, attacker, scenario,
-                           spec.examples_of(task, victim, attacker, scenario) or 50, rng)
+                _write_run(root / "runs" / run_name(task, victim, attacker, scenario), task, victim, attacker,
+                           scenario, spec.examples_of(task, victim, attacker, scenario) or 50, rng)
                 runs += 1
     return runs
 
 
-def _write_run(folder: Path, task: str, attacker: str, scenario: str, n: int, rng: np.random.Generator) -> None:
+def _write_run(folder: Path, task: str, victim: str, attacker: str, scenario: str, n: int,
+               rng: np.random.Generator) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     share = rng.uniform(0.2, 0.9)
     scores, records = [], []
@@ -54,10 +58,14 @@ def _write_run(folder: Path, task: str, attacker: str, scenario: str, n: int, rn
         records.append({"index": i, "id": f"x{i}", "queries": int(rng.integers(10, 900))})
     (folder / "scores.jsonl").write_text("".join(json.dumps(s) + "\n" for s in scores))
     (folder / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
-    summary = {"task": task, "attacker": attacker, "scenario": scenario, "n_examples": n,
-               "bodega_score": float(np.mean([s["bodega"] for s in scores])), "success_score": share,
-               "semantic_score": 0.75, "character_score": 0.9, "queries_per_example": 455.0, "total_attack_time": 1.0}
-    (folder / "summary.json").write_text(json.dumps(summary))
+    config = RunConfig(task=task, victim=f"../../models/{task}-{victim}", victim_weights="synthetic", victim_task=task,
+                       attacker=attacker, scenario=scenario, profile="cpu", n_examples=n, budget=None, seed=0,
+                       backend="native", attacker_options={})
+    figures = Summary(subset_size=n, success_score=share, semantic_score=0.75, character_score=0.9,
+                      bodega_score=float(np.mean([s["bodega"] for s in scores])), queries_per_example=455.0,
+                      total_attack_time=1.0, time_per_example=1.0 / n, total_evaluation_time=0.0)
+    write_summary(folder, RunSummary(scores=figures, config=config, errors=0, budget_exhausted=0,
+                                     unique_queries_per_example=455.0, forwards_per_example=455.0, n_examples=n))
 
 
 def main() -> None:

@@ -59,3 +59,19 @@ SENTENCES = [
     "They say the evil plan would destroy the village.",
     "A terrible, corrupt deal.",
 ]
+
+
+class FirstWordDropper:
+    """An attacker object of the user's own: drops the first word whose removal reaches the goal."""
+
+    name = "first-word-dropper"
+
+    def attack(self, victim, text, goal, rng=None, **options):
+        from bodega.attacks.result import AttackResult
+
+        words = text.split()
+        for i in range(len(words)):
+            candidate = " ".join(words[:i] + words[i + 1:])
+            if goal.reached(victim.predict_proba([candidate]))[0]:
+                return AttackResult(candidate, True)
+        return AttackResult(None, False)

@@ -12,9 +12,8 @@ import numpy as np
 import pytest
 
 import bodega
-from attack_fakes import SENTENCES, KeywordVictim
+from attack_fakes import SENTENCES, FirstWordDropper, KeywordVictim
 from bodega.api import AttackRecord, AttackReport, wrap
-from bodega.attacks.result import AttackResult
 from bodega.data import Example, write_tsv
 from bodega.errors import BodegaError
 from bodega.scoring import Summary
@@ -72,28 +71,16 @@ def test_the_cli_and_the_api_run_the_same_attack(tmp_path, monkeypatch, capsys):
 
 
 def test_an_attacker_object_and_a_kept_run_that_resumes(tmp_path):
-    class Dropper:
-        """Drops the first word that lowers P(non-credible) below one half."""
-        name = "first-word-dropper"
-
-        def attack(self, victim, text, goal, rng=None, **options):
-            words = text.split()
-            for i in range(len(words)):
-                candidate = " ".join(words[:i] + words[i + 1:])
-                if goal.reached(victim.predict_proba([candidate]))[0]:
-                    return AttackResult(candidate, True)
-            return AttackResult(None, False)
-
-    report = bodega.attack(KeywordVictim(), SENTENCES, LABELS, task="PR2", attacker=Dropper(),
+    report = bodega.attack(KeywordVictim(), SENTENCES, LABELS, task="PR2", attacker=FirstWordDropper(),
                            semantic=OnesSemantic(), out_dir=tmp_path / "run", targeted=True)
     assert report.settings["attacker"] == "first-word-dropper" and (tmp_path / "run" / "records.jsonl").exists()
     assert any(r.success for r in report.records)
-    again = bodega.attack(KeywordVictim(), SENTENCES, LABELS, task="PR2", attacker=Dropper(),
+    again = bodega.attack(KeywordVictim(), SENTENCES, LABELS, task="PR2", attacker=FirstWordDropper(),
                           semantic=OnesSemantic(), out_dir=tmp_path / "run", targeted=True)
     assert [r.queries for r in again.records] == [r.queries for r in report.records]  # resumed, not rerun
     with pytest.raises(BodegaError, match="would hide the package's PWWS"):
         bodega.attack(KeywordVictim(), SENTENCES, LABELS, task="PR2",
-                      attacker=type("Mine", (), {"name": "pwws", "attack": Dropper.attack})())
+                      attacker=type("Mine", (), {"name": "pwws", "attack": FirstWordDropper.attack})())
 
 
 def test_a_scikit_learn_pipeline_is_versioned_by_its_bytes():

@@ -28,9 +28,9 @@ def test_the_books_example_runs_through_the_runner(data_dir, tmp_path, monkeypat
     monkeypatch.chdir(ROOT)
     out = tmp_path / "run"
     summary = run_attack("PR2", KeywordVictim(), data_dir, EXAMPLE, out, semantic=OnesSemantic(), progress=False,
-                         attacker_options={"max_words": 2})
+                         attacker_options={"max_words": 2}).run
     records = list(read_jsonl(out / "records.jsonl"))
-    assert summary["attacker"] == EXAMPLE and summary["n_examples"] == len(SENTENCES)
+    assert summary.config.attacker == EXAMPLE and summary.n_examples == len(SENTENCES)
     wins = [r for r in records if r["success"]]
     assert wins and len(wins) < len(records)
     victim = KeywordVictim()
@@ -42,7 +42,7 @@ def test_the_books_example_runs_through_the_runner(data_dir, tmp_path, monkeypat
         n = len(r["original"].split())
         steps = n - len(r["adversarial"].split()) if r["success"] else 2
         assert r["queries"] == 1 + sum(n - j for j in range(steps)) + int(r["success"])
-    assert summary["bodega_score"] > 0
+    assert summary.bodega_score > 0
 
 
 def test_resume_and_budget_apply_to_an_own_attacker(data_dir, tmp_path, monkeypatch):
@@ -54,8 +54,8 @@ def test_resume_and_budget_apply_to_an_own_attacker(data_dir, tmp_path, monkeypa
     with pytest.raises(ValueError, match="different settings"):
         run_attack("PR2", KeywordVictim(), data_dir, EXAMPLE, out, semantic=OnesSemantic(), progress=False)
     budget = run_attack("PR2", KeywordVictim(), data_dir, EXAMPLE, tmp_path / "b", semantic=OnesSemantic(),
-                        progress=False, query_budget=3)
-    assert budget["budget_exhausted"] == len(SENTENCES) and not any(
+                        progress=False, query_budget=3).run
+    assert budget.budget_exhausted == len(SENTENCES) and not any(
         r["success"] for r in read_jsonl(tmp_path / "b" / "records.jsonl"))
     (out / "records.jsonl").write_text((out / "records.jsonl").read_text().splitlines()[0] + "\n")
     run_attack("PR2", KeywordVictim(), data_dir, EXAMPLE, out, semantic=OnesSemantic(), progress=False,
@@ -100,13 +100,13 @@ def test_an_openattack_attacker_runs_through_the_same_runner(data_dir, tmp_path)
     pytest.importorskip("OpenAttack")
     spec = f"py:{Path(__file__).resolve()}:openattack_deepwordbug"
     own = run_attack("PR2", KeywordVictim(), data_dir, spec, tmp_path / "own", semantic=OnesSemantic(),
-                     progress=False, backend="openattack", attacker_options={"power": 5})
+                     progress=False, backend="openattack", attacker_options={"power": 5}).run
     builtin = run_attack("PR2", KeywordVictim(), data_dir, "DeepWordBug", tmp_path / "builtin",
-                         semantic=OnesSemantic(), progress=False, backend="openattack")
+                         semantic=OnesSemantic(), progress=False, backend="openattack").run
     ours = list(read_jsonl(tmp_path / "own" / "records.jsonl"))
     theirs = list(read_jsonl(tmp_path / "builtin" / "records.jsonl"))
     assert [(r["adversarial"], r["queries"]) for r in ours] == [(r["adversarial"], r["queries"]) for r in theirs]
-    assert own["backend"] == "openattack" and own["bodega_score"] == builtin["bodega_score"]
+    assert own.config.backend == "openattack" and own.bodega_score == builtin.bodega_score
 
 
 def test_the_command_line_says_how_to_name_an_own_attacker(capsys):

@@ -28,16 +28,16 @@ def _records(out: Path) -> list[dict]:
 def test_errors_are_recorded_and_the_run_finishes(data_dir, tmp_path):
     out = tmp_path / "run"
     summary = run_attack("PR2", FlakyVictim(), data_dir, "DeepWordBug", out, semantic=OnesSemantic(),
-                         progress=False)
+                         progress=False).run
     records = _records(out)
     assert [r["index"] for r in records] == list(range(12))
     errors = [r for r in records if r["error"]]
     assert errors and all("flaky victim" in r["error"] and not r["success"] for r in errors)
-    assert summary["errors"] == len(errors)
+    assert summary.errors == len(errors)
     written = json.loads((out / "summary.json").read_text())
     assert written["attacker"] == "DeepWordBug" and written["semantic_model"] == "ones"  # which model scored it
     labels = [int(KeywordVictim().predict([r["original"]])[0]) for r in records]
-    assert summary["sample"] == {"order": "permutation", "seed": 0, "stream": 22,
+    assert summary.sample == {"order": "permutation", "seed": 0, "stream": 22,
                                  "labels": {"0": labels.count(0), "1": labels.count(1)}}
     assert all({"id", "original", "adversarial", "success", "queries", "unique_queries", "forwards", "seconds",
                 "error"} <= set(r) for r in records)
@@ -45,7 +45,7 @@ def test_errors_are_recorded_and_the_run_finishes(data_dir, tmp_path):
     assert [s["index"] for s in scores] == [r["index"] for r in records]
     assert all(s["bodega"] == 0 for s, r in zip(scores, records) if not r["success"])
     assert any(s["bodega"] > 0 for s in scores) and abs(
-        sum(s["bodega"] for s in scores) / len(scores) - summary["bodega_score"]) < 1e-9
+        sum(s["bodega"] for s in scores) / len(scores) - summary.bodega_score) < 1e-9
 
 
 def test_same_seed_same_adversarial_texts(data_dir, tmp_path):
@@ -59,13 +59,13 @@ def test_same_seed_same_adversarial_texts(data_dir, tmp_path):
 
 def test_targeted_scenario_and_budget(data_dir, tmp_path):
     summary = run_attack("PR2", KeywordVictim(), data_dir, "PWWS", tmp_path / "t", targeted=True, query_budget=8,
-                         semantic=OnesSemantic(), progress=False)
+                         semantic=OnesSemantic(), progress=False).run
     records = _records(tmp_path / "t")
     victim = KeywordVictim()
     assert records and all(victim.predict([r["original"]])[0] == 1 for r in records)
     assert all(r["queries"] <= 8 for r in records)
     assert any(r["budget_exhausted"] for r in records)
-    assert summary["scenario"] == "targeted"
+    assert summary.config.scenario == "targeted"
     with pytest.raises(ValueError, match="different settings"):
         run_attack("PR2", KeywordVictim(), data_dir, "PWWS", tmp_path / "t", targeted=False,
                    semantic=OnesSemantic(), progress=False)
@@ -75,7 +75,7 @@ SLOW_RUN = """
 import sys, time
 sys.path.insert(0, {tests!r})
 from attack_fakes import KeywordVictim, OnesSemantic
-from bodega.attacks.runner import run_attack
+from bodega.attacks import run_attack
 
 class Slow(KeywordVictim):
     def predict_proba(self, texts):
@@ -123,8 +123,9 @@ def test_a_second_process_cannot_write_the_same_run(data_dir, tmp_path):
     finally:
         holder.kill()
         holder.wait()
-    summary = run_attack("PR2", FlakyVictim(), data_dir, "DeepWordBug", out, semantic=OnesSemantic(), progress=False)
-    assert summary["n_examples"] == 12  # a killed holder leaves no stale lock
+    summary = run_attack("PR2", FlakyVictim(), data_dir, "DeepWordBug", out, semantic=OnesSemantic(),
+                         progress=False).run
+    assert summary.n_examples == 12  # a killed holder leaves no stale lock
 
 
 def test_summary_names_the_victim_folder_relative_to_the_run(data_dir, tmp_path, monkeypatch):

@@ -228,13 +228,13 @@ def test_attacker_through_the_runner(scpn_dir, tmp_path):
 
     options = dict(scpn_dir=str(scpn_dir), parser=f"{sys.executable} {script}")
     summary = run_attack("PR2", ExactTextVictim(), data, "SCPN", tmp_path / "run", semantic=OnesSemantic(),
-                         attacker_options=options, progress=False)
+                         attacker_options=options, progress=False).run
     records = list(read_jsonl(tmp_path / "run" / "records.jsonl"))
     assert len(records) == len(SENTENCES) and all(r["error"] is None for r in records)
     succeeded = [r for r in records if r["success"]]
     assert succeeded and all(r["adversarial"] not in SENTENCES for r in succeeded)
     # one batch of paraphrases per example, plus the runner's original and confirming queries
     assert all(r["queries"] <= 1 + len(DEFAULT_TEMPLATES) + 1 for r in records)
-    assert summary["attacker"] == "SCPN"
+    assert summary.config.attacker == "SCPN"
     attacker = get_attacker("SCPN", scpn_dir=str(scpn_dir), parser=lambda s: FIXED_PARSE)
     assert attacker.paraphraser.paraphrase(SENTENCES[0]) == attacker.paraphraser.paraphrase(SENTENCES[0])

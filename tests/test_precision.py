@@ -109,7 +109,7 @@ def test_bilstm_stays_fp32_at_bf16(tmp_path):
                        precision=Precision("bf16", "amx-bf16"))
     info = json.loads((out / "victim.json").read_text())
     assert (info["precision"], info["kernels"]) == ("fp32", "fp32")
-    assert "precision" not in info["training"]  # the same model as an fp32 training
+    assert info["training"]["precision"] == "fp32"  # the same model as an fp32 training
     victim = load_victim(out, precision=Precision("bf16", "amx-bf16"))
     assert victim.precision == "fp32"
 
@@ -146,11 +146,11 @@ def test_attack_summaries_name_their_precision(bert_victim_dir, tmp_path):
 
     data = bert_victim_dir.parent / "data"
     common = dict(n_examples=2, profile="smoke", semantic=CharacterModel(), progress=False)
-    fp32 = run_attack("PR2", bert_victim_dir, data, "DeepWordBug", tmp_path / "fp32", **common)
+    fp32 = run_attack("PR2", bert_victim_dir, data, "DeepWordBug", tmp_path / "fp32", **common).run
     bf16 = run_attack("PR2", bert_victim_dir, data, "DeepWordBug", tmp_path / "bf16",
-                      precision=Precision("bf16", "avx512-bf16"), **common)
-    assert (fp32["precision"], fp32["kernels"]) == ("fp32", "fp32")
-    assert (bf16["precision"], bf16["kernels"], bf16["attack_precision"]) == ("bf16", "avx512-bf16", "bf16")
+                      precision=Precision("bf16", "avx512-bf16"), **common).run
+    assert (fp32.config.precision, fp32.config.kernels) == ("fp32", "fp32")
+    assert (bf16.config.precision, bf16.config.kernels, bf16.config.attack_precision) == ("bf16", "avx512-bf16", "bf16")
     saved = json.loads((tmp_path / "bf16" / "summary.json").read_text())
     assert saved["precision"] == "bf16"
     with pytest.raises(ValueError, match="different settings"):  # a bf16 run never resumes an fp32 one

@@ -54,10 +54,10 @@ class BrokenOnChanges(KeywordVictim):
 
 @pytest.mark.parametrize("bad", [[np.nan, np.nan], [-5.0, 7.0], [0.7, 0.7], [np.inf, 0.0]])
 def test_invalid_outputs_are_errors_naming_the_victim_never_successes(tmp_path, bad):
-    summary = _run(BrokenOnChanges(bad), _data(tmp_path / "data"), tmp_path / "run")
+    summary = _run(BrokenOnChanges(bad), _data(tmp_path / "data"), tmp_path / "run").run
     records = list(read_jsonl(tmp_path / "run" / "records.jsonl"))
-    assert summary["success_score"] == 0.0 and summary["bodega_score"] == 0.0
-    assert summary["errors"] == len(records) == len(SENTENCES)
+    assert summary.scores.success_score == 0.0 and summary.bodega_score == 0.0
+    assert summary.errors == len(records) == len(SENTENCES)
     assert all("victim broken returned" in r["error"] for r in records)
 
 
@@ -108,9 +108,9 @@ def test_the_run_records_the_task_and_refuses_a_victim_of_another(tmp_path):
                    progress=False)
     assert not (tmp_path / "run" / "run.json").exists()
     summary = run_attack("HN", KeywordVictim(), data, "DeepWordBug", tmp_path / "run", semantic=OnesSemantic(),
-                         progress=False, allow_other_task=True, n_examples=2)
+                         progress=False, allow_other_task=True, n_examples=2).run
     config = json.loads((tmp_path / "run" / "run.json").read_text())
-    assert (config["task"], config["victim_task"]) == ("HN", "PR2") == (summary["task"], summary["victim_task"])
+    assert (config["task"], config["victim_task"]) == ("HN", "PR2") == (summary.config.task, summary.config.victim_task)
 
 
 VICTIM_MODULE = '''
@@ -190,8 +190,8 @@ def test_the_python_entry_point_uses_the_persistent_cache(tmp_path):
     data = _data(tmp_path / "data")
     _run(KeywordVictim(), data, tmp_path / "a", targeted=True)
     again = KeywordVictim()
-    summary = _run(again, data, tmp_path / "b", targeted=True)
-    assert again.calls == 0 and summary["cache_hits"] > 0 and summary["forwards"] == 0
+    summary = _run(again, data, tmp_path / "b", targeted=True).run
+    assert again.calls == 0 and summary.cache_hits > 0 and summary.forwards == 0
 
 
 def test_the_cache_is_keyed_by_precision(tmp_path):

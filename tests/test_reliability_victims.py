@@ -80,8 +80,8 @@ def test_a_run_resumes_whether_its_victim_is_named_by_an_absolute_or_a_relative_
     assert set(trim) == {"max_tokens", "tokenizer_sha256"}
     monkeypatch.chdir(model.parent)  # the same victim, now named relative to here
     summary = run_attack("PR2", Path(model.name), data.resolve(), "DeepWordBug", out.resolve(), n_examples=1,
-                         semantic=OnesSemantic(), progress=False)
-    assert summary["n_examples"] == 1
+                         semantic=OnesSemantic(), progress=False).run
+    assert summary.n_examples == 1
 
 
 def _tiny_hf(folder: Path, safe: bool) -> Path:

@@ -11,6 +11,7 @@ import pytest
 
 from bodega.experiments import parse_grid
 from bodega.report import load_results
+from run_fixtures import write_run_summary, write_victim_info
 from bodega.report.figures import (figure2, figure2_table, figure3, figure3_table, heatmap, heatmap_table,
                                    with_run_intervals)
 
@@ -21,7 +22,7 @@ SIZES = {"BiLSTM": 1_000_000, "BERT": 22_000_000, "GEMMA2B": 135_000_000, "GEMMA
 def _victim(root: Path, task: str, kind: str, f1: float) -> None:
     folder = root / "models" / f"{task}-{kind}"
     folder.mkdir(parents=True)
-    (folder / "victim.json").write_text(json.dumps({"task": task, "kind": kind, "n_params": SIZES[kind]}))
+    write_victim_info(folder, task, kind, SIZES[kind])
     (folder / "metrics.json").write_text(json.dumps({"attack": {"f1": f1, "accuracy": 0.8},
                                                      "dev": {"f1": f1, "accuracy": 0.8}}))
 
@@ -29,10 +30,8 @@ def _victim(root: Path, task: str, kind: str, f1: float) -> None:
 def _run(root: Path, task: str, victim: str, attacker: str, scenario: str, bodega: float, queries: float) -> None:
     folder = root / "runs" / f"{task}-{victim}-{attacker}-{scenario[0].upper()}"
     folder.mkdir(parents=True)
-    (folder / "summary.json").write_text(json.dumps({
-        "task": task, "attacker": attacker, "scenario": scenario, "n_examples": 10, "errors": 0,
-        "bodega_score": bodega, "success_score": bodega, "semantic_score": 0.9, "character_score": 0.9,
-        "queries_per_example": queries, "total_attack_time": 1.0}))
+    write_run_summary(folder, task, victim, attacker, scenario, bodega=bodega, success=bodega, semantic=0.9,
+                      character=0.9, queries=queries)
 
 
 @pytest.fixture

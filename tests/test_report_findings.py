@@ -20,6 +20,7 @@ from bodega.experiments.spec import parse_grid
 from bodega.report.study_tables import (grid_deviations, not_run_table, statements_table, table4_intervals,
                                         table5_intervals)
 from bodega.report.uncertainty import Interval, Ranked
+from run_fixtures import write_run_summary, write_victim_info
 
 NAN = float("nan")
 
@@ -88,7 +89,7 @@ SKIP_REASON = "BERT-ATTACK is too slow for this test grid"
 def _victim(root: Path, task: str, kind: str, f1: float) -> None:
     folder = root / "models" / f"{task}-{kind}"
     folder.mkdir(parents=True)
-    (folder / "victim.json").write_text(json.dumps({"task": task, "kind": kind, "n_params": 1000}))
+    write_victim_info(folder, task, kind, 1000)
     (folder / "metrics.json").write_text(json.dumps({"attack": {"f1": f1, "accuracy": 0.8},
                                                      "dev": {"f1": f1, "accuracy": 0.8}}))
 
@@ -107,11 +108,8 @@ def _run(root: Path, task: str, victim: str, attacker: str, scenario: str, score
     (folder / "records.jsonl").write_text("".join(json.dumps({"index": r["index"], "id": r["id"], "queries": queries,
                                                               **flag}) + "\n" for r, flag in zip(rows, flags)))
     n = len(scores)
-    summary = {"task": task, "attacker": attacker, "scenario": scenario, "n_examples": n, "budget": 1000,
-               "seed": 0, "profile": "cpu", "backend": "native", "errors": 0, "bodega_score": sum(scores) / n,
-               "success_score": sum(s > 0 for s in scores) / n, "semantic_score": None, "character_score": None,
-               "queries_per_example": queries, "total_attack_time": 1.0}
-    (folder / "summary.json").write_text(json.dumps(summary))
+    write_run_summary(folder, task, victim, attacker, scenario, n_examples=n, bodega=sum(scores) / n,
+                      success=sum(s > 0 for s in scores) / n, queries=queries, budget=1000)
 
 
 @pytest.fixture

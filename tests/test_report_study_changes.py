@@ -10,6 +10,7 @@ from bodega.report.findings import AGREE, CANNOT_TELL, DISAGREE, NOT_COMPARABLE,
 from bodega.report.study import load_study
 from bodega.report.study_changes import (attack_labels, changes_table, label_shares, notebook_verdicts,
                                          render_flips)
+from run_fixtures import write_run_summary, write_victim_info
 
 LABELS = [1] * 3 + [0] * 7  # a 10-row attack file sorted by label: 30% non-credible
 
@@ -27,7 +28,7 @@ def _study(root: Path, name: str, rows: dict[tuple[str, str], list[int]], victim
     for kind, params in victims.items():
         folder = results / "models" / f"PR2-{kind}"
         folder.mkdir(parents=True)
-        (folder / "victim.json").write_text(json.dumps({"task": "PR2", "kind": kind, "n_params": params}))
+        write_victim_info(folder, "PR2", kind, params)
         (folder / "metrics.json").write_text(json.dumps({split: {"f1": 0.7, "accuracy": 0.8}
                                                          for split in ("attack", "dev")}))
     for (victim, attacker), indices in rows.items():
@@ -38,11 +39,8 @@ def _study(root: Path, name: str, rows: dict[tuple[str, str], list[int]], victim
         (folder / "scores.jsonl").write_text("".join(json.dumps(s) + "\n" for s in scores))
         (folder / "records.jsonl").write_text("".join(json.dumps({"index": i, "id": f"x{i}", "queries": 10}) + "\n"
                                                       for i in indices))
-        (folder / "summary.json").write_text(json.dumps({"task": "PR2", "attacker": attacker, "scenario": "untargeted",
-                                                         "n_examples": len(indices), "bodega_score": 0.5,
-                                                         "success_score": 1.0, "semantic_score": 0.5,
-                                                         "character_score": 1.0, "queries_per_example": 10,
-                                                         "total_attack_time": 1.0}))
+        write_run_summary(folder, "PR2", victim, attacker, "untargeted", n_examples=len(indices), bodega=0.5,
+                          success=1.0, semantic=0.5, character=1.0, queries=10)
     grid = {"name": name, "profile": "cpu", "tasks": ["PR2"], "victims": list(victims),
             "attackers": ["PWWS", "Genetic"], "scenarios": ["untargeted"], "results": str(results)}
     (root / f"{name}.yaml").write_text(yaml.safe_dump(grid))

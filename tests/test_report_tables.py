@@ -8,13 +8,14 @@ from pathlib import Path
 import pytest
 
 from bodega.report import load_results
+from run_fixtures import write_run_summary, write_victim_info
 from bodega.report.tables import appendix, table1, table3, table4, table5
 
 
 def _victim(root: Path, task: str, kind: str, f1: float, n_params: int) -> None:
     folder = root / "models" / f"{task}-{kind}"
     folder.mkdir(parents=True)
-    (folder / "victim.json").write_text(json.dumps({"task": task, "kind": kind, "n_params": n_params}))
+    write_victim_info(folder, task, kind, n_params)
     (folder / "metrics.json").write_text(json.dumps({"attack": {"f1": f1, "accuracy": 0.8},
                                                      "dev": {"f1": f1 - 0.1, "accuracy": 0.7}}))
 
@@ -23,11 +24,8 @@ def _run(root: Path, task: str, victim: str, attacker: str, scenario: str, bodeg
          records: list[dict] | None = None) -> None:
     folder = root / "runs" / f"{task}-{victim}-{attacker}-{scenario[0].upper()}"
     folder.mkdir(parents=True)
-    summary = {"task": task, "attacker": attacker, "scenario": scenario, "n_examples": 10, "budget": None,
-               "seed": 0, "profile": "smoke", "backend": "native", "errors": 0, "bodega_score": bodega,
-               "success_score": min(1.0, 2 * bodega), "semantic_score": 0.8, "character_score": 0.9,
-               "queries_per_example": queries, "total_attack_time": 1.0}
-    (folder / "summary.json").write_text(json.dumps(summary))
+    write_run_summary(folder, task, victim, attacker, scenario, bodega=bodega, success=min(1.0, 2 * bodega),
+                      semantic=0.8, character=0.9, queries=queries, profile="smoke")
     (folder / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records or []))
 
 

@@ -138,6 +138,9 @@ def test_max_dev_evaluates_on_a_seeded_sample_of_dev_rows(data, tmp_path, monkey
 
     from bodega.data import read_tsv
     from bodega.victims.metrics import f1_accuracy
+    from dataclasses import replace
+
+    from bodega.records import read_victim_info
     from bodega.victims.reuse import same_training
     from bodega.victims.training import training_fingerprint
 
@@ -151,11 +154,11 @@ def test_max_dev_evaluates_on_a_seeded_sample_of_dev_rows(data, tmp_path, monkey
     monkeypatch.setattr(training_module, "_evaluate", counting)
     out = train_victim("PR2", "BiLSTM", data, tmp_path / "m", epochs=1, seed=0, progress=False, max_dev=15)
     assert seen == [15, 40]  # dev sampled at the point, then the attack set whole for the kept model
-    info = json.loads((out / "victim.json").read_text())
-    assert info["training"]["max_dev"] == 15
+    training = read_victim_info(out).training
+    assert training.max_dev == 15
     whole_dev = training_fingerprint("PR2", "BiLSTM", data, "cpu", 0, 1, 0)
-    assert not same_training(info["training"], whole_dev, 400)
-    assert same_training(info["training"], {**whole_dev, "max_dev": 15}, 400)
+    assert not same_training(training, whole_dev, 400)
+    assert same_training(training, replace(whole_dev, max_dev=15), 400)
     dev = read_tsv(Path(data) / "dev.tsv")
     sample = [dev[i] for i in sorted(np.random.default_rng(0).choice(len(dev), size=15, replace=False))]
     victim = load_victim(out)

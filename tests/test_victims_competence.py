@@ -71,15 +71,17 @@ def test_training_writes_the_competence_of_the_kept_epoch(tmp_path):
 
 def test_the_training_fingerprint_names_the_profiles_base_model(tmp_path):
     """A victim trained when BERT's role was MiniLM is not the cpu profile's BERT now that the role is MPNet."""
+    from bodega.records import TrainingFingerprint
     from bodega.victims.reuse import same_training
     from bodega.victims.training import training_fingerprint
 
     data = write_task_data(tmp_path / "data", n_train=20, n_eval=4)
     cpu = training_fingerprint("PR2", "BERT", data, "cpu")
-    assert cpu["base_role"] == "mpnet"
-    assert training_fingerprint("PR2", "MiniLM", data, "cpu")["base_role"] == "minilm"
-    assert training_fingerprint("PR2", "BERT", data, "smoke")["base_role"] == "minilm"
-    assert "base_role" not in training_fingerprint("PR2", "BiLSTM", data, "cpu")
-    assert "base_role" not in training_fingerprint("PR2", "BERT", data, "cpu", base_model=tmp_path)
-    before = {k: v for k, v in cpu.items() if k != "base_role"}  # as victim.json recorded it before the role moved
-    assert not same_training(before, cpu, 20)
+    assert cpu.base_role == "mpnet"
+    assert training_fingerprint("PR2", "MiniLM", data, "cpu").base_role == "minilm"
+    assert training_fingerprint("PR2", "BERT", data, "smoke").base_role == "minilm"
+    assert training_fingerprint("PR2", "BiLSTM", data, "cpu").base_role is None
+    assert training_fingerprint("PR2", "BERT", data, "cpu", base_model=tmp_path).base_role is None
+    # as victim.json recorded it before the role was recorded (no schema version, no base_role)
+    before = {k: v for k, v in cpu.to_dict().items() if k not in ("base_role", "schema_version")}
+    assert not same_training(TrainingFingerprint.from_dict(before, "victim.json"), cpu, 20)

@@ -92,13 +92,13 @@ def test_hf_folder_runs_through_the_runner_with_trimming(hf_folder, data_dir, tm
     from bodega.attacks import run_attack
 
     summary = run_attack("HN", f"hf:{hf_folder}", data_dir, "DeepWordBug", tmp_path / "run", n_examples=3,
-                         query_budget=60, semantic=OnesSemantic(), progress=False)
+                         query_budget=60, semantic=OnesSemantic(), progress=False).run
     records = list(read_jsonl(tmp_path / "run" / "records.jsonl"))
     assert [r["trimmed"] for r in records] == [False, False, True]
     assert records[2]["original_tokens"] > 512 and len(records[2]["original"]) < len(
         (data_dir / "attack.tsv").read_text().splitlines()[2])
-    assert summary["victim"] == f"hf:{hf_folder}"
-    assert summary["trim"] == f"first 512 tokens of the tokenizer of hf:{hf_folder.name}"
+    assert summary.config.victim == f"hf:{hf_folder}"
+    assert summary.trim == f"first 512 tokens of the tokenizer of hf:{hf_folder.name}"
     assert all(r["queries"] >= 1 for r in records)
 
 
@@ -145,16 +145,16 @@ def test_callable_runs_through_the_runner_and_accountant(module_dir, data_dir, t
     from bodega.attacks import run_attack
 
     summary = run_attack("PR2", "py:my_victims:build", data_dir, "DeepWordBug", tmp_path / "run", n_examples=2,
-                         semantic=OnesSemantic(), progress=False)
+                         semantic=OnesSemantic(), progress=False).run
     records = list(read_jsonl(tmp_path / "run" / "records.jsonl"))
     attacked = [r for r in records if "evil" in r["original"]]  # the examples the keyword victim flags
     assert attacked and all(r["success"] and "evil" not in r["adversarial"] for r in attacked)
-    assert summary["trim"] is None and not any(r["trimmed"] for r in records)  # no tokenizer given: stated
+    assert summary.trim is None and not any(r["trimmed"] for r in records)  # no tokenizer given: stated
     assert json.loads((tmp_path / "run" / "run.json").read_text())["victim_weights"]
     # resuming the same versioned callable is allowed and adds nothing
     again = run_attack("PR2", "py:my_victims:build", data_dir, "DeepWordBug", tmp_path / "run", n_examples=2,
-                       semantic=OnesSemantic(), progress=False)
-    assert again["n_examples"] == 2
+                       semantic=OnesSemantic(), progress=False).run
+    assert again.n_examples == 2
 
 
 def test_callable_trims_with_a_given_tokenizer(module_dir, data_dir, tmp_path):

@@ -53,7 +53,7 @@ def test_lr_changes_training_and_is_recorded(data, tmp_path):
     slow = train_victim("PR2", "BiLSTM", data, tmp_path / "slow", epochs=1, lr=1e-5, progress=False)
     info_default = json.loads((default / "victim.json").read_text())
     info_slow = json.loads((slow / "victim.json").read_text())
-    assert info_default["lr"] == 1e-3 and "lr" not in info_default["training"]  # old fingerprints stay valid
+    assert info_default["lr"] == 1e-3 and info_default["training"]["lr"] is None  # the family's own rate
     assert info_slow["lr"] == 1e-5 and info_slow["training"]["lr"] == 1e-5
     start = train_victim("PR2", "BiLSTM", data, tmp_path / "none", epochs=1, lr=1e-12, progress=False)
     moved = {name: (_weights(folder)["linear.weight"] - _weights(start)["linear.weight"]).abs().max().item()

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,7 @@ import pytest
 import bodega.notebook.session as session
 from bodega.data import Example, write_tsv
 from bodega.errors import BodegaError
+from bodega.records import TrainingFingerprint
 from bodega.victims.base import hash_files
 from bodega.victims.kinds import victim_class
 from bodega.victims.reuse import find_trained_victim, same_training
@@ -23,9 +25,10 @@ def data_dir(tmp_path: Path) -> Path:
     return folder
 
 
-def _trained(folder: Path, training: dict, weights: bool = True) -> Path:
+def _trained(folder: Path, fingerprint: TrainingFingerprint, weights: bool = True) -> Path:
     """A finished model folder; with ``weights``, its weight files and their hash as training records them."""
     folder.mkdir(parents=True)
+    training = fingerprint.to_dict()
     info = {"task": training["task"], "kind": training["kind"], "training": training}
     if weights:
         (folder / "tokenizer").mkdir()
@@ -42,18 +45,18 @@ def _trained(folder: Path, training: dict, weights: bool = True) -> Path:
 def test_a_grid_victim_with_the_same_training_is_found(data_dir, tmp_path):
     results = tmp_path / "results"
     wanted = training_fingerprint("FC", "BiLSTM", data_dir, "cpu")
-    _trained(results / "demo" / "models" / "FC-BiLSTM-other", {**wanted, "epochs": wanted["epochs"] + 1})
+    _trained(results / "demo" / "models" / "FC-BiLSTM-other", replace(wanted, epochs=wanted.epochs + 1))
     # The demo grid caps training at 3000 rows; FC has fewer, so the same rows are used.
-    grid = _trained(results / "demo" / "models" / "FC-BiLSTM", {**wanted, "max_train": 3000})
+    grid = _trained(results / "demo" / "models" / "FC-BiLSTM", replace(wanted, max_train=3000))
     assert find_trained_victim("FC", "BiLSTM", data_dir, "cpu", 0, results) == grid
     assert find_trained_victim("FC", "BiLSTM", data_dir, "cpu", 1, results) is None  # another seed
     assert find_trained_victim("FC", "BERT", data_dir, "cpu", 0, results) is None
 
 
-def test_a_row_cap_below_the_training_rows_is_other_training():
-    base = {"task": "FC", "max_train": 0, "epochs": 10}
-    assert same_training({**base, "max_train": 30}, base, n_train_rows=30)
-    assert not same_training({**base, "max_train": 29}, base, n_train_rows=30)
+def test_a_row_cap_below_the_training_rows_is_other_training(data_dir):
+    base = training_fingerprint("FC", "BiLSTM", data_dir, "cpu", max_train=0)
+    assert same_training(replace(base, max_train=30), base, n_train_rows=30)
+    assert not same_training(replace(base, max_train=29), base, n_train_rows=30)
 
 
 def test_ensure_victim_returns_the_grid_victim_instead_of_training(data_dir, tmp_path, monkeypatch):
@@ -92,7 +95,7 @@ def test_a_victim_whose_weights_changed_is_not_reused(data_dir, tmp_path, caplog
 
 def test_ensure_victim_refuses_its_own_folder_without_weights(data_dir, tmp_path, monkeypatch):
     wanted = training_fingerprint("FC", "BiLSTM", data_dir, "cpu")
-    own = _trained(tmp_path / "results" / "models" / "FC-BiLSTM", {**wanted}, weights=False)
+    own = _trained(tmp_path / "results" / "models" / "FC-BiLSTM", wanted, weights=False)
     monkeypatch.setattr(session, "project_root", lambda start=".": tmp_path)
     with pytest.raises(BodegaError, match="weights are not there.*remove the folder"):
         session.ensure_victim("FC", "BiLSTM", data_dir, own, "cpu", 0)

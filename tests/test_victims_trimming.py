@@ -129,14 +129,15 @@ def test_runner_attacks_and_scores_the_trimmed_text(tmp_path, wordpiece):
     data.mkdir()
     write_tsv(data / "attack.tsv", [Example(1, "long", long_text), Example(1, "short", "an evil plan")])
     victim = _TrimmingKeywordVictim(wordpiece)
-    summary = run_attack("HN", victim, data, "DeepWordBug", tmp_path / "run", semantic=OnesSemantic(), progress=False)
+    summary = run_attack("HN", victim, data, "DeepWordBug", tmp_path / "run", semantic=OnesSemantic(),
+                         progress=False).run
     records = list(read_jsonl(tmp_path / "run" / "records.jsonl"))
     trimmed = bodega_trim(long_text, wordpiece)
     assert records[0]["trimmed"] and records[0]["original"] == trimmed and "tail" not in trimmed
     assert records[0]["original_tokens"] == len(wordpiece.tokenize(long_text))
     assert not records[1]["trimmed"] and records[1]["original"] == "an evil plan"
     assert victim.longest <= len(trimmed) + 20  # no query carried the words beyond the cut
-    assert summary["trimmed"] == 1 and summary["trim"].startswith("first 512 tokens")
+    assert summary.trimmed == 1 and summary.trim.startswith("first 512 tokens")
 
 
 def test_trimming_command_counts_cut_rows_per_task_and_tokenizer(tmp_path, capsys):

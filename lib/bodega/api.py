@@ -8,77 +8,31 @@ In the spirit of OpenAttack's ``Classifier``/``AttackEval`` and TextAttack's
     report = bodega.attack(victim, texts, labels, task="PR2", attacker="DeepWordBug")
     print(report.summary.bodega_score)
 
-:func:`attack` runs the same runner as ``bodega attack`` (:func:`bodega.attacks.runner.run_attack`):
-the same query accounting, 512-token trimming, records and BODEGA scoring. In-memory texts
-are written to a temporary ``attack.tsv`` (the TSV escaping is lossless) and, without
-``out_dir``, the run lives in a temporary folder that is removed afterwards; with
-``out_dir`` the run is kept and resumable, as on the command line.
+:func:`attack` runs the same runner as ``bodega attack`` (:func:`bodega.attacks.runner.attack_examples`):
+the same query accounting, 512-token trimming, records and BODEGA scoring, on the texts in memory
+and with the attacker object given. Without ``out_dir`` nothing is written; with ``out_dir`` the run
+is kept in that folder and resumable, as on the command line.
 """
 from __future__ import annotations
 
 import hashlib
 import logging
 import pickle
-import tempfile
-from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from bodega.layout import VICTIM_INFO
 from bodega.errors import BodegaError
+from bodega.records import AttackRecord, AttackReport
+
+__all__ = ["AttackRecord", "AttackReport", "attack", "task_texts", "wrap"]
 
 log = logging.getLogger(__name__)
 
 Classifier = Any
 """What :func:`wrap` accepts: see its docstring."""
-
-
-@dataclass(frozen=True)
-class AttackRecord:
-    """One attacked example as the runner recorded it (``records.jsonl``), with its BODEGA scores."""
-
-    index: int
-    """Row of the attacked text in the input (or in ``attack.tsv``)."""
-    id: str
-    original: str
-    """The text as attacked, cut after the victim's 512th token when it has a trimming tokenizer."""
-    adversarial: str | None
-    """The adversarial text when the attack succeeded, else None."""
-    success: bool
-    queries: int
-    """Texts asked of the victim for this example, as BODEGA counts them (repeats included)."""
-    seconds: float
-    semantic: float | None
-    character: float | None
-    bodega: float
-    """The example's BODEGA score, 0 unless successful, else semantic x character."""
-    error: str | None = None
-    trimmed: bool = False
-    extra: dict = field(default_factory=dict)
-    """The record's other fields (``unique_queries``, ``forwards``, ``cpu_seconds``, ...)."""
-
-
-@dataclass(frozen=True)
-class AttackReport:
-    """What :func:`attack` returns: the BODEGA summary, one record per example and the run's settings."""
-
-    summary: Any
-    """BODEGA's aggregate figures, a :class:`bodega.scoring.Summary` (``bodega_score``, ``success_score``, ...)."""
-    records: list[AttackRecord]
-    settings: dict
-    """Task, victim, attacker, scenario, profile, budget, seed, backend and trimming of the run."""
-    out_dir: Path | None = None
-    """The run folder when one was kept (``out_dir=`` given), else None."""
-
-    @property
-    def bodega_score(self) -> float:
-        """The run's BODEGA score (mean over examples of success x semantic x character)."""
-        return self.summary.bodega_score
-
-    def lines(self) -> list[str]:
-        """The summary lines BODEGA prints (``Subset size: ...`` to ``Total evaluation time: ...``)."""
-        return self.summary.lines()
 
 
 class FunctionClassifier:
@@ -159,7 +113,7 @@ def wrap(classifier: Classifier, task: str, *, name: str | None = None, version:
     if isinstance(classifier, (str, Path)):
         text = str(classifier)
         if not is_spec(text) and (Path(text).expanduser() / "config.json").is_file() \
-                and not (Path(text).expanduser() / "victim.json").is_file():
+                and not (Path(text).expanduser() / VICTIM_INFO).is_file():
             text = HF_PREFIX + text
         options = {"positive_label": positive_label, "version": version,
                    "trim_tokenizer": str(trim_tokenizer) if trim_tokenizer is not None else None}
@@ -193,34 +147,9 @@ def wrap(classifier: Classifier, task: str, *, name: str | None = None, version:
     return CallableVictim(obj, label, task, version, trim_tokenizer)
 
 
-def _to_record(record: dict, score) -> AttackRecord:
-    names = {f.name for f in fields(AttackRecord)} - {"semantic", "character", "bodega", "extra"}
-    known = {key: record[key] for key in names if key in record}
-    extra = {key: value for key, value in record.items() if key not in names}
-    return AttackRecord(**known, semantic=score.get("semantic"), character=score.get("character"),
-                        bodega=score.get("bodega", 0.0), extra=extra)
-
-
-def _report(out: Path, keep: bool) -> AttackReport:
-    import json
-
-    from bodega.attacks.runner import RECORDS, SCORES, SUMMARY
-    from bodega.io import read_jsonl
-    from bodega.scoring import Summary
-
-    summary = json.loads((out / SUMMARY).read_text(encoding="utf-8"))
-    scores = {row["index"]: row for row in read_jsonl(out / SCORES)}
-    wanted = set(scores)
-    records = [_to_record(r, scores[r["index"]]) for r in sorted(read_jsonl(out / RECORDS), key=lambda r: r["index"])
-               if r["index"] in wanted]
-    settings_keys = ("task", "victim", "victim_weights", "attacker", "scenario", "profile", "n_examples",
-                     "n_examples_requested", "budget", "seed", "backend", "attacker_options", "trim")
-    return AttackReport(summary=Summary(**{f.name: summary[f.name] for f in fields(Summary)}), records=records,
-                        settings={key: summary.get(key) for key in settings_keys}, out_dir=out if keep else None)
-
-
-def _write_texts(folder: Path, texts: Sequence[str], labels: Sequence[int]) -> None:
-    from bodega.data import Example, write_tsv
+def _examples(texts: Sequence[str], labels: Sequence[int]) -> list:
+    """The texts and their gold labels as rows (ids ``text-<i>``), checked."""
+    from bodega.data import Example
 
     texts, labels = list(texts), list(labels)
     if len(texts) != len(labels):
@@ -231,8 +160,7 @@ def _write_texts(folder: Path, texts: Sequence[str], labels: Sequence[int]) -> N
     bad = [label for label in labels if int(label) not in (0, 1) or int(label) != label]
     if bad:
         raise BodegaError(f"labels must be 0 (credible) or 1 (non-credible), found {bad[:3]}")
-    write_tsv(folder / "attack.tsv", [Example(int(label), f"text-{i}", text)
-                                      for i, (text, label) in enumerate(zip(texts, labels))])
+    return [Example(int(label), f"text-{i}", text) for i, (text, label) in enumerate(zip(texts, labels))]
 
 
 def attack(victim: Classifier, texts: Sequence[str] | None = None, labels: Sequence[int] | None = None, *,
@@ -251,7 +179,10 @@ def attack(victim: Classifier, texts: Sequence[str] | None = None, labels: Seque
     without it nothing is left on disk. ``semantic`` replaces the profile's semantic model in
     scoring (an object with ``score(pairs)``). Returns an :class:`AttackReport`.
     """
-    from bodega.attacks.runner import run_attack
+    from bodega.attacks.run_folder import as_attacker, attack_into
+    from bodega.attacks.runner import AttackOptions, attack_examples
+    from bodega.data import read_tsv
+    from bodega.io import file_sha256
     from bodega.tasks import get_task
 
     task_name = get_task(task).name
@@ -263,46 +194,19 @@ def attack(victim: Classifier, texts: Sequence[str] | None = None, labels: Seque
         raise BodegaError("labels given without texts; pass texts too, or neither to attack the task's attack set")
     if texts is not None and labels is None:
         raise BodegaError("texts need labels (0 credible, 1 non-credible), one per text")
-    with tempfile.TemporaryDirectory(prefix="bodega-api-") as scratch:
-        scratch_dir = Path(scratch)
-        if texts is not None:
-            _write_texts(scratch_dir, texts, labels)
-            data_dir = scratch_dir
-        else:
-            data_dir = Path(data) if data is not None else Path("data") / task_name
-        out = Path(out_dir) if out_dir is not None else scratch_dir / "run"
-        options = dict(attacker_options or {})
-        name = attacker if isinstance(attacker, str) else _register_object(attacker, options)
-        run_attack(task_name, wrapped, data_dir, name, out, targeted=targeted, n_examples=n_examples,
-                   query_budget=query_budget, seed=seed, profile=profile, backend=backend,
-                   attacker_options=options, semantic=semantic, progress=progress)
-        return _report(out, keep=out_dir is not None)
-
-
-_OWN: dict[str, int] = {}
-"""Names registered here for attacker objects, with the id of the object last registered under each."""
-
-
-def _register_object(attacker: object, options: dict) -> str:
-    """Register an attacker object under its ``name`` (or class name) so that the runner builds it by name."""
-    from bodega.attacks.base import canonical_name, register_attacker
-    from bodega.errors import UnknownNameError
-    from bodega.plugins import require_method
-
-    label = str(getattr(attacker, "name", None) or type(attacker).__name__)
-    require_method(attacker, "attack", label, "attacker", "attack(victim, text, goal, rng) returning an AttackResult")
-    if options:
-        raise BodegaError("attacker_options apply to attackers given by name; configure your attacker object itself")
-    try:
-        taken = canonical_name(label)
-    except UnknownNameError:
-        taken = None
-    if taken is not None and taken not in _OWN:
-        raise BodegaError(f"attacker object named {label!r} would hide the package's {taken}; give it another "
-                          "`name` attribute")
-    register_attacker(label, lambda profile="cpu", **_: attacker)
-    _OWN[label] = id(attacker)
-    return label
+    options = AttackOptions(targeted=targeted, n_examples=n_examples, query_budget=query_budget, seed=seed,
+                            profile=profile, backend=backend, attacker_options=attacker_options, semantic=semantic,
+                            progress=progress)
+    if texts is not None:
+        examples, identity = _examples(texts, labels), None
+    else:
+        data_file = (Path(data) if data is not None else Path("data") / task_name) / "attack.tsv"
+        examples = read_tsv(data_file)
+        identity = {"attack_sha256": file_sha256(data_file), "rows": len(examples)}
+    engine = as_attacker(attacker, options)
+    if out_dir is None:
+        return attack_examples(task_name, wrapped, engine, examples, options, data=identity)
+    return attack_into(out_dir, task_name, wrapped, engine, examples, options, data=identity)
 
 
 def task_texts(task: str, split: str = "attack", data_root: str | Path = "data") -> tuple[list[str], list[int]]:

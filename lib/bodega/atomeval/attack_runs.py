@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from bodega.layout import RECORDS, RUN_CONFIG, SUMMARY
 from bodega.io import read_jsonl
 from bodega.tasks import split_pair
 
@@ -90,7 +91,7 @@ def run_starts(folder: Path, records: list[dict], data_dir: str | Path, victims:
             raise ValueError(f"{folder}/records.jsonl: record {index} ({record['id']}) is not row {index} of "
                              f"{data_dir}/attack.tsv; pass the --data folder the run attacked")
         labels[index] = int(rows[index].label)
-    config = json.loads((folder / "run.json").read_text()) if (folder / "run.json").exists() else {}
+    config = json.loads((folder / RUN_CONFIG).read_text()) if (folder / RUN_CONFIG).exists() else {}
     if config.get("scenario") == "targeted":
         return {i: Start(label, REFUTED) for i, label in labels.items()}
     victim = _run_victim(folder, config, victims)
@@ -124,10 +125,10 @@ def runs_vasr(runs_dir: str | Path, gate, task: str = "FC", check_evidence: bool
     rows = []
     victims = {} if victims is None else victims
     for folder in sorted(Path(runs_dir).glob(f"{task}-*")):
-        records_path = folder / "records.jsonl"
+        records_path = folder / RECORDS
         if not records_path.exists():
             continue
-        summary_path = folder / "summary.json"
+        summary_path = folder / SUMMARY
         meta = json.loads(summary_path.read_text()) if summary_path.exists() else {}
         records = list(read_jsonl(records_path))
         starts = run_starts(folder, records, data_dir, victims)

@@ -12,6 +12,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Sequence
 
+from bodega.layout import METRICS, RECORDS, REWRITES, SUMMARY, VICTIM_INFO
 from bodega.io import atomic_write_json, write_jsonl
 
 log = logging.getLogger(__name__)
@@ -112,7 +113,7 @@ def find_verifier(results_dir: str | Path, task: str = "FC") -> Path | None:
     models = Path(results_dir) / "models"
     for kind in VERIFIER_PREFERENCE:
         folder = models / f"{task}-{kind}"
-        if (folder / "victim.json").exists() and (folder / "metrics.json").exists():
+        if (folder / VICTIM_INFO).exists() and (folder / METRICS).exists():
             problem = weights_problem(folder)
             if problem is None:
                 return folder
@@ -275,12 +276,12 @@ def run_tables(claims: Sequence[Any], verifier, verifier_name: str, gate, rewrit
         if client is not None and hasattr(client, "precision"):
             summary["rewriter_model"] = {"precision": client.precision, "weights_sha256": client.weights_hash,
                                          "batch_size": rewriter.batch_size, "threads": torch_threads()}
-        write_jsonl(out_dir / family / "records.jsonl", records)
+        write_jsonl(out_dir / family / RECORDS, records)
         # every claim's rewrite, also those the verifier did not first classify as refuted (not in the records):
         # `saved:<out_dir>` judges them again with another verifier, whose population differs
-        write_jsonl(out_dir / family / "rewrites.jsonl",
+        write_jsonl(out_dir / family / REWRITES,
                     [{"id": c.id, "family": family, "claim": c.claim, "rewrite": c.rewrite} for c in cases])
-        atomic_write_json(out_dir / family / "summary.json", summary)
+        atomic_write_json(out_dir / family / SUMMARY, summary)
         results[family] = {"summary": summary, "records": records}
     if with_surface:
         atomic_write_json(out_dir / "thresholds.json", table_thresholds(results).to_dict("records"))
@@ -448,7 +449,7 @@ def verifier_description(folder: str | Path) -> dict:
 
     from bodega.paths import portable
 
-    return portable(json.loads((Path(folder) / "victim.json").read_text(encoding="utf-8")), Path.cwd())
+    return portable(json.loads((Path(folder) / VICTIM_INFO).read_text(encoding="utf-8")), Path.cwd())
 
 
 def compare_rewriters(runs_dir: str | Path, baseline_dir: str | Path, out: str | Path | None = None,
@@ -469,16 +470,16 @@ def compare_rewriters(runs_dir: str | Path, baseline_dir: str | Path, out: str |
     rows: dict[str, list[dict]] = {"metrics": [], "diagnostics": [], "rewrites": [], "surface": []}
     cases = []
     populations: dict[str, dict[str, int]] = {}
-    families = sorted(p.parent.name for p in Path(runs_dir).glob("*/records.jsonl"))
+    families = sorted(p.parent.name for p in Path(runs_dir).glob(f"*/{RECORDS}"))
     if not families:
         raise FileNotFoundError(f"no <family>/records.jsonl under {runs_dir}; run `bodega atomeval tables` first")
     for family in families:
-        run = list(read_jsonl(Path(runs_dir) / family / "records.jsonl"))
-        meta = json.loads((Path(runs_dir) / family / "summary.json").read_text())
-        base_path = Path(baseline_dir) / family / "records.jsonl"
+        run = list(read_jsonl(Path(runs_dir) / family / RECORDS))
+        meta = json.loads((Path(runs_dir) / family / SUMMARY).read_text())
+        base_path = Path(baseline_dir) / family / RECORDS
         if not base_path.exists():
             raise FileNotFoundError(f"{base_path} not found: the baseline has no {family} run")
-        base_meta = json.loads((base_path.parent / "summary.json").read_text())
+        base_meta = json.loads((base_path.parent / SUMMARY).read_text())
         if base_meta["verifier"] != meta["verifier"]:
             raise ValueError(f"{family}: verifier {meta['verifier']} in {runs_dir} but {base_meta['verifier']} "
                              f"in {baseline_dir}; compare runs against the same verifier")
@@ -506,7 +507,7 @@ def compare_rewriters(runs_dir: str | Path, baseline_dir: str | Path, out: str |
     if verifier_folder is not None:  # which weights judged both runs (the caller vouches for that)
         folder = Path(verifier_folder)
         result["verifier_info"] = {"folder": str(folder), "victim": verifier_description(folder),
-                                   "attack": json.loads((folder / "metrics.json").read_text())["attack"]}
+                                   "attack": json.loads((folder / METRICS).read_text())["attack"]}
     if out:
         atomic_write_json(out, result)
     return result
@@ -516,7 +517,7 @@ def verifier_metrics(folder: str | Path) -> dict:
     """The verifier's ``metrics.json`` (F1 and accuracy on its attack and dev splits)."""
     import json
 
-    return json.loads((Path(folder) / "metrics.json").read_text(encoding="utf-8"))
+    return json.loads((Path(folder) / METRICS).read_text(encoding="utf-8"))
 
 
 def atomeval_summary(parameters: dict, gold: dict, agreement_rows: list[dict], verifier_folder: str | Path,

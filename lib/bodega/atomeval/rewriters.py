@@ -18,6 +18,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from bodega.layout import RECORDS, REWRITES, SUMMARY
 from bodega.atomeval.llm import ChatClient, complete_many
 
 log = logging.getLogger(__name__)
@@ -242,14 +243,14 @@ class SavedRewriter:
 
         self.source = Path(tables_dir)
         self.rewrites: dict[tuple[str, str], str | None] = {}
-        for folder in sorted(p.parent for p in self.source.glob("*/summary.json")):
+        for folder in sorted(p.parent for p in self.source.glob(f"*/{SUMMARY}")):
             # rewrites.jsonl has every claim's rewrite; records.jsonl (older runs) only the verifier's population
-            path = folder / "rewrites.jsonl" if (folder / "rewrites.jsonl").exists() else folder / "records.jsonl"
+            path = folder / REWRITES if (folder / REWRITES).exists() else folder / RECORDS
             for record in read_jsonl(path) if path.exists() else []:
                 self.rewrites[(record["family"], record["claim"])] = record["rewrite"]
         if not self.rewrites:
             raise FileNotFoundError(f"no <family>/records.jsonl under {tables_dir}; run `bodega atomeval tables` first")
-        names = {json.loads(p.read_text())["rewriter"] for p in self.source.glob("*/summary.json")}
+        names = {json.loads(p.read_text())["rewriter"] for p in self.source.glob(f"*/{SUMMARY}")}
         self.name = names.pop() if len(names) == 1 else f"saved ({tables_dir})"
 
     def covers(self, claim: str, families: list[str] | tuple[str, ...]) -> bool:

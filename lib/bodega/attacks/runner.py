@@ -1,47 +1,37 @@
-"""Attack every example of a task, one JSON line per example as soon as it is done, then score.
+"""Attack examples held in memory with a victim object and an attacker object, then score them.
 
-The records file is the run's state: a run killed at any moment and started again
-reads it back (a torn last line from the kill is dropped and the file rewritten),
-skips the examples already recorded and continues, so no example is lost or repeated.
-Each record has wall-clock ``seconds`` and the process's ``cpu_seconds`` (on a shared
-machine the second is the steadier measure of the work done). An exception in one
-example is recorded as that example's error and the run goes on;
-an exhausted query budget is a plain failure, flagged ``budget_exhausted``.
-Texts are first cut after the victim's 512th token as BODEGA does (``trimmed`` and
-``original_tokens`` in each record), so the score compares the trimmed original with
-the adversarial text, both as the victim saw them.
+:func:`attack_examples` is the runner: it selects the scenario's sample, attacks each example (an exception
+in one example is recorded as that example's error and the run goes on; an exhausted query budget is a
+plain failure, flagged ``budget_exhausted``), and scores the records. Each record has wall-clock
+``seconds`` and the process's ``cpu_seconds`` (on a shared machine the second is the steadier measure of
+the work done). Texts are first cut after the victim's 512th token as BODEGA does (``trimmed`` and
+``original_tokens`` in each record), so the score compares the trimmed original with the adversarial text,
+both as the victim saw them.
 
-A run never mixes inputs: ``run.json`` holds what its records depend on (task, victim weights
-and precision, the attack file's sha256, the trimming tokenizer's hash, attacker and settings)
-and a resumed run with other settings is refused; each resumed record must also match its
-attack row by id and text. ``run.json`` is written only once everything is checked (options,
-victim, data), so a mistyped command leaves nothing that blocks the corrected one.
-Predictions go through the persistent cache (:mod:`bodega.victims.cache`): rerunning a run
-into a new folder asks the model nothing it was asked before.
+Where records are kept is the ``store``'s business (:class:`RunStore`): none (memory only), or a run folder
+(:mod:`bodega.attacks.run_folder`, which also adapts ``bodega attack``'s paths and names to objects).
+Predictions go through the persistent cache (:mod:`bodega.victims.cache`): rerunning an attack asks the
+model nothing it was asked before.
 """
 from __future__ import annotations
 
 import logging
+import hashlib
 import time
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, Sequence
 
 import numpy as np
 
-from bodega.errors import BodegaError
-from bodega.attacks.base import Attacker, canonical_name, get_attacker, recorded_attacker
+from bodega.attacks.base import Attacker, canonical_name, get_attacker
 from bodega.attacks.goal import Goal
-from bodega.io import (append_jsonl, atomic_write_json, exclusive_lock, file_sha256, iter_jsonl, relative_path,
-                       write_jsonl)
+from bodega.errors import BodegaError, UnknownNameError
+from bodega.records import AttackRecord, AttackReport, RunConfig, RunSummary
+from bodega.scoring.core import Summary
 
 log = logging.getLogger(__name__)
 
-RECORDS = "records.jsonl"
-SUMMARY = "summary.json"
-LOCK = ".lock"  # held while a process writes the run
-SCORES = "scores.jsonl"  # per example: index, id, success, semantic, character, bodega
-RUN_CONFIG = "run.json"
 RECORD_KEYS = ("index", "id", "original", "success", "queries", "unique_queries", "forwards", "seconds", "error")
 SAMPLE_STREAM = 22  # seeds the sample order apart from the attackers' own random streams
 
@@ -107,41 +97,16 @@ def sample_description(targets: list[Target], seed: int) -> dict:
             "labels": {"0": labels.count(0), "1": labels.count(1)}}
 
 
-def load_records(path: Path) -> list[dict]:
-    """Records already written; a torn last line is dropped from the file itself, duplicates and
-    records lacking a field refused (naming the file and line). Each record's ``_line`` is its line."""
-    if not path.exists():
-        return []
-    numbered = list(iter_jsonl(path))
-    raw = path.read_bytes()
-    if raw and (not raw.endswith(b"\n") or raw.count(b"\n") != len(numbered)):
-        log.warning("%s: rewriting without its torn last line", path)
-        write_jsonl(path, [record for _, record in numbered])
-        numbered = list(iter_jsonl(path))
-    seen: set[int] = set()
-    for number, record in numbered:
-        missing = [key for key in RECORD_KEYS if not isinstance(record, dict) or key not in record]
-        if missing:
-            raise BodegaError(f"{path}:{number}: record lacks {', '.join(missing)}; this is not a records file of "
-                             "bodega attack (or it was edited): start a new output folder")
-        if record["index"] in seen:
-            raise BodegaError(f"{path}:{number}: example index {record['index']} recorded twice; "
-                              "remove the duplicate line or start a new output folder")
-        seen.add(record["index"])
-        record["_line"] = number
-    return [record for _, record in numbered]
-
-
-def check_resumed(records: list[dict], targets: list[Target], path: Path) -> None:
+def check_resumed(records: list[dict], targets: list[Target], where: str) -> None:
     """Each resumed record must be its attack row's: the same id and (trimmed) text at its index."""
     by_index = {t.index: t for t in targets}
     for record in records:
         target = by_index.get(record["index"])
         if target is None or target.id != record["id"] or target.text != record["original"]:
             found = "no such row" if target is None else f"row id {target.id!r}"
-            raise BodegaError(f"{path}:{record.get('_line')}: the record of example {record['index']} (id "
-                             f"{record['id']!r}) does not match attack.tsv ({found}, or another text): these records "
-                             "come from other data; use another output folder or delete this one")
+            raise BodegaError(f"{where}:{record.get('_line')}: the record of example {record['index']} (id "
+                              f"{record['id']!r}) does not match attack.tsv ({found}, or another text): these "
+                              "records come from other data; use another output folder or delete this one")
 
 
 def attack_one(attacker: Attacker, accountant, target: Target, targeted: bool, seed: int) -> dict:
@@ -170,38 +135,6 @@ def attack_one(attacker: Attacker, accountant, target: Target, targeted: bool, s
     return dict(index=target.index, id=target.id, original=target.text, adversarial=adversarial,
                 success=success, trimmed=target.trimmed, original_tokens=target.tokens, **accountant.counts(),
                 seconds=round(seconds, 6), cpu_seconds=round(cpu_seconds, 6), error=error, budget_exhausted=exhausted)
-
-
-_BEFORE = {"precision": "fp32", "kernels": "fp32", "attack_precision": "fp32"}
-"""Settings a run.json written before they existed held implicitly."""
-NOT_COMPARED = ("victim",)  # the victim is identified by its weights; its folder may be named by another path
-
-
-def _previous_config(out: Path, config: dict) -> dict | None:
-    """The run.json already in ``out`` (None: a new run), refusing one whose settings differ from ``config``."""
-    import json
-
-    path = out / RUN_CONFIG
-    if not path.exists():
-        return None
-    if not config["victim_weights"]:
-        raise BodegaError(f"{out} already holds a run and victim {config['victim']} names no version, so "
-                         "its earlier records cannot be trusted to come from the same model; give it a "
-                         "version (a `version` attribute or --victim-version) or use a new output folder")
-    previous = json.loads(path.read_text(encoding="utf-8"))
-    if isinstance(previous.get("attacker"), str):  # a run written under an older name of the same attacker
-        previous["attacker"] = recorded_attacker(previous["attacker"])
-    different = sorted(k for k in {*config, *previous}
-                       if k not in NOT_COMPARED and previous.get(k, _BEFORE.get(k)) != config.get(k))
-    if "data" in different:
-        before = (previous.get("data") or {}).get("attack_sha256") or "unrecorded"
-        raise BodegaError(f"{out} holds a run on another attack.tsv (sha256 {before[:12]}; this --data has "
-                         f"{config['data']['attack_sha256'][:12]}): resuming would mix records of two data sets; "
-                         "use another output folder, or the --data it was run on")
-    if different:
-        raise BodegaError(f"{out} holds a run with different settings ({', '.join(different)}); "
-                         "use another output folder or delete this one")
-    return previous
 
 
 def _whole(value: Any) -> bool:
@@ -257,23 +190,6 @@ class AttackOptions:
             object.__setattr__(self, name, dict(value or {}))
 
 
-def run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str, out_dir: str | Path,
-               options: AttackOptions | None = None, **settings: Any) -> dict:
-    """Attack examples of a task and return the scored summary (see :func:`_run_attack`).
-
-    Settings come as an :class:`AttackOptions` or as its fields by keyword (``targeted=True``);
-    ``out_dir`` is locked so that two processes never write the same run."""
-    if options is not None and settings:
-        raise TypeError("run_attack: give either options= or keyword settings, not both")
-    unknown = sorted(set(settings) - {f.name for f in fields(AttackOptions)})
-    if unknown:
-        raise TypeError(f"run_attack: unknown setting(s) {', '.join(unknown)}")
-    options = options if options is not None else AttackOptions(**settings)
-    out = Path(out_dir)
-    with exclusive_lock(out / LOCK):
-        return _run_attack(task, victim_path, data_dir, attacker, out, options)
-
-
 def _open_cache(setting: Any, victim):
     """The persistent prediction cache this run uses, or None (none asked for, or a victim without identity)."""
     from bodega.victims.cache import ProbabilityCache, default_cache_path
@@ -290,7 +206,182 @@ def _open_cache(setting: Any, victim):
     return None if path is None else ProbabilityCache(path)
 
 
-def _check_outputs(accountant, targets: list[Target], data_file: Path) -> None:
+class RunStore(Protocol):
+    """Where a run's records live while it runs: nowhere (:class:`MemoryStore`) or a run folder
+    (:class:`bodega.attacks.run_folder.RunFolder`, which makes a run resumable)."""
+
+    where: str
+    """How messages name the store (a records file, ``memory``)."""
+
+    def resume(self, config: RunConfig) -> list[dict]:
+        """The records of an earlier run with these settings (refusing one with other settings)."""
+
+    def begin(self, config: RunConfig) -> None:
+        """Everything is checked: from here on the store holds this run."""
+
+    def append(self, record: dict) -> None:
+        """Keep one finished example's record (before the next starts)."""
+
+    def finish(self, report: AttackReport, scores: list) -> None:
+        """Keep the scored run."""
+
+
+class MemoryStore:
+    """A run kept in memory only: nothing to resume, nothing written."""
+
+    where = "memory"
+
+    def resume(self, config: RunConfig) -> list[dict]:
+        """Nothing to resume: every run in memory starts afresh."""
+        return []
+
+    def begin(self, config: RunConfig) -> None:
+        """Nothing to claim."""
+
+    def append(self, record: dict) -> None:
+        """The runner keeps the records itself."""
+
+    def finish(self, report: AttackReport, scores: list) -> None:
+        """The report is the run."""
+
+
+class NamedAttacker:
+    """A registered attacker (or a ``py:`` spec) built on first use, so that a finished run resumed, or a
+    run whose sample is empty, loads no attack model."""
+
+    def __init__(self, name: str, profile: str = "cpu", backend: str = "native", **options: Any) -> None:
+        self.name = canonical_name(name)
+        self.profile, self.backend, self.options = profile, backend, options
+        self._engine: Attacker | None = None
+
+    def engine(self) -> Attacker:
+        """The attacker itself, built once."""
+        if self._engine is None:
+            self._engine = get_attacker(self.name, profile=self.profile, backend=self.backend, **self.options)
+        return self._engine
+
+    def warm_up(self) -> None:
+        """Build the attacker and load its models now (before a run folder is claimed)."""
+        engine = self.engine()
+        if hasattr(engine, "warm_up"):
+            engine.warm_up()
+
+    def attack(self, victim, text: str, goal: Goal, rng: np.random.Generator):
+        """See :meth:`bodega.attacks.base.Attacker.attack`."""
+        return self.engine().attack(victim, text, goal, rng)
+
+
+def attacker_label(attacker: Attacker) -> str:
+    """How records and summaries name ``attacker``: a registered attacker's canonical name, else the object's
+    ``name`` (or class name), which may not pass for one of the package's attackers."""
+    from bodega.plugins import require_method
+
+    if isinstance(attacker, NamedAttacker):
+        return attacker.name
+    label = str(getattr(attacker, "name", None) or type(attacker).__name__)
+    require_method(attacker, "attack", label, "attacker", "attack(victim, text, goal, rng) returning an AttackResult")
+    try:
+        taken = canonical_name(label)
+    except UnknownNameError:
+        return label
+    raise BodegaError(f"attacker object named {label!r} would hide the package's {taken}; give it another "
+                      "`name` attribute")
+
+
+def rows_identity(examples: Sequence) -> dict:
+    """The attacked rows' identity for ``run.json``: the sha256 of their TSV form (that of an ``attack.tsv``
+    written with :func:`bodega.data.write_tsv`) and their number."""
+    from bodega.data.tsv import format_row
+
+    digest = hashlib.sha256()
+    for example in examples:
+        digest.update(format_row(example).encode("utf-8"))
+    return {"attack_sha256": digest.hexdigest(), "rows": len(examples)}
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """A run's settings, checked: the victim's task, the trimmer, the precision and the run's config."""
+
+    task: str
+    config: RunConfig
+    trimmer: Any
+    precision: Any
+
+
+def _prepare(task: str, victim, attacker: Attacker, examples: Sequence, options: AttackOptions,
+             victim_label: str | None, data: dict | None) -> _Prepared:
+    """Check the victim's task and settle what the run's records depend on."""
+    from bodega.precision import resolve_precision
+    from bodega.tasks import get_task
+    from bodega.victims.trimming import trimmer_for
+
+    task_name = get_task(task).name
+    label = victim_label or getattr(victim, "name", None) or type(victim).__name__
+    victim_task = getattr(victim, "task", None)
+    victim_task = get_task(victim_task).name if victim_task else task_name
+    if victim_task != task_name and not options.allow_other_task:
+        raise BodegaError(f"victim {label} was trained for {victim_task}, not --task {task_name}: attack a "
+                          f"victim of {task_name}, or pass --allow-other-task (allow_other_task=True) to attack "
+                          "it on another task's data on purpose (a transfer experiment)")
+    resolved = resolve_precision(options.precision)
+    trimmer = trimmer_for(victim)
+    config = RunConfig(
+        task=task_name, victim=str(label), victim_weights=getattr(victim, "weights_hash", ""), victim_task=victim_task,
+        precision=str(getattr(victim, "precision", "fp32")), kernels=str(getattr(victim, "kernels", "fp32")),
+        attack_precision=resolved.name, attacker=attacker_label(attacker),
+        scenario="targeted" if options.targeted else "untargeted", profile=options.profile,
+        n_examples=options.n_examples, budget=options.query_budget, seed=options.seed, backend=options.backend,
+        attacker_options=options.attacker_options, trim=trimmer.identity() if trimmer is not None else None,
+        data=data if data is not None else rows_identity(examples))
+    return _Prepared(task_name, config, trimmer, resolved)
+
+
+def attack_examples(task: str, victim, attacker: Attacker, examples: Sequence, options: AttackOptions | None = None,
+                    store: RunStore | None = None, *, victim_label: str | None = None,
+                    data: dict | None = None) -> AttackReport:
+    """Attack the scenario's sample of ``examples`` (:class:`bodega.data.Example` rows: label, id, text) and
+    return the scored run.
+
+    ``victim`` is a victim object (``predict_proba``; see :func:`bodega.wrap`), ``attacker`` an object with
+    ``attack(victim, text, goal, rng)`` (a :class:`NamedAttacker` for the package's own); ``store`` keeps
+    the records (default: memory only). ``victim_label`` and ``data`` name the victim and the rows in the
+    run's settings (default: the victim's ``name``, and a hash of the rows)."""
+    from bodega.precision import using_precision
+    from bodega.victims.accounting import QueryAccountant
+
+    options = options if options is not None else AttackOptions()
+    store = store if store is not None else MemoryStore()
+    examples = list(examples)
+    run = _prepare(task, victim, attacker, examples, options, victim_label, data)
+    records = store.resume(run.config)
+    cache = _open_cache(options.prediction_cache, victim)
+    try:
+        # The load check and the scenario's selection go through an accountant of their own (checked outputs,
+        # the persistent cache, no budget), so each example's counts are what its attack asked, as before.
+        selector = QueryAccountant(victim, cache=cache, batch_size=options.batch_size)
+        all_targets = load_targets(examples, run.task, run.trimmer)
+        _check_outputs(selector, all_targets, store.where)
+        targets = select_examples(all_targets, selector, options.targeted, options.n_examples, seed=options.seed)
+        check_resumed(records, all_targets, store.where)
+        done = {r["index"] for r in records}
+        todo = [t for t in targets if t.index not in done]
+        if todo and hasattr(attacker, "warm_up"):
+            with using_precision(run.precision):
+                attacker.warm_up()
+        store.begin(run.config)
+        accountant = QueryAccountant(victim, budget=options.query_budget, cache=cache, batch_size=options.batch_size)
+        records = _attack_all(attacker, accountant, todo, targets, records, store, options, run.precision,
+                              f"{run.config.attacker} {run.task}")
+    finally:
+        if cache is not None and options.prediction_cache is not cache:
+            cache.close()
+    report, scores = _score(records, targets, run, options, cached=cache is not None)
+    store.finish(report, scores)
+    return report
+
+
+def _check_outputs(accountant, targets: list[Target], where: str) -> None:
     """Refuse a victim whose outputs on the first batch of its attack set are not probabilities
     (damaged weights give NaN): every example would be an error, or worse a false success."""
     from bodega.victims.accounting import InvalidPredictions
@@ -298,119 +389,29 @@ def _check_outputs(accountant, targets: list[Target], data_file: Path) -> None:
     try:
         accountant.predict_proba([t.text for t in targets[:accountant.batch_size]])
     except InvalidPredictions as error:
-        raise BodegaError(f"{error}; on the first rows of {data_file}: refusing to attack this victim "
-                         "(are its weights damaged?)") from None
+        raise BodegaError(f"{error}; on the first rows ({where}): refusing to attack this victim "
+                          "(are its weights damaged?)") from None
 
 
-def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str, out: Path,
-                options: AttackOptions) -> dict:
-    """Attack ``options.n_examples`` of ``<data_dir>/attack.tsv`` and return the scored summary.
-
-    ``victim_path`` is a trained model folder, ``hf:PATH``, ``py:module:factory`` (with
-    ``options.victim_options``) or a loaded victim object.
-    """
-    from bodega.data import read_tsv
-    from bodega.precision import resolve_precision, using_precision
-    from bodega.tasks import get_task
-    from bodega.victims.accounting import QueryAccountant
-    from bodega.victims.trimming import trimmer_for
-
-    task_name = get_task(task).name
-    name = canonical_name(attacker)
-    data_file = Path(data_dir) / "attack.tsv"
-    resolved = resolve_precision(options.precision)
-    rows = read_tsv(data_file)
-    victim, victim_label, victim_task = _open_run_victim(victim_path, task_name, out, options, resolved)
-    trimmer = trimmer_for(victim)
-    config = dict(task=task_name, victim=victim_label, victim_weights=victim.weights_hash,
-                  victim_task=victim_task, precision=str(getattr(victim, "precision", "fp32")),
-                  kernels=str(getattr(victim, "kernels", "fp32")), attack_precision=resolved.name, attacker=name,
-                  scenario="targeted" if options.targeted else "untargeted", profile=options.profile,
-                  n_examples=options.n_examples, budget=options.query_budget, seed=options.seed,
-                  backend=options.backend, attacker_options=options.attacker_options,
-                  trim=trimmer.identity() if trimmer is not None else None,
-                  data={"attack_sha256": file_sha256(data_file), "rows": len(rows)})
-    out.mkdir(parents=True, exist_ok=True)
-    previous = _previous_config(out, config)
-
-    cache = _open_cache(options.prediction_cache, victim)
-    try:
-        # The load check and the scenario's selection go through an accountant of their own (checked outputs,
-        # the persistent cache, no budget), so each example's counts are what its attack asked, as before.
-        selector = QueryAccountant(victim, cache=cache, batch_size=options.batch_size)
-        all_targets = load_targets(rows, task_name, trimmer)
-        _check_outputs(selector, all_targets, data_file)
-        targets = select_examples(all_targets, selector, options.targeted, options.n_examples,
-                                  seed=options.seed)
-        records_path = out / RECORDS
-        records = load_records(records_path)
-        check_resumed(records, all_targets, records_path)
-        done = {r["index"] for r in records}
-        todo = [t for t in targets if t.index not in done]
-        engine = (get_attacker(name, profile=options.profile, backend=options.backend, **options.attacker_options)
-                  if todo else None)
-        if engine is not None and hasattr(engine, "warm_up"):
-            with using_precision(resolved):
-                engine.warm_up()
-        if previous is None:  # everything is checked: from here on the folder holds this run
-            atomic_write_json(out / RUN_CONFIG, config)
-        records_path.touch()  # exists even when the scenario selects no example
-        accountant = QueryAccountant(victim, budget=options.query_budget, cache=cache, batch_size=options.batch_size)
-        records = _attack_all(engine, accountant, todo, targets, records, records_path, options, resolved,
-                              f"{name} {task_name}")
-    finally:
-        if cache is not None and options.prediction_cache is not cache:
-            cache.close()
-
-    return _score_and_summarise(out, records, targets, config, trimmer, options, cached=cache is not None)
-
-
-def _open_run_victim(victim_path: Any, task_name: str, out: Path, options: AttackOptions, resolved):
-    """The victim to attack, its label in run.json and its task; refuses another task's victim unless allowed."""
-    from bodega.tasks import get_task
-
-    if isinstance(victim_path, (str, Path)):
-        from bodega.victims.external import open_victim
-
-        victim = open_victim(victim_path, task_name, options.profile, precision=resolved,
-                             **options.victim_options)
-        victim_label = _victim_label(victim_path, out)
-    else:
-        victim, victim_label = victim_path, getattr(victim_path, "name", type(victim_path).__name__)
-    victim_task = getattr(victim, "task", None)
-    victim_task = get_task(victim_task).name if victim_task else task_name
-    if victim_task != task_name and not options.allow_other_task:
-        raise BodegaError(f"victim {victim_label} was trained for {victim_task}, not --task {task_name}: attack a "
-                         f"victim of {task_name}, or pass --allow-other-task (allow_other_task=True) to attack "
-                         "it on another task's data on purpose (a transfer experiment)")
-    return victim, victim_label, victim_task
-
-
-def _score_and_summarise(out: Path, records: list[dict], targets: list[Target], config: dict, trimmer,
-                         options: AttackOptions, cached: bool) -> dict:
-    """Score the selected targets' records, write scores.jsonl and summary.json, and return the summary."""
+def _score(records: list[dict], targets: list[Target], run: _Prepared, options: AttackOptions,
+           cached: bool) -> tuple[AttackReport, list]:
+    """The selected targets' records scored: the typed report and the per-example scores."""
     wanted = {t.index for t in targets}
     records = sorted((r for r in records if r["index"] in wanted), key=lambda r: r["index"])
     for record in records:
         record.pop("_line", None)
-    summary, scores = score_run(config["task"], records, options.profile, options.semantic)
-    write_jsonl(out / SCORES, [{"index": r["index"], "id": r["id"], **asdict(score)}
-                               for r, score in zip(records, scores)])
-    summary.update(config)
-    summary["trim"] = trimmer.describe() if trimmer is not None else None
-    summary["n_examples"] = len(records)
-    summary["trimmed"] = sum(bool(r.get("trimmed")) for r in records)
-    summary["n_examples_requested"] = options.n_examples
-    summary["sample"] = sample_description(targets, options.seed)
-    summary["prediction_cache"] = cached
-    summary["cache_hits"] = sum(int(r.get("cache_hits") or 0) for r in records)
-    summary["forwards"] = sum(int(r.get("forwards") or 0) for r in records)
-    atomic_write_json(out / SUMMARY, summary)
-    return summary
+    figures, counts, scores = score_run(run.task, records, options.profile, options.semantic)
+    summary = RunSummary(
+        scores=figures, config=run.config, **counts, n_examples=len(records),
+        trim=run.trimmer.describe() if run.trimmer is not None else None,
+        trimmed=sum(bool(r.get("trimmed")) for r in records), sample=sample_description(targets, options.seed),
+        prediction_cache=cached, cache_hits=sum(int(r.get("cache_hits") or 0) for r in records),
+        forwards=sum(int(r.get("forwards") or 0) for r in records))
+    return AttackReport(figures, [AttackRecord.scored(r, s) for r, s in zip(records, scores)], summary), scores
 
 
 def _attack_all(engine, accountant, todo: list[Target], targets: list[Target], records: list[dict],
-                records_path: Path, options: AttackOptions, precision, desc: str) -> list[dict]:
+                store: RunStore, options: AttackOptions, precision, desc: str) -> list[dict]:
     """Attack every target not yet recorded, appending each record as it finishes; returns all records."""
     from tqdm.auto import tqdm
 
@@ -423,7 +424,7 @@ def _attack_all(engine, accountant, todo: list[Target], targets: list[Target], r
     for target in todo:
         with using_precision(precision):  # the attack's own models load on first use, in its precision
             record = attack_one(engine, accountant, target, options.targeted, options.seed)
-        append_jsonl(records_path, record)
+        store.append(record)
         records.append(record)
         successes += record["success"]
         queries += record["queries"]
@@ -434,13 +435,9 @@ def _attack_all(engine, accountant, todo: list[Target], targets: list[Target], r
     return records
 
 
-def _victim_label(victim_path: str | Path, out: Path) -> str:
-    """A victim folder as seen from the run folder (``../../models/PR2-BiLSTM``), never an absolute path."""
-    return relative_path(victim_path, out) if Path(victim_path).is_dir() else str(victim_path)
-
-
-def score_run(task: str, records: list[dict], profile: str, semantic=None) -> tuple[dict, list]:
-    """The run's summary and per-example BODEGA scores (errors score 0 and are counted apart)."""
+def score_run(task: str, records: list[dict], profile: str, semantic=None) -> tuple[Summary, dict, list]:
+    """The run's BODEGA figures, its counts (errors, budget exhaustions, queries, the semantic model) and
+    the per-example BODEGA scores (errors score 0 and are counted apart)."""
     from bodega.scoring import load_semantic_model, score_examples, summarise
 
     started = time.perf_counter()
@@ -450,13 +447,12 @@ def score_run(task: str, records: list[dict], profile: str, semantic=None) -> tu
     scoring_seconds = time.perf_counter() - started
     result = summarise(scores, [r["queries"] for r in records], sum(r["seconds"] for r in records),
                        scoring_seconds)
-    summary = result.to_dict()
-    summary.update(lines=result.lines(), errors=sum(r["error"] is not None for r in records),
-                   budget_exhausted=sum(bool(r.get("budget_exhausted")) for r in records),
-                   unique_queries_per_example=_mean(r["unique_queries"] for r in records),
-                   forwards_per_example=_mean(r["forwards"] for r in records),
-                   semantic_model=getattr(semantic, "name", type(semantic).__name__))
-    return summary, scores
+    counts = dict(errors=sum(r["error"] is not None for r in records),
+                  budget_exhausted=sum(bool(r.get("budget_exhausted")) for r in records),
+                  unique_queries_per_example=_mean(r["unique_queries"] for r in records),
+                  forwards_per_example=_mean(r["forwards"] for r in records),
+                  semantic_model=getattr(semantic, "name", type(semantic).__name__))
+    return result, counts, scores
 
 
 def _mean(values) -> float:

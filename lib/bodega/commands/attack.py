@@ -101,10 +101,10 @@ def _cache(value: str | None):
 def _attack(args: argparse.Namespace) -> int:
     from bodega.attacks import run_attack
 
-    summary = run_attack(args.task, args.victim, args.data, args.attacker, args.out, targeted=args.targeted,
+    report = run_attack(args.task, args.victim, args.data, args.attacker, args.out, targeted=args.targeted,
                          n_examples=args.n, query_budget=args.budget, seed=args.seed, profile=args.profile,
                          backend=args.backend, attacker_options=_parse_options(args.option),
                          victim_options=_victim_options(args), allow_other_task=args.allow_other_task,
                          prediction_cache=_cache(args.cache), precision=args.precision)
-    print(json.dumps(summary, indent=2))
+    print(json.dumps(report.run.to_dict(), indent=2))
     return 0

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 
+from bodega.layout import METRICS, MODELS
 from bodega.errors import MissingFileError
 from bodega.threads import THREADS_HELP
 
@@ -32,7 +33,7 @@ def _run(args: argparse.Namespace) -> int:
         raise MissingFileError(f"no finished victims under {Path(args.results) / 'models'}")
     differ = 0
     for outcome in outcomes:
-        metrics = json.loads((Path(args.results) / "models" / outcome.victim / "metrics.json").read_text())
+        metrics = json.loads((Path(args.results) / MODELS / outcome.victim / METRICS).read_text())
         recorded = metrics["attack"]["f1"]
         same = abs(recorded - outcome.f1) < 1e-9
         differ += not same

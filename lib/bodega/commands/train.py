@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 
+from bodega.layout import METRICS
 from bodega.commands.attack import _at_least_one
 from bodega.precision import PRECISION_HELP, PRECISIONS
 from bodega.profiles import PROFILES
@@ -62,7 +63,7 @@ def _train(args: argparse.Namespace) -> int:
                        max_train=args.max_train, epochs=args.epochs, seed=args.seed, select=args.select,
                        lr=args.lr, bilstm_padding=args.bilstm_padding, max_dev=args.max_dev,
                        precision=args.precision, eval_every=args.eval_every, patience=args.patience)
-    metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
+    metrics = json.loads((out / METRICS).read_text(encoding="utf-8"))
     print(f"{out}: point {metrics['selected_point']}, epoch {metrics['selected_epoch']}, "
           f"{metrics['selected_rows_seen']} rows seen ({metrics['selection']}); "
           f"attack F1 {metrics['attack']['f1']:.4f} acc {metrics['attack']['accuracy']:.4f}; "

@@ -1,16 +1,11 @@
 """Grid cells: one papermill execution of a stage notebook, with its parameters, output and key.
 
-The results layout (see the book's "How to reproduce" page):
-
-- ``<results>/models/<TASK>-<VICTIM>/``: a trained victim (weights, config, ``metrics.json``, ``victim.json``);
-- ``<results>/runs/<TASK>-<VICTIM>-<ATTACKER>-<T|U>[-s<seed>]/``: ``records.jsonl`` and ``summary.json``;
-- ``<generated>/<grid>/{victims,runs}/<cell name>.ipynb``: the executed stage notebooks.
-
-Seed 0 gets no suffix so that the directory names match the agreed interface.
+Cells write into a results tree laid out by :mod:`bodega.layout` (victims under ``models/``, attack runs under
+``runs/``, folder names from :class:`bodega.layout.CellName`); the executed stage notebooks go to
+``<generated>/<grid>/{victims,runs}/<cell name>.ipynb``.
 """
 from __future__ import annotations
 
-import json
 from math import prod
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,11 +15,11 @@ from bodega.attacks.base import attacker_label
 from bodega.experiments.hashing import (HashCache, attack_entries, key_of, profile_settings, tree_sha256,
                                        victim_entries)
 from bodega.experiments.spec import GridSpec
+from bodega.errors import BodegaError
 from bodega.io import relative_path
 from bodega.plugins import is_plugin, source_sha256
-
-VICTIM_OUTPUTS = ("victim.json", "metrics.json")  # victim.json is written last by training
-ATTACK_OUTPUTS = ("summary.json", "records.jsonl")
+from bodega.records import read_victim_info
+from bodega.layout import ATTACK_OUTPUTS, RUNS, VICTIM_OUTPUTS, CellName, run_dir, run_name, victim_dir
 
 # What a stage notebook's `parameters` cell must declare: each tuple lists alternatives (one is
 # enough). The grid offers every name below and passes only those the notebook declares, so a
@@ -53,18 +48,6 @@ class Cell:
     threads: int = 1
     depends_on: str | None = None  # the victim cell an attack cell needs
     env: dict[str, str] = field(default_factory=dict)
-
-
-def victim_dir(results: Path, task: str, victim: str) -> Path:
-    """Where a grid keeps the victim of ``task`` and ``victim``: ``<results>/models/<task>-<victim>``."""
-    return results / "models" / f"{task}-{victim}"
-
-
-def run_name(task: str, victim: str, attacker: str, scenario: str, seed: int = 0) -> str:
-    """An attack cell's folder name: ``<task>-<victim>-<attacker>-<U|T>``, ``-s<seed>`` for a seed other than 0
-    (a user's ``py:`` attacker made fit for a folder name by :func:`~bodega.attacks.base.attacker_label`)."""
-    name = f"{task}-{victim}-{attacker_label(attacker)}-{'T' if scenario == 'targeted' else 'U'}"
-    return name if seed == 0 else f"{name}-s{seed}"
 
 
 def compact_names(cells: list[tuple[str, ...]]) -> list[str]:
@@ -143,7 +126,7 @@ def victim_cells(spec: GridSpec, hashes: HashCache, declared: set[str] | None = 
             inputs = {"stage": "victim", "notebook": notebook_sha, "code": hashes.code(victim_entries(victim)),
                       "data": data,
                       "profile_settings": profile_settings(spec.profile, victim, task), **settings}
-            name = f"{task}-{victim}"
+            name = str(CellName(task, victim))
             cells.append(Cell(
                 kind="victim", name=name, notebook=_abs(spec.notebooks.victim),
                 output_notebook=_abs(Path(spec.generated) / spec.name / "victims" / f"{name}.ipynb"),
@@ -155,8 +138,8 @@ def victim_cells(spec: GridSpec, hashes: HashCache, declared: set[str] | None = 
 def victim_identity(out_dir: str | Path) -> str:
     """The weights hash training recorded in ``victim.json`` (the victim's own identity), else a directory hash."""
     try:
-        recorded = json.loads((Path(out_dir) / "victim.json").read_text(encoding="utf-8")).get("weights_hash")
-    except (FileNotFoundError, json.JSONDecodeError):
+        recorded = read_victim_info(out_dir).weights_hash
+    except BodegaError:
         recorded = None
     return f"weights:{recorded}" if recorded else f"tree:{tree_sha256(out_dir)}"
 
@@ -171,8 +154,8 @@ def attack_cells(spec: GridSpec, victim: Cell, hashes: HashCache, declared: set[
     precision = _precision(spec)
     cells = []
     for attacker, scenario, seed in spec.attack_plan(task, kind):
-        name = run_name(task, kind, attacker, scenario, seed)
-        out = Path(spec.results) / "runs" / name
+        name = run_name(task, kind, attacker_label(attacker), scenario, seed)
+        out = run_dir(spec.results, name)
         settings = {"task": task, "victim": kind, "attacker": attacker, "targeted": scenario == "targeted",
                     "n_examples": spec.examples_of(task, kind, attacker, scenario),
                     "query_budget": spec.query_budget, "seed": seed, "profile": spec.profile, "backend": spec.backend}
@@ -187,7 +170,7 @@ def attack_cells(spec: GridSpec, victim: Cell, hashes: HashCache, declared: set[
             inputs["attacker_code"] = source_sha256(attacker, "attacker")
         cells.append(Cell(
             kind="attack", name=name, notebook=_abs(spec.notebooks.attack),
-            output_notebook=_abs(Path(spec.generated) / spec.name / "runs" / f"{name}.ipynb"),
+            output_notebook=_abs(Path(spec.generated) / spec.name / RUNS / f"{name}.ipynb"),
             out_dir=_abs(out), parameters=parameters, inputs=inputs, key=key_of(inputs),
             expected=ATTACK_OUTPUTS, cwd=_abs("."), threads=spec.threads_per_cell,
             depends_on=victim.name))

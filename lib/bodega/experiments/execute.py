@@ -23,7 +23,7 @@ from pathlib import Path
 import yaml
 
 from bodega.experiments.cells import Cell
-from bodega.experiments.hashing import MARKER
+from bodega.layout import CELL_MARKER
 from bodega.io import atomic_write_json, atomic_write_text, relative_path
 from bodega.threads import thread_environment
 
@@ -68,7 +68,7 @@ class Outcome:
 
 def read_marker(out_dir: str | Path) -> dict | None:
     """A cell's marker (``cell.json``) in ``out_dir``, or None when it has none or an unreadable one."""
-    path = Path(out_dir) / MARKER
+    path = Path(out_dir) / CELL_MARKER
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (FileNotFoundError, json.JSONDecodeError):
@@ -140,7 +140,7 @@ def run_cell(cell: Cell) -> Outcome:
     _prepare_dir(cell)
     spent_seconds, spent_cpu = _spent_before(out, cell.key)
     spent = {"spent_seconds": spent_seconds, "spent_cpu_seconds": spent_cpu} if spent_seconds or spent_cpu else {}
-    atomic_write_json(out / MARKER, {"status": "running", "key": cell.key, "name": cell.name,
+    atomic_write_json(out / CELL_MARKER, {"status": "running", "key": cell.key, "name": cell.name,
                                      "inputs": cell.inputs, "started": _now(), **spent})
     params = out / PARAMS_NAME
     atomic_write_text(params, yaml.safe_dump(cell.parameters, sort_keys=True))
@@ -160,7 +160,7 @@ def run_cell(cell: Cell) -> Outcome:
         with _LIVE_LOCK:
             _LIVE.add(child.pid)
         try:
-            atomic_write_json(out / MARKER, {"status": "running", "key": cell.key, "name": cell.name,
+            atomic_write_json(out / CELL_MARKER, {"status": "running", "key": cell.key, "name": cell.name,
                                              "inputs": cell.inputs, "started": _now(), "pid": child.pid,
                                              "host": socket.gethostname(), "boot": _boot_id(), **spent})
             # wait4 also reports the CPU time of the notebook's kernel (reaped by papermill):
@@ -173,7 +173,7 @@ def run_cell(cell: Cell) -> Outcome:
             _, status, usage = os.wait4(child.pid, 0)
             child.returncode = os.waitstatus_to_exitcode(status)
             # the stopped run's work stays in the partial output, and its cost in the marker
-            atomic_write_json(out / MARKER, {
+            atomic_write_json(out / CELL_MARKER, {
                 "status": "stopped", "key": cell.key, "name": cell.name, "inputs": cell.inputs, "stopped": _now(),
                 "spent_seconds": round(spent_seconds + time.monotonic() - start, 2),
                 "spent_cpu_seconds": round(spent_cpu + usage.ru_utime + usage.ru_stime, 2)})
@@ -186,11 +186,11 @@ def run_cell(cell: Cell) -> Outcome:
     if code != 0 or missing:
         reason = f"papermill exited with {code}" if code != 0 else f"missing outputs {', '.join(missing)}"
         error = f"{cell.name}: {reason}; executed notebook {cell.output_notebook}; log {log}\n{_tail(log)}"
-        atomic_write_json(out / MARKER, {"status": "failed", "key": cell.key, "name": cell.name,
+        atomic_write_json(out / CELL_MARKER, {"status": "failed", "key": cell.key, "name": cell.name,
                                          "inputs": cell.inputs, "finished": _now(), "error": reason,
                                          "spent_seconds": round(seconds, 2), "spent_cpu_seconds": cpu_seconds})
         return Outcome(cell.name, cell.kind, "failed", seconds, error, relative_path(log, cell.cwd), cpu_seconds)
-    atomic_write_json(out / MARKER, {"status": "done", "key": cell.key, "name": cell.name,
+    atomic_write_json(out / CELL_MARKER, {"status": "done", "key": cell.key, "name": cell.name,
                                      "inputs": cell.inputs, "finished": _now(), "seconds": round(seconds, 2),
                                      "cpu_seconds": cpu_seconds,
                                      "notebook": relative_path(cell.output_notebook, cell.cwd),

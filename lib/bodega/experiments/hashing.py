@@ -18,9 +18,10 @@ from typing import Any
 
 import nbformat
 
+from bodega.layout import CELL_MARKER
 from bodega.io import file_sha256
 
-MARKER = "cell.json"
+MARKER = CELL_MARKER
 """The file a finished (or running) cell leaves in its output directory; excluded from tree hashes."""
 
 def tree_sha256(root: str | Path, exclude: tuple[str, ...] = (MARKER,)) -> str:

@@ -13,12 +13,12 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
+from bodega.layout import PREDICTIONS, VICTIM_INFO
 from bodega.errors import MissingFileError
 from bodega.io import atomic_write_json, file_sha256, write_jsonl
 
 log = logging.getLogger(__name__)
 
-PREDICTIONS = "attack_predictions.jsonl"
 PREDICTIONS_INFO = "attack_predictions.json"
 CHUNK = 256  # as training evaluated attack.tsv: the same chunks in file order give the same predictions
 
@@ -55,15 +55,15 @@ def predict_attack_set(folder: str | Path, data_root: str | Path, force: bool = 
 
     folder = Path(folder)
     info = read_victim_info(folder)
-    attack_path = Path(data_root) / info["task"] / "attack.tsv"
+    attack_path = Path(data_root) / str(info.task) / "attack.tsv"
     if not attack_path.exists():
         raise MissingFileError(f"{attack_path} not found for victim {folder}; pass --data, the folder that "
-                               f"holds {info['task']}/attack.tsv")
+                               f"holds {info.task}/attack.tsv")
     attack_sha = file_sha256(attack_path)
-    known = None if force else _current(folder, info["weights_hash"], attack_sha)
+    known = None if force else _current(folder, info.weights_hash, attack_sha)
     if known is not None:
         return PredictionOutcome(folder.name, "current", known["rows"], known["f1"], known["accuracy"])
-    victim = load_victim(folder, profile=info.get("profile", "cpu"))
+    victim = load_victim(folder, profile=info.profile or "cpu")
     rows = read_tsv(attack_path)
     records = []
     for start in range(0, len(rows), CHUNK):
@@ -75,7 +75,7 @@ def predict_attack_set(folder: str | Path, data_root: str | Path, force: bool = 
     scores = f1_accuracy([r["label"] for r in records], [r["predicted"] for r in records])
     write_jsonl(folder / PREDICTIONS, records)
     atomic_write_json(folder / PREDICTIONS_INFO, {
-        "victim": folder.name, "weights_hash": info["weights_hash"], "attack_sha256": attack_sha,
+        "victim": folder.name, "weights_hash": info.weights_hash, "attack_sha256": attack_sha,
         "rows": len(records), **scores, "command": "bodega predictions"})
     log.info("%s: %d predictions on %s, F1 %.4f", folder.name, len(records), attack_path, scores["f1"])
     return PredictionOutcome(folder.name, "written", len(records), scores["f1"], scores["accuracy"])
@@ -86,5 +86,5 @@ def predict_results(results: str | Path, data_root: str | Path, force: bool = Fa
     models = Path(results) / "models"
     if not models.is_dir():
         raise MissingFileError(f"{models} does not exist; is {results} a grid's results folder?")
-    folders = [f for f in sorted(models.iterdir()) if (f / "victim.json").exists()]
+    folders = [f for f in sorted(models.iterdir()) if (f / VICTIM_INFO).exists()]
     return [predict_attack_set(folder, data_root, force) for folder in folders]

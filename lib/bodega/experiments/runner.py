@@ -22,6 +22,7 @@ from pathlib import Path
 
 import yaml
 
+from bodega.layout import VICTIM_INFO
 from bodega.errors import BodegaError, MissingFileError
 from bodega.experiments.cells import (ATTACK_REQUIRED, VICTIM_REQUIRED, Cell, attack_cells, victim_cells,
                                       victim_identity)
@@ -175,7 +176,7 @@ def victim_weights_present(out_dir: str | Path) -> bool:
 
     try:
         info = read_victim_info(out_dir)
-        files, _ = victim_class(info["kind"]).files_for_hash(Path(out_dir), info)
+        files, _ = victim_class(info.kind).files_for_hash(Path(out_dir), info.to_dict())
     except (FileNotFoundError, KeyError, ValueError):
         return False
     return all(path.is_file() for path in files)
@@ -195,7 +196,7 @@ def _retrain_for_missing_weights(spec: GridSpec, victim: Cell, hashes: HashCache
     log.warning("%s: finished, but its weights are not here (results are committed without them) and %d of its "
                 "attack cells still have to run: training it again (recorded %s)",
                 victim.name, len(pending), recorded[:20])
-    (Path(victim.out_dir) / "victim.json").unlink()  # training skips a folder whose victim.json matches its settings
+    (Path(victim.out_dir) / VICTIM_INFO).unlink()  # training skips a folder whose victim.json matches its settings
     return recorded
 
 

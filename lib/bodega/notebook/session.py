@@ -5,11 +5,11 @@ hash it; the tables and figures the notebooks show are in :mod:`bodega.report.ru
 """
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
 
+from bodega.layout import VICTIM_INFO
 from bodega.errors import BodegaError
 from bodega.paths import project_root
 
@@ -90,17 +90,16 @@ def ensure_victim(task: str, victim: str, data_dir: Path, victim_dir: Path, prof
     :func:`~bodega.attacks.run_attack`. A finished folder trained with another profile is
     refused rather than silently used. ``precision`` (resolved) is the training's when one is needed."""
     from bodega.victims.external import is_spec, open_victim
+    from bodega.victims.modeldir import read_victim_info, weights_problem
 
     if is_spec(victim):
         open_victim(victim, task, profile)
         return Path(victim)
-    info_file = victim_dir / "victim.json"
-    if info_file.exists():
-        trained = json.loads(info_file.read_text(encoding="utf-8")).get("profile")
+    if (victim_dir / VICTIM_INFO).exists():
+        trained = read_victim_info(victim_dir).profile
         if trained not in (None, profile):
             raise BodegaError(f"{victim_dir} holds a victim trained with profile {trained!r}, not {profile!r}; "
                               "pass another victim folder or remove this one")
-        from bodega.victims.modeldir import weights_problem
 
         problem = weights_problem(victim_dir)
         if problem is not None:

@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from bodega.layout import METRICS, PREDICTIONS, RECORDS, SUMMARY, VICTIM_INFO
 from bodega.atomeval.metrics import MetricsConfig, diagnostics_table_row, summarise, surface_proxies
 from bodega.io import read_jsonl
 
@@ -22,11 +23,11 @@ RATES = ("ASR", "S-ASR", "P-ASR", "VASR")
 def load_run(folder: str | Path) -> dict[str, dict]:
     """``{family: {"meta": summary.json, "records": [...]}}`` of one tables run."""
     folder = Path(folder)
-    families = sorted(p.parent.name for p in folder.glob("*/records.jsonl"))
+    families = sorted(p.parent.name for p in folder.glob(f"*/{RECORDS}"))
     if not families:
         raise FileNotFoundError(f"no <family>/records.jsonl under {folder}; run `bodega atomeval tables` first")
-    return {f: {"meta": json.loads((folder / f / "summary.json").read_text(encoding="utf-8")),
-                "records": list(read_jsonl(folder / f / "records.jsonl"))} for f in families}
+    return {f: {"meta": json.loads((folder / f / SUMMARY).read_text(encoding="utf-8")),
+                "records": list(read_jsonl(folder / f / RECORDS))} for f in families}
 
 
 def _interval(count: int, n: int) -> dict[str, float | None]:
@@ -82,7 +83,7 @@ def verifier_auc(folder: str | Path) -> float | None:
     (``bodega predictions`` or :func:`bodega.experiments.predictions.predict_attack_set` writes it)."""
     from sklearn.metrics import roc_auc_score
 
-    path = Path(folder) / "attack_predictions.jsonl"
+    path = Path(folder) / PREDICTIONS
     if not path.exists():
         return None
     rows = list(read_jsonl(path))
@@ -144,8 +145,8 @@ def verifier_choice(folders: list[str | Path], out: str | Path | None = None) ->
     kept, so the chapter can say why the others were not used."""
     candidates = []
     for folder in folders:
-        metrics = json.loads((Path(folder) / "metrics.json").read_text(encoding="utf-8"))
-        victim = json.loads((Path(folder) / "victim.json").read_text(encoding="utf-8"))
+        metrics = json.loads((Path(folder) / METRICS).read_text(encoding="utf-8"))
+        victim = json.loads((Path(folder) / VICTIM_INFO).read_text(encoding="utf-8"))
         quality = metrics.get("attack_quality", {})
         candidates.append({"folder": Path(folder).name, "kind": victim.get("kind"),
                            "base_role": victim.get("base_role"), "n_params": victim.get("n_params"),

@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+from bodega.layout import MODELS, VICTIM_INFO
 from bodega.profiles import Profile
 from bodega.victims.kinds import VICTIM_KINDS
 
@@ -107,7 +108,7 @@ def read_recorded_sizes(root: str | Path) -> dict[str, int]:
 
     root = Path(root)
     infos = [json.loads(path.read_text(encoding="utf-8")) for study in ("study", "cpu")
-             for path in sorted((root / "results" / study / "models").glob("*/victim.json"))]
+             for path in sorted((root / "results" / study / MODELS).glob(f"*/{VICTIM_INFO}"))]
     pilot_file = root / "book" / "data" / "decoder_pilot.json"
     pilot = json.loads(pilot_file.read_text(encoding="utf-8"))["rows"] if pilot_file.exists() else []
     return recorded_sizes(infos, pilot)

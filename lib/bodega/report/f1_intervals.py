@@ -16,14 +16,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bodega.experiments.predictions import PREDICTIONS
+from bodega.layout import MODELS, PREDICTIONS
 from bodega.io import read_jsonl
 from bodega.report.results import Results
 from bodega.report.uncertainty import bootstrap_indices, percentile_interval
 from bodega.victims.competence import Competence, competence_of_model
 
 COLUMNS = ["task", "victim", "n_params", "f1", "f1_lo", "f1_hi", "rows", "source"]
-FROM_PREDICTIONS = "attack_predictions.jsonl"
+FROM_PREDICTIONS = PREDICTIONS
 FROM_RATES = "metrics.json attack_quality"
 
 
@@ -80,7 +80,7 @@ def f1_intervals(results: Results, resamples: int = 2000, seed: int = 0) -> pd.D
     and no source where neither is there. ``f1`` is the rows' F1 where there are rows."""
     out = []
     for victim in results.victims.itertuples():
-        folder = Path(results.root) / "models" / f"{victim.task}-{victim.victim}"
+        folder = Path(results.root) / MODELS / f"{victim.task}-{victim.victim}"
         records = list(read_jsonl(folder / PREDICTIONS))
         rows, source = None, None
         if records:

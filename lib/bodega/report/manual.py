@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from bodega.layout import RECORDS, RUNS, SCORES
 from bodega.experiments.cells import run_name
 from bodega.io import read_jsonl
 from bodega.report.results import Results
 
-SCORES = "scores.jsonl"
 """Per-example scores of a run, one line ``{"index", "id", "bodega", ...}``, written by the attack runner."""
 
 
@@ -42,12 +42,12 @@ def manual_sample(results: Results, task: str, attacker: str = "BERT-ATTACK", vi
 
     for scenario in ("untargeted", "targeted"):
         name = run_name(task, victim, attacker, scenario)
-        if (results.root / "runs" / name / "records.jsonl").exists():
+        if (results.root / RUNS / name / RECORDS).exists():
             break
     else:
         return None
     records = [r for r in results.records(name) if r.get("success") and r.get("adversarial") is not None]
-    stored = {_key(s): s["bodega"] for s in read_jsonl(results.root / "runs" / name / SCORES)}
+    stored = {_key(s): s["bodega"] for s in read_jsonl(results.root / RUNS / name / SCORES)}
     stored.update({_key(r): r["bodega"] for r in records if "bodega" in r})
     ranked_by = "BODEGA score" if records and all(_key(r) in stored for r in records) else "character similarity"
     rows = []

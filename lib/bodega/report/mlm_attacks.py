@@ -10,22 +10,21 @@ BODEGA score, taken in turn from each run.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from bodega.io import atomic_write_text, read_jsonl
+from bodega.layout import RECORDS
+from bodega.records import RunSummary, read_summary
 
 COLUMNS = ("attacker", "scenario", "n_examples", "success_rate", "bodega", "semantic", "character", "queries")
 
 
-def _summary_row(summary: dict) -> dict:
-    def pick(name):
-        return summary.get(name)
-
-    return dict(attacker=summary["attacker"], scenario=summary["scenario"], n_examples=summary["n_examples"],
-                success_rate=pick("success_score"), bodega=pick("bodega_score"), semantic=pick("semantic_score"),
-                character=pick("character_score"), queries=pick("queries_per_example"))
+def _summary_row(run: RunSummary) -> dict:
+    scores = run.scores
+    return dict(attacker=run.config.attacker, scenario=run.config.scenario, n_examples=run.n_examples,
+                success_rate=scores.success_score, bodega=scores.bodega_score, semantic=scores.semantic_score,
+                character=scores.character_score, queries=scores.queries_per_example)
 
 
 def write_report(runs: list[Path], out: Path, k: int = 10, profile: str = "cpu") -> tuple[Path, Path]:
@@ -38,10 +37,10 @@ def write_report(runs: list[Path], out: Path, k: int = 10, profile: str = "cpu")
     semantic = load_semantic_model(profile)
     rows, tables = [], []
     for run in runs:
-        summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+        summary = read_summary(run)
         rows.append(_summary_row(summary))
-        best = best_examples(list(read_jsonl(run / "records.jsonl")), summary["task"], semantic, k=k)
-        best.insert(0, "attacker", summary["attacker"])
+        best = best_examples(list(read_jsonl(run / RECORDS)), summary.config.task, semantic, k=k)
+        best.insert(0, "attacker", summary.config.attacker)
         tables.append(best)
     results = out / "attacks_mlm_results.csv"
     atomic_write_text(results, pd.DataFrame(rows, columns=list(COLUMNS)).to_csv(index=False, float_format="%.4f"))

@@ -12,22 +12,17 @@ from pathlib import Path
 
 import pandas as pd
 
+from bodega.layout import CellName, cell_markers, run_folders, victim_folders, METRICS, MODELS, RECORDS, RUNS
 from bodega.errors import BodegaError, MissingFileError
 from bodega.io import read_jsonl
 from bodega.tasks import TASKS
+from bodega.records import read_summary, read_victim_info
 from bodega.victims.competence import competence_of_model
 from bodega.victims.kinds import VICTIM_KINDS
 
-# Column of ours -> keys a summary may carry it under (the scorer's Summary.to_dict() names first).
-SUMMARY_COLUMNS: dict[str, tuple[str, ...]] = {
-    "bodega": ("bodega_score", "bodega"),
-    "confusion": ("success_score", "confusion_score", "confusion", "success"),
-    "semantic": ("semantic_score", "semantic"),
-    "character": ("character_score", "character"),
-    "queries": ("queries_per_example", "queries"),
-    "attack_seconds": ("total_attack_time", "attack_seconds"),
-}
-RUN_KEYS = ("task", "attacker", "scenario", "n_examples", "budget", "seed", "profile", "backend", "errors")
+RUN_COLUMNS = ["name", "victim", "task", "attacker", "scenario", "n_examples", "budget", "seed", "profile", "backend",
+               "errors", "bodega", "confusion", "semantic", "character", "queries", "attack_seconds", "labels_0",
+               "labels_1"]
 VICTIM_ORDER = tuple(VICTIM_KINDS)  # by size
 TASK_ORDER = tuple(TASKS)  # the paper's order
 
@@ -42,14 +37,7 @@ class Results:
 
     def records(self, name: str) -> list[dict]:
         """The per-example records of the run folder ``name``, as written by the attack run."""
-        return list(read_jsonl(self.root / "runs" / name / "records.jsonl"))
-
-
-def _pick(summary: dict, keys: tuple[str, ...], where: Path):
-    for key in keys:
-        if key in summary:
-            return summary[key]
-    raise KeyError(f"{where}: none of {', '.join(keys)} in the summary; was it written by run_attack?")
+        return list(read_jsonl(self.root / RUNS / name / RECORDS))
 
 
 def _load_json(path: Path) -> dict:
@@ -62,19 +50,17 @@ def _load_json(path: Path) -> dict:
 def load_victims(root: Path) -> pd.DataFrame:
     """One row per finished victim under ``root/models``: its scores, size, training and competence."""
     rows = []
-    for folder in sorted((root / "models").glob("*-*")):
-        if not (folder / "victim.json").exists() or not (folder / "metrics.json").exists():
+    for folder in victim_folders(root):
+        if not (folder / METRICS).exists():
             continue  # not finished
-        info, metrics = _load_json(folder / "victim.json"), _load_json(folder / "metrics.json")
-        task, kind = folder.name.split("-", 1)
+        info, metrics = read_victim_info(folder), _load_json(folder / METRICS)
         quality = competence_of_model(folder)
-        rows.append({"task": info.get("task", task), "victim": info.get("kind", kind),
+        rows.append({"task": info.task or CellName.parse(folder.name, attack=False).task, "victim": info.kind,
                      "f1": metrics["attack"]["f1"], "accuracy": metrics["attack"]["accuracy"],
                      "dev_f1": metrics["dev"]["f1"], "dev_accuracy": metrics["dev"]["accuracy"],
-                     "n_params": info.get("n_params"), "base_model": info.get("base_model"),
-                     "base_role": info.get("base_role"),
-                     "train_rows": info.get("train_rows"), "epochs": info.get("epochs"),
-                     "profile": info.get("profile"),
+                     "n_params": info.family.get("n_params"), "base_model": info.family.get("base_model"),
+                     "base_role": info.family.get("base_role"), "train_rows": info.train_rows,
+                     "epochs": info.epochs, "profile": info.profile,
                      "roc_auc": quality.roc_auc if quality else None,
                      "competent": quality.competent if quality else None,
                      "competence": quality.reason if quality else "no attack-set probabilities recorded"})
@@ -91,25 +77,30 @@ def _grid_attacker_name(name: str | None) -> str | None:
     return recorded_attacker(name) if name else name
 
 
+def _run_victim(name: str) -> str | None:
+    """The victim a run folder's name names (None for a folder not named as a grid cell)."""
+    try:
+        return CellName.parse(name, attack=True).victim
+    except BodegaError:
+        return None
+
+
 def load_runs(root: Path) -> pd.DataFrame:
     """One row per finished attack run under ``root/runs``: its settings and summary numbers."""
     rows = []
-    for folder in sorted((root / "runs").glob("*")):
-        path = folder / "summary.json"
-        if not path.exists():
-            continue
-        summary = _load_json(path)
-        parts = folder.name.split("-")
-        victim = parts[1] if len(parts) > 1 else None
-        row = {"name": folder.name, "victim": victim}
-        row.update({key: summary.get(key) for key in RUN_KEYS})
-        row.update({column: _pick(summary, keys, path) for column, keys in SUMMARY_COLUMNS.items()})
-        row["attacker"] = _grid_attacker_name(row.get("attacker"))
-        labels = (summary.get("sample") or {}).get("labels")  # runs before the seeded samples lack it
-        row["labels_0"], row["labels_1"] = (labels["0"], labels["1"]) if labels else (None, None)
-        rows.append(row)
-    columns = ["name", "victim", *RUN_KEYS, *SUMMARY_COLUMNS, "labels_0", "labels_1"]
-    return _ordered(pd.DataFrame(rows, columns=columns))
+    for folder in run_folders(root):
+        run = read_summary(folder)
+        config, scores = run.config, run.scores
+        labels = (run.sample or {}).get("labels")  # runs before the seeded samples lack it
+        rows.append({"name": folder.name, "victim": _run_victim(folder.name), "task": config.task,
+                     "attacker": _grid_attacker_name(config.attacker), "scenario": config.scenario,
+                     "n_examples": run.n_examples, "budget": config.budget, "seed": config.seed,
+                     "profile": config.profile, "backend": config.backend, "errors": run.errors,
+                     "bodega": scores.bodega_score, "confusion": scores.success_score,
+                     "semantic": scores.semantic_score, "character": scores.character_score,
+                     "queries": scores.queries_per_example, "attack_seconds": scores.total_attack_time,
+                     "labels_0": labels["0"] if labels else None, "labels_1": labels["1"] if labels else None})
+    return _ordered(pd.DataFrame(rows, columns=RUN_COLUMNS))
 
 
 def _ordered(frame: pd.DataFrame) -> pd.DataFrame:
@@ -126,10 +117,10 @@ def _ordered(frame: pd.DataFrame) -> pd.DataFrame:
 def cell_costs(root: str | Path) -> pd.DataFrame:
     """Wall and CPU seconds of every finished grid cell, from the ``cell.json`` markers the runner wrote."""
     rows = []
-    for marker in sorted(Path(root).glob("*/*/cell.json")):
+    for marker in cell_markers(root):
         info = _load_json(marker)
         if info.get("status") == "done":
-            rows.append({"kind": "victim" if marker.parent.parent.name == "models" else "attack",
+            rows.append({"kind": "victim" if marker.parent.parent.name == MODELS else "attack",
                          "name": info.get("name", marker.parent.name), "seconds": info.get("seconds"),
                          "cpu_seconds": info.get("cpu_seconds")})
     return pd.DataFrame(rows, columns=["kind", "name", "seconds", "cpu_seconds"])

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bodega.layout import RUNS, SCORES, cell_markers
 from bodega.experiments import load_grid
 from bodega.experiments.spec import GridSpec
 from bodega.report.published import Published, load_published
@@ -74,8 +75,8 @@ def load_study(results_root: str | Path, grid: str | Path, published: str | Path
     results = load_results(results_root)
     examples = {}
     for row in results.runs.itertuples():
-        folder = Path(results_root) / "runs" / row.name
-        if (folder / "scores.jsonl").exists():
+        folder = Path(results_root) / RUNS / row.name
+        if (folder / SCORES).exists():
             examples[(row.task, row.victim, row.attacker, row.scenario)] = run_examples(folder)
     return Study(results, load_grid(grid), examples, load_published(published))
 
@@ -85,7 +86,7 @@ def finished_span(results_root: str | Path) -> tuple[str, str]:
     import json
 
     dates = []
-    for marker in Path(results_root).glob("*/*/cell.json"):
+    for marker in cell_markers(results_root):
         info = json.loads(marker.read_text(encoding="utf-8"))
         if info.get("status") == "done" and info.get("finished"):
             dates.append(info["finished"][:10])

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from bodega.victims.modeldir import METRICS_JSON
+from bodega.layout import METRICS
 
 
 def training_history(model_dir: str | Path) -> pd.DataFrame:
     """The learning curve: one row per evaluation point (epoch, training rows seen, loss, dev F1, accuracy and
     ROC AUC) and which point was kept. Attack-set numbers belong to the kept model only (metrics.json)."""
-    metrics = json.loads((Path(model_dir) / METRICS_JSON).read_text(encoding="utf-8"))
+    metrics = json.loads((Path(model_dir) / METRICS).read_text(encoding="utf-8"))
     kept = metrics.get("selected_point", metrics["selected_epoch"])
     rows = [{"point": h.get("point", h["epoch"]), "epoch": h["epoch"], "rows seen": h.get("rows_seen"),
              "loss": round(h["loss"], 4), "seconds": h["train_seconds"],

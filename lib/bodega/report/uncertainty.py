@@ -16,6 +16,7 @@ from typing import Sequence
 
 import numpy as np
 
+from bodega.layout import RECORDS, SCORES
 from bodega.errors import BodegaError, MissingFileError
 from bodega.io import read_jsonl
 
@@ -78,7 +79,7 @@ def run_examples(run_folder: str | Path) -> RunExamples:
     it: an example stops when its next batch of queries would pass the budget, so it records fewer queries than
     the budget). Records written before the flag existed give ``exhausted`` None (not recorded)."""
     folder = Path(run_folder)
-    scores_path, records_path = folder / "scores.jsonl", folder / "records.jsonl"
+    scores_path, records_path = folder / SCORES, folder / RECORDS
     for path in (scores_path, records_path):
         if not path.exists():
             raise MissingFileError(f"{path} is missing: intervals need the per-example files the attack "

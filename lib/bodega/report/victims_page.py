@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from bodega.victims.kinds import victim_kinds
-from bodega.victims.modeldir import METRICS_JSON
+from bodega.layout import METRICS, VICTIM_INFO
 
 WORDPIECE = "bert-base-uncased WordPiece"
 PILOT_COLUMNS = ["role", "parameters", "task", "tokens", "forward_cpu_s", "train_step_cpu_s"]
@@ -88,8 +88,8 @@ def read_study_victims(models: str | Path, tasks: Sequence[str] = STUDY_TASKS,
     def read(path: Path) -> dict[str, Any] | None:
         return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
 
-    return [StudyVictim(task, victim, read(Path(models) / f"{task}-{victim}" / METRICS_JSON),
-                        read(Path(models) / f"{task}-{victim}" / "victim.json"))
+    return [StudyVictim(task, victim, read(Path(models) / f"{task}-{victim}" / METRICS),
+                        read(Path(models) / f"{task}-{victim}" / VICTIM_INFO))
             for task in tasks for victim in victims]
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from bodega.layout import METRICS, MODELS, VICTIM_INFO
 from bodega.tasks import TASKS, get_task
 from bodega.victims.competence import competence_of_model
 from bodega.victims.kinds import VICTIM_KINDS
@@ -21,10 +22,10 @@ TASK_ORDER = tuple(TASKS)  # the paper's order
 
 
 def _read(folder: Path) -> tuple[dict, dict] | None:
-    if not ((folder / "victim.json").exists() and (folder / "metrics.json").exists()):
+    if not ((folder / VICTIM_INFO).exists() and (folder / METRICS).exists()):
         return None
-    return (json.loads((folder / "victim.json").read_text(encoding="utf-8")),
-            json.loads((folder / "metrics.json").read_text(encoding="utf-8")))
+    return (json.loads((folder / VICTIM_INFO).read_text(encoding="utf-8")),
+            json.loads((folder / METRICS).read_text(encoding="utf-8")))
 
 
 def _settings(info: dict) -> dict:
@@ -60,7 +61,7 @@ def victims_table(results: str | Path) -> pd.DataFrame:
     """One row per trained victim: our F1 (seed of the attacked model, mean and range over seeds), the paper's F1."""
     results = Path(results)
     rows = []
-    for folder in sorted((results / "models").glob("*-*")):
+    for folder in sorted((results / MODELS).glob("*-*")):
         read = _read(folder)
         if read is None:
             continue

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import numpy as np
 
+from bodega.layout import METRICS, PREDICTIONS
 from bodega.victims.metrics import f1_accuracy
 
 MIN_AUC = 0.65
-PREDICTIONS = "attack_predictions.jsonl"  # written by ``bodega predictions`` (bodega.experiments.predictions)
 
 
 def roc_auc(labels, scores) -> float:
@@ -87,7 +87,7 @@ def competence_of_model(model_dir: str | Path) -> Competence | None:
     """Competence from a model folder: metrics.json's ``attack_quality`` when training wrote it, else the
     committed ``attack_predictions.jsonl`` (no weights needed); None when the folder has neither."""
     folder = Path(model_dir)
-    metrics = folder / "metrics.json"
+    metrics = folder / METRICS
     if metrics.exists():
         quality = json.loads(metrics.read_text(encoding="utf-8")).get("attack_quality")
         if quality:

@@ -7,32 +7,12 @@ served under a stale cache key.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from bodega.errors import BodegaError, MissingFileError
+from bodega.errors import BodegaError
+from bodega.records import read_victim_info
 
-VICTIM_JSON = "victim.json"
-METRICS_JSON = "metrics.json"
-
-
-def read_victim_info(path: str | Path) -> dict:
-    """The ``victim.json`` of a trained model folder; a folder without one is not a (finished) victim."""
-    path = Path(path)
-    info_path = path / VICTIM_JSON
-    if not info_path.exists():
-        raise MissingFileError(
-            f"{info_path} not found: {path} is not a trained victim (or its training has not finished); "
-            f"train it with `bodega train --task ... --victim ... --out {path}`")
-    try:
-        info = json.loads(info_path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise BodegaError(f"{info_path}: not a JSON file ({error}); train the victim again") from None
-    missing = [key for key in ("kind", "weights_hash") if not isinstance(info, dict) or key not in info]
-    if missing:
-        raise BodegaError(f"{info_path}: lacks {', '.join(missing)}; it was not written by bodega train "
-                         "(or was edited): train the victim again")
-    return info
+__all__ = ["load_victim", "read_victim_info", "weights_problem"]
 
 
 def weights_problem(path: str | Path) -> str | None:
@@ -47,7 +27,7 @@ def weights_problem(path: str | Path) -> str | None:
     path = Path(path)
     info = read_victim_info(path)
     try:
-        files, extra = victim_class(info["kind"]).files_for_hash(path, info)
+        files, extra = victim_class(info.kind).files_for_hash(path, info.to_dict())
     except FileNotFoundError as error:
         missing = Path(error.filename).name if error.filename else str(error)
         return f"its weights are not there ({missing} missing); only its metadata is"
@@ -55,9 +35,9 @@ def weights_problem(path: str | Path) -> str | None:
     if missing:
         return f"its weights are not there ({Path(missing[0]).relative_to(path)} missing); only its metadata is"
     weights_hash = hash_files(files, extra)
-    if weights_hash != info.get("weights_hash"):
+    if weights_hash != info.weights_hash:
         return (f"its weights hash {weights_hash[:12]} differs from the one recorded at training "
-                f"({str(info.get('weights_hash'))[:12]}); the folder changed after training")
+                f"({info.weights_hash[:12]}); the folder changed after training")
     return None
 
 
@@ -71,13 +51,13 @@ def load_victim(path: str | Path, profile: str = "cpu", precision=None):
 
     path = Path(path)
     info = read_victim_info(path)
-    cls = victim_class(info["kind"])
-    files, extra = cls.files_for_hash(path, info)
+    cls = victim_class(info.kind)
+    files, extra = cls.files_for_hash(path, info.to_dict())
     weights_hash = hash_files(files, extra)
-    if weights_hash != info["weights_hash"]:
+    if weights_hash != info.weights_hash:
         raise BodegaError(
             f"{path}: weights hash {weights_hash[:12]} differs from the one recorded at training "
-            f"({info['weights_hash'][:12]}); the folder changed after training. Retrain it.")
-    victim = cls.load(path, info, profile=profile, weights_hash=weights_hash)
+            f"({info.weights_hash[:12]}); the folder changed after training. Retrain it.")
+    victim = cls.load(path, info.to_dict(), profile=profile, weights_hash=weights_hash)
     victim.set_precision(resolve_precision(precision))
     return victim

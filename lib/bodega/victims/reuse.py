@@ -10,23 +10,26 @@ victim's metadata without its weights, and such a folder is skipped with a log l
 """
 from __future__ import annotations
 
-import json
 import logging
+from dataclasses import replace
 from pathlib import Path
 
 from bodega.data import read_tsv
+from bodega.errors import BodegaError
+from bodega.layout import VICTIM_INFO
+from bodega.records import TrainingFingerprint, read_victim_info
 
 log = logging.getLogger(__name__)
 
 
-def same_training(recorded: dict, wanted: dict, n_train_rows: int) -> bool:
+def same_training(recorded: TrainingFingerprint, wanted: TrainingFingerprint, n_train_rows: int) -> bool:
     """Whether two training fingerprints train on the same rows with the same settings.
 
     A row cap at or above the number of training rows takes every row, the same as no cap.
     """
-    def rows(fingerprint: dict) -> dict:
-        cap = fingerprint.get("max_train") or 0
-        return {**fingerprint, "max_train": 0 if cap >= n_train_rows else cap}
+    def rows(fingerprint: TrainingFingerprint) -> TrainingFingerprint:
+        cap = fingerprint.max_train or 0
+        return replace(fingerprint, max_train=0 if cap >= n_train_rows else cap)
 
     return rows(recorded) == rows(wanted)
 
@@ -42,12 +45,12 @@ def find_trained_victim(task: str, victim: str, data_dir: str | Path, profile: s
     wanted = training_fingerprint(task, victim, data_dir, profile, seed=seed, precision=precision)
     n_rows = len(read_tsv(Path(data_dir) / "train.tsv"))
     root = Path(results_root)
-    for info_file in sorted([*root.glob("*/*/victim.json"), *root.glob("*/*/*/victim.json")]):
+    for info_file in sorted([*root.glob(f"*/*/{VICTIM_INFO}"), *root.glob(f"*/*/*/{VICTIM_INFO}")]):
         try:
-            recorded = json.loads(info_file.read_text(encoding="utf-8")).get("training") or {}
-        except (OSError, json.JSONDecodeError):
+            recorded = read_victim_info(info_file.parent).training
+        except (OSError, BodegaError):
             continue
-        if not same_training(recorded, wanted, n_rows):
+        if recorded is None or not same_training(recorded, wanted, n_rows):
             continue
         problem = weights_problem(info_file.parent)
         if problem is None:

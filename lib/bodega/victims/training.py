@@ -30,7 +30,8 @@ from bodega.tasks import get_task
 from bodega.victims.base import argmax_predictions, hash_files
 from bodega.victims.competence import competence, roc_auc
 from bodega.victims.metrics import f1_accuracy
-from bodega.victims.modeldir import METRICS_JSON, VICTIM_JSON
+from bodega.layout import METRICS, VICTIM_INFO, CellName
+from bodega.records import TrainingFingerprint, VictimInfo, write_victim_info
 
 log = logging.getLogger(__name__)
 CHECKPOINTS = "checkpoints"
@@ -93,39 +94,29 @@ def _stops_early(history: list[dict], patience: int) -> bool:
 
 
 def training_fingerprint(task: str, victim_kind: str, data_dir: str | Path, profile: str = "cpu",
-                         max_train: int = 0, epochs: int | None = None, seed: int = 0, *,
-                         base_model: str | Path | None = None, select: str | None = None,
-                         batch_size: int | None = None, quantize: bool | None = None, lr: float | None = None,
-                         bilstm_padding: str = "packed", max_dev: int = 0, precision: str = "fp32",
-                         eval_every: int = 0, patience: int = 0) -> dict:
-    """The settings ``train_victim`` records in ``victim.json`` (``training``) for these arguments.
+                         max_train: int = 0, epochs: int | None = None, seed: int = 0,
+                         **options: Any) -> TrainingFingerprint:
+    """The settings ``train_victim`` records in ``victim.json`` (``training``) for these arguments
+    (``options``: the other fields of :class:`TrainingOptions`), with the profile's defaults filled in.
 
     A finished model folder with the same fingerprint is the model these arguments would train.
-    ``precision`` is the resolved one; it enters only where it changes the training (``training_precision``).
-    """
+    ``precision`` enters as the family trains in it (:func:`training_precision`)."""
+    from bodega.precision import resolve_precision
     from bodega.victims.kinds import normalise_kind, victim_class
 
-    kind, prof = normalise_kind(victim_kind), get_profile(profile)
-    fingerprint = dict(task=get_task(task).name, kind=kind, profile=prof.name,
-                       epochs=int(epochs or prof.epochs_for(get_task(task).name, kind)), seed=seed,
-                       max_train=max_train or prof.max_train, train_sha256=_file_sha(Path(data_dir) / "train.tsv"),
-                       base_model=str(base_model) if base_model else None, select=select or prof.select,
-                       batch_size=int(batch_size or victim_class(kind).train_batch_size), quantize=quantize)
-    if lr is not None:  # only when set, so models trained before the option keep their fingerprint
-        fingerprint["lr"] = lr
-    if bilstm_padding != "packed":  # likewise only when not the default
-        fingerprint["bilstm_padding"] = bilstm_padding
-    if max_dev:  # likewise
-        fingerprint["max_dev"] = max_dev
-    if eval_every:  # likewise
-        fingerprint["eval_every"] = eval_every
-    if patience:  # likewise
-        fingerprint["patience"] = patience
-    if training_precision(kind, precision) != "fp32":  # likewise
-        fingerprint["precision"] = training_precision(kind, precision)
-    if base_model is None and prof.models.get(kind):  # the profile's base model: a role may change model
-        fingerprint["base_role"] = prof.models[kind]
-    return fingerprint
+    settings = TrainingOptions(profile=profile, max_train=max_train, epochs=epochs, seed=seed, **options)
+    kind, prof, task_name = normalise_kind(victim_kind), get_profile(profile), get_task(task).name
+    base_model = str(settings.base_model) if settings.base_model else None
+    return TrainingFingerprint(
+        task=task_name, kind=kind, profile=prof.name, epochs=int(epochs or prof.epochs_for(task_name, kind)),
+        seed=seed, max_train=max_train or prof.max_train, train_sha256=_file_sha(Path(data_dir) / "train.tsv"),
+        base_model=base_model, select=settings.select or prof.select,
+        batch_size=int(settings.batch_size or victim_class(kind).train_batch_size), quantize=settings.quantize,
+        lr=settings.lr, bilstm_padding=settings.bilstm_padding, max_dev=settings.max_dev,
+        eval_every=settings.eval_every, patience=settings.patience,
+        precision=training_precision(kind, resolve_precision(settings.precision).name),
+        # the profile's base model is named by its resource role: a role may change model
+        base_role=prof.models.get(kind) if base_model is None else None)
 
 
 def training_precision(kind: str, precision: str) -> str:
@@ -175,7 +166,7 @@ class _Plan:
     train_rows: list
     attack_rows: list
     dev_rows: list
-    fingerprint: dict
+    fingerprint: TrainingFingerprint
     precision: Any  # the resolved bodega.precision.Precision training runs in
 
     @property
@@ -220,7 +211,7 @@ def train_victim(task: str, victim_kind: str, data_dir: str | Path, out_dir: str
         point = len(history) + 1
         history.append(_train_segment(plan, victim, optimizer, scheduler, segments[point - 1], point))
         save_checkpoint(out / CHECKPOINTS, point, victim.trainable_state(), optimizer, scheduler,
-                        {"history": history, "fingerprint": plan.fingerprint})
+                        {"history": history, "fingerprint": plan.fingerprint.to_dict()})
         prune(out / CHECKPOINTS, {point, _choose(history, plan.select)})
     chosen = _choose(history, plan.select)
     victim.load_trainable_state(load_weights(out / CHECKPOINTS, chosen))
@@ -274,30 +265,30 @@ def _prepare(task: str, victim_kind: str, data_dir: Path, options: TrainingOptio
                                        options.seed, base_model=options.base_model, select=select,
                                        batch_size=batch_size, quantize=options.quantize, lr=options.lr,
                                        bilstm_padding=options.bilstm_padding, max_dev=options.max_dev,
-                                       precision=resolved.name, eval_every=options.eval_every,
+                                       precision=resolved, eval_every=options.eval_every,
                                        patience=options.patience)
     return _Plan(task_name, kind, prof.name, select, epochs, batch_size, options.seed, options, cls,
                  create_options, train_path, train_rows, attack_rows, dev_rows, fingerprint, resolved)
 
 
-def _already_trained(out_dir: Path, fingerprint: dict) -> bool:
+def _already_trained(out_dir: Path, fingerprint: TrainingFingerprint) -> bool:
     """Whether ``out_dir`` holds a finished victim of these settings; one of other settings is refused, not
     overwritten (the grid wipes a cell's folder of other inputs itself before training)."""
-    info_path = out_dir / VICTIM_JSON
+    info_path = out_dir / VICTIM_INFO
     if not info_path.exists():
         return False
     from bodega.victims.modeldir import read_victim_info, weights_problem
 
-    recorded = read_victim_info(out_dir).get("training") or {}
+    recorded = read_victim_info(out_dir).training
     if recorded == fingerprint:
         problem = weights_problem(out_dir)
         if problem is None:
             return True
         log.warning("%s was trained with these settings, but %s: training it again", out_dir, problem)
         return False
-    different = sorted(k for k in {*recorded, *fingerprint} if recorded.get(k) != fingerprint.get(k))
+    different = fingerprint.differences(recorded)
     raise BodegaError(f"{out_dir} holds a finished victim trained with other settings ({', '.join(different)}"
-                      f"{'; task ' + str(recorded.get('task')) if 'task' in different else ''}); training would "
+                      f"{'; task ' + str(recorded.task) if recorded and 'task' in different else ''}); training would "
                       "overwrite it: give --out another folder, or delete this one first")
 
 
@@ -307,13 +298,13 @@ def _resume(plan: _Plan, out_dir: Path):
 
     ckpt_dir = out_dir / CHECKPOINTS
     record = latest_checkpoint(ckpt_dir) if ckpt_dir.exists() else None
-    if record is not None and record.get("fingerprint") != plan.fingerprint:
+    if record is not None and _checkpoint_fingerprint(record, ckpt_dir) != plan.fingerprint:
         log.warning("%s holds checkpoints of other settings; starting afresh", ckpt_dir)
         shutil.rmtree(ckpt_dir)
         record = None
     # An old model in this folder stops being loadable before any new weights are written.
-    (out_dir / VICTIM_JSON).unlink(missing_ok=True)
-    (out_dir / METRICS_JSON).unlink(missing_ok=True)
+    (out_dir / VICTIM_INFO).unlink(missing_ok=True)
+    (out_dir / METRICS).unlink(missing_ok=True)
 
     options = plan.options
     victim = plan.cls.create(plan.task, plan.profile, plan.seed, base_model=options.base_model,
@@ -325,6 +316,14 @@ def _resume(plan: _Plan, out_dir: Path):
         history = record["history"]
         log.info("resuming %s after evaluation point %d", out_dir, record["point"])
     return victim, optimizer, scheduler, history
+
+
+def _checkpoint_fingerprint(record: dict, ckpt_dir: Path) -> TrainingFingerprint | None:
+    """The settings a checkpoint was trained with (None when it records none readable)."""
+    try:
+        return TrainingFingerprint.from_dict(record.get("fingerprint"), str(ckpt_dir))
+    except BodegaError:
+        return None
 
 
 def _train_segment(plan: _Plan, victim, optimizer, scheduler, segment: tuple[int, int, int], point: int) -> dict:
@@ -399,16 +398,16 @@ def _save(plan: _Plan, victim, optimizer, history: list[dict], chosen: int, out_
     weights_hash = hash_files(files, extra)
     selected = history[chosen - 1]
     stopped_early = len(history) < len(plan.segments())
-    atomic_write_json(out_dir / METRICS_JSON, {
+    atomic_write_json(out_dir / METRICS, {
         "attack": attack, "dev": selected["dev"], "attack_quality": quality,
         "selected_epoch": selected["epoch"], "selected_point": chosen, "selected_rows_seen": selected["rows_seen"],
         "selection": "best dev F1" if plan.select == "dev" else "last point", "stopped_early": stopped_early,
         "history": history, **plan.precision.record()})
-    atomic_write_json(out_dir / VICTIM_JSON, dict(
-        victim.describe(), name=f"{plan.task}-{plan.kind}", task=plan.task, kind=plan.kind, profile=plan.profile,
-        train_rows=len(plan.train_rows), train_data=relative_path(plan.train_path, out_dir), epochs=plan.epochs,
-        selected_epoch=history[chosen - 1]["epoch"], selected_rows_seen=history[chosen - 1]["rows_seen"],
+    write_victim_info(out_dir, VictimInfo(
+        kind=plan.kind, weights_hash=weights_hash, name=str(CellName(plan.task, plan.kind)), task=plan.task,
+        profile=plan.profile, train_rows=len(plan.train_rows), train_data=relative_path(plan.train_path, out_dir),
+        epochs=plan.epochs, selected_epoch=selected["epoch"], selected_rows_seen=selected["rows_seen"],
         seed=plan.seed, batch_size=plan.batch_size,
         lr=optimizer.param_groups[0].get("initial_lr", optimizer.param_groups[0]["lr"]),
-        weights_hash=weights_hash, training=plan.fingerprint, **plan.precision.record()))
+        training=plan.fingerprint, family=victim.describe(), **plan.precision.record()))
     shutil.rmtree(out_dir / CHECKPOINTS, ignore_errors=True)

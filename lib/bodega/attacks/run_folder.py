@@ -1,0 +1,166 @@
+"""A run folder around the in-memory runner: records on disk as they finish, resumable, locked, and the
+adapter that turns ``bodega attack``'s paths and names into the runner's objects.
+
+The records file is the run's state: a run killed at any moment and started again reads it back (a torn
+last line from the kill is dropped and the file rewritten), skips the examples already recorded and
+continues, so no example is lost or repeated. A run never mixes inputs: ``run.json`` holds what its records
+depend on (task, victim weights and precision, the attacked rows' sha256, the trimming tokenizer's hash,
+attacker and settings) and a resumed run with other settings is refused; each resumed record must also
+match its attack row by id and text. ``run.json`` is written only once everything is checked (options,
+victim, data), so a mistyped command leaves nothing that blocks the corrected one. The folder is locked
+while a process writes it, so two processes never write the same run.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import asdict, fields, replace
+from pathlib import Path
+from typing import Any
+
+from bodega.attacks.base import recorded_attacker
+from bodega.attacks.runner import RECORD_KEYS, AttackOptions, NamedAttacker, attack_examples
+from bodega.errors import BodegaError
+from bodega.io import append_jsonl, exclusive_lock, file_sha256, iter_jsonl, relative_path, write_jsonl
+from bodega.layout import RECORDS, RUN_LOCK, SCORES
+from bodega.records import AttackReport, RunConfig, read_run_config, write_run_config, write_summary
+
+log = logging.getLogger(__name__)
+
+
+def load_records(path: Path) -> list[dict]:
+    """Records already written; a torn last line is dropped from the file itself, duplicates and
+    records lacking a field refused (naming the file and line). Each record's ``_line`` is its line."""
+    if not path.exists():
+        return []
+    numbered = list(iter_jsonl(path))
+    raw = path.read_bytes()
+    if raw and (not raw.endswith(b"\n") or raw.count(b"\n") != len(numbered)):
+        log.warning("%s: rewriting without its torn last line", path)
+        write_jsonl(path, [record for _, record in numbered])
+        numbered = list(iter_jsonl(path))
+    seen: set[int] = set()
+    for number, record in numbered:
+        missing = [key for key in RECORD_KEYS if not isinstance(record, dict) or key not in record]
+        if missing:
+            raise BodegaError(f"{path}:{number}: record lacks {', '.join(missing)}; this is not a records file of "
+                              "bodega attack (or it was edited): start a new output folder")
+        if record["index"] in seen:
+            raise BodegaError(f"{path}:{number}: example index {record['index']} recorded twice; "
+                              "remove the duplicate line or start a new output folder")
+        seen.add(record["index"])
+        record["_line"] = number
+    return [record for _, record in numbered]
+
+
+class RunFolder:
+    """A run's records, scores and summary in a folder (:mod:`bodega.layout` names its files)."""
+
+    def __init__(self, out: str | Path) -> None:
+        self.out = Path(out)
+        self.records_path = self.out / RECORDS
+        self.where = str(self.records_path)
+        self.previous: RunConfig | None = None
+
+    def resume(self, config: RunConfig) -> list[dict]:
+        """The records of the run already here, refusing one whose settings differ from ``config``."""
+        self.out.mkdir(parents=True, exist_ok=True)
+        previous = read_run_config(self.out)
+        if previous is not None:
+            _check_same_run(self.out, previous, config)
+        self.previous = previous
+        return load_records(self.records_path)
+
+    def begin(self, config: RunConfig) -> None:
+        """Claim the folder for this run: ``run.json`` (a new run) and an empty records file."""
+        if self.previous is None:
+            write_run_config(self.out, config)
+        self.records_path.touch()  # exists even when the scenario selects no example
+
+    def append(self, record: dict) -> None:
+        """Append one record as one JSON line, flushed before the next example starts."""
+        append_jsonl(self.records_path, record)
+
+    def finish(self, report: AttackReport, scores: list) -> None:
+        """Write ``scores.jsonl`` and ``summary.json``."""
+        write_jsonl(self.out / SCORES, [{"index": r.index, "id": r.id, **asdict(score)}
+                                        for r, score in zip(report.records, scores)])
+        write_summary(self.out, report.run)
+
+
+def _check_same_run(out: Path, previous: RunConfig, config: RunConfig) -> None:
+    """Refuse to resume a run of other settings, or one whose victim names no version."""
+    if not config.victim_weights:
+        raise BodegaError(f"{out} already holds a run and victim {config.victim} names no version, so "
+                          "its earlier records cannot be trusted to come from the same model; give it a "
+                          "version (a `version` attribute or --victim-version) or use a new output folder")
+    if isinstance(previous.attacker, str):  # a run written under an older name of the same attacker
+        previous = replace(previous, attacker=recorded_attacker(previous.attacker))
+    different = previous.differences(config)
+    if "data" in different:
+        before = (previous.data or {}).get("attack_sha256") or "unrecorded"
+        raise BodegaError(f"{out} holds a run on another attack.tsv (sha256 {before[:12]}; this --data has "
+                          f"{config.data['attack_sha256'][:12]}): resuming would mix records of two data sets; "
+                          "use another output folder, or the --data it was run on")
+    if different:
+        raise BodegaError(f"{out} holds a run with different settings ({', '.join(different)}); "
+                          "use another output folder or delete this one")
+
+
+def run_attack(task: str, victim: Any, data_dir: str | Path, attacker: Any, out_dir: str | Path,
+               options: AttackOptions | None = None, **settings: Any) -> AttackReport:
+    """Attack the examples of ``<data_dir>/attack.tsv`` into the run folder ``out_dir`` and return the
+    scored run (see :func:`bodega.attacks.runner.attack_examples`).
+
+    ``victim`` is a trained model folder, ``hf:PATH``, ``py:module:factory`` (with ``victim_options``) or a
+    victim object; ``attacker`` a registered name, a ``py:`` spec or an attacker object. Settings come as an
+    :class:`AttackOptions` or as its fields by keyword (``targeted=True``); ``out_dir`` is locked so that two
+    processes never write the same run, and a run killed at any point resumes where it stopped."""
+    if options is not None and settings:
+        raise TypeError("run_attack: give either options= or keyword settings, not both")
+    unknown = sorted(set(settings) - {f.name for f in fields(AttackOptions)})
+    if unknown:
+        raise TypeError(f"run_attack: unknown setting(s) {', '.join(unknown)}")
+    options = options if options is not None else AttackOptions(**settings)
+    from bodega.data import read_tsv
+    from bodega.precision import resolve_precision
+    from bodega.tasks import get_task
+
+    task_name, out = get_task(task).name, Path(out_dir)
+    attacker = as_attacker(attacker, options)
+    data_file = Path(data_dir) / "attack.tsv"
+    rows = read_tsv(data_file)
+    label = None
+    if isinstance(victim, (str, Path)):
+        from bodega.victims.external import open_victim
+
+        label = _victim_label(victim, out)
+        victim = open_victim(victim, task_name, options.profile, precision=resolve_precision(options.precision),
+                             **options.victim_options)
+    return attack_into(out, task_name, victim, attacker, rows, options, victim_label=label,
+                       data={"attack_sha256": file_sha256(data_file), "rows": len(rows)})
+
+
+def as_attacker(attacker: Any, options: AttackOptions):
+    """An attacker object from a registered name or ``py:`` spec (built on first use with the options'
+    profile, backend and attacker options), or the object itself."""
+    if isinstance(attacker, str):
+        return NamedAttacker(attacker, options.profile, options.backend, **options.attacker_options)
+    if options.attacker_options:
+        raise BodegaError("attacker_options apply to attackers given by name; configure your attacker object itself")
+    return attacker
+
+
+def attack_into(out_dir: str | Path, task: str, victim, attacker, examples: list, options: AttackOptions, *,
+                victim_label: str | None = None, data: dict | None = None) -> AttackReport:
+    """:func:`bodega.attacks.runner.attack_examples` with its records kept in the run folder ``out_dir``
+    (locked while it runs; resumable)."""
+    out = Path(out_dir)
+    with exclusive_lock(out / RUN_LOCK):
+        report = attack_examples(task, victim, attacker, examples, options, RunFolder(out),
+                                 victim_label=victim_label, data=data)
+    return AttackReport(report.summary, report.records, report.run, out)
+
+
+def _victim_label(victim_path: str | Path, out: Path) -> str:
+    """A victim folder as seen from the run folder (``../../models/PR2-BiLSTM``), never an absolute path."""
+    return relative_path(victim_path, out) if Path(victim_path).is_dir() else str(victim_path)

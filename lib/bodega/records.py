@@ -1,0 +1,371 @@
+"""The typed records of a results tree: an attack run's settings and summary, a victim's identity and training.
+
+Each record is a dataclass with a ``schema_version``, written by its ``write_*`` function and read by its
+``read_*`` function, nowhere else. Files written before records carried a version (every committed one
+under ``results/``) are version 0; :func:`upgrade` is the one place that turns any older version into the
+current one, so readers only ever see current records and committed files are never rewritten.
+File names come from :mod:`bodega.layout`.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import MISSING, asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from bodega.errors import BodegaError, MissingFileError
+from bodega.io import atomic_write_json
+from bodega.layout import RUN_CONFIG, SUMMARY, VICTIM_INFO
+from bodega.scoring.core import Summary
+
+RUN_CONFIG_VERSION = 1
+SUMMARY_VERSION = 1
+VICTIM_INFO_VERSION = 1
+TRAINING_VERSION = 1
+
+_FP32_BEFORE_PRECISIONS = {"precision": "fp32", "kernels": "fp32", "attack_precision": "fp32"}
+"""What records written before precisions existed held implicitly."""
+_TRAINING_DEFAULTS = {"lr": None, "bilstm_padding": "packed", "max_dev": 0, "eval_every": 0, "patience": 0,
+                      "precision": "fp32", "base_role": None}
+"""What a training fingerprint written before each of these settings existed held implicitly (each entered
+the fingerprint only when not its default)."""
+
+
+def upgrade(kind: str, data: dict) -> dict:
+    """``data`` of record ``kind`` (run, summary, victim, training) at its current schema version.
+
+    Version 0 (no ``schema_version``) is every file written before records were versioned: settings added
+    over time are absent where they had their default."""
+    data = dict(data)
+    if data.get("schema_version", 0) == 0:
+        if kind in ("run", "summary"):
+            data = {**_FP32_BEFORE_PRECISIONS, "victim_task": data.get("task"), **data}
+        if kind == "training":
+            data = {**_TRAINING_DEFAULTS, **data}
+        if kind == "victim":
+            data = {**_FP32_BEFORE_PRECISIONS, **data}
+            data.pop("attack_precision")
+            if isinstance(data.get("training"), dict):
+                data["training"] = upgrade("training", data["training"])
+        data["schema_version"] = {"run": RUN_CONFIG_VERSION, "summary": SUMMARY_VERSION,
+                                  "victim": VICTIM_INFO_VERSION, "training": TRAINING_VERSION}[kind]
+    return data
+
+
+def _build(cls, data: Any, where: str, kind: str):
+    """A record of ``cls`` from its JSON form, upgraded; a missing or unknown field names the file and the fix."""
+    if not isinstance(data, dict):
+        raise BodegaError(f"{where}: expected a JSON object, found {type(data).__name__}; this file was not "
+                          "written by bodega (or was edited): write it again")
+    data = upgrade(kind, data)
+    names = {f.name for f in fields(cls)}
+    required = {f.name for f in fields(cls) if f.default is MISSING and f.default_factory is MISSING}
+    missing = sorted(required - set(data))
+    if missing:
+        raise BodegaError(f"{where}: lacks {', '.join(missing)}; it was not written by bodega (or was edited): "
+                          "write it again")
+    newer = data["schema_version"] > getattr(cls, "VERSION")
+    if newer:
+        raise BodegaError(f"{where}: schema version {data['schema_version']} is newer than this bodega reads "
+                          f"({getattr(cls, 'VERSION')}); upgrade bodega")
+    return cls(**{key: value for key, value in data.items() if key in names})
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """What an attack run's records depend on (``run.json``): a resumed run must have the same settings."""
+
+    VERSION = RUN_CONFIG_VERSION
+
+    task: str
+    victim: str
+    """The victim as the run was given it (a folder relative to the run folder, ``hf:...``, a label)."""
+    victim_weights: str
+    """The victim's identity: its weights hash or version ('' when it has none)."""
+    victim_task: str
+    attacker: str
+    scenario: str
+    profile: str
+    n_examples: int | None
+    budget: int | None
+    seed: int
+    backend: str
+    attacker_options: dict
+    trim: dict | None = None
+    """The trimming tokenizer's identity (None: texts attacked untrimmed)."""
+    data: dict | None = None
+    """The attacked rows' identity: ``attack_sha256`` and ``rows`` (None in runs that predate it)."""
+    precision: str = "fp32"
+    kernels: str = "fp32"
+    attack_precision: str = "fp32"
+    schema_version: int = RUN_CONFIG_VERSION
+
+    NOT_COMPARED = ("victim", "schema_version")
+    """The victim is identified by its weights; its folder may be named by another path."""
+
+    def differences(self, other: RunConfig) -> list[str]:
+        """The settings in which ``other`` differs from this one, sorted."""
+        return sorted(f.name for f in fields(self)
+                      if f.name not in self.NOT_COMPARED and getattr(self, f.name) != getattr(other, f.name))
+
+    def to_dict(self) -> dict:
+        """The JSON form of ``run.json``."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """An attack run's scored summary (``summary.json``): BODEGA's figures, counts and the run's settings."""
+
+    VERSION = SUMMARY_VERSION
+
+    scores: Summary
+    """BODEGA's nine figures (flat at the top of the file)."""
+    config: RunConfig
+    """The run's settings (flat in the file, except that its ``trim`` there describes the tokenizer)."""
+    errors: int
+    budget_exhausted: int
+    unique_queries_per_example: float
+    forwards_per_example: float
+    n_examples: int
+    """Examples attacked (``config.n_examples`` is the number asked for)."""
+    trim: str | None = None
+    """How texts were cut, in words (None: untrimmed)."""
+    trimmed: int = 0
+    semantic_model: str | None = None
+    sample: dict | None = None
+    """The sample's order, seed and label counts (None in runs that predate seeded samples)."""
+    prediction_cache: bool | None = None
+    cache_hits: int | None = None
+    forwards: int | None = None
+    schema_version: int = SUMMARY_VERSION
+
+    @property
+    def bodega_score(self) -> float:
+        """The run's BODEGA score."""
+        return self.scores.bodega_score
+
+    def lines(self) -> list[str]:
+        """The summary lines BODEGA prints."""
+        return self.scores.lines()
+
+    def to_dict(self) -> dict:
+        """The flat JSON form of ``summary.json``."""
+        own = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("scores", "config")}
+        return {**self.scores.to_dict(), "lines": self.lines(), **self.config.to_dict(), **own,
+                "n_examples_requested": self.config.n_examples}
+
+    @classmethod
+    def from_dict(cls, data: dict, where: str) -> RunSummary:
+        """A summary from its flat JSON form (any schema version)."""
+        data = upgrade("summary", data)
+        missing = [f.name for f in fields(Summary) if f.name not in data]
+        if missing:
+            raise BodegaError(f"{where}: lacks {', '.join(missing)}; it was not written by bodega attack (or was "
+                              "edited): run the attack again")
+        scores = Summary(**{f.name: data[f.name] for f in fields(Summary)})
+        config = {f.name: data.get(f.name) for f in fields(RunConfig)} | {"schema_version": RUN_CONFIG_VERSION}
+        config.update(n_examples=data.get("n_examples_requested"), trim=None)
+        own = {f.name: data[f.name] for f in fields(cls) if f.name in data and f.name not in ("scores", "config")}
+        return _build(cls, {**own, "scores": scores, "config": _build(RunConfig, config, where, "run"),
+                            "schema_version": data["schema_version"]}, where, "summary")
+
+
+@dataclass(frozen=True)
+class TrainingFingerprint:
+    """The settings that decide a trained victim's weights (``victim.json``'s ``training``): a finished
+    model folder with the same fingerprint is the model these settings would train."""
+
+    VERSION = TRAINING_VERSION
+
+    task: str
+    kind: str
+    profile: str
+    epochs: int
+    seed: int
+    max_train: int
+    train_sha256: str
+    base_model: str | None
+    select: str
+    batch_size: int
+    quantize: bool | None
+    lr: float | None = None
+    bilstm_padding: str = "packed"
+    max_dev: int = 0
+    eval_every: int = 0
+    patience: int = 0
+    precision: str = "fp32"
+    base_role: str | None = None
+    """The profile's resource role for the base model (None: an explicit base model, or none)."""
+    schema_version: int = TRAINING_VERSION
+
+    def to_dict(self) -> dict:
+        """The JSON form stored in ``victim.json`` and in training checkpoints."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str) -> TrainingFingerprint:
+        """A fingerprint from its JSON form (any schema version)."""
+        return _build(cls, data, where, "training")
+
+    def differences(self, other: TrainingFingerprint | None) -> list[str]:
+        """The settings in which ``other`` differs from this one (every one when ``other`` is None)."""
+        return sorted(f.name for f in fields(self) if f.name != "schema_version"
+                      and (other is None or getattr(self, f.name) != getattr(other, f.name)))
+
+
+@dataclass(frozen=True)
+class VictimInfo:
+    """A trained victim's identity (``victim.json``, written last by training): what it is, how it was
+    trained and the hash of its weights. ``family`` holds what the victim family itself records (base
+    model, tokenizer, parameter counts, LoRA settings), flat in the file."""
+
+    VERSION = VICTIM_INFO_VERSION
+
+    kind: str
+    weights_hash: str
+    name: str | None = None
+    task: str | None = None
+    profile: str | None = None
+    train_rows: int | None = None
+    train_data: str | None = None
+    epochs: int | None = None
+    selected_epoch: int | None = None
+    selected_rows_seen: int | None = None
+    seed: int | None = None
+    batch_size: int | None = None
+    lr: float | None = None
+    training: TrainingFingerprint | None = None
+    precision: str = "fp32"
+    kernels: str = "fp32"
+    family: dict = field(default_factory=dict)
+    schema_version: int = VICTIM_INFO_VERSION
+
+    def to_dict(self) -> dict:
+        """The flat JSON form of ``victim.json`` (the family's fields first, as training wrote them)."""
+        own = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("family", "training")}
+        return {**self.family, **own, "training": self.training.to_dict() if self.training else None}
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str) -> VictimInfo:
+        """A victim's identity from its flat JSON form (any schema version)."""
+        if not isinstance(data, dict):
+            return _build(cls, data, where, "victim")
+        data = upgrade("victim", data)
+        names = {f.name for f in fields(cls)}
+        training = data.get("training")
+        own = {k: v for k, v in data.items() if k in names and k not in ("family", "training")}
+        return _build(cls, {**own, "family": {k: v for k, v in data.items() if k not in names},
+                            "training": TrainingFingerprint.from_dict(training, f"{where} (training)")
+                            if training is not None else None}, where, "victim")
+
+
+def _read_json(path: Path, missing: str) -> Any:
+    if not path.exists():
+        raise MissingFileError(f"{path} not found: {missing}")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise BodegaError(f"{path}: not a JSON file ({error}); write it again") from None
+
+
+def read_run_config(run_dir: str | Path) -> RunConfig | None:
+    """The settings of the run in ``run_dir`` (None: no run there yet)."""
+    path = Path(run_dir) / RUN_CONFIG
+    return _build(RunConfig, _read_json(path, ""), str(path), "run") if path.exists() else None
+
+
+def write_run_config(run_dir: str | Path, config: RunConfig) -> None:
+    """Write ``run.json`` atomically."""
+    atomic_write_json(Path(run_dir) / RUN_CONFIG, config.to_dict())
+
+
+def read_summary(run_dir: str | Path) -> RunSummary:
+    """The summary of the finished run in ``run_dir``."""
+    path = Path(run_dir) / SUMMARY
+    return RunSummary.from_dict(_read_json(path, f"{run_dir} holds no finished attack run"), str(path))
+
+
+def write_summary(run_dir: str | Path, summary: RunSummary) -> None:
+    """Write ``summary.json`` atomically."""
+    atomic_write_json(Path(run_dir) / SUMMARY, summary.to_dict())
+
+
+def read_victim_info(model_dir: str | Path) -> VictimInfo:
+    """The identity of the trained victim in ``model_dir``; a folder without one is not a (finished) victim."""
+    path = Path(model_dir) / VICTIM_INFO
+    return VictimInfo.from_dict(_read_json(path, f"{model_dir} is not a trained victim (or its training has not "
+                                           f"finished); train it with `bodega train --task ... --victim ... "
+                                           f"--out {model_dir}`"), str(path))
+
+
+def write_victim_info(model_dir: str | Path, info: VictimInfo) -> None:
+    """Write ``victim.json`` atomically (training writes it last: its presence marks a finished folder)."""
+    atomic_write_json(Path(model_dir) / VICTIM_INFO, info.to_dict())
+
+
+@dataclass(frozen=True)
+class AttackRecord:
+    """One attacked example as the runner recorded it (a line of ``records.jsonl``), with its BODEGA scores."""
+
+    index: int
+    """Row of the attacked text in the input (or in ``attack.tsv``)."""
+    id: str
+    original: str
+    """The text as attacked, cut after the victim's 512th token when it has a trimming tokenizer."""
+    adversarial: str | None
+    """The adversarial text when the attack succeeded, else None."""
+    success: bool
+    queries: int
+    """Texts asked of the victim for this example, as BODEGA counts them (repeats included)."""
+    seconds: float
+    semantic: float | None
+    character: float | None
+    bodega: float
+    """The example's BODEGA score, 0 unless successful, else semantic x character."""
+    error: str | None = None
+    trimmed: bool = False
+    extra: dict = field(default_factory=dict)
+    """The record's other fields (``unique_queries``, ``forwards``, ``cpu_seconds``, ...)."""
+
+    @classmethod
+    def scored(cls, record: dict, score: Any) -> AttackRecord:
+        """A runner record (one JSON line) with its example's score (a :class:`bodega.scoring.ExampleScore`)."""
+        own = {f.name for f in fields(cls)} - {"semantic", "character", "bodega", "extra"}
+        return cls(**{key: record[key] for key in own if key in record}, semantic=score.semantic,
+                   character=score.character, bodega=score.bodega,
+                   extra={key: value for key, value in record.items() if key not in own})
+
+
+SETTINGS = ("task", "victim", "victim_weights", "attacker", "scenario", "profile", "budget", "seed", "backend",
+            "attacker_options")
+
+
+@dataclass(frozen=True)
+class AttackReport:
+    """What an attack returns (:func:`bodega.attack`, :func:`bodega.attacks.run_attack`): the BODEGA
+    summary, one record per attacked example and the run's full summary record."""
+
+    summary: Summary
+    """BODEGA's aggregate figures (``bodega_score``, ``success_score``, ...)."""
+    records: list[AttackRecord]
+    run: RunSummary
+    """Everything ``summary.json`` holds: counts, settings, sample, cache use."""
+    out_dir: Path | None = None
+    """The run folder when one was kept, else None."""
+
+    @property
+    def settings(self) -> dict:
+        """Task, victim, attacker, scenario, profile, budget, seed, backend, sizes and trimming of the run."""
+        config = self.run.config
+        return {**{name: getattr(config, name) for name in SETTINGS}, "n_examples": self.run.n_examples,
+                "n_examples_requested": config.n_examples, "trim": self.run.trim}
+
+    @property
+    def bodega_score(self) -> float:
+        """The run's BODEGA score (mean over examples of success x semantic x character)."""
+        return self.summary.bodega_score
+
+    def lines(self) -> list[str]:
+        """The summary lines BODEGA prints (``Subset size: ...`` to ``Total evaluation time: ...``)."""
+        return self.summary.lines()

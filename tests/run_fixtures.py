@@ -1,0 +1,34 @@
+"""Finished attack runs for report tests: a ``summary.json`` written through its typed record, as the runner does."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from bodega import records
+from bodega.records import RunConfig, RunSummary, VictimInfo, write_summary
+from bodega.scoring.core import Summary
+
+
+def write_run_summary(folder: Path, task: str, victim: str, attacker: str, scenario: str, *, n_examples: int = 10,
+                      bodega: float, success: float, semantic: float | None = None, character: float | None = None,
+                      queries: float = 1.0, errors: int = 0, budget: int | None = None, profile: str = "cpu",
+                      sample: dict | None = None) -> RunSummary:
+    """Write the summary of a run of ``attacker`` on ``task``'s ``victim`` with these figures into ``folder``."""
+    config = RunConfig(task=task, victim=f"../../models/{task}-{victim}", victim_weights="w", victim_task=task,
+                       attacker=attacker, scenario=scenario, profile=profile, n_examples=n_examples, budget=budget,
+                       seed=0, backend="native", attacker_options={})
+    scores = Summary(subset_size=n_examples, success_score=success, semantic_score=semantic,
+                     character_score=character, bodega_score=bodega, queries_per_example=queries,
+                     total_attack_time=1.0, time_per_example=1.0 / max(n_examples, 1), total_evaluation_time=0.0)
+    summary = RunSummary(scores=scores, config=config, errors=errors, budget_exhausted=0,
+                         unique_queries_per_example=queries, forwards_per_example=queries, n_examples=n_examples,
+                         sample=sample)
+    folder.mkdir(parents=True, exist_ok=True)
+    write_summary(folder, summary)
+    return summary
+
+
+def write_victim_info(folder: Path, task: str, kind: str, n_params: int) -> None:
+    """Write the ``victim.json`` of a finished victim of ``task`` and ``kind`` with ``n_params`` parameters."""
+    folder.mkdir(parents=True, exist_ok=True)
+    records.write_victim_info(folder, VictimInfo(kind=kind, weights_hash=f"{task}-{kind}", task=task,
+                                                 family={"n_params": n_params}))
