@@ -80,6 +80,6 @@ def test_a_run_recorded_under_an_older_spelling_resumes(keyword_attack_set, tmp_
                progress=False)
     config = json.loads((out / "run.json").read_text())
     (out / "run.json").write_text(json.dumps({**config, "attacker": "deepwordbug"}))
-    summary = run_attack("PR2", KeywordVictim(), data, "deepwordbug", out, n_examples=2, semantic=OnesSemantic(),
-                         progress=False)
-    assert summary["attacker"] == "DeepWordBug"
+    report = run_attack("PR2", KeywordVictim(), data, "deepwordbug", out, n_examples=2, semantic=OnesSemantic(),
+                        progress=False)
+    assert report.settings["attacker"] == "DeepWordBug"

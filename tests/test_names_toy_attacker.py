@@ -10,7 +10,7 @@ import pytest
 
 from attack_fakes import SENTENCES, KeywordVictim, OnesSemantic
 from bodega.attacks import AttackResult, get_attacker, register_attacker, registered_attackers, run_attack
-from bodega.attacks.base import ATTACKERS
+from bodega.attacks.base import ATTACKERS, attacker_label
 from bodega.errors import BodegaError
 from bodega.experiments import parse_grid
 from bodega.experiments.cells import run_name
@@ -41,17 +41,17 @@ def test_the_toy_attacker_is_known_by_its_name_and_alias(toy_attacker):
     grid = parse_grid({"name": "g", "profile": "smoke", "tasks": ["PR2"], "victims": ["BiLSTM"],
                        "attackers": ["last_word", "pso"], "scenarios": ["untargeted"]}, "g.yaml")
     assert grid.attackers == ("LastWordKeeper", "SememePSO")
-    assert run_name("PR2", "BiLSTM", "last-word", "untargeted") == "PR2-BiLSTM-LastWordKeeper-U"
+    assert run_name("PR2", "BiLSTM", attacker_label("last-word"), "untargeted") == "PR2-BiLSTM-LastWordKeeper-U"
 
 
 def test_runs_under_an_alias_are_written_and_read_under_the_canonical_name(toy_attacker, keyword_attack_set,
                                                                          tmp_path):
     out = tmp_path / "results" / "runs" / run_name("PR2", "keyword", "last-word", "untargeted")
-    summary = run_attack("PR2", KeywordVictim(), keyword_attack_set(), "last-word", out, semantic=OnesSemantic(),
-                         progress=False)
-    assert summary["attacker"] == "LastWordKeeper" and summary["n_examples"] == len(SENTENCES)
+    report = run_attack("PR2", KeywordVictim(), keyword_attack_set(), "last-word", out, semantic=OnesSemantic(),
+                        progress=False)
+    assert report.settings["attacker"] == "LastWordKeeper" and report.settings["n_examples"] == len(SENTENCES)
     assert json.loads((out / "run.json").read_text())["attacker"] == "LastWordKeeper"
-    assert 0 < summary["success_score"] < 1
+    assert 0 < report.summary.success_score < 1
     assert list(load_results(tmp_path / "results").runs.attacker) == ["LastWordKeeper"]
 
 

@@ -83,9 +83,9 @@ def test_the_toy_kind_trains_loads_and_is_attacked_under_its_canonical_name(bag_
     assert json.loads((out / "metrics.json").read_text())["attack"]["f1"] > 0.5  # it learnt the loaded words
     victim = load_victim(out, profile="smoke")
     assert isinstance(victim, BagOfWordsVictim) and victim.weights_hash == info["weights_hash"]
-    summary = run_attack("PR2", out, data, "DeepWordBug", tmp_path / "run", n_examples=3, profile="smoke",
-                         semantic=OnesSemantic(), progress=False)
-    assert summary["n_examples"] == 3 and summary["victim_weights"] == info["weights_hash"]
+    report = run_attack("PR2", out, data, "DeepWordBug", tmp_path / "run", n_examples=3, profile="smoke",
+                        semantic=OnesSemantic(), progress=False)
+    assert report.settings["n_examples"] == 3 and report.settings["victim_weights"] == info["weights_hash"]
 
 
 def test_grids_know_the_toy_kind_and_profiles_ask_for_its_epochs(bag_of_words):
