@@ -13,9 +13,9 @@ from typing import Sequence
 import pandas as pd
 
 from bodega.data import read_tsv
-from bodega.report.deviations_page import format_size
-from bodega.report.findings import Finding
-from bodega.report.study import Study
+from bodega_book.deviations_page import format_size
+from bodega_book.findings import Finding
+from bodega_book.study import Study
 
 
 def attack_labels(data_root: str | Path, tasks: Sequence[str]) -> dict[str, list[int]]:

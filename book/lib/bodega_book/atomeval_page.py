@@ -202,7 +202,7 @@ def extractor_agreement_table(runs: dict[str, tuple[dict, list[dict]]], resample
     ``runs`` maps a label to an ``agreement`` report and its ``.records.jsonl`` rows."""
     import numpy as np
 
-    from bodega.report.f1_intervals import f1_of
+    from bodega_book.f1_intervals import f1_of
     from bodega.report.semantic_agreement import auc
     from bodega.report.uncertainty import bootstrap_indices, percentile_interval
 

@@ -38,7 +38,7 @@ import pandas as pd
 
 from bodega.report.published import Statement
 from bodega.report.results import TASK_ORDER, VICTIM_ORDER
-from bodega.report.study import Study
+from bodega_book.study import Study
 from bodega.report.uncertainty import (Interval, Ranked, RunExamples, clopper_pearson, difference_interval,
                                        mean_intervals, needs_exact, rank_attackers, ratio_interval, run_intervals)
 

@@ -9,9 +9,9 @@ from typing import Any
 import pandas as pd
 
 from bodega.experiments.spec import GridSpec
-from bodega.report.cost import Budget, attacker_ratios, left_out_cost, projection, words_per_example
-from bodega.report.findings import AGREE, CANNOT_TELL, DISAGREE, NOT_COMPARABLE, QUERY_RANGES, Finding, range_text
-from bodega.report.study import Study, finished_span
+from bodega_book.cost import Budget, attacker_ratios, left_out_cost, projection, words_per_example
+from bodega_book.findings import AGREE, CANNOT_TELL, DISAGREE, NOT_COMPARABLE, QUERY_RANGES, Finding, range_text
+from bodega_book.study import Study, finished_span
 from bodega.report.uncertainty import LEVEL, RESAMPLES, SEED, run_intervals
 
 
@@ -73,8 +73,8 @@ def pilot_facts(pilot: str | Path, costs: pd.DataFrame, total: Budget) -> dict[s
 
 def left_out_table(spec: GridSpec, pilot: str | Path, data_root: str | Path,
                    costs: pd.DataFrame | None = None) -> pd.DataFrame:
-    """:func:`~bodega.report.cost.left_out_cost` per skip rule, indexed by the cells left out (empty without a
-    pilot file); with the finished cells' ``costs`` (:func:`~bodega.report.cost.cell_minutes`), also at the
+    """:func:`~bodega_book.cost.left_out_cost` per skip rule, indexed by the cells left out (empty without a
+    pilot file); with the finished cells' ``costs`` (:func:`~bodega_book.cost.cell_minutes`), also at the
     ratio each attacker's finished cells measured against their estimates."""
     if not Path(pilot).exists():
         return pd.DataFrame(columns=["left out"]).set_index("left out")
