@@ -13,7 +13,7 @@ from pathlib import Path
 
 def main() -> int:
     from bodega.io import atomic_write_json
-    from bodega.report.victims_page import dev_baselines
+    from bodega_book.victims_page import dev_baselines
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--grid", default="parameters/grid_study.yaml")

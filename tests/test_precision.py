@@ -220,7 +220,7 @@ def test_shipped_notebooks_take_a_precision_parameter():
 
 
 def test_deviations_name_bf16_where_a_grid_uses_it(tmp_path):
-    from bodega.report.study_tables import grid_deviations
+    from bodega_book.study_tables import grid_deviations
 
     assert "numeric precision" not in set(grid_deviations(_grid(tmp_path))["choice"])
     table = grid_deviations(_grid(tmp_path, precision="bf16"))
@@ -229,7 +229,7 @@ def test_deviations_name_bf16_where_a_grid_uses_it(tmp_path):
 
 
 def test_performance_tables_compute_speed_ups_and_intervals():
-    from bodega.report.performance import attack_table, bf16_effect, throughput_table, verdict_line
+    from bodega_book.performance import attack_table, bf16_effect, throughput_table, verdict_line
 
     run = {"kernels": "amx-bf16", "examples": 4, "attack_seconds": 2.0, "wall_seconds": 3.0, "success": 0.5,
            "queries_per_example": 10.0}

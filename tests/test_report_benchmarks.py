@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from bodega.report.benchmarks import conditions, load, not_measured
+from bodega_book.benchmarks import conditions, load, not_measured
 
 
 def test_a_missing_benchmark_loads_as_none_and_names_its_command(tmp_path):

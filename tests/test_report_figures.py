@@ -11,7 +11,7 @@ import pytest
 
 from bodega.experiments import parse_grid
 from bodega.report import load_results
-from bodega.report.figures import (figure2, figure2_table, figure3, figure3_table, heatmap, heatmap_table,
+from bodega_book.figures import (figure2, figure2_table, figure3, figure3_table, heatmap, heatmap_table,
                                    with_run_intervals)
 
 matplotlib.use("Agg")

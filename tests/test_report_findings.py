@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bodega.report.findings import (AGREE, CANNOT_TELL, DISAGREE, Figure, best_attacker_findings, combine,
+from bodega_book.findings import (AGREE, CANNOT_TELL, DISAGREE, Figure, best_attacker_findings, combine,
                                     findings, manual_finding, query_findings, scenario_findings, size_findings,
                                     range_text, verdict_best, verdict_bound, verdict_order, verdict_range,
                                     verdict_value)
-from bodega.report.findings_html import numbers_html
+from bodega_book.findings_html import numbers_html
 from bodega.report.published import NOT_STATED, load_published
-from bodega.report.study import load_study
+from bodega_book.study import load_study
 from bodega.experiments.spec import parse_grid
-from bodega.report.study_tables import (grid_deviations, not_run_table, statements_table, table4_intervals,
+from bodega_book.study_tables import (grid_deviations, not_run_table, statements_table, table4_intervals,
                                         table5_intervals)
 from bodega.report.uncertainty import Interval, Ranked
 
@@ -371,7 +371,7 @@ def test_every_statement_of_the_shipped_file_names_a_cell_the_tables_know():
 
 
 def test_finished_span_reads_only_finished_cells(tmp_path):
-    from bodega.report.study import finished_span
+    from bodega_book.study import finished_span
 
     assert finished_span(tmp_path) == ("–", "–")
     for name, status, when in (("PR2-BiLSTM", "done", "2026-12-01T02:01:25+00:00"),
@@ -475,7 +475,7 @@ def test_within_family_size_claims_need_two_sizes_of_one_family(tmp_path):
 
 
 def test_fewer_queries_explained_by_a_named_deviation_are_not_comparable(tmp_path):
-    from bodega.report.findings import NOT_COMPARABLE
+    from bodega_book.findings import NOT_COMPARABLE
 
     runs = [("PR2", v, "Genetic", "untargeted", [0.5] * 30, 400) for v in ("BiLSTM", "BERT")]
     native = by_claim(query_findings(_study(tmp_path / "n", runs, victims=["BiLSTM", "BERT"], tasks=("PR2",))))
@@ -489,7 +489,7 @@ def test_fewer_queries_explained_by_a_named_deviation_are_not_comparable(tmp_pat
 
 
 def test_budget_hit_by_many_examples_explains_too_few_queries(tmp_path):
-    from bodega.report.findings import fewer_queries_explained
+    from bodega_book.findings import fewer_queries_explained
 
     study = _study(tmp_path, [("FC", "BERT", "PWWS", "targeted", [0.5] * 30, 1000)], victims=["BERT"])
     reasons = fewer_queries_explained(study, "FC", ["PWWS"], [study.run("FC", "BERT", "PWWS", "targeted")])
@@ -499,7 +499,7 @@ def test_budget_hit_by_many_examples_explains_too_few_queries(tmp_path):
 def test_small_or_extreme_success_rates_get_the_exact_interval(tmp_path):
     from scipy.stats import binomtest
 
-    from bodega.report.findings import success_text
+    from bodega_book.findings import success_text
     from bodega.report.uncertainty import clopper_pearson, needs_exact, success_interval
 
     for k, n in ((0, 10), (8, 8), (3, 12), (40, 100)):
@@ -517,7 +517,7 @@ def test_small_or_extreme_success_rates_get_the_exact_interval(tmp_path):
 
 
 def test_sample_table_shows_label_mix_and_the_rows_victims_share(study, tmp_path):
-    from bodega.report.study_tables import sample_table
+    from bodega_book.study_tables import sample_table
 
     summary = tmp_path / "results" / "runs" / "PR2-BERT-PWWS-U" / "summary.json"
     summary.write_text(json.dumps({**json.loads(summary.read_text()),

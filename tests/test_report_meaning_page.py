@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from bodega.report.meaning_page import (SEMANTIC_MODELS, SPEED_KEYS, agreement_facts, candidates_table,
+from bodega_book.meaning_page import (SEMANTIC_MODELS, SPEED_KEYS, agreement_facts, candidates_table,
                                         example_html, folding_note, folding_table, per_annotator_table,
                                         semantic_models_markdown, speed_facts, speed_markdown)
 from bodega.scoring.semantic import semantic_model_name

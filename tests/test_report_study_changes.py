@@ -6,9 +6,9 @@ from pathlib import Path
 
 import yaml
 
-from bodega.report.findings import AGREE, CANNOT_TELL, DISAGREE, Finding
-from bodega.report.study import load_study
-from bodega.report.study_changes import attack_labels, changes_table, flipped_verdicts, label_shares
+from bodega_book.findings import AGREE, CANNOT_TELL, DISAGREE, Finding
+from bodega_book.study import load_study
+from bodega_book.study_changes import attack_labels, changes_table, flipped_verdicts, label_shares
 
 LABELS = [1] * 3 + [0] * 7  # a 10-row attack file sorted by label: 30% non-credible
 

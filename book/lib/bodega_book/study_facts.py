@@ -44,11 +44,12 @@ def run_bodega_intervals(study: Study) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["task", "victim", "attacker", "scenario", "bodega_lo", "bodega_hi"])
 
 
-def budget_facts(total: Budget, outside: pd.DataFrame) -> dict[str, Any]:
-    """The measured CPU time against the budget, with the bound on stopped runs outside the markers."""
+def budget_facts(total: Budget, runs: pd.DataFrame) -> dict[str, Any]:
+    """The cost ledger's total (``runs``, :func:`~bodega_book.cost.ledger`) against the budget: the current
+    markers' CPU time and that of the earlier runs no current marker holds."""
     return {"cpu_hours": round(total.cpu_hours, 2), "budget_cpu_hours": total.budget_cpu_hours,
             "budget_percent": round(100 * total.share), "cost_cells": total.cells,
-            "cost_unmeasured": total.unmeasured, "outside_runs": len(outside),
+            "cost_unmeasured": total.unmeasured, "outside_runs": int((~runs.current.astype(bool)).sum()),
             "outside_hours_bound": round(total.outside_hours_bound, 2), "bound_hours": round(total.bound_hours, 2)}
 
 

@@ -135,6 +135,7 @@ class GridSpec:
     scenarios: tuple[str, ...]
     examples: int | None = None  # None = every row of attack.tsv
     query_budget: int | None = None
+    budget_cpu_hours: float | None = None  # the CPU hours the whole grid may cost, training included (the book's)
     seeds: tuple[int, ...] = (0,)
     training: Training = Training()
     backend: str = "native"
@@ -284,6 +285,14 @@ def _rules(where: str, value: Any, payload: str) -> tuple[CellRule, ...]:
     return tuple(rules)
 
 
+def _optional_hours(where: str, value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise GridError(f"{where}: expected a positive number of CPU hours, got {value!r}")
+    return float(value)
+
+
 def parse_grid(data: Any, source: str = "<grid>") -> GridSpec:
     """Validate a parsed YAML mapping and build the spec; every error names ``source`` and the key."""
     if not isinstance(data, dict):
@@ -348,6 +357,7 @@ def parse_grid(data: Any, source: str = "<grid>") -> GridSpec:
         scenarios=_names(f"{source}: scenarios", data["scenarios"], SCENARIOS),
         examples=_optional_int(f"{source}: examples", data.get("examples"), 1),
         query_budget=_optional_int(f"{source}: query_budget", data.get("query_budget"), 1),
+        budget_cpu_hours=_optional_hours(f"{source}: budget_cpu_hours", data.get("budget_cpu_hours")),
         seeds=tuple(_int(f"{source}: seeds", s, 0) for s in seeds),
         training=training,
         backend=backend,
