@@ -248,8 +248,9 @@ def main(argv: list[str] | None = None) -> None:
     summary = summarise(rows)
     print("\n" + render(summary, loads))
     if args.out:
-        from bodega.io import atomic_write_json
-        atomic_write_json(args.out, {
+        from bodega_book.page_data import write_page_data
+
+        write_page_data("contention", args.out, {
             "command": "benchmarks/contention.py " + " ".join(argv if argv is not None else sys.argv[1:]),
             "started": started, "finished": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "seconds_per_measurement": args.seconds, "competitor": f"python -c {COMPETITOR!r}",

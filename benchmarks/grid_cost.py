@@ -31,9 +31,9 @@ def main() -> None:
     if args.json:
         import sys
 
-        from bodega.io import atomic_write_json
+        from bodega_book.page_data import write_page_data
 
-        atomic_write_json(args.json, {
+        write_page_data("grid_cost", args.json, {
             "command": "python benchmarks/grid_cost.py " + " ".join(sys.argv[1:]), "cores": args.cores,
             "cells": costs.astype(object).where(costs.notna(), None).to_dict("records"),
             "wall_cell_minutes": float(costs.seconds.sum() / 60), "cpu_minutes": float(cpu / 60),

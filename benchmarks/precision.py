@@ -249,10 +249,11 @@ def main(argv: list[str] | None = None) -> int:
     result["cpu_seconds"] = time.process_time() - started_cpu
     result["load_average"] = max(load_before, os.getloadavg()[0])
     result["load_average_start_end"] = [load_before, os.getloadavg()[0]]
-    text = json.dumps(result, indent=2)
     if args.json:
-        Path(args.json).write_text(text + "\n", encoding="utf-8")
-    print(text)
+        from bodega_book.page_data import write_page_data
+
+        write_page_data("precision", args.json, result)
+    print(json.dumps(result, indent=2))
     return 0
 
 

@@ -112,7 +112,8 @@ def test_study_v2_cost_counts_every_run_the_first_bert_trainings_included():
 
     runs = ledger(ROOT / "results" / "study")
     earlier = runs[~runs.current]
-    first = earlier[earlier.name.isin(["PR2-BERT", "FC-BERT", "RD-BERT"]) & earlier.source.str.contains("9b8f103|6e93e66")]
+    first = earlier[earlier.name.isin(["PR2-BERT", "FC-BERT", "RD-BERT"])
+                    & earlier.source.str.contains("9b8f103|6e93e66")]
     assert len(first) == 3 and first.cpu_seconds.sum() / 3600 == pytest.approx(0.68, abs=0.005)
     total = budget(runs, grid_budget(load_grid(ROOT / "parameters" / "grid_study.yaml")))
     assert (total.cells, len(earlier)) == (134, 25)

@@ -247,11 +247,12 @@ def grid_deviations(spec: GridSpec) -> pd.DataFrame:
 def _precision_deviation(precision: str) -> dict[str, str]:
     """The row naming bf16 where a grid uses it (``auto``: where the machine has AMX-BF16), with its effect."""
     from bodega.paths import project_root
-    from bodega_book.performance import bf16_effect, load_precision
+    from bodega_book.page_data import read_page_data
+    from bodega_book.performance import bf16_effect
 
     when = "bf16" if precision == "bf16" else "auto: bf16 where the CPU has AMX-BF16 (or a bf16 GPU), else fp32"
     return {"choice": "numeric precision",
             "cells": "transformer victims (LoRA merged), their BERT training (autocast), the attacks' sentence "
                      "encoder and substitute LM; the BiLSTM and the reported scores stay fp32",
-            "here": f"{when}; {bf16_effect(load_precision(project_root() / 'book' / 'data'))}",
+            "here": f"{when}; {bf16_effect(read_page_data('precision.json', project_root() / 'book' / 'data'))}",
             "paper": "fp32 (bf16 compute only inside QLoRA's 4-bit layers)"}
