@@ -20,9 +20,11 @@ bash scripts/setup-env.sh
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 # Tests that read data/<task> skip without it: where the raw corpora lie beside the clone, prepare the
 # tasks missing under data/ first (as the data notebook and the grid do; a few seconds for all four).
-raw=${BODEGA_RAW:-../shared/data/raw}
-if [ -d "$raw" ]; then
-  .venv/bin/bodega data prepare-missing --raw-root "$raw" --out-root data
+# The package has no default raw root: this checkout's convention is ../shared/data/raw, made absolute so that the
+# data notebook (run from notebooks/) finds it too.
+export BODEGA_RAW="$(realpath -m "${BODEGA_RAW:-../shared/data/raw}")"
+if [ -d "$BODEGA_RAW" ]; then
+  .venv/bin/bodega data prepare-missing --out-root data
 fi
 .venv/bin/ruff check lib tests benchmarks scripts
 .venv/bin/python -m pytest -q --nbval-lax "$@"

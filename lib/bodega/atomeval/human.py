@@ -15,9 +15,6 @@ import numpy as np
 
 from bodega.tasks import split_pair
 
-DEFAULT_PATH = Path("../shared/data/human/incrediblae_fc_meaning_dev.csv")
-
-
 @dataclass(frozen=True)
 class HumanPair:
     """One human-labelled pair: evidence, original and adversarial claim, and the agreed label."""
@@ -32,7 +29,7 @@ class HumanPair:
     label: int
 
 
-def load_pairs(path: str | Path = DEFAULT_PATH) -> list[HumanPair]:
+def load_pairs(path: str | Path) -> list[HumanPair]:
     """The pairs of the CSV; ``preserves`` is True where the agreed label is 0."""
     pairs = []
     with open(path, newline="", encoding="utf-8") as handle:

@@ -144,7 +144,7 @@ class GridSpec:
     threads_per_cell: int = 1
     results: str = "results"
     data_root: str = "data"
-    raw_root: str = "../shared/data/raw"
+    raw_root: str | None = None  # None: $BODEGA_RAW (bodega.paths.raw_root)
     generated: str = "book/generated"
     notebooks: Notebooks = Notebooks()
     examples_for: tuple[CellRule, ...] = ()  # per-cell sample sizes; a later rule wins over an earlier one
