@@ -12,6 +12,7 @@ import nbformat
 import pytest
 
 from grid_fakes import VICTIM_PARAMS
+from bodega.errors import BodegaError
 from bodega.experiments import parse_grid
 from bodega.experiments.cells import victim_cells
 from bodega.experiments.execute import read_marker, run_cell
@@ -247,7 +248,7 @@ def test_missing_notebook_parameter_fails_before_any_work(grid, tmp_path):
     make, root = grid
     lacking = _notebook(tmp_path / "lacking.ipynb", ATTACK_PARAMS.replace('backend = "native"', ""), ATTACK_BODY)
     spec = make(notebooks={"victim": str(tmp_path / "victim.ipynb"), "attack": lacking, "data": "absent"})
-    with pytest.raises(ValueError, match="lacks backend"):
+    with pytest.raises(BodegaError, match="lacks backend"):
         run_grid(spec, show_progress=False)
     assert _executions(root) == []
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from bodega.errors import BodegaError
 from bodega_book.findings import (AGREE, CANNOT_TELL, DISAGREE, Figure, best_attacker_findings, combine,
                                     findings, manual_finding, query_findings, scenario_findings, size_findings,
                                     range_text, verdict_best, verdict_bound, verdict_order, verdict_range,
@@ -45,7 +46,7 @@ def test_range_and_bound_claims():
     assert verdict_value(0.25, Interval(0.5, 0.4, 0.6)) == DISAGREE
     assert [range_text(200, math.inf), range_text(0, 60), range_text(100, 200)] == ["at least 200", "at most 60",
                                                                                  "100 to 200"]
-    with pytest.raises(ValueError, match="expected >N"):
+    with pytest.raises(BodegaError, match="expected >N"):
         verdict_bound("0.6", Interval(0.6, 0.5, 0.7))
 
 

@@ -36,6 +36,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from bodega.errors import BodegaError
 from bodega.report.published import Statement
 from bodega.report.results import TASK_ORDER, VICTIM_ORDER
 from bodega_book.study import Study
@@ -51,7 +52,6 @@ table to label its badge)."""
 def not_testable(why: str) -> str:
     """A cannot-tell reason that says the grid cannot test the claim, and why."""
     return f"{NOT_TESTABLE}: {why}"
-VERDICTS = (AGREE, DISAGREE, CANNOT_TELL, NOT_COMPARABLE)
 ABOVE_ZERO = "> 0"  # the paper's value for an ordering: each difference (more - less) is positive
 
 
@@ -116,7 +116,7 @@ def verdict_bound(bound: str, interval: Interval | None) -> str:
         return verdict_range(interval, high=number)
     if bound.startswith("~"):
         return verdict_value(number, interval, tolerance=0.05)
-    raise ValueError(f"bound {bound!r}: expected >N, <N or ~N")
+    raise BodegaError(f"bound {bound!r}: expected >N, <N or ~N")
 
 
 def verdict_value(value: float, interval: Interval | None, tolerance: float = 0.0) -> str:

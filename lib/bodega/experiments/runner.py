@@ -176,7 +176,7 @@ def victim_weights_present(out_dir: str | Path) -> bool:
     try:
         info = read_victim_info(out_dir)
         files, _ = victim_class(info["kind"]).files_for_hash(Path(out_dir), info)
-    except (FileNotFoundError, KeyError, ValueError):
+    except (BodegaError, KeyError, ValueError):  # no or an unreadable victim.json (MissingFileError included)
         return False
     return all(path.is_file() for path in files)
 

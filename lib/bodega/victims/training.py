@@ -130,7 +130,7 @@ def training_fingerprint(task: str, victim_kind: str, data_dir: str | Path, prof
 
 AUTOCAST_KINDS = ("BERT", "MiniLM", "GEMMA2B", "GEMMA7B")
 """Families trained under bf16 autocast at ``--precision bf16``: MiniLM's steps ran 1.37x faster on AMX at
-the same dev F1 (issue 23), MPNet's (the cpu BERT) 3.3x here and the decoders' LoRA steps faster at the same
+the same dev F1 (book: Performance), MPNet's (the cpu BERT) 3.3x here and the decoders' LoRA steps faster at the same
 dev F1 (book/data/precision.json); the BiLSTM gains nothing."""
 
 

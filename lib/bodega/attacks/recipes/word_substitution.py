@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from functools import partial
 
+from bodega.errors import BodegaError
 from bodega.attacks.base import WordLevelAttacker, register_attacker
 from bodega.attacks.constraints import PosAgreement, SentenceEncoder, SentenceSimilarity
 from bodega.attacks.fidelity import flag
@@ -31,7 +32,7 @@ from bodega.attacks.transformations import (EmbeddingNeighbours, LexiconSubstitu
 def word_candidates(lexicon: str | None = None, vectors: str | None = None, openattack_lists: bool = False):
     """WordNet by default (``openattack_lists``: OpenAttack's lists); a user lexicon or word-vector file when given."""
     if lexicon and vectors:
-        raise ValueError("give either lexicon= or vectors=, not both")
+        raise BodegaError("give either lexicon= or vectors=, not both")
     if lexicon:
         return LexiconSubstitutes(lexicon)
     if vectors:
@@ -53,7 +54,7 @@ def deepwordbug(profile: str = "cpu", transform: str = "homoglyph", power: int =
     as_run = flag(None, profile, fidelity)
     homoglyphs = homoglyphs or ("openattack" if as_run else "bodega")
     if homoglyphs not in ("openattack", "bodega"):
-        raise ValueError(f"homoglyphs={homoglyphs!r}: choose 'openattack' or 'bodega'")
+        raise BodegaError(f"homoglyphs={homoglyphs!r}: choose 'openattack' or 'bodega'")
     edit = (openattack_homoglyph if transform == "homoglyph" and homoglyphs == "openattack"
             else character_edit(transform))
     ordered = flag(openattack_order, profile, fidelity)
