@@ -156,3 +156,22 @@ def test_the_grid_finds_the_installed_notebooks_outside_a_checkout(tmp_path, mon
                     "the project (the shipped copy is then the only one)")
 def test_the_shipped_published_values_are_the_shared_file():
     assert BODEGA_YAML.read_bytes() == SHARED_PUBLISHED.read_bytes()
+
+
+def test_the_readme_is_short_and_leads_with_the_three_commands_of_a_paper_package():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 300
+    first = readme.split("\n## ", 1)[1]
+    assert first.startswith("The three commands of a paper package")
+    block = first.split("```bash\n", 1)[1].split("```", 1)[0]
+    assert [line.split("#")[0].split()[0] for line in block.strip().splitlines()] == ["papermill", "jupyter-book",
+                                                                                      "pytest"]
+
+
+def test_the_book_package_is_a_project_of_its_own_outside_the_wheel():
+    """``bodega_book`` is found under book/lib by its own pyproject, never under lib/ (the wheel's packages)."""
+    book = tomllib.loads((ROOT / "book" / "pyproject.toml").read_text(encoding="utf-8"))
+    assert book["tool"]["setuptools"]["packages"]["find"]["where"] == ["lib"]
+    assert (ROOT / "book" / "lib" / "bodega_book" / "__init__.py").is_file()
+    assert not (ROOT / "lib" / "bodega_book").exists()
+    assert PYPROJECT["tool"]["setuptools"]["packages"]["find"]["where"] == ["lib"]
