@@ -155,7 +155,9 @@ def main() -> None:
     atomic_write_text(Path(args.out) / "table.md", markdown)
     atomic_write_json(Path(args.out) / "table.json", rows)
     if args.json:
-        atomic_write_json(Path(args.json), dict(
+        from bodega_book.page_data import write_page_data
+
+        write_page_data("attack_vs_openattack", Path(args.json), dict(
             rows=rows, started=started, finished=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             load_before=[float(x) for x in load_before],
             load_after=[float(x) for x in Path("/proc/loadavg").read_text().split()[:3]],

@@ -84,7 +84,9 @@ def main() -> None:
                                      "dev_f1_length_sorted_batches": round(metrics["dev"]["f1"], 4),
                                      **measure(load_victim(out), texts, labels)}
     result["loadavg"] = Path("/proc/loadavg").read_text().split()[:3]
-    Path(args.out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    from bodega_book.page_data import write_page_data
+
+    write_page_data("bilstm_padding", args.out, result)
     print(json.dumps(result, indent=2))
 
 

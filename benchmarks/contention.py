@@ -10,10 +10,11 @@ Three workloads, each in a fresh Python process (OpenMP reads its settings when 
 Each runs alone and beside 1 and 2 competing CPU-bound processes (Python busy loops that
 this script starts before and stops after the measurement), under each policy:
 
-- ``old``: torch's defaults before issue 16 (one thread per core, libgomp's spinning wait);
+- ``old``: torch's defaults before the thread policy (one thread per core, libgomp's spinning wait);
 - ``new``: :func:`bodega.threads.thread_environment` with no ``--threads``;
 - ``N-passive`` / ``N-active``: N threads with ``OMP_WAIT_POLICY`` PASSIVE / ACTIVE (to compare options);
-- ``N-set``: ``torch.set_num_threads(N)`` after torch is loaded, no variables (``--threads N`` before issue 16).
+- ``N-set``: ``torch.set_num_threads(N)`` after torch is loaded, no variables
+  (``--threads N`` before the thread policy).
 
 The machine may be shared: ``/proc/loadavg`` is recorded before and after every measurement.
 Measurements of one workload and load are taken back to back, policy after policy.
@@ -248,8 +249,9 @@ def main(argv: list[str] | None = None) -> None:
     summary = summarise(rows)
     print("\n" + render(summary, loads))
     if args.out:
-        from bodega.io import atomic_write_json
-        atomic_write_json(args.out, {
+        from bodega_book.page_data import write_page_data
+
+        write_page_data("contention", args.out, {
             "command": "benchmarks/contention.py " + " ".join(argv if argv is not None else sys.argv[1:]),
             "started": started, "finished": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "seconds_per_measurement": args.seconds, "competitor": f"python -c {COMPETITOR!r}",

@@ -74,8 +74,9 @@ def main() -> None:
             rows.append(pilot(role, task, Path(args.data)))
             print(json.dumps(rows[-1]), flush=True)
     if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps({"rows": rows}, indent=2) + "\n", encoding="utf-8")
+        from bodega_book.page_data import write_page_data
+
+        write_page_data("decoder_pilot", args.json, {"rows": rows})
 
 
 if __name__ == "__main__":

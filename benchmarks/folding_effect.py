@@ -128,9 +128,9 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     folded, plain = load_models(names)
     effects = [effect(run, folded, plain, args.bootstrap, args.seed) for run in runs]
-    from bodega.io import atomic_write_json
+    from bodega_book.page_data import write_page_data
 
-    atomic_write_json(args.out, {"command": "benchmarks/folding_effect.py", "runs": str(args.runs),
+    write_page_data("folding_effect", args.out, {"command": "benchmarks/folding_effect.py", "runs": str(args.runs),
                                  "pattern": args.pattern, "folded_model": names[0], "plain_model": names[1],
                                  "bootstrap": args.bootstrap, "seed": args.seed, "cpu_count": os.cpu_count(),
                                  "seconds": time.perf_counter() - started,

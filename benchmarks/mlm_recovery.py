@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     import pandas as pd
 
     from bodega.paths import project_root
-    from bodega.io import atomic_write_json, atomic_write_text
+    from bodega.io import atomic_write_text
     from bodega.paths import portable
 
     command = "HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/mlm_recovery.py " + " ".join(argv or sys.argv[1:])
@@ -123,7 +123,9 @@ def main(argv: list[str] | None = None) -> int:
         runs = [run for run in runs if run["rows"]] + [dict(command=command, model_build=build, rows=rows)]
     frame = pd.DataFrame([dict(r, run=k + 1) for k, run in enumerate(runs) for r in run["rows"]])
     atomic_write_text(out.with_suffix(".csv"), frame.to_csv(index=False))
-    atomic_write_json(out.with_suffix(".json"), dict(
+    from bodega_book.page_data import write_page_data
+
+    write_page_data("mlm_recovery", out.with_suffix(".json"), dict(
         items_rule="one alphabetic, single-WordPiece word per held-out dev sentence (5-60 words); "
                    "words=content: stopwords excluded; words=any: stopwords included; the `run` column "
                    "numbers the commands in `runs`",

@@ -1,6 +1,6 @@
 """fp32 against bf16, side by side in one run: victim throughput, attack cells, training, batch dependence.
 
-Why: issue 23 measured bf16 weights at about 2x the fp32 rate of every transformer forward on a CPU with
+Why: an earlier measurement found bf16 weights at about 2x the fp32 rate of every transformer forward on a CPU with
 Intel AMX, and slower than fp32 without it. This script measures what the package itself does at each
 ``--precision`` on the machine it runs on, and records the CPU flags that decide it:
 
@@ -61,7 +61,7 @@ def sample_data(source: Path, target: Path, train_rows: int, attack_rows: int, d
 
 
 def median_texts(source: Path, n: int) -> list[str]:
-    """``n`` attack.tsv texts around the median length (the issue's probe texts)."""
+    """``n`` attack.tsv texts around the median length (the probe texts of that measurement)."""
     from bodega.data import read_tsv
 
     texts = sorted((row.text for row in read_tsv(source / "attack.tsv")), key=len)
@@ -249,10 +249,11 @@ def main(argv: list[str] | None = None) -> int:
     result["cpu_seconds"] = time.process_time() - started_cpu
     result["load_average"] = max(load_before, os.getloadavg()[0])
     result["load_average_start_end"] = [load_before, os.getloadavg()[0]]
-    text = json.dumps(result, indent=2)
     if args.json:
-        Path(args.json).write_text(text + "\n", encoding="utf-8")
-    print(text)
+        from bodega_book.page_data import write_page_data
+
+        write_page_data("precision", args.json, result)
+    print(json.dumps(result, indent=2))
     return 0
 
 

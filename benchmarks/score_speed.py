@@ -264,9 +264,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.semantic_examples:
             results[task]["semantic"] = _semantic_time(task, pairs[:args.semantic_examples])
     if args.out:
-        from bodega.io import atomic_write_json
+        from bodega_book.page_data import write_page_data
 
-        atomic_write_json(args.out, {"command": "benchmarks/score_speed.py", "cpu_count": os.cpu_count(),
+        write_page_data("score_speed", args.out, {"command": "benchmarks/score_speed.py", "cpu_count": os.cpu_count(),
                                      "load_average": os.getloadavg()[0], "load_average_start": load_start,
                                      "repeats": REPEATS, "reference_repeats": args.reference_repeats,
                                      "seed": args.seed, **results})

@@ -74,9 +74,9 @@ def main() -> None:
         import sys
         from datetime import datetime, timezone
 
-        from bodega.io import atomic_write_json
+        from bodega_book.page_data import write_page_data
 
-        atomic_write_json(args.json, {
+        write_page_data("scpn_speed", args.json, {
             "command": "python benchmarks/scpn_speed.py " + " ".join(sys.argv[1:]),
             "date": datetime.now(timezone.utc).isoformat(timespec="minutes"), "cpu_count": os.cpu_count(),
             "load_average": os.getloadavg()[0], "torch_threads": 1, "rows": rows})

@@ -12,8 +12,8 @@ from pathlib import Path
 
 
 def main() -> int:
-    from bodega.io import atomic_write_json
-    from bodega.report.victims_page import dev_baselines
+    from bodega_book.page_data import write_page_data
+    from bodega_book.victims_page import dev_baselines
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--grid", default="parameters/grid_study.yaml")
@@ -21,7 +21,7 @@ def main() -> int:
     parser.add_argument("--out", default="book/data/study_dev_baselines.json")
     args = parser.parse_args()
     baselines = dev_baselines(args.grid, args.data)
-    atomic_write_json(Path(args.out), {"grid": args.grid, "victims": baselines})
+    write_page_data("study_dev_baselines", Path(args.out), {"grid": args.grid, "victims": baselines})
     for name, entry in baselines.items():
         print(f"{name}: {entry['non_credible']}/{entry['dev_rows']} dev rows non-credible, "
               f"all-non-credible F1 {entry['all_non_credible_f1']:.3f}")

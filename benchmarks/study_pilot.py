@@ -254,7 +254,9 @@ def write(args, previous: dict, spec, precision: str, kernels: str, models: Path
         "planned_cpu_hours": sum(planned) / 3600,
         "unestimated_planned_cells": sorted(n for n, c in cells.items()
                                             if not c.get("skip") and c["estimate_cpu_seconds"] is None)}
-    Path(args.out).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    from bodega_book.page_data import write_page_data
+
+    write_page_data("study_pilot", args.out, result)
     print(f"planned cells: {result['planned_cpu_hours']:.2f} CPU-hours estimated; "
           f"{len(result['unestimated_planned_cells'])} planned cells without an estimate; wrote {args.out}")
 

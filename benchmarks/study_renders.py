@@ -13,7 +13,7 @@ from pathlib import Path
 
 import yaml
 
-from bodega.report.study_changes import notebook_verdicts
+from bodega_book.study_changes import notebook_verdicts
 
 NOTEBOOK = "book/generated/study.ipynb"
 

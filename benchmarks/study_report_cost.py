@@ -74,9 +74,9 @@ def main() -> None:
     parser.add_argument("--published", default="../shared/data/published/bodega.yaml")
     parser.add_argument("--out", default="results/report/study_report", help="where the synthetic results go")
     args = parser.parse_args()
-    from bodega.report.findings import findings
-    from bodega.report.study import load_study
-    from bodega.report.study_tables import rerun_table, statements_table, table4_intervals, table5_intervals
+    from bodega_book.findings import findings
+    from bodega_book.study import load_study
+    from bodega_book.study_tables import rerun_table, statements_table, table4_intervals, table5_intervals
 
     root = Path(args.out)
     runs = write_synthetic(args.grid, root)

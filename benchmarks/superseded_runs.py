@@ -3,9 +3,11 @@
 
 A victim whose weights are not committed (the BERT role's) is trained again on a new machine; where the new
 weights differ, the runner runs its attack cells again and overwrites their markers. Run this after such a
-run, with the commit whose markers the runner overwrote, and ``--append`` to add the entries the file lacks:
+run, with the commit whose markers the runner overwrote (or without ``--since``: every commit that changed a
+marker), and ``--append`` to add the entries the file lacks:
 
     .venv/bin/python benchmarks/superseded_runs.py results/study --since 3d81ca6 --append
+    .venv/bin/python benchmarks/superseded_runs.py results/study --append     # the whole history
 """
 from __future__ import annotations
 
@@ -14,7 +16,9 @@ import json
 import subprocess
 from pathlib import Path, PurePosixPath
 
-from bodega.report.cost import OUTSIDE_MARKERS
+from bodega_book.cost import OUTSIDE_MARKERS
+
+MARKERS = "*/*/cell.json"  # <kind>/<cell>/cell.json under a results folder, as cell_costs reads them
 
 
 def _git(*args: str) -> str:
@@ -52,13 +56,26 @@ def as_yaml(entries: list[dict]) -> str:
     return "".join(line + "\n" for line in lines)
 
 
+def superseded_in_history(results: str | Path) -> list[dict]:
+    """:func:`superseded_runs` over every commit that changed a marker of ``results``, each run once (the
+    oldest commit that holds it names it)."""
+    pattern = str(PurePosixPath(results) / MARKERS)
+    found: dict[tuple[str, str], dict] = {}
+    for commit in reversed(_git("log", "--format=%H", "--", pattern).split()):
+        for entry in superseded_runs(results, commit):
+            found.setdefault((entry["cell"], entry["stopped"]), entry)
+    return sorted(found.values(), key=lambda entry: entry["stopped"])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", help="a grid's results folder, e.g. results/study (run from the repository root)")
-    parser.add_argument("--since", required=True, help="the commit whose markers the later runs overwrote")
+    parser.add_argument("--since", default=None, help="the commit whose markers the later runs overwrote "
+                        "(default: every commit that changed a marker)")
     parser.add_argument("--append", action="store_true", help=f"add the entries {OUTSIDE_MARKERS} lacks to it")
     args = parser.parse_args()
-    entries = superseded_runs(args.results, args.since)
+    entries = (superseded_runs(args.results, args.since) if args.since
+               else superseded_in_history(args.results))
     path = Path(args.results) / OUTSIDE_MARKERS
     if args.append:
         import yaml

@@ -206,9 +206,9 @@ def main(argv: list[str] | None = None) -> None:
         import sys
         from datetime import datetime, timezone
 
-        from bodega.io import atomic_write_json
+        from bodega_book.page_data import write_page_data
 
-        atomic_write_json(Path(args.json), {
+        write_page_data("victim_throughput", Path(args.json), {
             "command": "python benchmarks/victim_throughput.py " + " ".join(sys.argv[1:] if argv is None else argv),
             "date": datetime.now(timezone.utc).isoformat(timespec="minutes"), "cpu_count": os.cpu_count(),
             "load_average": os.getloadavg()[0], "torch_threads": args.threads, "rows": rows,

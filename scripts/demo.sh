@@ -32,7 +32,7 @@ grid_status=0
 # (results/cpu) is read only where the study plan page compares the two.
 .venv/bin/papermill notebooks/study.ipynb book/generated/study.ipynb --cwd . --no-progress-bar \
   -p results_root results/study -p grid parameters/grid_study.yaml \
-  -p pilot book/data/study_pilot_v2.json -p data_root data -p budget_cpu_hours 20
+  -p pilot book/data/study_pilot_v2.json -p data_root data
 .venv/bin/jupyter-book build book/ -W -n --keep-going
 echo "book: book/_build/html/index.html"
 if [ "$grid_status" -ne 0 ]; then

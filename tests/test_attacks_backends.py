@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from attack_fakes import KeywordVictim
+from bodega.errors import BodegaError
 from bodega.attacks import Goal, get_attacker
 
 TEXT = "They say the evil plan would destroy the village."
@@ -28,5 +29,5 @@ def test_openattack_backend_runs_offline_through_the_accountant():
     assert result.success
     assert result.adversarial == result.adversarial.lower() and result.adversarial.endswith(" .")
     assert accountant.queries > 0
-    with pytest.raises(ValueError, match="native"):
+    with pytest.raises(BodegaError, match="native"):
         get_attacker("TextFooler", backend="openattack")

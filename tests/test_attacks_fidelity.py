@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from bodega.errors import BodegaError
 from bodega.attacks import get_attacker
 from bodega.attacks.constraints import SentenceEncoder, SentenceSimilarity
 
@@ -23,7 +24,7 @@ def test_one_option_overrides_the_fidelity():
     genetic = get_attacker("Genetic", profile="paper", reask=False)
     assert genetic.respace and not genetic.reask and genetic.search.keywords["openattack_order"]
     assert get_attacker("Genetic", fidelity="as-run", profile="cpu").reask
-    with pytest.raises(ValueError, match="fidelity"):
+    with pytest.raises(BodegaError, match="fidelity"):
         get_attacker("PWWS", fidelity="exact")
 
 

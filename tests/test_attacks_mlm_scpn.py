@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from bodega.errors import BodegaError
 from bodega.attacks import get_attacker
 from bodega.attacks.recipes.scpn import SCPN_FILES, SCPN_URL, MissingSCPNFiles, check_scpn_dir
 
@@ -25,5 +26,5 @@ def test_partial_folder_names_exactly_the_missing_files(tmp_path, monkeypatch):
         (tmp_path / name).write_text("x")
     assert check_scpn_dir(None) == tmp_path
     # all six present but not the real files: loading names the first unreadable one
-    with pytest.raises(ValueError, match="parse_vocab.pkl: not a readable pickle"):
+    with pytest.raises(BodegaError, match="parse_vocab.pkl: not a readable pickle"):
         get_attacker("SCPN", profile="paper")

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from attack_fakes import SENTENCES, KeywordVictim, OnesSemantic
+from bodega.errors import BodegaError
 from bodega.attacks import get_attacker, run_attack
 from bodega.io import read_jsonl
 from bodega.plugins import PluginError
@@ -51,7 +52,7 @@ def test_resume_and_budget_apply_to_an_own_attacker(data_dir, tmp_path, monkeypa
     run_attack("PR2", KeywordVictim(), data_dir, EXAMPLE, out, semantic=OnesSemantic(), progress=False,
                n_examples=2)
     before = list(read_jsonl(out / "records.jsonl"))
-    with pytest.raises(ValueError, match="different settings"):
+    with pytest.raises(BodegaError, match="different settings"):
         run_attack("PR2", KeywordVictim(), data_dir, EXAMPLE, out, semantic=OnesSemantic(), progress=False)
     budget = run_attack("PR2", KeywordVictim(), data_dir, EXAMPLE, tmp_path / "b", semantic=OnesSemantic(),
                         progress=False, query_budget=3).run

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from attack_fakes import SENTENCES, KeywordVictim
+from bodega.errors import BodegaError
 from bodega.attacks import Goal, get_attacker, registered_attackers
 from bodega.attacks.evaluation import Evaluator
 from bodega.attacks.transformations import CHARACTER_EDITS, HOMOGLYPHS, LexiconSubstitutes, WordNetSynonyms
@@ -58,7 +59,7 @@ def test_lexicon_file(tmp_path):
     path.write_text("evil\twicked Evil bad\n", encoding="utf-8")
     assert LexiconSubstitutes(path)(tokenize("So EVIL"), 1, "adj") == ["WICKED", "BAD"]
     path.write_text("no tab here\n", encoding="utf-8")
-    with pytest.raises(ValueError, match="lex.tsv:1"):
+    with pytest.raises(BodegaError, match="lex.tsv:1"):
         LexiconSubstitutes(path)
 
 

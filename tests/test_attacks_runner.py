@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from attack_fakes import FlakyVictim, KeywordVictim, OnesSemantic
+from bodega.errors import BodegaError
 from bodega.attacks import run_attack
 from bodega.io import read_jsonl
 
@@ -66,7 +67,7 @@ def test_targeted_scenario_and_budget(data_dir, tmp_path):
     assert all(r["queries"] <= 8 for r in records)
     assert any(r["budget_exhausted"] for r in records)
     assert summary.config.scenario == "targeted"
-    with pytest.raises(ValueError, match="different settings"):
+    with pytest.raises(BodegaError, match="different settings"):
         run_attack("PR2", KeywordVictim(), data_dir, "PWWS", tmp_path / "t", targeted=False,
                    semantic=OnesSemantic(), progress=False)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from attack_fakes import OnesSemantic
+from bodega.errors import BodegaError
 from bodega.notebook.session import run_paths
 from bodega.paths import project_root
 from bodega.report.run_views import best_examples, query_distribution
@@ -47,5 +48,5 @@ def test_query_plot_leaves_errors_out():
 def test_cli_options_are_json_or_text():
     assert _parse_options(["power=3", "transform=swap", "lexicon=\"a.tsv\""]) == dict(power=3, transform="swap",
                                                                                      lexicon="a.tsv")
-    with pytest.raises(ValueError, match="KEY=VALUE"):
+    with pytest.raises(BodegaError, match="KEY=VALUE"):
         _parse_options(["power"])

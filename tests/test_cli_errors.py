@@ -47,7 +47,8 @@ def test_verbose_shows_the_traceback_of_a_user_mistake(monkeypatch, capsys):
                                                "run bodega data prepare\n")
 
 
-def test_error_types_keep_their_old_bases():
-    assert issubclass(BodegaError, ValueError)
+def test_user_errors_are_their_own_type_and_the_specific_ones_keep_their_old_bases():
+    assert not issubclass(BodegaError, ValueError)  # an `except ValueError` around a parse never swallows one
+    assert issubclass(MissingFileError, BodegaError) and issubclass(UnknownNameError, BodegaError)
     assert issubclass(MissingFileError, FileNotFoundError) and issubclass(UnknownNameError, KeyError)
     assert str(UnknownNameError("unknown task 'X'")) == "unknown task 'X'"  # not quoted as a KeyError is

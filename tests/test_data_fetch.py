@@ -48,6 +48,22 @@ def test_a_folder_is_copied_into_the_raw_root_and_checked(fake_corpus, tmp_path,
     assert (raw_root / "PR2" / "train-task1-SI.labels").stat().st_mtime_ns == before
 
 
+def test_without_raw_root_the_commands_use_bodega_raw_and_else_say_how_to_name_one(fake_corpus, tmp_path,
+                                                                                   monkeypatch, capsys):
+    from bodega.paths import raw_root
+
+    monkeypatch.setenv("BODEGA_RAW", str(tmp_path / "env-raw"))
+    assert raw_root("explicit") == Path("explicit") and raw_root() == tmp_path / "env-raw"
+    assert main(["data", "fetch", "--task", "PR2", "--from", str(fake_corpus.parent)]) == 0
+    assert (tmp_path / "env-raw" / "PR2" / "train-task1-SI.labels").exists()
+    monkeypatch.delenv("BODEGA_RAW")
+    with pytest.raises(MissingFileError, match="pass --raw-root .* or set BODEGA_RAW"):
+        raw_root()
+    capsys.readouterr()
+    assert main(["data", "prepare-missing", "--out-root", str(tmp_path / "data"), "--tasks", "PR2"]) == 2
+    assert "set BODEGA_RAW" in capsys.readouterr().err
+
+
 def test_an_archive_and_a_file_url_are_unpacked(fake_corpus, tmp_path):
     archive = tmp_path / "ptc.zip"
     with zipfile.ZipFile(archive, "w") as handle:

@@ -5,6 +5,7 @@ import math
 
 import pytest
 
+from bodega.errors import BodegaError
 from bodega.data.prepare import prepare_tasks
 from bodega.report.data_stats import data_notes, data_table
 from bodega.data.tsv import Example, write_tsv
@@ -41,5 +42,5 @@ def test_unprepared_task_raises_or_is_shown(tmp_path):
 def test_prepare_tasks_reports_missing_raw_folders(tmp_path):
     status = prepare_tasks(["RD"], tmp_path / "raw", tmp_path / "out", missing_ok=True)
     assert status["RD"].startswith("NOT PREPARED") and "RD/loocv_set_20191002" in status["RD"]
-    with pytest.raises(ValueError, match="RPDNN"):
+    with pytest.raises(BodegaError, match="RPDNN"):
         prepare_tasks(["RD"], tmp_path / "raw", tmp_path / "out")

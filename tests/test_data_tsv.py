@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from bodega.errors import BodegaError
 from bodega.data.tsv import Example, TSVFormatError, escape_text, read_tsv, unescape_text, write_tsv
 
 # Characters that break naive TSV handling, mixed into arbitrary Unicode text.
@@ -62,6 +63,6 @@ def test_missing_file_says_how_to_prepare(tmp_path):
 
 
 def test_invalid_label_is_refused_on_write(tmp_path):
-    with pytest.raises(ValueError, match="id x"):
+    with pytest.raises(BodegaError, match="id x"):
         write_tsv(tmp_path / "a.tsv", [Example(2, "x", "text")])
     assert not (tmp_path / "a.tsv").exists()

@@ -1,4 +1,4 @@
-"""Every exported class and function of ``bodega`` says what it is for.
+"""Every exported class and function of ``bodega`` and of the book's ``bodega_book`` says what it is for.
 
 Exported means public: a module-level function or class whose name has no leading underscore, and a
 public method of such a class (dunder methods aside). Nested functions and private helpers may go
@@ -11,6 +11,7 @@ from pathlib import Path
 
 LIB = Path(__file__).resolve().parents[1] / "lib"
 PACKAGE = LIB / "bodega"
+BOOK_LIB = Path(__file__).resolve().parents[1] / "book" / "lib"
 
 # Files still being changed by another branch of this session; their docstrings come with that work.
 # Remove an entry once its file is done (the test then covers it like every other file).
@@ -44,8 +45,9 @@ def _undocumented(tree: ast.Module) -> list[str]:
 
 def _report() -> dict[str, list[str]]:
     report = {}
-    for path in sorted(PACKAGE.rglob("*.py")):
-        relative = path.relative_to(LIB).as_posix()
+    for root, path in sorted([(LIB, p) for p in PACKAGE.rglob("*.py")]
+                             + [(BOOK_LIB, p) for p in (BOOK_LIB / "bodega_book").rglob("*.py")]):
+        relative = path.relative_to(root).as_posix()
         if _pending(relative):
             continue
         missing = _undocumented(ast.parse(path.read_text(encoding="utf-8")))

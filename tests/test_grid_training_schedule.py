@@ -8,6 +8,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from bodega.errors import BodegaError
 from bodega.experiments import GridError, load_grid, parse_grid
 from bodega.experiments.cells import victim_cells
 from bodega.experiments.hashing import HashCache
@@ -67,7 +68,7 @@ def test_the_schedule_reaches_each_victim_cells_parameters_and_key(tmp_path):
 def test_a_victim_notebook_without_a_parameter_the_grid_sets_is_refused(tmp_path):
     params = VICTIM_PARAMS + "\nlr = None\neval_every = 0"  # no patience
     spec = _grid(tmp_path, SCHEDULE, params)
-    with pytest.raises(ValueError, match="lacks patience, which the grid sets for PR2-BiLSTM"):
+    with pytest.raises(BodegaError, match="lacks patience, which the grid sets for PR2-BiLSTM"):
         victim_cells(spec, HashCache(), _declared(params))
     fine = _grid(tmp_path, {"lr": SCHEDULE["lr"], "eval_every": SCHEDULE["eval_every"]}, params)
     assert len(victim_cells(fine, HashCache(), _declared(params))) == 4

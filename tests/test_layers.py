@@ -139,3 +139,10 @@ def test_each_subpackage_imports_alone(module):
     done = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True,
                           env={"PYTHONPATH": str(LIB), "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"}, timeout=120)
     assert done.returncode == 0, f"import {module} failed alone:\n{done.stderr[-2000:]}"
+
+
+def test_the_core_never_imports_the_books_package():
+    """Page builders and study bookkeeping (``bodega_book``) sit above the whole core, which never reaches them."""
+    offenders = sorted(f"{_module_name(path)} imports {name}" for path in LIB.rglob("*.py")
+                       for name in _imported(path) if name.split(".")[0] == "bodega_book")
+    assert not offenders, "; ".join(offenders)

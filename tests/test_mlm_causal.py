@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from attack_fakes import SENTENCES, KeywordVictim
+from bodega.errors import BodegaError
 from bodega.attacks import Goal, get_attacker
 from bodega.gguf_tokenizer import bpe_tokenizer_json
 from bodega.mlm.causal import CausalLMCandidates, load_causal_tokenizer, word_token_positions
@@ -75,7 +76,7 @@ def test_candidate_source_follows_the_profile():
     assert candidate_source("paper") == "masked-lm"
     assert candidate_source("cpu") == CPU_CANDIDATES
     assert candidate_source("paper", "causal-lm") == "causal-lm"
-    with pytest.raises(ValueError, match="candidates="):
+    with pytest.raises(BodegaError, match="candidates="):
         candidate_source("cpu", "wordnet")
     assert get_attacker("BERT-ATTACK", candidates="masked-lm", mlm_path="unused").options["candidates"] == "masked-lm"
 

@@ -13,8 +13,8 @@ from bodega.attacks.base import ATTACKERS
 from bodega.errors import BodegaError, UnknownNameError
 from bodega.profiles import PROFILES
 from bodega.registry import Registry
-from bodega.report.attacks_page import attack_benchmark_table
-from bodega.report.figures import MARKERS
+from bodega_book.attacks_page import attack_benchmark_table
+from bodega_book.figures import MARKERS
 from bodega.report.published import RERUN_VICTIMS, load_published
 from bodega.report.results import load_runs
 from bodega.tasks import TASKS

@@ -1,6 +1,7 @@
 """The package declares what it needs, ships what it reads, and carries one version."""
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -30,8 +31,10 @@ def _pins(path: Path) -> dict[str, str]:
 
 
 def _declared() -> list[str]:
+    """Every requirement text of pyproject.toml, an extra's reference to the package's own extras left out."""
     project = PYPROJECT["project"]
-    return [*project["dependencies"], *(r for extra in project["optional-dependencies"].values() for r in extra)]
+    every = [*project["dependencies"], *(r for extra in project["optional-dependencies"].values() for r in extra)]
+    return [text for text in every if not text.startswith(project["name"] + "[")]
 
 
 def test_every_declared_requirement_admits_the_locked_version():
@@ -58,7 +61,55 @@ def test_every_top_level_pin_is_declared_and_the_extras_are_there():
     declared = {canonicalize_name(Requirement(text).name) for text in _declared()}
     missing = sorted(set(_pins(ROOT / "requirements.txt")) - declared)
     assert not missing, f"pinned in requirements.txt but not declared in pyproject.toml: {missing}"
-    assert set(PYPROJECT["project"]["optional-dependencies"]) == {"cpu", "paper", "openattack", "book", "dev"}
+    assert set(PYPROJECT["project"]["optional-dependencies"]) == {"jupyter", "plot", "cpu", "paper", "openattack",
+                                                                  "book", "dev"}
+
+
+def test_the_pinned_files_are_written_from_pyproject_and_the_lock():
+    """requirements.txt and environment.yml are what scripts/pin_requirements.py makes of pyproject.toml and the
+    lock; the lock holds every package the declared requirements pull in (checked where they are installed)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("pin_requirements", ROOT / "scripts" / "pin_requirements.py")
+    pins = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pins)
+    assert pins.main(["--check"]) == 0
+    requirements = pins.declared()
+    lock = pins.read_lock(ROOT / "requirements-lock.txt")
+    top, conda = pins.render_top(requirements, lock)
+    assert top.count("==") == conda.count("==") == len(requirements)
+    try:
+        reached = pins.closure(requirements)
+    except SystemExit:
+        pytest.skip("this environment lacks a declared requirement (not every extra is installed)")
+    assert sorted(set(reached) - set(lock)) == [], "scripts/pin_requirements.py --lock"
+
+
+def test_jupyter_and_plotting_are_extras_and_the_api_runs_without_them(tmp_path):
+    """The core requirements name no notebook or plotting package, and an attack through the Python API runs
+    with papermill, nbformat, nbclient, ipykernel, IPython and matplotlib unimportable."""
+    import subprocess
+    import sys
+
+    from packaging.requirements import Requirement
+
+    core = {Requirement(text).name for text in PYPROJECT["project"]["dependencies"]}
+    assert not core & {"papermill", "nbformat", "nbclient", "ipykernel", "matplotlib", "jupyter-book"}
+    script = (
+        "import sys\n"
+        "for name in ('papermill', 'nbformat', 'nbclient', 'ipykernel', 'IPython', 'matplotlib'):\n"
+        "    sys.modules[name] = None\n"
+        "import numpy as np\n"
+        "import bodega\n"
+        "def victim(texts):\n"
+        "    p = np.array([0.9 if 'evil' in t else 0.1 for t in texts])\n"
+        "    return np.stack([1 - p, p], axis=1)\n"
+        "report = bodega.attack(victim, ['An evil plot.', 'The council met.'], [1, 0], task='PR2',\n"
+        "                       attacker='DeepWordBug')\n"
+        "print(len(report.records))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(ROOT / "lib"), "HF_HUB_OFFLINE": "1"}, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "2", done.stderr[-2000:]
 
 
 def test_one_version_everywhere():
@@ -105,3 +156,22 @@ def test_the_grid_finds_the_installed_notebooks_outside_a_checkout(tmp_path, mon
                     "the project (the shipped copy is then the only one)")
 def test_the_shipped_published_values_are_the_shared_file():
     assert BODEGA_YAML.read_bytes() == SHARED_PUBLISHED.read_bytes()
+
+
+def test_the_readme_is_short_and_leads_with_the_three_commands_of_a_paper_package():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 300
+    first = readme.split("\n## ", 1)[1]
+    assert first.startswith("The three commands of a paper package")
+    block = first.split("```bash\n", 1)[1].split("```", 1)[0]
+    assert [line.split("#")[0].split()[0] for line in block.strip().splitlines()] == ["papermill", "jupyter-book",
+                                                                                      "pytest"]
+
+
+def test_the_book_package_is_a_project_of_its_own_outside_the_wheel():
+    """``bodega_book`` is found under book/lib by its own pyproject, never under lib/ (the wheel's packages)."""
+    book = tomllib.loads((ROOT / "book" / "pyproject.toml").read_text(encoding="utf-8"))
+    assert book["tool"]["setuptools"]["packages"]["find"]["where"] == ["lib"]
+    assert (ROOT / "book" / "lib" / "bodega_book" / "__init__.py").is_file()
+    assert not (ROOT / "lib" / "bodega_book").exists()
+    assert PYPROJECT["tool"]["setuptools"]["packages"]["find"]["where"] == ["lib"]

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bodega.errors import BodegaError
 from bodega.cli import main
 from bodega.paths import portable, portable_path, portable_text, rewrite_json_file
 
@@ -94,7 +95,7 @@ def test_rewrite_json_file_in_place(tmp_path):
                                                        "train_data": "data/train.tsv", "f1": 0.75}}
     assert not rewrite_json_file(path, tmp_path)
     (tmp_path / "page.md").write_text("# not JSON")
-    with pytest.raises(ValueError, match="page.md"):
+    with pytest.raises(BodegaError, match="page.md"):
         rewrite_json_file(tmp_path / "page.md", tmp_path)
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from bodega.errors import BodegaError
 from bodega.precision import (
     FP32,
     Precision,
@@ -44,7 +45,7 @@ def test_bf16_without_amx_warns_that_it_is_slower(caplog):
 
 
 def test_unknown_precision_names_the_option():
-    with pytest.raises(ValueError, match="--precision"):
+    with pytest.raises(BodegaError, match="--precision"):
         resolve_precision("fp16")
 
 
@@ -153,7 +154,7 @@ def test_attack_summaries_name_their_precision(bert_victim_dir, tmp_path):
     assert (bf16.config.precision, bf16.config.kernels, bf16.config.attack_precision) == ("bf16", "avx512-bf16", "bf16")
     saved = json.loads((tmp_path / "bf16" / "summary.json").read_text())
     assert saved["precision"] == "bf16"
-    with pytest.raises(ValueError, match="different settings"):  # a bf16 run never resumes an fp32 one
+    with pytest.raises(BodegaError, match="different settings"):  # a bf16 run never resumes an fp32 one
         run_attack("PR2", bert_victim_dir, data, "DeepWordBug", tmp_path / "fp32",
                    precision=Precision("bf16", "avx512-bf16"), **common)
 
@@ -195,7 +196,7 @@ def test_grid_cell_keys_and_parameters_include_the_precision(tmp_path):
         low = attack_cells(bf16, victims["bf16"][name], hashes, declared)[0]
         assert plain.key != low.key and low.inputs["precision"] == low.parameters["precision"] == "bf16"
         assert "precision" not in plain.parameters  # fp32 cells keep the keys they had
-    with pytest.raises(ValueError, match="lacks precision"):
+    with pytest.raises(BodegaError, match="lacks precision"):
         victim_cells(bf16, hashes, declared - {"precision"})
 
 
@@ -220,7 +221,7 @@ def test_shipped_notebooks_take_a_precision_parameter():
 
 
 def test_deviations_name_bf16_where_a_grid_uses_it(tmp_path):
-    from bodega.report.study_tables import grid_deviations
+    from bodega_book.study_tables import grid_deviations
 
     assert "numeric precision" not in set(grid_deviations(_grid(tmp_path))["choice"])
     table = grid_deviations(_grid(tmp_path, precision="bf16"))
@@ -229,7 +230,7 @@ def test_deviations_name_bf16_where_a_grid_uses_it(tmp_path):
 
 
 def test_performance_tables_compute_speed_ups_and_intervals():
-    from bodega.report.performance import attack_table, bf16_effect, throughput_table, verdict_line
+    from bodega_book.performance import attack_table, bf16_effect, throughput_table, verdict_line
 
     run = {"kernels": "amx-bf16", "examples": 4, "attack_seconds": 2.0, "wall_seconds": 3.0, "success": 0.5,
            "queries_per_example": 10.0}
@@ -264,7 +265,7 @@ def test_semantic_scores_stay_fp32_unless_bf16_is_asked_for():
     assert next(exact.encoder._model.parameters()).dtype == torch.float32
     assert next(lowered.encoder._model.parameters()).dtype == torch.bfloat16
     np.testing.assert_allclose(lowered.score(pairs), exact.score(pairs), atol=0.02)
-    with pytest.raises(ValueError, match="bleurt-20 runs in fp32"):
+    with pytest.raises(BodegaError, match="bleurt-20 runs in fp32"):
         build_semantic_model("bleurt-20", precision=Precision("bf16", "amx-bf16"))
 
 

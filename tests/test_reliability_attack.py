@@ -1,4 +1,4 @@
-"""Reliability of `bodega attack`: no false successes, no mixed inputs, no blocked reruns, the cache (issue 28)."""
+"""Reliability of `bodega attack`: no false successes, no mixed inputs, no blocked reruns, the cache."""
 from __future__ import annotations
 
 import json
@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from attack_fakes import SENTENCES, KeywordVictim
+from bodega.errors import BodegaError
 from bodega.attacks import run_attack
 from bodega.attacks.runner import AttackOptions
 from bodega.cli import main
@@ -68,7 +69,7 @@ def test_a_victim_with_invalid_outputs_on_its_attack_set_is_refused_at_load(tmp_
         def predict_proba(self, texts):
             return np.full((len(texts), 2), np.nan)
 
-    with pytest.raises(ValueError, match="victim all-nan returned .*refusing to attack"):
+    with pytest.raises(BodegaError, match="victim all-nan returned .*refusing to attack"):
         _run(AllNaN(), _data(tmp_path / "data"), tmp_path / "run")
     assert not (tmp_path / "run" / "run.json").exists() and not (tmp_path / "run" / "records.jsonl").exists()
 
@@ -86,7 +87,7 @@ def test_resuming_with_another_data_folder_is_refused(tmp_path):
     _run(KeywordVictim(), _data(tmp_path / "a"), out, n_examples=3)
     other = _data(tmp_path / "b", [s.upper() for s in SENTENCES])
     before = (out / "records.jsonl").read_text()
-    with pytest.raises(ValueError, match="another attack.tsv .*mix records of two data sets"):
+    with pytest.raises(BodegaError, match="another attack.tsv .*mix records of two data sets"):
         _run(KeywordVictim(), other, out, n_examples=3)
     assert (out / "records.jsonl").read_text() == before
     assert json.loads((out / "run.json").read_text())["data"]["attack_sha256"]
@@ -97,13 +98,13 @@ def test_resumed_records_must_match_their_rows_by_id_and_text(tmp_path):
     out = tmp_path / "run"
     _run(KeywordVictim(), _data(tmp_path / "a"), out, n_examples=3)
     (out / "run.json").unlink()
-    with pytest.raises(ValueError, match=r"records.jsonl:1: the record of example \d+ .* does not match attack.tsv"):
+    with pytest.raises(BodegaError, match=r"records.jsonl:1: the record of example \d+ .* does not match attack.tsv"):
         _run(KeywordVictim(), _data(tmp_path / "b", [s + " Really." for s in SENTENCES]), out, n_examples=6)
 
 
 def test_the_run_records_the_task_and_refuses_a_victim_of_another(tmp_path):
     data = _data(tmp_path / "data")
-    with pytest.raises(ValueError, match="trained for PR2, not --task FC.*--allow-other-task"):
+    with pytest.raises(BodegaError, match="trained for PR2, not --task FC.*--allow-other-task"):
         run_attack("FC", KeywordVictim(), data, "DeepWordBug", tmp_path / "run", semantic=OnesSemantic(),
                    progress=False)
     assert not (tmp_path / "run" / "run.json").exists()
@@ -213,7 +214,7 @@ def test_n_below_one_is_refused_by_the_command(tmp_path, py_victim, n, capsys):
     with pytest.raises(SystemExit):
         _attack_cli(_data(tmp_path / "data"), tmp_path / "run", "--n", n)
     assert "--n: must be >= 1" in capsys.readouterr().err and not (tmp_path / "run").exists()
-    with pytest.raises(ValueError, match=r"n_examples \(--n\) must be an integer >= 1"):
+    with pytest.raises(BodegaError, match=r"n_examples \(--n\) must be an integer >= 1"):
         AttackOptions(n_examples=int(n))
 
 

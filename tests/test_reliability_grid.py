@@ -1,4 +1,4 @@
-"""Reliability of grid files: reading one never executes code or writes outside its folders (issue 28)."""
+"""Reliability of grid files: reading one never executes code or writes outside its folders."""
 from __future__ import annotations
 
 import json

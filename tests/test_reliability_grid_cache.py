@@ -1,5 +1,5 @@
 """The grid's attack cells use the persistent prediction cache: the same cell run again into a new results
-folder computes no forward (issue 28). The real attack notebook runs; the victim stage copies a tiny trained
+folder computes no forward. The real attack notebook runs; the victim stage copies a tiny trained
 BiLSTM into place instead of training it."""
 from __future__ import annotations
 

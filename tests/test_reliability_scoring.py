@@ -1,4 +1,4 @@
-"""Reliability of `bodega score` and its inputs: nothing overwritten, nothing misread, nothing lost (issue 28)."""
+"""Reliability of `bodega score` and its inputs: nothing overwritten, nothing misread, nothing lost."""
 from __future__ import annotations
 
 import json
@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bodega.errors import BodegaError
 from bodega.cli import main
 from bodega.io import append_jsonl, atomic_write_json
 from bodega.scoring.interchange import read_incrediblae_tsv, read_records
@@ -63,14 +64,14 @@ def test_score_export_refuses_to_write_over_its_records(tmp_path, capsys):
 def test_success_false_as_a_string_is_refused_not_counted(tmp_path):
     records = tmp_path / "records.jsonl"
     append_jsonl(records, {"id": "a", "original": "x", "adversarial": "y", "success": "false", "queries": 3})
-    with pytest.raises(ValueError, match=r"records.jsonl:1: 'success' must be true or false"):
+    with pytest.raises(BodegaError, match=r"records.jsonl:1: 'success' must be true or false"):
         read_records(records)
 
 
 @pytest.mark.parametrize("queries", ["inf", "-5", "10.9", "nan", "many"])
 def test_num_queries_must_be_a_whole_number(tmp_path, queries):
     source = _tsv(tmp_path / "adv.tsv", [(1, queries, "a b", "a c")])
-    with pytest.raises(ValueError, match=r"adv.tsv:2: 'num_queries' must be a whole number"):
+    with pytest.raises(BodegaError, match=r"adv.tsv:2: 'num_queries' must be a whole number"):
         read_incrediblae_tsv(source)
 
 
@@ -89,12 +90,12 @@ def test_a_field_over_128_kib_is_read(tmp_path):
 def test_line_numbers_count_blank_lines(tmp_path):
     source = tmp_path / "adv.tsv"
     source.write_text(HEADER + "1\t2\ta\tb\n\n\n0\t2\tc\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"adv.tsv:5: expected 4 tab-separated fields"):
+    with pytest.raises(BodegaError, match=r"adv.tsv:5: expected 4 tab-separated fields"):
         read_incrediblae_tsv(source)
     records = tmp_path / "records.jsonl"
     records.write_text('{"id": "a", "original": "x", "adversarial": null, "success": false}\n\n'
                        '{"id": "b", "original": "x", "success": false}\n{"id": "c"}\n', encoding="utf-8")
-    with pytest.raises(ValueError, match=r"records.jsonl:3: record \(id 'b'\) lacks adversarial"):
+    with pytest.raises(BodegaError, match=r"records.jsonl:3: record \(id 'b'\) lacks adversarial"):
         read_records(records)
 
 
@@ -103,15 +104,15 @@ def test_utf8_errors_name_the_file_and_line(tmp_path):
 
     source = tmp_path / "adv.tsv"
     source.write_bytes(HEADER.encode() + b"1\t2\tok\tok\n1\t2\tcaf\xe9\tx\n")
-    with pytest.raises(ValueError, match=r"adv.tsv:3: not UTF-8"):
+    with pytest.raises(BodegaError, match=r"adv.tsv:3: not UTF-8"):
         read_incrediblae_tsv(source)
     data = tmp_path / "attack.tsv"
     data.write_bytes(b"1\tid-1\tfine\n0\tid-2\tna\xefve\n")
-    with pytest.raises(ValueError, match=r"attack.tsv:2: not UTF-8"):
+    with pytest.raises(BodegaError, match=r"attack.tsv:2: not UTF-8"):
         read_tsv(data)
     records = tmp_path / "records.jsonl"
     records.write_bytes(b'{"id": "a", "original": "x", "adversarial": null, "success": false}\n{"id": "\xff"}\n')
-    with pytest.raises(ValueError, match=r"records.jsonl:2: not UTF-8"):
+    with pytest.raises(BodegaError, match=r"records.jsonl:2: not UTF-8"):
         read_records(records)
 
 
@@ -170,10 +171,10 @@ def test_score_appends_chunk_by_chunk_and_resumes_after_a_kill(tmp_path):
 def test_score_refuses_to_resume_scores_of_another_input(tmp_path):
     out = tmp_path / "scores.jsonl"
     score_file("PR2", _tsv(tmp_path / "a.tsv", _rows(4)), out, _Counting())
-    with pytest.raises(ValueError, match="scores of other inputs"):
+    with pytest.raises(BodegaError, match="scores of other inputs"):
         score_file("PR2", _tsv(tmp_path / "b.tsv", _rows(5)), out, _Counting())
     (tmp_path / "other.jsonl").write_text('{"id": "1"}\n')
-    with pytest.raises(ValueError, match="does not say what it was computed from"):
+    with pytest.raises(BodegaError, match="does not say what it was computed from"):
         score_file("PR2", tmp_path / "a.tsv", tmp_path / "other.jsonl", _Counting())
     assert Path(f"{out}{RESUME_SUFFIX}").exists()
 

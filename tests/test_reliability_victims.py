@@ -1,4 +1,4 @@
-"""Reliability around victims: their task, their training folder, their weights' format, their trimming (issue 28)."""
+"""Reliability around victims: their task, their training folder, their weights' format, their trimming."""
 from __future__ import annotations
 
 import json
@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from victims_fixtures import one_thread, write_task_data  # noqa: F401
 
+from bodega.errors import BodegaError
 from bodega.cli import main
 from bodega.victims import train_victim
 
@@ -47,7 +48,7 @@ def test_train_refuses_to_overwrite_a_finished_victim_of_other_settings(pr2, tmp
     error = capsys.readouterr().err
     assert code == 2 and "holds a finished victim trained with other settings" in error and "task PR2" in error
     assert {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()} == before
-    with pytest.raises(ValueError, match=r"other settings \(.*epochs.*\)"):
+    with pytest.raises(BodegaError, match=r"other settings \(.*epochs.*\)"):
         train_victim("PR2", "BiLSTM", data, folder, epochs=2, progress=False)
     assert train_victim("PR2", "BiLSTM", data, folder, epochs=1, progress=False) == folder  # same settings: kept
 
@@ -57,9 +58,9 @@ def test_train_refuses_an_empty_train_file_and_zero_epochs(pr2, tmp_path, capsys
     empty = tmp_path / "empty"
     shutil.copytree(data, empty)
     (empty / "train.tsv").write_text("", encoding="utf-8")
-    with pytest.raises(ValueError, match="train.tsv has no rows"):
+    with pytest.raises(BodegaError, match="train.tsv has no rows"):
         train_victim("PR2", "BiLSTM", empty, tmp_path / "m", epochs=1, progress=False)
-    with pytest.raises(ValueError, match=r"epochs \(--epochs\) must be an integer >= 1"):
+    with pytest.raises(BodegaError, match=r"epochs \(--epochs\) must be an integer >= 1"):
         train_victim("PR2", "BiLSTM", data, tmp_path / "m", epochs=0, progress=False)
     with pytest.raises(SystemExit):
         main(["train", "--task", "PR2", "--victim", "BiLSTM", "--data", str(data), "--out", str(tmp_path / "m"),
@@ -105,13 +106,13 @@ def test_hf_folders_with_pickle_weights_are_refused_unless_allowed(tmp_path):
 
     folder = _tiny_hf(tmp_path / "pickled", safe=False)
     assert (folder / "pytorch_model.bin").exists() and not list(folder.glob("*.safetensors"))
-    with pytest.raises(ValueError, match=r"only pytorch_model.bin.*--allow-pickle"):
+    with pytest.raises(BodegaError, match=r"only pytorch_model.bin.*--allow-pickle"):
         open_victim(f"hf:{folder}", "PR2")
     victim = open_victim(f"hf:{folder}", "PR2", allow_pickle=True)
     assert victim.predict_proba(["a text"]).shape == (1, 2)
     safe = open_victim(f"hf:{_tiny_hf(tmp_path / 'safe', safe=True)}", "PR2")
     np.testing.assert_allclose(safe.predict_proba(["a text"]), victim.predict_proba(["a text"]), atol=1e-6)
-    with pytest.raises(ValueError, match="applies to hf: folders only"):
+    with pytest.raises(BodegaError, match="applies to hf: folders only"):
         open_victim("py:x:y", "PR2", allow_pickle=True)
 
 
@@ -121,8 +122,8 @@ def test_a_broken_victim_json_names_the_file(tmp_path):
     folder = tmp_path / "PR2-BiLSTM"
     folder.mkdir()
     (folder / "victim.json").write_text('{"task": "PR2"}', encoding="utf-8")
-    with pytest.raises(ValueError, match=r"PR2-BiLSTM/victim.json: lacks kind, weights_hash"):
+    with pytest.raises(BodegaError, match=r"PR2-BiLSTM/victim.json: lacks kind, weights_hash"):
         load_victim(folder)
     (folder / "victim.json").write_text('{"task": ', encoding="utf-8")
-    with pytest.raises(ValueError, match=r"victim.json: not a JSON file"):
+    with pytest.raises(BodegaError, match=r"victim.json: not a JSON file"):
         load_victim(folder)

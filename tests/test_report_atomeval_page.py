@@ -5,7 +5,8 @@ import pytest
 
 from types import SimpleNamespace
 
-from bodega.report.atomeval_page import (agreement_before_after, agreement_facts, extractor_comparison,
+from bodega.errors import BodegaError
+from bodega_book.atomeval_page import (agreement_before_after, agreement_facts, extractor_comparison,
                                          llm_gold_facts, rewriter_cases_table, rewriter_cost_table,
                                          rewriter_facts, rewriter_metrics_table, slot_agreement_table)
 
@@ -101,13 +102,13 @@ def test_verifier_choice_takes_the_competent_one_with_the_best_auc(tmp_path):
     assert [c["roc_auc"] for c in choice["candidates"]] == [0.81, 0.93, 0.95]
     assert (tmp_path / "choice.json").exists()
     assert verifier_choice([small])["chosen"] == "FC-MiniLM"
-    with pytest.raises(ValueError, match="competent"):
+    with pytest.raises(BodegaError, match="competent"):
         verifier_choice([lucky])
 
 
 def test_extractor_agreement_table_pairs_the_extractors_on_the_same_pairs():
     from bodega.atomeval.experiment import RECORD_MODES
-    from bodega.report.atomeval_page import extractor_agreement_table
+    from bodega_book.atomeval_page import extractor_agreement_table
 
     def records(scores, valid):  # the modes `bodega atomeval agreement` writes
         return [{"mode": mode, "row": row, "preserves": row % 2 == 0, "valid": v, "score": s}
@@ -128,7 +129,7 @@ def test_extractor_agreement_table_pairs_the_extractors_on_the_same_pairs():
 
 
 def test_extractor_agreement_facts_refuse_different_samples_and_scale_the_cost():
-    from bodega.report.atomeval_page import extractor_agreement_facts
+    from bodega_book.atomeval_page import extractor_agreement_facts
 
     spacy = ({"sample": {"n": 60, "of": 321, "seed": 0}, "cost": {"cpu_seconds": 9.0}}, [])
     llm = ({"sample": {"n": 60, "of": 321, "seed": 0}, "cost": {"cpu_seconds": 1200.0}}, [])
@@ -138,5 +139,5 @@ def test_extractor_agreement_facts_refuse_different_samples_and_scale_the_cost()
     resumed = ({"sample": {"n": 60, "of": 321, "seed": 0}, "cost": {"cpu_seconds": 900.0},
                 "extraction": {"calls": 35, "retries": 5, "cached": 10}}, [])
     assert extractor_agreement_facts({"a": spacy, "b": resumed})["xagree_full_cpu_hours"] == "1.8"
-    with pytest.raises(ValueError, match="different samples"):
+    with pytest.raises(BodegaError, match="different samples"):
         extractor_agreement_facts({"a": spacy, "b": ({**llm[0], "sample": {"n": 30, "of": 321, "seed": 0}}, [])})

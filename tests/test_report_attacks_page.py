@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bodega.report.attacks_page import attack_benchmark_facts, attack_benchmark_table, own_attacker_facts
+from bodega_book.attacks_page import attack_benchmark_facts, attack_benchmark_table, own_attacker_facts
 
 DATA = Path(__file__).resolve().parents[1] / "book" / "data"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bodega.report.contention_page import (contention_facts, contention_markdown, options_facts,
+from bodega_book.contention_page import (contention_facts, contention_markdown, options_facts,
                                            options_markdown, passive_markdown, rates)
 
 DATA = Path(__file__).resolve().parents[1] / "book" / "data"

@@ -1,4 +1,5 @@
-"""Grid cost from cell markers, the budget, pilot estimates beside measurements, and ETA against real time."""
+"""Grid cost from one ledger of markers, the grid file's budget, pilot estimates beside measurements, and ETA
+against real time."""
 from __future__ import annotations
 
 import json
@@ -8,9 +9,11 @@ from pathlib import Path
 import pytest
 
 from bodega.errors import BodegaError
-from bodega.report.cost import (OUTSIDE_MARKERS, TRAINING, budget, cell_minutes, cost_by, estimate_vs_measured,
-                                eta_accuracy, eta_log_from_runner_log, eta_summary, outside_markers, parse_cell_name,
-                                pilot_plan_facts, pilot_plan_table, projection)
+from bodega_book.cost import (OUTSIDE_MARKERS, TRAINING, budget, cell_minutes, cost_by, estimate_vs_measured,
+                              eta_accuracy, eta_summary, grid_budget, ledger, outside_markers, parse_cell_name,
+                              pilot_plan_facts, pilot_plan_table, projection)
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _marker(root: Path, kind: str, name: str, cpu: float | None, wall: float, status: str = "done") -> None:
@@ -39,7 +42,7 @@ def test_cell_names_split_into_task_victim_attacker_scenario():
     assert parse_cell_name("HN-GEMMA7B-BERT-ATTACK-T") == {"task": "HN", "victim": "GEMMA7B",
                                                            "attacker": "BERT-ATTACK", "scenario": "targeted"}
     assert parse_cell_name("RD-BiLSTM-SememePSO-U-s2")["attacker"] == "SememePSO"
-    with pytest.raises(ValueError, match="PR2-BERT-Nope-T"):
+    with pytest.raises(BodegaError, match="PR2-BERT-Nope-T"):
         parse_cell_name("PR2-BERT-Nope-T")
 
 
@@ -58,32 +61,63 @@ def test_cost_sums_per_task_victim_and_attacker(costs):
     assert sum(cost_by(costs, "victim").cpu_minutes) == pytest.approx(costs.cpu_minutes.sum())
 
 
-def test_budget_totals_cpu_hours_against_twelve(costs):
-    total = budget(costs)
+def test_budget_totals_the_ledger_against_the_grid_files_budget(costs, tmp_path):
+    runs = ledger(tmp_path)
+    assert runs.current.all() and list(runs.name) == list(costs.name)
+    total = budget(runs, 12.0)
     assert total.cpu_hours == pytest.approx(2820 / 3600) and total.unmeasured == 1 and total.cells == 6
     assert total.within and total.share == pytest.approx(2820 / 3600 / 12)
-    assert not budget(costs, budget_cpu_hours=0.5).within
+    assert not budget(runs, 0.5).within
 
 
-def test_runs_outside_the_markers_count_their_recorded_cpu_time_else_their_wall_time(costs, tmp_path):
-    assert outside_markers(tmp_path).empty and budget(costs, outside=outside_markers(tmp_path)).outside_hours_bound == 0
+def test_the_budget_is_read_from_the_grid_file():
+    from bodega.experiments import load_grid, parse_grid
+
+    assert grid_budget(load_grid(ROOT / "parameters" / "grid_study.yaml")) == 20.0
+    assert grid_budget(load_grid(ROOT / "parameters" / "grid_cpu.yaml")) == 12.0
+    grid = {"name": "g", "profile": "smoke", "tasks": ["PR2"], "victims": ["BiLSTM"], "attackers": ["PWWS"],
+            "scenarios": ["untargeted"]}
+    with pytest.raises(BodegaError, match="budget_cpu_hours"):
+        grid_budget(parse_grid(grid, "g.yaml"))
+    with pytest.raises(BodegaError, match="budget_cpu_hours"):
+        parse_grid({**grid, "budget_cpu_hours": -1}, "g.yaml")
+
+
+def test_the_ledger_counts_earlier_runs_at_their_recorded_cpu_time_else_their_wall_time(costs, tmp_path):
+    assert outside_markers(tmp_path).empty and budget(ledger(tmp_path), 12.0).outside_hours_bound == 0
     (tmp_path / OUTSIDE_MARKERS).write_text(
-        "runs:\n  - {cell: PR2-BERT, stopped: '04:39', wall_seconds: 1800, source: the runner's log}\n"
-        "  - {cell: FC-BERT, stopped: '07:47', wall_seconds: 360, source: the ETA log}\n")
-    outside = outside_markers(tmp_path)
-    assert list(outside.cell) == ["PR2-BERT", "FC-BERT"]
-    total = budget(costs, budget_cpu_hours=1.2, outside=outside)
-    assert total.outside_hours_bound == pytest.approx(0.6)
+        "runs:\n  - {cell: PR2-BERT, stopped: '04:39', wall_seconds: 1800, source: stopped}\n"
+        "  - {cell: FC-BERT-PWWS-U, stopped: '07:47', wall_seconds: 360, source: stopped}\n")
+    runs = ledger(tmp_path)
+    earlier = runs[~runs.current]
+    assert list(earlier.name) == ["PR2-BERT", "FC-BERT-PWWS-U"] and list(earlier.kind) == ["victim", "attack"]
+    assert list(earlier.attacker) == [TRAINING, "PWWS"]
+    total = budget(runs, 1.2)
+    assert total.cells == 6 and total.outside_hours_bound == pytest.approx(0.6)
     assert total.bound_hours == pytest.approx(2820 / 3600 + 0.6) and not total.within  # within only without them
-    assert budget(costs, budget_cpu_hours=1.2).within
     # a superseded run's marker recorded its CPU time: that counts, its wall time only where none was recorded
     (tmp_path / OUTSIDE_MARKERS).write_text(
         "runs:\n  - {cell: PR2-BERT, stopped: '04:39', wall_seconds: 1800, cpu_seconds: 1440, source: marker}\n"
-        "  - {cell: FC-BERT, stopped: '07:47', wall_seconds: 360, source: the ETA log}\n")
-    assert budget(costs, outside=outside_markers(tmp_path)).outside_hours_bound == pytest.approx(0.5)
+        "  - {cell: FC-BERT, stopped: '07:47', wall_seconds: 360, source: stopped}\n")
+    assert budget(ledger(tmp_path), 12.0).outside_hours_bound == pytest.approx(0.5)
     (tmp_path / OUTSIDE_MARKERS).write_text("runs:\n  - {cell: PR2-BERT}\n")
-    with pytest.raises(ValueError, match="wall_seconds"):
+    with pytest.raises(BodegaError, match="wall_seconds"):
         outside_markers(tmp_path)
+
+
+def test_study_v2_cost_counts_every_run_the_first_bert_trainings_included():
+    """The committed study: 134 current markers and 25 superseded ones (the BERT role's first trainings of PR2,
+    FC and RD, 0.68 CPU-hours, among them) come to 20.495 CPU-hours against the grid file's 20."""
+    from bodega.experiments import load_grid
+
+    runs = ledger(ROOT / "results" / "study")
+    earlier = runs[~runs.current]
+    first = earlier[earlier.name.isin(["PR2-BERT", "FC-BERT", "RD-BERT"])
+                    & earlier.source.str.contains("9b8f103|6e93e66")]
+    assert len(first) == 3 and first.cpu_seconds.sum() / 3600 == pytest.approx(0.68, abs=0.005)
+    total = budget(runs, grid_budget(load_grid(ROOT / "parameters" / "grid_study.yaml")))
+    assert (total.cells, len(earlier)) == (134, 25)
+    assert total.bound_hours == pytest.approx(20.495, abs=0.001) and not total.within
 
 
 def test_projection_scales_the_unfinished_estimates_by_how_the_finished_ones_came_out(costs, tmp_path):
@@ -114,7 +148,7 @@ def test_pilot_estimates_beside_measured_costs(costs, tmp_path):
     assert (row.estimate_cpu_seconds, row.measured_over_estimate) == (100.0, 1.2)
     assert table.estimate_cpu_seconds.notna().sum() == 1 and note == "1 estimated cell(s) have no measurement yet"
     pilot.write_text(json.dumps({"PR2-BiLSTM": 3}))
-    with pytest.raises(ValueError, match="estimate_cpu_seconds"):
+    with pytest.raises(BodegaError, match="estimate_cpu_seconds"):
         estimate_vs_measured(costs, pilot)
 
 
@@ -141,54 +175,28 @@ def test_eta_is_compared_with_the_time_each_run_really_took(tmp_path):
     assert (summary.loc[1, "first_eta_seconds"], summary.loc[1, "first_actual_seconds"]) == (120, 240)
     assert summary.loc[1, "median_ratio"] == pytest.approx(0.4) and summary.loc[1, "share_within_25pct"] == 0.0
     (tmp_path / "old.json").write_text(json.dumps({"cells": {}}))
-    with pytest.raises(ValueError, match="runner's log"):
+    with pytest.raises(BodegaError, match="no eta log"):
         eta_accuracy(tmp_path / "old.json")
 
 
-def test_eta_log_read_back_from_runner_log_lines(tmp_path):
-    log = tmp_path / "grid-run.log"
-    log.write_text(
-        "2026-12-01 03:54:30,853 INFO bodega.grid: grid cpu (parameters/grid_cpu.yaml): 7 victims, 98 attack cells "
-        "(30 left out by its skip rules), 1 workers (local)\n"
-        "2026-12-01 04:04:30,100 INFO bodega.grid: victim PR2-BiLSTM done in 10m00s (9m00s CPU); 104 cells left, "
-        "about 17h20m\n"
-        "2026-12-01 04:05:30,100 INFO papermill: Executing\n"
-        "2026-12-01 04:06:30,100 INFO bodega.grid: attack PR2-BiLSTM-PWWS-U failed in 1m00s (0m50s CPU); "
-        "103 cells left, about 3m07s\n"
-        "2026-12-01 05:00:00,000 INFO bodega.grid: grid cpu (parameters/grid_cpu.yaml): 7 victims, 98 attack cells\n")
-    first, second = eta_log_from_runner_log(log)
-    assert [e["eta_seconds"] for e in first["log"]] == [17 * 3600 + 20 * 60, 187]
-    assert [e["elapsed_seconds"] for e in first["log"]] == [600, 720] and first["interrupted"] is True
-    assert second["log"] == []
-    table = eta_accuracy(log)
-    assert len(table) == 2 and table.actual_left_seconds.isna().all()
-    (tmp_path / "other.log").write_text("nothing of a grid\n")
-    with pytest.raises(ValueError, match="no line"):
-        eta_log_from_runner_log(tmp_path / "other.log")
+def test_grid_eta_runs_read_the_grid_status_file_only(tmp_path):
+    from bodega_book.cost import grid_eta_runs
 
-
-def test_grid_eta_runs_take_log_files_only_for_runs_before_the_json_log(tmp_path):
-    from bodega.report.cost import grid_eta_runs
-
-    start = ("{} INFO bodega.grid: grid cpu (parameters/grid_cpu.yaml): 7 victims, 98 attack cells "
-             "(30 left out by its skip rules), 1 workers (local)\n")
-    (tmp_path / "grid-run-1.log").write_text(start.format("2026-12-01 03:54:30,853"))
-    (tmp_path / "grid-run-2.log").write_text(start.format("2026-12-02 09:00:00,000"))  # also in the JSON
-    assert [run["started"] for run in grid_eta_runs(tmp_path, "cpu")] == ["2026-12-01T03:54:30",
-                                                                         "2026-12-02T09:00:00"]
+    (tmp_path / "grid-run-1.log").write_text("2026-12-01 03:54:30,853 INFO bodega.grid: grid cpu (x): 7 victims\n")
+    assert grid_eta_runs(tmp_path, "cpu") == []  # log lines are never read
     (tmp_path / "grid-cpu.json").write_text(json.dumps({"eta": [
         {"started": "2026-12-02T09:00:00+00:00", "log": [_entry(10, 1, 20)], "elapsed_seconds": 30,
          "interrupted": False}]}))
     runs = grid_eta_runs(tmp_path, "cpu")
-    assert [run["started"] for run in runs] == ["2026-12-01T03:54:30", "2026-12-02T09:00:00+00:00"]
+    assert [run["started"] for run in runs] == ["2026-12-02T09:00:00+00:00"]
     table = eta_accuracy(runs)
-    assert list(table.run) == [1] and list(table.actual_left_seconds) == [20]
+    assert list(table.run) == [0] and list(table.actual_left_seconds) == [20]
     assert grid_eta_runs(tmp_path / "absent", "cpu") == []
 
 
 def test_left_out_cost_sums_estimates_and_bounds_the_unestimated_cells(tmp_path):
     from bodega.experiments import parse_grid
-    from bodega.report.cost import left_out_cost
+    from bodega_book.cost import left_out_cost
 
     spec = parse_grid({"name": "g", "profile": "cpu", "tasks": ["PR2", "HN"], "victims": ["BiLSTM", "GEMMA7B"],
                        "attackers": ["PWWS"], "scenarios": ["targeted"], "examples": 10,
@@ -242,7 +250,7 @@ def test_pilot_plan_facts_name_the_costliest_parts_against_the_budget(tmp_path):
 
 
 def test_full_grid_hours_counts_every_attack_of_the_competent_victims_skipped_or_not(tmp_path):
-    from bodega.report.cost import full_grid_hours
+    from bodega_book.cost import full_grid_hours
     from bodega.victims.competence import competence
 
     labels = [0, 1] * 20
@@ -263,7 +271,7 @@ def test_full_grid_hours_counts_every_attack_of_the_competent_victims_skipped_or
 
 def test_left_out_cells_at_each_attackers_measured_ratio(tmp_path, costs):
     from bodega.experiments import parse_grid
-    from bodega.report.cost import attacker_ratios, left_out_cost
+    from bodega_book.cost import attacker_ratios, left_out_cost
 
     pilot = tmp_path / "pilot.json"
     pilot.write_text(json.dumps({"per_text_cpu_seconds": {}, "cells": {

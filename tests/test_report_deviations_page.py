@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from bodega.profiles import PROFILES, SHARED
-from bodega.report.deviations_page import (before_after_summary, before_after_table, padding_facts,
+from bodega_book.deviations_page import (before_after_summary, before_after_table, padding_facts,
                                            padding_table, profile_deviations, queries_note)
 
 DATA = Path(__file__).resolve().parents[1] / "book" / "data"
@@ -63,7 +63,7 @@ def test_queries_note_quotes_the_shared_setting():
 
 
 def test_every_role_s_model_and_size_stands_beside_the_paper_s():
-    from bodega.report.deviations_page import format_size, read_recorded_sizes, recorded_sizes, role_models_table
+    from bodega_book.deviations_page import format_size, read_recorded_sizes, recorded_sizes, role_models_table
 
     sizes = recorded_sizes([{"kind": "BiLSTM", "n_params": 1143106},
                             {"kind": "BERT", "base_role": "mpnet", "n_params": 109488002},

@@ -12,7 +12,7 @@ import pytest
 from bodega.experiments import parse_grid
 from bodega.report import load_results
 from run_fixtures import write_run_summary, write_victim_info
-from bodega.report.figures import (figure2, figure2_table, figure3, figure3_table, heatmap, heatmap_table,
+from bodega_book.figures import (figure2, figure2_table, figure3, figure3_table, heatmap, heatmap_table,
                                    with_run_intervals)
 
 matplotlib.use("Agg")

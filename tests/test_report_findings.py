@@ -9,15 +9,16 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bodega.report.findings import (AGREE, CANNOT_TELL, DISAGREE, Figure, best_attacker_findings, combine,
+from bodega.errors import BodegaError
+from bodega_book.findings import (AGREE, CANNOT_TELL, DISAGREE, Figure, best_attacker_findings, combine,
                                     findings, manual_finding, query_findings, scenario_findings, size_findings,
                                     range_text, verdict_best, verdict_bound, verdict_order, verdict_range,
                                     verdict_value)
-from bodega.report.findings_html import numbers_html
+from bodega_book.findings_html import numbers_html
 from bodega.report.published import NOT_STATED, load_published
-from bodega.report.study import load_study
+from bodega_book.study import load_study
 from bodega.experiments.spec import parse_grid
-from bodega.report.study_tables import (grid_deviations, not_run_table, statements_table, table4_intervals,
+from bodega_book.study_tables import (grid_deviations, not_run_table, statements_table, table4_intervals,
                                         table5_intervals)
 from bodega.report.uncertainty import Interval, Ranked
 from run_fixtures import write_run_summary, write_victim_info
@@ -46,7 +47,7 @@ def test_range_and_bound_claims():
     assert verdict_value(0.25, Interval(0.5, 0.4, 0.6)) == DISAGREE
     assert [range_text(200, math.inf), range_text(0, 60), range_text(100, 200)] == ["at least 200", "at most 60",
                                                                                  "100 to 200"]
-    with pytest.raises(ValueError, match="expected >N"):
+    with pytest.raises(BodegaError, match="expected >N"):
         verdict_bound("0.6", Interval(0.6, 0.5, 0.7))
 
 
@@ -379,7 +380,7 @@ def test_every_statement_of_the_shipped_file_names_a_cell_the_tables_know():
 
 
 def test_finished_span_reads_only_finished_cells(tmp_path):
-    from bodega.report.study import finished_span
+    from bodega_book.study import finished_span
 
     assert finished_span(tmp_path) == ("–", "–")
     for name, status, when in (("PR2-BiLSTM", "done", "2026-12-01T02:01:25+00:00"),
@@ -486,7 +487,7 @@ def test_within_family_size_claims_need_two_sizes_of_one_family(tmp_path):
 
 
 def test_a_sized_deviation_is_applied_before_a_gap_is_called_not_comparable(tmp_path):
-    from bodega.report.findings import NOT_COMPARABLE
+    from bodega_book.findings import NOT_COMPARABLE
 
     def genetic(queries: int, backend: str = "native", folder: str = "n"):
         runs = [("PR2", v, "Genetic", "untargeted", [0.5] * 30, queries) for v in ("BiLSTM", "BERT")]
@@ -506,8 +507,8 @@ def test_a_sized_deviation_is_applied_before_a_gap_is_called_not_comparable(tmp_
 
 
 def test_examples_stopped_at_the_budget_are_read_from_the_records_flag(tmp_path):
-    from bodega.report.findings import NOT_COMPARABLE, budget_stops
-    from bodega.report.study_tables import table4_intervals
+    from bodega_book.findings import NOT_COMPARABLE, budget_stops
+    from bodega_book.study_tables import table4_intervals
 
     runs = [("PR2", v, "Genetic", "untargeted", [0.5] * 30, 250) for v in ("BiLSTM", "BERT")]
     study = _study(tmp_path, runs, victims=["BiLSTM", "BERT"], tasks=("PR2",), stopped=15)
@@ -525,7 +526,7 @@ def test_examples_stopped_at_the_budget_are_read_from_the_records_flag(tmp_path)
 
 
 def test_a_deviation_that_raises_our_score_makes_a_higher_score_not_comparable(tmp_path):
-    from bodega.report.findings import NOT_COMPARABLE
+    from bodega_book.findings import NOT_COMPARABLE
 
     rd_best = {"id": "q1-rd-best", "scope": "Table 4", "task": "RD", "attacker": "best methods", "measure": "bodega",
                "value": 0.25, "best_in_task": True}
@@ -544,7 +545,7 @@ def test_a_deviation_that_raises_our_score_makes_a_higher_score_not_comparable(t
 def test_small_or_extreme_success_rates_get_the_exact_interval(tmp_path):
     from scipy.stats import binomtest
 
-    from bodega.report.findings import success_text
+    from bodega_book.findings import success_text
     from bodega.report.uncertainty import clopper_pearson, needs_exact, success_interval
 
     for k, n in ((0, 10), (8, 8), (3, 12), (40, 100)):
@@ -562,7 +563,7 @@ def test_small_or_extreme_success_rates_get_the_exact_interval(tmp_path):
 
 
 def test_sample_table_shows_label_mix_and_the_rows_victims_share(study, tmp_path):
-    from bodega.report.study_tables import sample_table
+    from bodega_book.study_tables import sample_table
 
     summary = tmp_path / "results" / "runs" / "PR2-BERT-PWWS-U" / "summary.json"
     summary.write_text(json.dumps({**json.loads(summary.read_text()),

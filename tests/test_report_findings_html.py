@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-from bodega.report.findings import AGREE, CANNOT_TELL, DISAGREE, NOT_COMPARABLE, Figure, Finding
-from bodega.report.findings_html import (BADGE_COLOURS, badge, badge_label, findings_html, headline_html,
+from bodega_book.findings import AGREE, CANNOT_TELL, DISAGREE, NOT_COMPARABLE, Figure, Finding
+from bodega_book.findings_html import (BADGE_COLOURS, badge, badge_label, findings_html, headline_html,
                                          numbers_html)
 from bodega.report.uncertainty import Interval
 

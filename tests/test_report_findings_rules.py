@@ -7,13 +7,13 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from bodega.report.findings import Finding
-from bodega.report.findings_rules import (AGREE, CANNOT_TELL, DISAGREE, DOWN, UP, Effect, adjusted_level,
+from bodega_book.findings import Finding
+from bodega_book.findings_rules import (AGREE, CANNOT_TELL, DISAGREE, DOWN, UP, Effect, adjusted_level,
                                           effects_for, gap_direction, unexplained, verdict_magnitude, verdict_most,
                                           verdict_much)
 from bodega.report.uncertainty import (Interval, RunExamples, difference_interval, on_shared_rows,
                                        training_difference_interval)
-from bodega.report.verdict_robustness import auc_margin, f1_margin, robustness, with_robustness
+from bodega_book.verdict_robustness import auc_margin, f1_margin, robustness, with_robustness
 
 
 def test_a_magnitude_needs_its_direction():
@@ -104,7 +104,7 @@ def test_competence_margins_carry_their_sampling_error():
 
 
 def test_a_verdict_that_changes_under_a_seed_or_without_marginal_victims_is_fragile():
-    from bodega.report.study import Study
+    from bodega_book.study import Study
 
     study = Study(results=None, spec=None, examples={}, published=None)
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from bodega.report.meaning_page import (SEMANTIC_MODELS, SPEED_KEYS, agreement_facts, candidates_table,
+from bodega_book.meaning_page import (SEMANTIC_MODELS, agreement_facts, candidates_table,
                                         example_html, folding_note, folding_table, per_annotator_table,
                                         semantic_models_markdown, speed_facts, speed_markdown)
 from bodega.scoring.semantic import semantic_model_name
@@ -46,7 +46,6 @@ def _times(reference: float, ours: float) -> dict:
 
 
 def test_speed_facts_and_table_from_the_benchmark_file():
-    assert speed_facts(None) == {key: "(not measured)" for key in SPEED_KEYS}
     speed = {"PR2": _times(2.0, 1.0),
              "HN": {**_times(30.0, 2.0), "quartile_1": {**_times(4.0, 2.0), "sentences": [1, 5]},
                     "quartile_4": {**_times(90.0, 3.0), "sentences": [40, 90]}}}

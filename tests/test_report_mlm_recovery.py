@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from bodega.report.mlm_recovery import build_of, chapter_facts, recovery_table, top10
+from bodega_book.mlm_recovery import build_of, chapter_facts, recovery_table, top10
 
 BOOK_DATA = Path(__file__).resolve().parents[1] / "book" / "data"
 FILES = ("mlm_recovery.csv", "mlm_recovery.json", "attacks_mlm_results.csv", "victims_full.csv", "scpn_speed.json")

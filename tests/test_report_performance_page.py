@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from bodega.report.performance_page import (compute_bound_facts, compute_bound_table, grid_cost_sentence,
+from bodega_book.performance_page import (compute_bound_facts, compute_bound_table, grid_cost_sentence,
                                             grid_cost_table, recovery_table, score_speed_conditions,
                                             score_speed_facts, score_speed_table, scpn_table,
                                             throughput_conditions, throughput_table)

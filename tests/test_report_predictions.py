@@ -11,7 +11,7 @@ from victims_fixtures import one_thread, write_task_data  # noqa: F401
 
 from bodega.cli import main
 from bodega.report import load_results
-from bodega.report.f1_intervals import (FROM_PREDICTIONS, FROM_RATES, bootstrap_f1, f1_intervals, f1_of,
+from bodega_book.f1_intervals import (FROM_PREDICTIONS, FROM_RATES, bootstrap_f1, f1_intervals, f1_of,
                                         rows_from_rates)
 from bodega.victims.competence import competence
 

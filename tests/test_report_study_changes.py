@@ -6,9 +6,9 @@ from pathlib import Path
 
 import yaml
 
-from bodega.report.findings import AGREE, CANNOT_TELL, DISAGREE, NOT_COMPARABLE, Finding
-from bodega.report.study import load_study
-from bodega.report.study_changes import (attack_labels, changes_table, label_shares, notebook_verdicts,
+from bodega_book.findings import AGREE, CANNOT_TELL, DISAGREE, NOT_COMPARABLE, Finding
+from bodega_book.study import load_study
+from bodega_book.study_changes import (attack_labels, changes_table, label_shares, notebook_verdicts,
                                          render_flips)
 from run_fixtures import write_run_summary, write_victim_info
 

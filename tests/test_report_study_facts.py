@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 from bodega.experiments import parse_grid
-from bodega.report.cost import Budget, cell_minutes
-from bodega.report.findings import AGREE, CANNOT_TELL, DISAGREE, Finding
-from bodega.report.study_facts import (budget_facts, example_sizes, findings_facts, findings_frame, left_out_hours,
+from bodega_book.cost import Budget, cell_minutes
+from bodega_book.findings import AGREE, CANNOT_TELL, DISAGREE, Finding
+from bodega_book.study_facts import (budget_facts, example_sizes, findings_facts, findings_frame, left_out_hours,
                                        pilot_facts)
 
 GRID = {"name": "g", "profile": "cpu", "tasks": ["PR2", "HN"], "victims": ["BiLSTM", "GEMMA2B"],
@@ -51,7 +51,7 @@ def test_pilot_facts_read_the_plan_and_project_the_cost(tmp_path: Path):
 
 def test_budget_facts_round_for_the_text():
     total = Budget(cells=7, cpu_hours=10.0917, budget_cpu_hours=12, unmeasured=1, outside_hours_bound=1.234)
-    facts = budget_facts(total, pd.DataFrame({"cell": ["a", "b"]}))
+    facts = budget_facts(total, pd.DataFrame({"name": ["a", "b", "c"], "current": [True, False, False]}))
     assert facts == {"cpu_hours": 10.09, "budget_cpu_hours": 12, "budget_percent": 94, "cost_cells": 7,
                      "cost_unmeasured": 1, "outside_runs": 2, "outside_hours_bound": 1.23, "bound_hours": 11.33}
 
@@ -82,7 +82,7 @@ def test_a_verdict_nobody_reached_counts_zero(verdict):
 def test_robustness_facts_name_the_marginal_victims_and_the_trainings():
     from types import SimpleNamespace
 
-    from bodega.report.study_facts import robustness_facts
+    from bodega_book.study_facts import robustness_facts
 
     victims = pd.DataFrame({"task": ["PR2", "PR2"], "victim": ["BiLSTM", "BERT"]})
     study = SimpleNamespace(results=SimpleNamespace(victims=victims))

@@ -9,7 +9,7 @@ import pytest
 
 from bodega.report import load_results
 from run_fixtures import write_run_summary, write_victim_info
-from bodega.report.tables import appendix, table1, table3, table4, table5
+from bodega_book.tables import appendix, table1, table3, table4, table5
 
 
 def _victim(root: Path, task: str, kind: str, f1: float, n_params: int) -> None:
@@ -102,7 +102,7 @@ def test_figures_render(results):
     import matplotlib
 
     matplotlib.use("Agg")
-    from bodega.report.figures import figure2, figure3
+    from bodega_book.figures import figure2, figure3
 
     assert len(figure2(results).axes) == 2
     assert len(figure3(results).axes[0].collections) > 0
@@ -127,7 +127,7 @@ def test_cell_costs_read_finished_markers_only(tmp_path):
 
 
 def test_manual_sample_ranks_by_stored_scores_else_character_similarity(tmp_path):
-    from bodega.report.manual import manual_sample
+    from bodega_book.manual import manual_sample
 
     records = [{"id": "a", "original": "the cat sat on the mat", "adversarial": "the dog sat on the mat",
                 "success": True},

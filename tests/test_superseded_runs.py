@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchmark_scripts import load_benchmark
-from bodega.report.cost import OUTSIDE_MARKERS, outside_cpu_hours, outside_markers
+from bodega_book.cost import OUTSIDE_MARKERS, budget, ledger, outside_markers
 
 
 def _marker(kind: str, name: str, finished: str, status: str = "done") -> None:
@@ -54,5 +54,18 @@ def test_append_adds_what_the_file_lacks_and_the_budget_counts_it(repo, monkeypa
     module.main()  # again: nothing new
     outside = outside_markers("results/g")
     assert list(outside.cell) == ["FC-BERT", "FC-BERT-PWWS-U"]
-    assert outside_cpu_hours(outside) == pytest.approx(180 / 3600)
+    assert budget(ledger("results/g"), 1.0).outside_hours_bound == pytest.approx(180 / 3600)
     assert (Path("results/g") / OUTSIDE_MARKERS).read_text().startswith("runs:\n")
+
+
+def test_without_since_every_commit_that_changed_a_marker_is_searched(repo, monkeypatch):
+    """A run overwritten between two later commits is found too: each run once, oldest first."""
+    module = load_benchmark("superseded_runs")
+    _commit()  # FC-BERT at t2 committed
+    _marker("models", "FC-BERT", "t4")  # trained a third time
+    entries = module.superseded_in_history("results/g")
+    assert [(e["cell"], e["stopped"]) for e in entries] == [("FC-BERT", "t1"), ("FC-BERT-PWWS-U", "t1"),
+                                                            ("FC-BERT", "t2")]
+    monkeypatch.setattr(sys, "argv", ["superseded_runs.py", "results/g", "--append"])
+    module.main()
+    assert len(outside_markers("results/g")) == 3

@@ -15,6 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from bodega.errors import BodegaError
 from bodega.experiments import parse_grid
 from bodega.experiments.cells import victim_cells
 from bodega.experiments.execute import run_cell
@@ -74,7 +75,7 @@ def test_an_exported_count_is_kept_unless_threads_are_given():
 
 
 def test_a_non_positive_count_is_refused_with_the_option_named():
-    with pytest.raises(ValueError, match="--threads 0"):
+    with pytest.raises(BodegaError, match="--threads 0"):
         resolve_policy(0, {})
 
 

@@ -128,7 +128,7 @@ def test_right_padding_reads_the_padding_as_bodegas_bilstm(data, tmp_path):
 
 
 def test_right_padding_is_refused_for_other_families(data, tmp_path):
-    with pytest.raises(ValueError, match="BiLSTM only"):
+    with pytest.raises(BodegaError, match="BiLSTM only"):
         train_victim("PR2", "BERT", data, tmp_path / "b", epochs=1, bilstm_padding="right", progress=False)
 
 

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from attack_fakes import OnesSemantic
+from bodega.errors import BodegaError
 from bodega.data import Example, write_tsv
 from bodega.io import read_jsonl
 from bodega.victims.accounting import QueryAccountant
@@ -52,11 +53,11 @@ def test_label_meaning_comes_from_id2label_or_the_option():
     assert positive_index({"0": "LABEL_0", "1": "LABEL_1"}, None, "x") == 1  # BODEGA's convention: 1
     assert positive_index({0: "real", 1: "other"}, "other", "x") == 1
     assert positive_index({0: "a", 1: "b"}, "0", "x") == 0
-    with pytest.raises(ValueError, match="--positive-label"):
+    with pytest.raises(BodegaError, match="--positive-label"):
         positive_index({0: "pos", 1: "neg"}, None, "x")
-    with pytest.raises(ValueError, match="neither 0, 1"):
+    with pytest.raises(BodegaError, match="neither 0, 1"):
         positive_index({0: "pos", 1: "neg"}, "maybe", "x")
-    with pytest.raises(ValueError, match="two-class"):
+    with pytest.raises(BodegaError, match="two-class"):
         positive_index({0: "a", 1: "b", 2: "c"}, None, "x")
 
 
@@ -171,11 +172,11 @@ def test_unversioned_callable_is_refused_by_cache_and_resume(module_dir, data_di
 
     victim = open_victim("py:my_victims:build_unversioned", "PR2")
     assert victim.weights_hash == ""
-    with pytest.raises(ValueError, match="give it a version"):
+    with pytest.raises(BodegaError, match="give it a version"):
         QueryAccountant(victim, cache=ProbabilityCache(tmp_path / "cache.sqlite"))
     run_attack("PR2", "py:my_victims:build_unversioned", data_dir, "DeepWordBug", tmp_path / "run", n_examples=1,
                semantic=OnesSemantic(), progress=False)
-    with pytest.raises(ValueError, match="names no version"):
+    with pytest.raises(BodegaError, match="names no version"):
         run_attack("PR2", "py:my_victims:build_unversioned", data_dir, "DeepWordBug", tmp_path / "run",
                    n_examples=1, semantic=OnesSemantic(), progress=False)
     named = open_victim("py:my_victims:build_unversioned", "PR2", version="v2")
@@ -190,19 +191,19 @@ def test_unversioned_callable_is_refused_by_cache_and_resume(module_dir, data_di
     ("py:my_victims:build_nothing", "no predict_proba"),
 ])
 def test_bad_callable_specs_say_what_to_do(module_dir, spec, message):
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(BodegaError, match=message):
         open_victim(spec, "PR2")
 
 
 def test_wrong_shapes_and_options_are_clear(module_dir, tmp_path):
     broken = open_victim("py:my_victims:build_broken", "PR2")
-    with pytest.raises(ValueError, match=r"shape \(1, 3\)"):
+    with pytest.raises(BodegaError, match=r"shape \(1, 3\)"):
         broken.predict_proba(["x"])
-    with pytest.raises(ValueError, match="--positive-label applies to hf"):
+    with pytest.raises(BodegaError, match="--positive-label applies to hf"):
         open_victim("py:my_victims:build", "PR2", positive_label="1")
     with pytest.raises(FileNotFoundError, match="no config.json"):
         open_victim(f"hf:{tmp_path}", "PR2")
-    with pytest.raises(ValueError, match="apply to hf: and py:"):
+    with pytest.raises(BodegaError, match="apply to hf: and py:"):
         open_victim(tmp_path, "PR2", version="1")
     assert is_spec("hf:x") and is_spec(Path("py:m:f")) and not is_spec("results/models/PR2-BiLSTM")
 

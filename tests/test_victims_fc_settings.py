@@ -7,6 +7,7 @@ import pytest
 import torch
 from victims_fixtures import one_thread, write_task_data  # noqa: F401
 
+from bodega.errors import BodegaError
 from bodega.cli import main
 from bodega.victims import train_victim
 from bodega.victims.bert import BertVictim
@@ -62,7 +63,7 @@ def test_lr_changes_training_and_is_recorded(data, tmp_path):
 
 
 def test_non_positive_lr_is_refused(data, tmp_path):
-    with pytest.raises(ValueError, match="lr must be a positive number"):
+    with pytest.raises(BodegaError, match="lr must be a positive number"):
         train_victim("PR2", "BiLSTM", data, tmp_path / "m", epochs=1, lr=0.0, progress=False)
 
 

@@ -1,5 +1,5 @@
 """The query accountant's prefetch: texts computed ahead, in batches, never counted as asked; only where the
-victim's predictions do not depend on the batch (issue 23 item 3)."""
+victim's predictions do not depend on the batch."""
 from __future__ import annotations
 
 import numpy as np

@@ -7,6 +7,7 @@ import pytest
 from victims_fixtures import (assert_batch_independent, mixed_texts, one_thread,  # noqa: F401
                               tiny_bert_dir, tiny_gemma_dir, write_task_data)
 
+from bodega.errors import BodegaError
 from bodega.victims import load_victim, train_victim
 
 
@@ -50,7 +51,7 @@ def test_changed_weights_are_refused(data, tmp_path):
                        progress=False)
     config = json.loads((out / "config.json").read_text())
     (out / "config.json").write_text(json.dumps(dict(config, note="edited")))
-    with pytest.raises(ValueError, match="changed after training"):
+    with pytest.raises(BodegaError, match="changed after training"):
         load_victim(out)
 
 
@@ -81,5 +82,5 @@ def test_gemma_refuses_a_different_base_model(data, tmp_path):
                        base_model=base, quantize=False, progress=False)
     assert load_victim(out).name == "PR2-GEMMA7B"
     tiny_gemma_dir(base, seed=1)  # same folder, other weights
-    with pytest.raises(ValueError, match="base model"):
+    with pytest.raises(BodegaError, match="base model"):
         load_victim(out)

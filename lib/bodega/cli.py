@@ -18,13 +18,14 @@ import bodega.commands
 from bodega.errors import BodegaError
 from bodega.threads import apply_thread_policy
 
-LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"  # report.cost reads the grid's lines back
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 DESCRIPTION = """Measure how robust credibility classifiers are to adversarial examples (BODEGA),
 and how valid adversarial claim rewrites are (AtomEval).
 
 Typical use: prepare a task's data, train a victim, attack it, score the run:
-  bodega data prepare --task PR2 --raw ../shared/data/raw/PR2 --out data/PR2
+  bodega data fetch --task PR2 --from ~/Downloads/ptc-v2/ --raw-root raw   (or set BODEGA_RAW)
+  bodega data prepare --task PR2 --raw raw/PR2 --out data/PR2
   bodega train --task PR2 --victim BiLSTM --data data/PR2 --out results/models/PR2-BiLSTM
   bodega attack --task PR2 --victim results/models/PR2-BiLSTM --data data/PR2 --attacker PWWS --out results/runs/x
   bodega grid run parameters/grid_demo.yaml     (all of it, for every cell of a grid)

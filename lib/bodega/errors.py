@@ -1,13 +1,13 @@
 """The one exception type for mistakes a user can fix: a bad file, an unknown name, a missing resource.
 
 The command line prints a :class:`BodegaError` as one line (``bodega attack: error: ...``) and
-exits with status 2; any other exception is a bug and propagates with its traceback. It
-subclasses :class:`ValueError` so callers that caught the ValueErrors raised before keep working.
+exits with status 2; any other exception is a bug and propagates with its traceback. It is its own type, not a
+:class:`ValueError`, so that ``except ValueError`` around a parse never swallows a user's mistake by accident.
 """
 from __future__ import annotations
 
 
-class BodegaError(ValueError):
+class BodegaError(Exception):
     """A user mistake; the message names the file or option at fault and how to fix it."""
 
 

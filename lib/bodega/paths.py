@@ -21,11 +21,12 @@ Older files, written before their writers stored portable paths, are repaired wi
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from bodega.errors import BodegaError
+from bodega.errors import BodegaError, MissingFileError
 from bodega.io import atomic_write_json, atomic_write_text
 
 # An absolute path starts at a "/" that no word, dot, dash, colon or other slash precedes
@@ -42,6 +43,20 @@ def project_root(start: str | Path = ".") -> Path:
         if (folder / "pyproject.toml").exists() and (folder / "lib" / "bodega").exists():
             return folder
     return here
+
+
+RAW_ENV = "BODEGA_RAW"  # the folder of the raw corpora (PR2/, HN/, FC/, RD/), where no option names one
+
+
+def raw_root(explicit: str | Path | None = None) -> Path:
+    """The folder holding the raw corpora: ``explicit`` (a command's option, a grid's ``raw_root:``, a notebook's
+    parameter) where given, else ``$BODEGA_RAW``. There is no default: the corpora are not part of the package."""
+    if explicit:
+        return Path(explicit)
+    if os.environ.get(RAW_ENV):
+        return Path(os.environ[RAW_ENV])
+    raise MissingFileError(f"no raw corpora folder: pass --raw-root (a grid file: raw_root:) or set {RAW_ENV} to the "
+                           "folder holding PR2/, HN/, FC/ and RD/ (`bodega data fetch` puts each corpus there)")
 
 
 def _resource_of(path: PurePosixPath) -> tuple[str, PurePosixPath] | None:

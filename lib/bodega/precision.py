@@ -2,7 +2,7 @@
 
 ``fp32`` (the default) is exact and the same on every machine. ``bf16`` stores transformer
 weights in bfloat16: on a CPU with Intel AMX (``amx_bf16`` in /proc/cpuinfo) oneDNN runs
-its matrix products on the tile units at about twice the fp32 rate (issue 23), while a CPU
+its matrix products on the tile units at about twice the fp32 rate (book: Performance), while a CPU
 without AMX emulates or widens them and runs slower. ``auto`` takes bf16 only where it pays:
 AMX-BF16, or a CUDA GPU with bf16. A bf16 victim is a different victim (its probabilities
 move by up to 0.1 for the decoders), so the resolved precision is part of its identity:
@@ -23,6 +23,8 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
+
+from bodega.errors import BodegaError
 
 log = logging.getLogger(__name__)
 
@@ -107,7 +109,7 @@ def resolve_precision(requested: str | Precision | None = None, flags: Iterable[
         return requested
     name = (requested or DEFAULT).strip().lower()
     if name not in PRECISIONS:
-        raise ValueError(f"precision {requested!r}: choose one of {', '.join(PRECISIONS)} (--precision)")
+        raise BodegaError(f"precision {requested!r}: choose one of {', '.join(PRECISIONS)} (--precision)")
     if name == "fp32":
         return FP32
     flags = cpu_flags() if flags is None else frozenset(flags)
@@ -117,8 +119,9 @@ def resolve_precision(requested: str | Precision | None = None, flags: Iterable[
     if name == "auto":
         return Precision("bf16", kernels) if fast else FP32
     if not fast:
-        log.warning("precision bf16 without AMX-BF16 or a bf16 GPU (kernels: %s) may run slower than fp32: issue 23 "
-                    "measured 0.74-0.8x with AVX512-BF16 alone and 0.2x with AVX2 on an Intel CPU; "
+        log.warning("precision bf16 without AMX-BF16 or a bf16 GPU (kernels: %s) may run slower than fp32: the "
+                    "book's Performance chapter measured 0.74-0.8x with AVX512-BF16 alone and 0.2x with AVX2 on an "
+                    "Intel CPU; "
                     "`python benchmarks/precision.py` measures this machine; --precision auto chooses fp32 here",
                     kernels)
     return Precision("bf16", kernels)

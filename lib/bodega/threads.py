@@ -3,7 +3,7 @@
 Torch here runs its intra-op work on GNU OpenMP (libgomp), and MKL follows it. Left to
 its defaults, libgomp starts one thread per core and lets idle threads spin before they
 sleep; beside another busy process the spinning threads steal the time their partner
-needs, and training slowed 15-50 times (issue 16, ``benchmarks/contention.py``). The
+needs, and training slowed 15-50 times (``benchmarks/contention.py``; book: Performance, threads). The
 policy keeps one thread per CPU but makes idle threads sleep at once (a passive wait).
 libgomp reads its variables once, when torch is first imported, so
 :func:`apply_thread_policy` must run before that: the ``bodega`` command calls it before

@@ -10,6 +10,7 @@ for extractor in ${EXTRACTORS:-spacy transformers:qwen2.5-1.5b}; do
   name=${extractor#transformers:}
   echo "== $extractor $(date -u +%FT%TZ)"
   bodega atomeval agreement --profile cpu --extractor "$extractor" --sample "$SAMPLE" --seed "$SEED" \
+    --pairs "${PAIRS:-../shared/data/human/incrediblae_fc_meaning_dev.csv}" \
     --precision bf16 --threads "${THREADS:-1}" --no-semantic --cache results/atomeval/agreement/extractions.jsonl \
     --out "results/atomeval/agreement/$name-sample$SAMPLE-seed$SEED.json"
 done

@@ -22,7 +22,7 @@ def refuted_claims(data_dir: str | Path, split: str = "attack", n: int | None = 
     path = Path(data_dir) / f"{split}.tsv"
     if not path.exists():
         raise FileNotFoundError(f"{path} not found; prepare the FC task first: "
-                                f"bodega data prepare --task FC --raw ../shared/data/raw/FC --out {data_dir}")
+                                f"bodega data prepare --task FC --raw RAW_ROOT/FC --out {data_dir}")
     out = []
     for example in read_tsv(path):
         if example.label != 1:

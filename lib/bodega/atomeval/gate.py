@@ -21,7 +21,6 @@ from bodega.atomeval.atoms import Atom
 from bodega.atomeval.matching import NON_SPECIALISING, AtomComparison, Matcher, SlotStatus, content
 from bodega.atomeval.normalise import NEGATORS, normalise, numbers_in, rejoin_split_words, tokens
 
-DIAGNOSTICS = ("ScopeLoss", "EvDrift", "EvEnt", "UnverAdd")
 # Relations (lemmas) for which "A r B" and "B r A" say the same: identity/class statements with the copula
 # and a few reciprocal verbs. Every other relation keeps who did what to whom.
 SYMMETRIC_RELATIONS = frozenset({"be", "marry", "meet", "date", "divorce", "resemble", "equal", "neighbor",

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Iterable, Protocol
 
 from bodega.atomeval.atoms import Atom
+from bodega.errors import BodegaError
 from bodega.atomeval.normalise import normalise
 
 GOLD_PATH = Path(__file__).parent / "gold" / "fever_refutes_atoms.jsonl"
@@ -45,8 +46,8 @@ def load_gold(path: str | Path = GOLD_PATH) -> list[GoldClaim]:
         try:
             row = json.loads(line)
             atoms = tuple(Atom.from_dict(a) for a in row["atoms"])
-        except (ValueError, KeyError) as error:
-            raise ValueError(f"{path}:{number}: bad gold row: {error}") from error
+        except (ValueError, KeyError, BodegaError) as error:
+            raise BodegaError(f"{path}:{number}: bad gold row: {error}") from error
         claims.append(GoldClaim(row["id"], row["split"], row["claim"], row["evidence"], atoms))
     return claims
 

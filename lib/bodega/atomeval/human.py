@@ -13,10 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
+from bodega.errors import BodegaError
 from bodega.tasks import split_pair
-
-DEFAULT_PATH = Path("../shared/data/human/incrediblae_fc_meaning_dev.csv")
-
 
 @dataclass(frozen=True)
 class HumanPair:
@@ -32,7 +30,7 @@ class HumanPair:
     label: int
 
 
-def load_pairs(path: str | Path = DEFAULT_PATH) -> list[HumanPair]:
+def load_pairs(path: str | Path) -> list[HumanPair]:
     """The pairs of the CSV; ``preserves`` is True where the agreed label is 0."""
     pairs = []
     with open(path, newline="", encoding="utf-8") as handle:
@@ -41,8 +39,8 @@ def load_pairs(path: str | Path = DEFAULT_PATH) -> list[HumanPair]:
                 label = int(float(row["agreed_labels"]))
                 evidence, original = split_pair(row["original_samples"])
                 _, adversarial = split_pair(row["adversarial_samples"])
-            except (KeyError, ValueError) as error:
-                raise ValueError(f"{path}:{number}: cannot read the pair ({error}); expected columns "
+            except (KeyError, ValueError, BodegaError) as error:
+                raise BodegaError(f"{path}:{number}: cannot read the pair ({error}); expected columns "
                                  "original_samples, adversarial_samples, agreed_labels") from error
             pairs.append(HumanPair(number, evidence, original, adversarial, row["original_samples"],
                                    row["adversarial_samples"], label == 0, label))

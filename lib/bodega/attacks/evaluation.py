@@ -16,6 +16,7 @@ from typing import Callable, Protocol, Sequence
 
 import numpy as np
 
+from bodega.errors import BodegaError
 from bodega.attacks.goal import Goal
 
 
@@ -45,13 +46,13 @@ class Evaluator:
         if self.reask:
             answers = np.asarray(self.victim.predict_proba(list(texts)), dtype=float) if texts else np.zeros((0, 2))
             if answers.shape != (len(texts), 2):
-                raise ValueError(f"victim returned shape {answers.shape} for {len(texts)} texts; expected (n, 2)")
+                raise BodegaError(f"victim returned shape {answers.shape} for {len(texts)} texts; expected (n, 2)")
             return answers
         missing = list(dict.fromkeys(t for t in texts if t not in self._seen))
         if missing:
             answers = np.asarray(self.victim.predict_proba(missing), dtype=float)
             if answers.shape != (len(missing), 2):
-                raise ValueError(f"victim returned shape {answers.shape} for {len(missing)} texts; expected (n, 2)")
+                raise BodegaError(f"victim returned shape {answers.shape} for {len(missing)} texts; expected (n, 2)")
             self._seen.update(zip(missing, answers))
         if not texts:
             return np.zeros((0, 2))
@@ -94,7 +95,7 @@ class Lookahead:
     far, the next one (twice as wide, at most ``LAST_WINDOW`` texts) is offered to the
     victim, which computes it only with an ask that must reach the model anyway. A growing
     window bounds the texts computed and never asked: at batch 8 a transformer's forward
-    costs about two single ones (issue 23's table), at 32 about eight.
+    costs about two single ones (the Performance chapter's table), at 32 about eight.
     """
 
     def __init__(self, prefetch: Callable[[list[str]], int] | None, texts: Sequence[str]):

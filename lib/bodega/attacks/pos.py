@@ -11,8 +11,6 @@ from functools import lru_cache
 
 from bodega.text import TokenizedText
 
-COARSE = ("noun", "verb", "adj", "adv", "other")
-
 
 def coarse_tag(penn: str) -> str:
     """Map a Penn Treebank tag to OpenAttack's five classes."""

@@ -12,6 +12,7 @@ from typing import Callable, Protocol
 
 import numpy as np
 
+from bodega.errors import BodegaError
 from bodega.text import TokenizedText, match_case
 
 
@@ -105,7 +106,7 @@ class LexiconSubstitutes:
                 continue
             word, sep, rest = line.partition("\t")
             if not sep:
-                raise ValueError(f"{path}:{number}: expected 'word<TAB>candidates', got {line[:60]!r}")
+                raise BodegaError(f"{path}:{number}: expected 'word<TAB>candidates', got {line[:60]!r}")
             candidates = tuple(c for c in rest.split() if c.lower() != word.lower())
             self.table[word.lower()] = candidates[:max_candidates] if max_candidates else candidates
 
@@ -236,5 +237,5 @@ CHARACTER_EDITS: dict[str, Callable[[str, np.random.Generator], str]] = {
 def character_edit(kind: str) -> Callable[[str, np.random.Generator], str]:
     """One of DeepWordBug's edits: homoglyph (default), swap, delete, insert, substitute."""
     if kind not in CHARACTER_EDITS:
-        raise ValueError(f"unknown character edit {kind!r}; choose one of {', '.join(CHARACTER_EDITS)}")
+        raise BodegaError(f"unknown character edit {kind!r}; choose one of {', '.join(CHARACTER_EDITS)}")
     return CHARACTER_EDITS[kind]

@@ -16,6 +16,7 @@ load offline).
 """
 from __future__ import annotations
 
+from bodega.errors import BodegaError
 from bodega.attacks.fidelity import flag
 from bodega.attacks.transformations import EmbeddingNeighbours, LexiconSubstitutes, WordNetSynonyms
 
@@ -23,7 +24,7 @@ from bodega.attacks.transformations import EmbeddingNeighbours, LexiconSubstitut
 def word_candidates(lexicon: str | None = None, vectors: str | None = None, openattack_lists: bool = False):
     """WordNet by default (``openattack_lists``: OpenAttack's lists); a user lexicon or word-vector file when given."""
     if lexicon and vectors:
-        raise ValueError("give either lexicon= or vectors=, not both")
+        raise BodegaError("give either lexicon= or vectors=, not both")
     if lexicon:
         return LexiconSubstitutes(lexicon)
     if vectors:

@@ -46,8 +46,8 @@ def _add_gold(actions) -> None:
 def _add_agree(actions) -> None:
     """Add ``agreement``: the gate against people's meaning judgments."""
     agree = actions.add_parser("agreement", help="gate vs human meaning judgments")
-    agree.add_argument("--pairs", default="../shared/data/human/incrediblae_fc_meaning_dev.csv",
-                       help="CSV of FC claim pairs with human meaning judgments (default: %(default)s)")
+    agree.add_argument("--pairs", required=True,
+                       help="CSV of FC claim pairs with human meaning judgments (incrediblae_fc_meaning_dev.csv)")
     agree.add_argument("--profile", default="cpu", help="paper, cpu or smoke (models of the gate)")
     agree.add_argument("--extractor", default="spacy", help="atom extractor, as for gold-accuracy")
     agree.add_argument("--no-semantic", action="store_true", help="skip the BODEGA semantic score")

@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
 from bodega.tasks import TASKS
 
-DEFAULT_RAW_ROOT = os.environ.get("BODEGA_RAW", "../shared/data/raw")
+RAW_HELP = "folder holding HN/, PR2/, FC/, RD/ (default: $BODEGA_RAW)"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -24,8 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     fetch.add_argument("--from", dest="origin", required=True, metavar="PATH_OR_URL",
                        help="the corpus's folder (or a folder holding it), a zip or tar archive, or an http(s) or "
                             "file URL of one")
-    fetch.add_argument("--raw-root", default=DEFAULT_RAW_ROOT,
-                       help="where to put it (default: $BODEGA_RAW, else ../shared/data/raw)")
+    fetch.add_argument("--raw-root", default=None, help="where to put it: the " + RAW_HELP)
     fetch.set_defaults(func=_fetch)
     prepare = actions.add_parser("prepare", help="convert a raw corpus to train/attack/dev TSV")
     prepare.add_argument("--task", required=True, help=TASKS.listing())
@@ -36,10 +34,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     missing = actions.add_parser(
         "prepare-missing", help="prepare every task whose splits are missing under --out-root",
         description="For each task without train/attack/dev TSV files under OUT_ROOT/<TASK>, convert its raw "
-                    "corpus from RAW_ROOT (laid out like ../shared/data/raw, as the data notebook and the grid "
-                    "read it). A task whose raw folder is absent is reported and left unprepared.")
-    missing.add_argument("--raw-root", default=DEFAULT_RAW_ROOT,
-                         help="folder holding HN/, PR2/, FC/, RD/ (default: $BODEGA_RAW, else ../shared/data/raw)")
+                    "corpus from RAW_ROOT (laid out as bodega data fetch writes it, as the data notebook and the "
+                    "grid read it). A task whose raw folder is absent is reported and left unprepared.")
+    missing.add_argument("--raw-root", default=None, help=RAW_HELP)
     missing.add_argument("--out-root", default="data", help="folder to write <TASK>/{train,attack,dev}.tsv into")
     missing.add_argument("--tasks", default=None, help="comma-separated tasks (default: all four)")
     missing.set_defaults(func=_prepare_missing)
@@ -47,10 +44,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _fetch(args: argparse.Namespace) -> int:
     from bodega.data.corpora import corpus, fetch
+    from bodega.paths import raw_root
     from bodega.tasks import get_task
 
     task = get_task(args.task).name
-    target = fetch(task, args.origin, args.raw_root)
+    target = fetch(task, args.origin, raw_root(args.raw_root))
     entry = corpus(task)
     print(f"{task}: {len(entry.files)} files of {entry.name} in {target}, every sha256 as listed "
           f"(corpus digest {entry.digest()[:16]})")
@@ -85,6 +83,7 @@ def missing_tasks(out_root: str | Path, tasks: list[str]) -> list[str]:
 
 def _prepare_missing(args: argparse.Namespace) -> int:
     from bodega.data.prepare import prepare_tasks
+    from bodega.paths import raw_root
     from bodega.tasks import TASKS, get_task
 
     tasks = [get_task(t).name for t in args.tasks.split(",")] if args.tasks else list(TASKS)
@@ -92,6 +91,6 @@ def _prepare_missing(args: argparse.Namespace) -> int:
     for task in sorted(set(tasks) - set(todo), key=tasks.index):
         print(f"{task}: already prepared under {Path(args.out_root) / task}")
     if todo:
-        for task, line in prepare_tasks(todo, args.raw_root, args.out_root, missing_ok=True).items():
+        for task, line in prepare_tasks(todo, raw_root(args.raw_root), args.out_root, missing_ok=True).items():
             print(f"{task}: {line}")
     return 0

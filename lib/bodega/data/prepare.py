@@ -32,7 +32,7 @@ def prepare(task: str, raw: str | Path, out: str | Path, source: str | None = No
 
 def prepare_tasks(tasks: list[str], raw_root: str | Path, out_root: str | Path,
                   sources: dict[str, str] | None = None, missing_ok: bool = False) -> dict[str, str]:
-    """Prepare several tasks from a raw root laid out like ../shared/data/raw.
+    """Prepare several tasks from a raw root laid out as ``bodega data fetch`` writes it.
 
     Returns one line per task saying what was done. A task whose raw folder is absent
     raises, or with ``missing_ok`` is reported as missing in the returned lines (the

@@ -57,7 +57,7 @@ def unescape_text(escaped: str, where: str = "") -> str:
 def format_row(example: Example) -> str:
     """One ``label<TAB>id<TAB>text`` line; a label other than 0 or 1 is refused."""
     if example.label not in (0, 1):
-        raise ValueError(f"label must be 0 or 1, got {example.label!r} (id {example.id})")
+        raise BodegaError(f"label must be 0 or 1, got {example.label!r} (id {example.id})")
     return f"{example.label}\t{escape_text(example.id)}\t{escape_text(example.text)}\n"
 
 

@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bodega.errors import BodegaError
 from bodega.attacks.base import attacker_label
 from bodega.experiments.hashing import (HashCache, attack_entries, key_of, profile_settings, tree_sha256,
                                        victim_entries)
 from bodega.experiments.spec import GridSpec
-from bodega.errors import BodegaError
 from bodega.io import relative_path
 from bodega.plugins import is_plugin, source_sha256
 from bodega.records import read_victim_info
@@ -91,7 +91,7 @@ def _with_precision(settings: dict[str, Any], precision: str, notebook: str,
     if precision == "fp32":
         return settings
     if declared is not None and "precision" not in declared:
-        raise ValueError(f"{notebook}: its `parameters` cell lacks precision, which a grid with precision "
+        raise BodegaError(f"{notebook}: its `parameters` cell lacks precision, which a grid with precision "
                          f"{precision} needs to pass; add `precision = \"fp32\"` to it")
     return {**settings, "precision": precision}
 
@@ -119,7 +119,7 @@ def victim_cells(spec: GridSpec, hashes: HashCache, declared: set[str] | None = 
                                        training_precision(victim, precision), spec.notebooks.victim, declared)
             unsupported = sorted(set(spec.training.schedule_for(task, victim)) - (declared or set(settings)))
             if unsupported:
-                raise ValueError(f"{spec.notebooks.victim}: its `parameters` cell lacks {', '.join(unsupported)}, "
+                raise BodegaError(f"{spec.notebooks.victim}: its `parameters` cell lacks {', '.join(unsupported)}, "
                                  f"which the grid sets for {task}-{victim}")
             parameters = _declared({**settings, "data_dir": _param(data_dir), "data_root": _param(data_root),
                                     "out_dir": _param(out), "results_root": _param(results)}, declared)

@@ -32,7 +32,7 @@ from bodega.experiments.hashing import HashCache
 from bodega.experiments.progress import Progress, format_seconds
 from bodega.experiments.spec import GridSpec
 from bodega.io import atomic_write_json, atomic_write_text, relative_path
-from bodega.paths import portable_text
+from bodega.paths import portable_text, raw_root
 
 log = logging.getLogger("bodega.grid")
 
@@ -90,7 +90,7 @@ def ensure_data(spec: GridSpec) -> None:
         raise MissingFileError(
             f"no prepared data for {', '.join(missing)} under {spec.data_root} and no data notebook with "
             f"raw_root/out_root parameters at {notebook}; run `bodega data prepare` for each task")
-    params = {"raw_root": relative_path(spec.raw_root, "."), "out_root": relative_path(spec.data_root, ".")}
+    params = {"raw_root": relative_path(raw_root(spec.raw_root), "."), "out_root": relative_path(spec.data_root, ".")}
     if "tasks" in declared:
         params["tasks"] = missing
     if "missing_ok" in declared:
@@ -177,7 +177,7 @@ def victim_weights_present(out_dir: str | Path) -> bool:
     try:
         info = read_victim_info(out_dir)
         files, _ = victim_class(info.kind).files_for_hash(Path(out_dir), info.to_dict())
-    except (FileNotFoundError, KeyError, ValueError):
+    except (BodegaError, FileNotFoundError, KeyError, ValueError):  # no or an unreadable victim.json
         return False
     return all(path.is_file() for path in files)
 

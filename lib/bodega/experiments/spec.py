@@ -134,6 +134,7 @@ class GridSpec:
     scenarios: tuple[str, ...]
     examples: int | None = None  # None = every row of attack.tsv
     query_budget: int | None = None
+    budget_cpu_hours: float | None = None  # the CPU hours the whole grid may cost, training included (the book's)
     seeds: tuple[int, ...] = (0,)
     training: Training = Training()
     backend: str = "native"
@@ -142,7 +143,7 @@ class GridSpec:
     threads_per_cell: int = 1
     results: str = "results"
     data_root: str = "data"
-    raw_root: str = "../shared/data/raw"
+    raw_root: str | None = None  # None: $BODEGA_RAW (bodega.paths.raw_root)
     generated: str = "book/generated"
     notebooks: Notebooks = Notebooks()
     examples_for: tuple[CellRule, ...] = ()  # per-cell sample sizes; a later rule wins over an earlier one
@@ -278,6 +279,14 @@ def _rules(where: str, value: Any, payload: str) -> tuple[CellRule, ...]:
     return tuple(rules)
 
 
+def _optional_hours(where: str, value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise GridError(f"{where}: expected a positive number of CPU hours, got {value!r}")
+    return float(value)
+
+
 def parse_grid(data: Any, source: str = "<grid>") -> GridSpec:
     """Validate a parsed YAML mapping and build the spec; every error names ``source`` and the key."""
     if not isinstance(data, dict):
@@ -344,6 +353,7 @@ def parse_grid(data: Any, source: str = "<grid>") -> GridSpec:
         scenarios=_names(f"{source}: scenarios", data["scenarios"], SCENARIOS),
         examples=_optional_int(f"{source}: examples", data.get("examples"), 1),
         query_budget=_optional_int(f"{source}: query_budget", data.get("query_budget"), 1),
+        budget_cpu_hours=_optional_hours(f"{source}: budget_cpu_hours", data.get("budget_cpu_hours")),
         seeds=tuple(_int(f"{source}: seeds", s, 0) for s in seeds),
         training=training,
         backend=backend,

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from bodega.errors import BodegaError
 from bodega.text import TokenizedText
 
 
@@ -33,7 +34,7 @@ def profile_model(profile: str, role_key: str, path: str | Path | None, option: 
     chosen = get_profile(profile)
     role = chosen.models.get(role_key)
     if role is None:
-        raise ValueError(f"profile {profile!r} has no {label}; pass {option}=<folder>")
+        raise BodegaError(f"profile {profile!r} has no {label}; pass {option}=<folder>")
     return resolve(role, allow_hub=chosen.allow_hub).location
 
 
@@ -82,7 +83,7 @@ class MaskedLM:
         if self._loaded is None:
             loaded = load_masked_lm(self.path, threads=self.threads)
             if not loaded[1].is_fast:
-                raise ValueError(f"{self.path}: a fast tokenizer (tokenizer.json) is needed for word offsets")
+                raise BodegaError(f"{self.path}: a fast tokenizer (tokenizer.json) is needed for word offsets")
             self._loaded = loaded
         return self._loaded
 

@@ -70,12 +70,13 @@ def _spec_label(spec: str) -> str:
 
 
 def ensure_data(task: str, data_dir: Path, raw_root: str | None = None) -> None:
-    """Convert the task's raw corpus if its TSV files are missing."""
+    """Convert the task's raw corpus if its TSV files are missing (from ``raw_root``, else ``$BODEGA_RAW``)."""
     if (data_dir / "attack.tsv").exists():
         return
     from bodega.data.prepare import prepare_tasks
+    from bodega.paths import raw_root as find_raw_root
 
-    raw = Path(raw_root) if raw_root else project_root().parent / "shared" / "data" / "raw"
+    raw = find_raw_root(raw_root)
     log.info("preparing %s data from %s", task, raw)
     print(prepare_tasks([task], raw, data_dir.parent))
 

@@ -1,7 +1,8 @@
-"""Report: read a results folder and build BODEGA's tables, figures and manual-analysis sample.
+"""Report: read a finished results folder into tables (:mod:`bodega.report.results`), with the statistics
+(:mod:`bodega.report.uncertainty`) and the views the stage notebooks and the command line show.
 
-Report code only reads finished results (see :mod:`bodega.report.results`); it never trains,
-attacks or scores, so a book build cannot change a number.
+Report code only reads finished results; it never trains, attacks or scores. The book's page builders and the
+studies' bookkeeping (findings, cost ledger) are the separate ``bodega_book`` package under ``book/lib``.
 """
 from bodega.report.results import Results, load_results
 

@@ -13,11 +13,10 @@ import re
 from pathlib import Path
 from typing import Any
 
+from bodega.errors import BodegaError
 from bodega.layout import METRICS, PREDICTIONS, RECORDS, SUMMARY, VICTIM_INFO
 from bodega.atomeval.metrics import MetricsConfig, diagnostics_table_row, summarise, surface_proxies
 from bodega.io import read_jsonl
-
-RATES = ("ASR", "S-ASR", "P-ASR", "VASR")
 
 
 def load_run(folder: str | Path) -> dict[str, dict]:
@@ -104,7 +103,7 @@ def compare_many(runs: dict[str, str | Path], costs: dict[str, str | Path] | Non
     families = [f for f in next(iter(loaded.values())) if all(f in run for run in loaded.values())]
     verifiers = {run[f]["meta"]["verifier"] for run in loaded.values() for f in families}
     if len(verifiers) > 1:
-        raise ValueError(f"the runs were judged by different verifiers ({', '.join(sorted(verifiers))}); "
+        raise BodegaError(f"the runs were judged by different verifiers ({', '.join(sorted(verifiers))}); "
                          "judge them again with one (`bodega atomeval tables --rewriter saved:<dir>`)")
     result: dict[str, Any] = {"runs": {k: str(v) for k, v in runs.items()},
                               "verifier": verifiers.pop() if verifiers else None,
@@ -155,7 +154,7 @@ def verifier_choice(folders: list[str | Path], out: str | Path | None = None) ->
                            "competent": bool(quality.get("competent")), "reason": quality.get("reason")})
     competent = [c for c in candidates if c["competent"] and c["roc_auc"] is not None]
     if not competent:
-        raise ValueError(f"none of {', '.join(c['folder'] for c in candidates)} is a competent verifier")
+        raise BodegaError(f"none of {', '.join(c['folder'] for c in candidates)} is a competent verifier")
     chosen = max(competent, key=lambda c: (c["roc_auc"], c["accuracy"]))
     result = {"chosen": chosen["folder"], "rule": "competent, then highest attack ROC AUC, then accuracy",
               "candidates": candidates}

@@ -64,16 +64,6 @@ def score_examples(task: str, originals: Sequence[str], adversarials: Sequence[s
     return scores
 
 
-def semantic_pairs(task: str, original: str, adversarial: str) -> list[tuple[str, str]]:
-    """What BODEGA gives the semantic model for one example: per original unit, its
-    ``normalise_for_bert`` form and that of the aligned adversarial unit.
-
-    An original without units (a blank HN or RD text) is taken whole, where BODEGA
-    would divide by zero.
-    """
-    return _example(task, original, adversarial)[0]
-
-
 def _example(task: str, original: str, adversarial: str) -> tuple[list[tuple[str, str]], float]:
     """The semantic model's pairs and the character score of one example (one segmenter memo)."""
     segmenter = Segmenter()

@@ -15,6 +15,7 @@ from typing import Callable, Protocol, Sequence
 
 import numpy as np
 
+from bodega.errors import BodegaError
 from bodega.errors import UnknownNameError
 from bodega.scoring.text import character_similarity
 
@@ -229,7 +230,7 @@ def build_semantic_model(name: str, *, encoder: Encoder | None = None, path: str
         return FoldedCharacterModel(name) if folded else CharacterModel()
     if name == "bleurt-20":
         if precision is not None and precision.is_bf16:
-            raise ValueError("bleurt-20 runs in fp32 only; drop --precision bf16 or score with a MiniLM model")
+            raise BodegaError("bleurt-20 runs in fp32 only; drop --precision bf16 or score with a MiniLM model")
         location = resolve("bleurt-20", allow_hub=allow_hub, path=path).location
         return Bleurt(location, name=name)
     if encoder is None:

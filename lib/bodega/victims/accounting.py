@@ -16,7 +16,7 @@ counts asks) are what they were; only ``forwards`` (and ``cache_hits``) include 
 Prefetching changes the batch a text is computed in, so it is on only for a victim whose
 ``batch_invariant`` is true (its probabilities for a text do not depend on the other texts
 of the batch: the fp32 transformers, the packed BiLSTM); bf16 victims (a text's
-probability moves with its batch by up to 0.003-0.1, issue 23), the 4-bit Gemma and
+probability moves with its batch by up to 0.003-0.1, book: Performance), the 4-bit Gemma and
 BODEGA's right-padded BiLSTM are not prefetched, nor is a victim that does not say, so
 their results stay those of a run without it.
 
@@ -30,6 +30,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from bodega.errors import BodegaError
 from bodega.victims.base import argmax_predictions, check_texts
 from bodega.victims.cache import ProbabilityCache
 
@@ -77,9 +78,9 @@ class QueryAccountant:
     def __init__(self, victim, budget: int | None = None, cache: ProbabilityCache | None = None,
                  batch_size: int = 32, prefetch: bool = True):
         if budget is not None and budget < 0:
-            raise ValueError(f"budget must be >= 0 or None, got {budget}")
+            raise BodegaError(f"budget must be >= 0 or None, got {budget}")
         if cache is not None and not getattr(victim, "weights_hash", ""):
-            raise ValueError(f"victim {getattr(victim, 'name', victim)!r} has no identity (weights hash or "
+            raise BodegaError(f"victim {getattr(victim, 'name', victim)!r} has no identity (weights hash or "
                              "version), so its predictions cannot be cached across runs; give it a version")
         self.victim = victim
         self.budget = budget
@@ -209,7 +210,7 @@ class QueryAccountant:
             batch = ordered[start:start + self.batch_size]
             probs = np.asarray(self.victim.predict_proba(batch), dtype=np.float64)
             if probs.shape != (len(batch), 2):
-                raise ValueError(f"{self.name}: predict_proba returned shape {probs.shape} "
+                raise BodegaError(f"{self.name}: predict_proba returned shape {probs.shape} "
                                  f"for {len(batch)} texts, expected ({len(batch)}, 2)")
             self.forwards += len(batch)
             self.total_forwards += len(batch)

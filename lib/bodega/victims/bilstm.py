@@ -70,7 +70,7 @@ class BiLSTMVictim(TorchVictim):
     kind = "BiLSTM"
     train_batch_size = BATCH_SIZE
     direct_tokenizer = True
-    supports_bf16 = False  # 0.5-1.2x in bf16 (issue 23): it stays fp32 at every precision
+    supports_bf16 = False  # 0.5-1.2x in bf16 (book: Performance): it stays fp32 at every precision
 
     @property
     def batch_invariant(self) -> bool:

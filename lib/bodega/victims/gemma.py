@@ -184,9 +184,9 @@ class GemmaVictim(TorchVictim):
 
     def bf16_model(self, model: torch.nn.Module) -> torch.nn.Module:
         """LoRA merged into the base weights in fp32, then bf16: one matrix product per layer instead
-        of three, and no rounding of the small adapter update on its own (issue 23: 2.8-4.5x)."""
+        of three, and no rounding of the small adapter update on its own (2.8-4.5x, book: Performance)."""
         if self.base.get("quantized_4bit"):
-            raise ValueError(f"{self.name}: a 4-bit QLoRA victim already computes in bf16; run it with "
+            raise BodegaError(f"{self.name}: a 4-bit QLoRA victim already computes in bf16; run it with "
                              "--precision fp32 (its 4-bit weights cannot be merged)")
         merged = model.merge_and_unload() if hasattr(model, "merge_and_unload") else model
         return merged.to(torch.bfloat16).eval()

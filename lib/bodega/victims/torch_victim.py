@@ -35,7 +35,7 @@ class TorchVictim:
     bucket_batches: bool = False  # group training texts of similar length (less padding)
     direct_tokenizer: bool = False  # right-padded batches straight from the Rust tokenizer (same ids)
     max_padding: float | None = None  # cut inference batches so padding stays under this share of tokens
-    supports_bf16: bool = True  # transformers gain from bf16 weights; the BiLSTM does not (issue 23)
+    supports_bf16: bool = True  # transformers gain from bf16 weights; the BiLSTM does not (book: Performance)
     precision: str = "fp32"  # the precision predictions are computed in: part of the victim's identity
     kernels: str = "fp32"  # the kernel family running it (bodega.precision.bf16_kernels)
 
@@ -84,7 +84,7 @@ class TorchVictim:
         """Whether the query accountant may compute a text ahead, in another batch (its ``prefetch``).
 
         In fp32 a text's probabilities move with its batch by 1e-7 to 6e-6 (masks and packing
-        keep the padding out); in bf16 by up to 0.003-0.1 (issue 23), so a bf16 victim is never
+        keep the padding out); in bf16 by up to 0.003-0.1 (book: Performance), so a bf16 victim is never
         prefetched and its texts are computed in the batches a run without prefetching uses.
         """
         return self.precision == "fp32"

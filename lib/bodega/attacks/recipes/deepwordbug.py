@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from functools import partial
 
+from bodega.errors import BodegaError
 from bodega.attacks.base import WordLevelAttacker, register_attacker
 from bodega.attacks.fidelity import flag
 from bodega.attacks.filter_words import UNK_TEXT
@@ -24,7 +25,7 @@ def deepwordbug(profile: str = "cpu", transform: str = "homoglyph", power: int =
     as_run = flag(None, profile, fidelity)
     homoglyphs = homoglyphs or ("openattack" if as_run else "bodega")
     if homoglyphs not in ("openattack", "bodega"):
-        raise ValueError(f"homoglyphs={homoglyphs!r}: choose 'openattack' or 'bodega'")
+        raise BodegaError(f"homoglyphs={homoglyphs!r}: choose 'openattack' or 'bodega'")
     edit = (openattack_homoglyph if transform == "homoglyph" and homoglyphs == "openattack"
             else character_edit(transform))
     ordered = flag(openattack_order, profile, fidelity)

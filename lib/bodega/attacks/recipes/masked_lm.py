@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from functools import partial
 
+from bodega.errors import BodegaError
 from bodega.attacks.base import WordLevelAttacker, register_attacker
 from bodega.attacks.constraints import PosAgreement, SentenceEncoder
 from bodega.attacks.filter_words import filter_stopwords
@@ -48,7 +49,7 @@ def candidate_source(profile: str, candidates: str = "profile") -> str:
     if candidates == "profile":
         return "masked-lm" if get_profile(profile).models.get("masked-lm") == "bert-base-uncased" else CPU_CANDIDATES
     if candidates not in CANDIDATE_SOURCES:
-        raise ValueError(f"candidates={candidates!r}: choose 'profile' or one of {', '.join(CANDIDATE_SOURCES)}")
+        raise BodegaError(f"candidates={candidates!r}: choose 'profile' or one of {', '.join(CANDIDATE_SOURCES)}")
     return candidates
 
 

@@ -29,11 +29,11 @@ RAW_SUBFOLDERS: dict[tuple[str, str], str] = {
     ("RD", "rpdnn"): "RD/loocv_set_20191002",
     ("RD", "augmented"): "RD/aug-rnr-data_filtered",
 }
-"""Where each source lies under a raw root such as ../shared/data/raw."""
+"""Where each source lies under a raw root (``$BODEGA_RAW``, the layout ``bodega data fetch`` writes)."""
 
 
 def raw_folder(raw_root: str | Path, task: str, source: str | None = None) -> Path:
-    """The folder of a task's source under a raw root (the layout of ../shared/data/raw)."""
+    """The folder of a task's source under a raw root (the layout ``bodega data fetch`` writes)."""
     spec = get_task(task)
     return Path(raw_root) / RAW_SUBFOLDERS[(spec.name, (source or spec.default_source).lower())]
 

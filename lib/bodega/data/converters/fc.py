@@ -12,7 +12,7 @@ FEVER claims labelled NOT ENOUGH INFO are skipped and counted, as in BODEGA. Pen
   anything was found. Evidence sets keep their order of first appearance (BODEGA iterated
   over a Python set, whose order changes between runs). Only the pages that some claim cites
   are held in memory.
-* ``feversymmetric`` (the FEVER-derived set in ../shared/data): train =
+* ``feversymmetric`` (the FEVER-derived set this project's corpora hold): train =
   ``symmetric_v0.2/fever_symmetric_dev.jsonl``, pool = ``symmetric_v0.2/fever_symmetric_test.jsonl``
   (under 800 rows: small-pool rule). Train rows whose claim also occurs in the pool are
   dropped. The v0.1 files are not read: their pairs are the same FEVER pairs released

@@ -8,7 +8,7 @@ Rows keep the ground-truth file's order.
 
 * ``bypublisher`` (BODEGA's source): train = training articles whose numeric id is a
   multiple of 10; the test pool = all test articles; attack = every ``len(pool)//400``-th.
-* ``byarticle`` (the part in ../shared/data): train = the 645 training articles, less any
+* ``byarticle`` (the part this project's corpora hold): train = the 645 training articles, less any
   whose text is also a test article's (the same article under another URL); the test pool =
   the 628 test articles, which is under 800 rows, so the small-pool rule of
   :func:`bodega.data.splits.split_attack_dev` applies.

@@ -10,7 +10,7 @@ rumours first, then non-rumours, each by tweet or thread id (BODEGA's sorted fol
   tweets then the reactions, each sorted by file name, one tweet per line (``full_text``
   when present, else ``text``). Threads of ``charliehebdo`` form the test pool, the other
   events (sorted by name) train; attack = every ``len(pool)//400``-th pool row.
-* ``rpdnn`` (the RPDNN leave-one-event-out folds in ../shared/data): CSV files
+* ``rpdnn`` (the RPDNN leave-one-event-out folds this project's corpora hold): CSV files
   ``<event>/all_rnr_{train,heldout,test}_set_combined.csv`` with ``tweet_id, created_at,
   text, label, ...``. A row is one source tweet (no replies). The ``charliehebdo`` fold is
   used: its test file forms the pool (under 800 rows: small-pool rule); its train and

@@ -7,6 +7,8 @@ from typing import Any
 
 import pandas as pd
 
+from bodega.errors import BodegaError
+
 GATE_MODES = {"AtomEval gate (claim)": "claim", "AtomEval gate (claim and evidence)": "both"}
 FAMILY_NAMES = {"colloquial": "Colloquial/Lexical", "deseption": "DeSePtion-style", "factmix": "GEM-style FactMix",
                 "omission": "Omission-style", "advadd": "AdvAdd"}
@@ -202,7 +204,7 @@ def extractor_agreement_table(runs: dict[str, tuple[dict, list[dict]]], resample
     ``runs`` maps a label to an ``agreement`` report and its ``.records.jsonl`` rows."""
     import numpy as np
 
-    from bodega.report.f1_intervals import f1_of
+    from bodega_book.f1_intervals import f1_of
     from bodega.report.semantic_agreement import auc
     from bodega.report.uncertainty import bootstrap_indices, percentile_interval
 
@@ -265,7 +267,7 @@ def extractor_agreement_facts(runs: dict[str, tuple[dict, list[dict]]]) -> dict[
     """The shared sample (pairs, of, seed) and what the costliest extractor would need for every pair."""
     samples = {(s["n"], s["of"], s["seed"]): s for s in (report["sample"] for report, _ in runs.values())}
     if len(samples) != 1:
-        raise ValueError(f"the extractors were judged on different samples (pairs, of, seed): {sorted(samples)}")
+        raise BodegaError(f"the extractors were judged on different samples (pairs, of, seed): {sorted(samples)}")
     sample = next(iter(samples.values()))
     costliest = max(sample_cpu_seconds(report) for report, _ in runs.values())
     return {"xagree_pairs": sample["n"], "xagree_of": sample["of"], "xagree_seed": sample["seed"],

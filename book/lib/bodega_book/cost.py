@@ -1,17 +1,17 @@
-"""What a grid cost, measured: CPU-minutes per cell and per task, victim and attacker, the total against a
-CPU-hour budget, the grid's ETA against the time its runs really took, and a pilot's estimates beside the
-measured costs.
+"""What a grid cost, measured: CPU-minutes per cell and per task, victim and attacker, the total against the
+grid file's CPU-hour budget, the grid's ETA against the time its runs really took, and a pilot's estimates beside
+the measured costs.
 
-Costs come from the ``cell.json`` markers (:func:`bodega.report.results.cell_costs`, the numbers
-``benchmarks/grid_cost.py`` prints); the ETA log from ``<results>/grid-<name>.json`` (the runner's ``eta``
-key), or, for a run started before the runner kept that log, from the runner's own log lines.
+Costs come from one ledger (:func:`ledger`): every run's marker, the current ``cell.json`` markers
+(:func:`bodega.report.results.cell_costs`) and the earlier runs' markers a later run of the same cell overwrote,
+copied into ``cost-outside-markers.yaml``; never from log lines. The ETA log comes from
+``<results>/grid-<name>.json`` (the runner's ``eta`` key).
 """
 from __future__ import annotations
 
 import json
 import re
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 
 import numpy as np
@@ -20,10 +20,10 @@ import pandas as pd
 from bodega.errors import BodegaError
 from bodega.experiments.cells import compact_names, run_name
 from bodega.attacks.base import ATTACKERS
+from bodega.experiments.spec import GridSpec
 from bodega.report.results import cell_costs
 
 TRAINING = "(training)"  # the attacker column of a victim-training cell
-BUDGET_CPU_HOURS = 12.0  # issue 14: the cpu study costs at most 12 CPU-hours
 COST_COLUMNS = ["kind", "name", "task", "victim", "attacker", "scenario", "seconds", "cpu_seconds",
                 "wall_minutes", "cpu_minutes"]
 
@@ -65,16 +65,16 @@ def cost_by(costs: pd.DataFrame, column: str) -> pd.DataFrame:
     return frame.sort_values("cpu_minutes", ascending=False)
 
 
-OUTSIDE_MARKERS = "cost-outside-markers.yaml"  # beside a grid's results: CPU time no current marker holds
+OUTSIDE_MARKERS = "cost-outside-markers.yaml"  # beside a grid's results: the runs no current marker holds
 OUTSIDE_COLUMNS = ["cell", "stopped", "wall_seconds", "cpu_seconds", "source"]
+LEDGER_COLUMNS = COST_COLUMNS + ["current", "source"]
 
 
 def outside_markers(results: str | Path) -> pd.DataFrame:
-    """Runs whose CPU time is in no current marker: runs stopped before the runner kept a stopped run's cost in
-    its marker, and finished runs superseded by a run of the same cell (a victim trained again on another
-    machine, and its attack cells). A superseded run's marker recorded its ``cpu_seconds``, the measure every
-    current cell is counted by; a run known only from the runner's logs has its wall time, which bounds its CPU
-    time because a cell runs on one thread. The file is optional; without it the table is empty."""
+    """Runs whose marker a later run of the same cell overwrote (a victim trained again on another machine, and
+    its attack cells), each with the CPU time its marker recorded; and runs stopped before the runner kept a
+    stopped run's cost in its marker, with their wall time, which bounds their CPU time because a cell runs on
+    one thread. The file is optional; without it the table is empty."""
     path = Path(results) / OUTSIDE_MARKERS
     if not path.exists():
         return pd.DataFrame(columns=OUTSIDE_COLUMNS)
@@ -88,17 +88,27 @@ def outside_markers(results: str | Path) -> pd.DataFrame:
     return frame.astype({"wall_seconds": float, "cpu_seconds": float})
 
 
-def outside_cpu_hours(outside: pd.DataFrame) -> float:
-    """CPU hours of :func:`outside_markers`' runs: each run's recorded CPU time, else its wall time (a bound)."""
-    if not len(outside):
-        return 0.0
-    return float(outside.cpu_seconds.fillna(outside.wall_seconds).sum()) / 3600
+def ledger(results: str | Path) -> pd.DataFrame:
+    """Every run of a grid, one row each, from its marker: the finished cells' current markers (``current``
+    True, :func:`cell_minutes`) and the earlier runs :func:`outside_markers` lists (``current`` False, their
+    recorded CPU time, or NaN where only the wall time is known). The one table every cost total is summed from."""
+    current = cell_minutes(results).assign(current=True, source="marker")
+    rows = []
+    for run in outside_markers(results).itertuples(index=False):
+        keys = parse_cell_name(run.cell)
+        rows.append({"kind": "victim" if keys["attacker"] == TRAINING else "attack", "name": run.cell, **keys,
+                     "seconds": run.wall_seconds, "cpu_seconds": run.cpu_seconds,
+                     "wall_minutes": run.wall_seconds / 60, "cpu_minutes": run.cpu_seconds / 60,
+                     "current": False, "source": run.source})
+    earlier = pd.DataFrame(rows, columns=LEDGER_COLUMNS)
+    return pd.concat([current[LEDGER_COLUMNS], earlier], ignore_index=True) if len(earlier) else current[LEDGER_COLUMNS]
 
 
 @dataclass(frozen=True)
 class Budget:
-    """The measured total against the budget; ``unmeasured`` cells ran before the runner measured CPU time;
-    ``outside_hours_bound`` bounds the CPU time of stopped or superseded runs that no current marker holds."""
+    """The ledger's total against the budget: ``cells`` finished cells whose current markers hold ``cpu_hours``
+    (``unmeasured`` of them ran before the runner measured CPU time), and ``outside_hours_bound`` for the earlier
+    runs no current marker holds (their recorded CPU time, or their wall time as a bound)."""
 
     cells: int
     cpu_hours: float
@@ -108,7 +118,7 @@ class Budget:
 
     @property
     def bound_hours(self) -> float:
-        """At most this much was spent: the markers' CPU time plus the bound on what they miss."""
+        """At most this much was spent: every run of the ledger."""
         return self.cpu_hours + self.outside_hours_bound
 
     @property
@@ -122,14 +132,27 @@ class Budget:
         return self.bound_hours <= self.budget_cpu_hours
 
 
-def budget(costs: pd.DataFrame, budget_cpu_hours: float = BUDGET_CPU_HOURS,
-           outside: pd.DataFrame | None = None) -> Budget:
-    """The CPU hours of every finished cell (the sum the issue's 12-hour limit is about), and the bound on the
-    CPU time of stopped or superseded runs that :func:`outside_markers` lists."""
-    bound = outside_cpu_hours(outside) if outside is not None else 0.0
-    return Budget(cells=len(costs), cpu_hours=float(costs.cpu_seconds.fillna(0).sum()) / 3600,
-                  budget_cpu_hours=budget_cpu_hours, unmeasured=int(costs.cpu_seconds.isna().sum()),
-                  outside_hours_bound=bound)
+def run_hours(runs: pd.DataFrame) -> float:
+    """CPU hours of ledger rows: each run's recorded CPU time, else its wall time (a bound: one thread per cell)."""
+    if not len(runs):
+        return 0.0
+    return float(runs.cpu_seconds.astype(float).fillna(runs.seconds.astype(float)).sum()) / 3600
+
+
+def budget(runs: pd.DataFrame, budget_cpu_hours: float) -> Budget:
+    """The CPU hours of every run of :func:`ledger` against ``budget_cpu_hours`` (:func:`grid_budget`)."""
+    current = runs[runs.current.astype(bool)]
+    return Budget(cells=len(current), cpu_hours=float(current.cpu_seconds.astype(float).fillna(0).sum()) / 3600,
+                  budget_cpu_hours=budget_cpu_hours, unmeasured=int(current.cpu_seconds.isna().sum()),
+                  outside_hours_bound=run_hours(runs[~runs.current.astype(bool)]))
+
+
+def grid_budget(spec: GridSpec) -> float:
+    """The CPU-hour budget the grid file states (``budget_cpu_hours``), the one place it is written."""
+    if spec.budget_cpu_hours is None:
+        raise BodegaError(f"{spec.source or spec.name}: no budget_cpu_hours; add the CPU hours the grid may cost "
+                          "(training included) to the grid file")
+    return spec.budget_cpu_hours
 
 
 def _pilot_cells(path: Path) -> dict[str, dict]:
@@ -220,66 +243,17 @@ def _eta_log_json(path: Path) -> list[dict]:
     except json.JSONDecodeError as error:
         raise BodegaError(f"{path}: invalid JSON ({error})") from None
     if not runs:
-        raise BodegaError(f"{path} holds no eta log: the grid ran before the runner recorded one; pass the "
-                          "runner's log file instead (the output of bodega grid run)")
+        raise BodegaError(f"{path} holds no eta log: the grid ran before the runner recorded one")
     return runs
-
-
-_STAMP = r"(?P<time>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),\d+ INFO bodega\.grid: "
-_CELL = re.compile(_STAMP + r"(?:victim|attack) (?P<cell>\S+) (?P<status>done|failed) in .*?; "
-                            r"(?P<left>\d+) cells left, about (?P<eta>\S+)$")
-_START = re.compile(_STAMP + r"grid \S+ \(.*\): \d+ victims, \d+ attack cells")
-_END = re.compile(_STAMP + r"grid \S+: \d+ run, ")
-
-
-def _seconds(text: str) -> float | None:
-    """Invert :func:`bodega.experiments.progress.format_seconds` (``1h05m``, ``3m07s``, ``?``)."""
-    match = re.fullmatch(r"(?:(\d+)h(\d\d)m|(\d+)m(\d\d)s)", text)
-    if not match:
-        return None
-    hours, minutes, mins, secs = (int(g) if g else 0 for g in match.groups())
-    return hours * 3600 + minutes * 60 + mins * 60 + secs
-
-
-def eta_log_from_runner_log(path: str | Path) -> list[dict]:
-    """The ``eta`` log rebuilt from the runner's log lines (minute resolution above an hour), for grids
-    started before the runner wrote it into ``grid-<name>.json``. A run without its closing summary line
-    counts as interrupted."""
-    runs: list[dict] = []
-    start = None
-    for line in Path(path).read_text(encoding="utf-8", errors="replace").splitlines():
-        if match := _START.match(line):
-            start = datetime.fromisoformat(match["time"])
-            runs.append({"started": start.isoformat(), "log": [], "ended": None, "elapsed_seconds": None,
-                         "interrupted": True})
-        elif start is not None and (match := _CELL.match(line)):
-            runs[-1]["log"].append({"time": match["time"], "cell": match["cell"], "status": match["status"],
-                                    "elapsed_seconds": (datetime.fromisoformat(match["time"]) - start).total_seconds(),
-                                    "cells_left": int(match["left"]), "eta_seconds": _seconds(match["eta"])})
-        elif start is not None and (match := _END.match(line)):
-            runs[-1].update(ended=match["time"], interrupted=False,
-                            elapsed_seconds=(datetime.fromisoformat(match["time"]) - start).total_seconds())
-    if not runs:
-        raise BodegaError(f"{path}: no line of a grid run starting (is it the output of bodega grid run?)")
-    return runs
-
-
-def _start(run: dict) -> datetime:
-    """A run's start as a naive timestamp (the JSON log writes UTC with an offset, the runner's log lines the
-    machine's clock without one; the grid machines keep UTC)."""
-    return datetime.fromisoformat(str(run["started"])).replace(tzinfo=None)
 
 
 def grid_eta_runs(results: str | Path, grid: str) -> list[dict]:
-    """Every run of grid ``grid`` under ``results`` with an ETA log, oldest first: those of
-    ``grid-<grid>.json`` and, before the first of them, those rebuilt from ``grid-run-*.log`` files (the
-    runner's output, for runs started before it kept the log itself)."""
+    """Every run of grid ``grid`` under ``results`` with an ETA log (``grid-<grid>.json``), oldest first; none
+    where the file is absent or the grid ran before the runner kept the log."""
     status = Path(results) / f"grid-{grid}.json"
-    kept = _eta_log_json(status) if status.exists() and "eta" in json.loads(status.read_text(encoding="utf-8")) else []
-    first = min((_start(run) for run in kept), default=None)
-    older = [run for log in sorted(Path(results).glob("grid-run-*.log")) for run in eta_log_from_runner_log(log)
-             if first is None or _start(run) < first]
-    return sorted(older + kept, key=_start)
+    if not status.exists() or "eta" not in json.loads(status.read_text(encoding="utf-8")):
+        return []
+    return sorted(_eta_log_json(status), key=lambda run: str(run["started"]))
 
 
 def eta_accuracy(source: str | Path | list[dict]) -> pd.DataFrame:
@@ -288,12 +262,8 @@ def eta_accuracy(source: str | Path | list[dict]) -> pd.DataFrame:
     (the run's end minus this moment; NaN for an interrupted run, whose end says nothing about the ETA),
     ``error_seconds`` (ETA minus actual) and ``ratio`` (ETA over actual).
 
-    ``source`` is ``<results>/grid-<name>.json``, a runner's log file, or runs from :func:`grid_eta_runs`."""
-    if isinstance(source, list):
-        runs = source
-    else:
-        path = Path(source)
-        runs = _eta_log_json(path) if path.suffix == ".json" else eta_log_from_runner_log(path)
+    ``source`` is ``<results>/grid-<name>.json`` or runs from :func:`grid_eta_runs`."""
+    runs = source if isinstance(source, list) else _eta_log_json(Path(source))
     rows = []
     for number, run in enumerate(runs):
         end = run.get("elapsed_seconds") if not run.get("interrupted") else None

@@ -3,7 +3,7 @@
 Why code and not prose: a verdict must follow from the intervals by a fixed rule, so that re-running
 the study on more examples can change it without anyone re-reading the numbers. Each claim quotes the
 sentence of the paper's text it tests (``quote``) and is read as written. The rules (the words "most",
-"always", "much", magnitudes, deviations and the best attacker are defined in :mod:`bodega.report.findings_rules`):
+"always", "much", magnitudes, deviations and the best attacker are defined in :mod:`bodega_book.findings_rules`):
 
 - an ordering claim ("A is more vulnerable than B") agrees when the 95% interval of A - B lies above 0,
   disagrees when it lies below 0, and cannot tell when it contains 0; a claim over k such differences ("the
@@ -31,7 +31,7 @@ sentence of the paper's text it tests (``quote``) and is read as written. The ru
 A difference between victims or scenarios resamples the victim's trainings, then the examples within each
 (:func:`~bodega.report.uncertainty.training_difference_interval`); with one training per victim, as here so far,
 that is the interval over the examples. Every interval uses the study's seed (``Study.seed``);
-:mod:`bodega.report.verdict_robustness` varies it, and the victims left out, to show which verdicts are fragile.
+:mod:`bodega_book.verdict_robustness` varies it, and the victims left out, to show which verdicts are fragile.
 """
 from __future__ import annotations
 
@@ -43,13 +43,14 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from bodega.errors import BodegaError
 from bodega.report.published import Statement
 from bodega.report.results import TASK_ORDER, VICTIM_ORDER
-from bodega.report.findings_rules import (AGREE, CANNOT_TELL, DISAGREE, DOWN, NOT_COMPARABLE, PAPER_ATTACKERS,
+from bodega_book.findings_rules import (AGREE, CANNOT_TELL, DISAGREE, DOWN, NOT_COMPARABLE, PAPER_ATTACKERS,
                                           QUERY_BUDGET, SIZED, UNKNOWN, UP, Effect, adjusted_level, both,
                                           effects_for, examined_text, gap_direction, pushing, unexplained,
                                           verdict_best, verdict_magnitude, verdict_most, verdict_much)
-from bodega.report.study import Study
+from bodega_book.study import Study
 from bodega.report.uncertainty import (Interval, Ranked, RunExamples, clopper_pearson, difference_interval,
                                        mean_intervals, needs_exact, on_shared_rows, rank_attackers,
                                        ratio_interval, run_intervals, training_difference_interval)
@@ -63,7 +64,6 @@ table to label its badge)."""
 def not_testable(why: str) -> str:
     """A cannot-tell reason that says the grid cannot test the claim, and why."""
     return f"{NOT_TESTABLE}: {why}"
-VERDICTS = (AGREE, DISAGREE, CANNOT_TELL, NOT_COMPARABLE)
 ABOVE_ZERO = "> 0"  # the paper's value for an ordering: each difference (more - less) is positive
 
 
@@ -130,7 +130,7 @@ def verdict_bound(bound: str, interval: Interval | None) -> str:
         return verdict_range(interval, high=number)
     if bound.startswith("~"):
         return verdict_value(number, interval, tolerance=0.05)
-    raise ValueError(f"bound {bound!r}: expected >N, <N or ~N")
+    raise BodegaError(f"bound {bound!r}: expected >N, <N or ~N")
 
 
 def verdict_value(value: float, interval: Interval | None, tolerance: float = 0.0) -> str:
@@ -232,7 +232,7 @@ def judge_deviations(study: Study, verdict: str, measure: str, task: str, attack
                      interval: Interval | None, low: float, high: float, runs: Sequence[RunExamples] = (),
                      rejudge: Callable[[Interval], str] | None = None) -> tuple[str, str, str]:
     """(verdict, reason, examined) of a claim on ``measure`` whose paper range is [low, high] and our ``interval``
-    after examining every named deviation (:mod:`bodega.report.findings_rules`): a sized push is applied to
+    after examining every named deviation (:mod:`bodega_book.findings_rules`): a sized push is applied to
     ``runs`` and the claim judged again by ``rejudge``; the reason shows that arithmetic."""
     effects = effects_for(deviations_in_force(study, task, runs), measure, task, attackers)
     direction = gap_direction(interval, low, high) if interval is not None and not math.isnan(interval.low) \

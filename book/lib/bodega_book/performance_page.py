@@ -1,6 +1,6 @@
 """What the "Performance" chapter tabulates from the benchmarks' JSON under ``book/data``: victim throughput,
 the compute-bound check, scoring speed, substitute-word recovery, SCPN's cost and a grid's cost. (The
-precision section's tables live in :mod:`bodega.report.performance`.)"""
+precision section's tables live in :mod:`bodega_book.performance`.)"""
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from bodega.report.benchmarks import conditions
+from bodega_book.benchmarks import conditions
 
 THROUGHPUT_COLUMNS = {"mean_chars": "mean characters", "one-per-call_per_second": "one per call (/s)",
                       "one_per_call_forward_share": "forward share", "accountant_per_second": "batched (/s)",

@@ -13,9 +13,9 @@ from typing import Sequence
 import pandas as pd
 
 from bodega.data import read_tsv
-from bodega.report.deviations_page import format_size
-from bodega.report.findings import Finding
-from bodega.report.study import Study
+from bodega_book.deviations_page import format_size
+from bodega_book.findings import Finding
+from bodega_book.study import Study
 
 
 def attack_labels(data_root: str | Path, tasks: Sequence[str]) -> dict[str, list[int]]:
@@ -86,7 +86,7 @@ def changes_table(before: Study, after: Study, data_root: str | Path,
 
 def notebook_verdicts(notebook: dict) -> dict[str, str]:
     """{claim key: verdict} glued by a rendered study notebook (its ``<claim>_verdict`` values, claim names with
-    underscores as :func:`bodega.report.study_facts.findings_facts` writes them)."""
+    underscores as :func:`bodega_book.study_facts.findings_facts` writes them)."""
     import ast
 
     verdicts = {}

@@ -18,9 +18,9 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from bodega.report.f1_intervals import f1_of, rows_from_rates
-from bodega.report.findings import Finding
-from bodega.report.study import Study
+from bodega_book.f1_intervals import f1_of, rows_from_rates
+from bodega_book.findings import Finding
+from bodega_book.study import Study
 from bodega.report.uncertainty import LEVEL, RESAMPLES, SEED, bootstrap_indices, percentile_interval
 from bodega.victims.competence import MIN_AUC, competence_of_model
 

@@ -5,14 +5,11 @@ arithmetic (speed-ups, intervals, the sentence the Deviations page repeats) is t
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from pathlib import Path
 
 import pandas as pd
 
 BATCHES = (1, 8, 32)
-PRECISION_JSON = "precision.json"
 
 
 @dataclass(frozen=True)
@@ -26,13 +23,6 @@ class PrecisionTables:
     training: pd.DataFrame
     encoder: str
     verdict: str
-
-
-def load_precision(book_data: str | Path, name: str = PRECISION_JSON) -> dict | None:
-    """``book/data/precision.json`` (or another machine's file, ``name``), or None where
-    ``benchmarks/precision.py`` has not written it."""
-    path = Path(book_data) / name
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
 
 
 def machine_line(measured: dict) -> str:
@@ -127,10 +117,8 @@ def precision_tables(measured: dict) -> PrecisionTables:
                            verdict_line(measured))
 
 
-def bf16_effect(measured: dict | None) -> str:
-    """One sentence on what bf16 changed in the measured run, for the Deviations page; a pointer without it."""
-    if measured is None:
-        return "its effect is measured by benchmarks/precision.py (Performance chapter)"
+def bf16_effect(measured: dict) -> str:
+    """One sentence on what bf16 changed in the measured run (``precision.json``), for the Deviations page."""
     changes = [row["max_probability_change"] for variants in measured["batch_dependence"].values()
                for name, row in variants.items() if name.startswith("bf16")]
     paired = [cell["bodega_intervals"]["bf16_minus_fp32"] for cell in measured["attack_cells"]["cells"].values()]

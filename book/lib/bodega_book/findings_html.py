@@ -2,7 +2,7 @@
 in one short column, and the quoted sentence, the evidence and the reason folded under "why"; and the front
 page's headline verdicts.
 
-Why HTML from code: the verdicts and numbers come from :mod:`bodega.report.findings` unchanged, so a re-rendered
+Why HTML from code: the verdicts and numbers come from :mod:`bodega_book.findings` unchanged, so a re-rendered
 study re-colours the table with no one editing a page. Every text is escaped, since quotes and reasons are free
 text. The numbers column shows the figures each finding carries (``Finding.numbers``, each a name and its
 interval, with the paper's value and whether they are a proxy), never figures read back from the evidence text,
@@ -13,7 +13,7 @@ from __future__ import annotations
 from html import escape
 from typing import Sequence
 
-from bodega.report.findings import AGREE, CANNOT_TELL, DISAGREE, NOT_COMPARABLE, NOT_TESTABLE, Finding
+from bodega_book.findings import AGREE, CANNOT_TELL, DISAGREE, NOT_COMPARABLE, NOT_TESTABLE, Finding
 from bodega.report.results import TASK_ORDER
 
 GREY = "#6b7280"

@@ -9,9 +9,9 @@ from typing import Any
 import pandas as pd
 
 from bodega.experiments.spec import GridSpec
-from bodega.report.cost import Budget, attacker_ratios, left_out_cost, projection, words_per_example
-from bodega.report.findings import AGREE, CANNOT_TELL, DISAGREE, NOT_COMPARABLE, QUERY_RANGES, Finding, range_text
-from bodega.report.study import Study, finished_span
+from bodega_book.cost import Budget, attacker_ratios, left_out_cost, projection, words_per_example
+from bodega_book.findings import AGREE, CANNOT_TELL, DISAGREE, NOT_COMPARABLE, QUERY_RANGES, Finding, range_text
+from bodega_book.study import Study, finished_span
 from bodega.report.uncertainty import LEVEL, RESAMPLES, SEED, run_intervals
 
 
@@ -44,11 +44,12 @@ def run_bodega_intervals(study: Study) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["task", "victim", "attacker", "scenario", "bodega_lo", "bodega_hi"])
 
 
-def budget_facts(total: Budget, outside: pd.DataFrame) -> dict[str, Any]:
-    """The measured CPU time against the budget, with the bound on stopped runs outside the markers."""
+def budget_facts(total: Budget, runs: pd.DataFrame) -> dict[str, Any]:
+    """The cost ledger's total (``runs``, :func:`~bodega_book.cost.ledger`) against the budget: the current
+    markers' CPU time and that of the earlier runs no current marker holds."""
     return {"cpu_hours": round(total.cpu_hours, 2), "budget_cpu_hours": total.budget_cpu_hours,
             "budget_percent": round(100 * total.share), "cost_cells": total.cells,
-            "cost_unmeasured": total.unmeasured, "outside_runs": len(outside),
+            "cost_unmeasured": total.unmeasured, "outside_runs": int((~runs.current.astype(bool)).sum()),
             "outside_hours_bound": round(total.outside_hours_bound, 2), "bound_hours": round(total.bound_hours, 2)}
 
 
@@ -73,8 +74,8 @@ def pilot_facts(pilot: str | Path, costs: pd.DataFrame, total: Budget) -> dict[s
 
 def left_out_table(spec: GridSpec, pilot: str | Path, data_root: str | Path,
                    costs: pd.DataFrame | None = None) -> pd.DataFrame:
-    """:func:`~bodega.report.cost.left_out_cost` per skip rule, indexed by the cells left out (empty without a
-    pilot file); with the finished cells' ``costs`` (:func:`~bodega.report.cost.cell_minutes`), also at the
+    """:func:`~bodega_book.cost.left_out_cost` per skip rule, indexed by the cells left out (empty without a
+    pilot file); with the finished cells' ``costs`` (:func:`~bodega_book.cost.cell_minutes`), also at the
     ratio each attacker's finished cells measured against their estimates."""
     if not Path(pilot).exists():
         return pd.DataFrame(columns=["left out"]).set_index("left out")
@@ -94,7 +95,7 @@ def robustness_facts(study: Study, marginal: dict[tuple[str, str], str], found: 
                      seeds: int) -> dict[str, Any]:
     """What the robustness check varied and found: the marginal victims, the seeds, how many verdicts are fragile,
     and how many trainings per victim the intervals hold (one: the examples only)."""
-    from bodega.report.verdict_robustness import marginal_text
+    from bodega_book.verdict_robustness import marginal_text
 
     table = study.results.victims
     trainings = int(table.groupby(["task", "victim"]).size().max()) if len(table) else 0

@@ -1,7 +1,7 @@
 """BODEGA's Figure 2 (F1 and vulnerability vs model size), Figure 3 (score vs queries) and a heat map of
 untargeted BODEGA scores by attacker x task x victim, with 95% intervals where they are given.
 
-Intervals are inputs, not computed here (see :mod:`bodega.report.f1_intervals` for F1):
+Intervals are inputs, not computed here (see :mod:`bodega_book.f1_intervals` for F1):
 
 - ``run_intervals``: one row per attack run, keyed by ``name`` (the run folder, e.g. ``PR2-BiLSTM-PWWS-T``)
   or by ``task, victim, attacker, scenario``; columns ``bodega_lo`` and ``bodega_hi`` (other columns ignored);
@@ -20,7 +20,7 @@ import pandas as pd
 
 from bodega.experiments.spec import GridSpec
 from bodega.report.results import TASK_ORDER, VICTIM_ORDER, Results
-from bodega.report.tables import _present
+from bodega_book.tables import _present
 
 MARKERS = {"BAE": "v", "BERT-ATTACK": "o", "DeepWordBug": "P", "Genetic": "X", "SememePSO": "*", "PWWS": "^",
            "SCPN": "p", "TextFooler": "s"}  # as BODEGA's figure, filled, in its legend's order

@@ -5,7 +5,7 @@ writes ``<out>/attacks_mlm_results.csv`` and ``<out>/attacks_mlm_examples.md``, 
 ``book/attacks_mlm.md`` includes. Examples are the successful ones with the highest
 BODEGA score, taken in turn from each run.
 
-    python -m bodega.report.mlm_attacks --runs results/runs/PR2-BiLSTM-BERT-ATTACK-T ... --out book/data
+    python -m bodega_book.mlm_attacks --runs results/runs/PR2-BiLSTM-BERT-ATTACK-T ... --out book/data
 """
 from __future__ import annotations
 

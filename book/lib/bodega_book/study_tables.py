@@ -9,10 +9,10 @@ from __future__ import annotations
 import pandas as pd
 
 from bodega.experiments.spec import CellRule, GridSpec
-from bodega.report.findings import comparable, grouped, groups, verdict_bound, verdict_value
+from bodega_book.findings import comparable, grouped, groups, verdict_bound, verdict_value
 from bodega.report.published import NOT_STATED, RERUN_LABEL, RERUN_VICTIMS, Statement
-from bodega.report.study import Study
-from bodega.report.tables import METRIC_TITLES
+from bodega_book.study import Study
+from bodega_book.tables import METRIC_TITLES
 from bodega.report.uncertainty import MEASURES, Interval, mean_intervals, rank_attackers, success_interval
 
 DIGITS = {"queries": 1}
@@ -258,11 +258,12 @@ def grid_deviations(spec: GridSpec) -> pd.DataFrame:
 def _precision_deviation(precision: str) -> dict[str, str]:
     """The row naming bf16 where a grid uses it (``auto``: where the machine has AMX-BF16), with its effect."""
     from bodega.paths import project_root
-    from bodega.report.performance import bf16_effect, load_precision
+    from bodega_book.page_data import read_page_data
+    from bodega_book.performance import bf16_effect
 
     when = "bf16" if precision == "bf16" else "auto: bf16 where the CPU has AMX-BF16 (or a bf16 GPU), else fp32"
     return {"choice": "numeric precision",
             "cells": "transformer victims (LoRA merged), their BERT training (autocast), the attacks' sentence "
                      "encoder and substitute LM; the BiLSTM and the reported scores stay fp32",
-            "here": f"{when}; {bf16_effect(load_precision(project_root() / 'book' / 'data'))}",
+            "here": f"{when}; {bf16_effect(read_page_data('precision.json', project_root() / 'book' / 'data'))}",
             "paper": "fp32 (bf16 compute only inside QLoRA's 4-bit layers)"}
