@@ -150,7 +150,9 @@ def wrap(classifier: Classifier, task: str, *, name: str | None = None, version:
     * a victim already wrapped (returned unchanged).
 
     ``version`` names the model for the prediction cache and for resuming a kept run (default: the
-    object's ``version`` attribute). ``trim_tokenizer`` (a fast tokenizer or its folder) cuts texts
+    object's ``version`` attribute); the cache keys by it together with what the classifier runs (a
+    function's source and closure, an object's pickled state, a pipeline's weights), so two functions
+    given one version never share predictions, and one whose source cannot be read is not cached. ``trim_tokenizer`` (a fast tokenizer or its folder) cuts texts
     after the 512th token as BODEGA does; without one, texts are attacked untrimmed. ``task`` is the
     task the victim will be attacked on (FC's claim/evidence pairs are split for transformers folders).
     """
@@ -190,7 +192,11 @@ def wrap(classifier: Classifier, task: str, *, name: str | None = None, version:
     if positive_label is not None and not isinstance(obj, PipelineClassifier):
         raise BodegaError("positive_label applies to transformers pipelines and folders; predict_proba's "
                           "column 1 must be P(non-credible)")
-    return CallableVictim(obj, label, task, version, trim_tokenizer)
+    from bodega.victims.identity import object_identity, weights_identity
+
+    identity = weights_identity(classifier.model) if isinstance(obj, PipelineClassifier) \
+        else object_identity(classifier)
+    return CallableVictim(obj, label, task, version, trim_tokenizer, identity)
 
 
 def _to_record(record: dict, score) -> AttackRecord:

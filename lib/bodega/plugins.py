@@ -80,6 +80,23 @@ def load_factory(spec: str, role: str = "plug-in") -> Callable[..., Any]:
     return factory
 
 
+def plugin_identity(spec: str, role: str = "plug-in") -> str | None:
+    """The content identity of the factory ``spec`` names: its file's sha256 and the factory's name.
+
+    A spec names code by where it is (``py:victim.py:build`` in two folders is two models), so
+    the cache and resume checks key by this rather than by the spec. None where the module has
+    no source file (a built-in or namespace module)."""
+    from bodega.victims.identity import file_identity
+
+    source, attribute = _split(str(spec), role)
+    if source.endswith(".py"):
+        path = Path(source).expanduser()
+    else:
+        module = sys.modules.get(source) or importlib.import_module(source)
+        path = Path(getattr(module, "__file__", None) or "")
+    return file_identity(path, attribute) if path.is_file() else None
+
+
 def require_method(product: object, method: str, spec: str, role: str, usage: str) -> object:
     """``product`` itself when it has a callable ``method``; otherwise a :class:`PluginError` that says
     what the factory returned and what it must return (``usage``, e.g. ``predict_proba(texts) -> [n, 2]``)."""
