@@ -60,6 +60,11 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
         print(f"bodega {args.command}: error: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as stop:
+        if args.verbose:
+            traceback.print_exc()
+        print(f"bodega {args.command}: {stop or 'interrupted'}; nothing half-written is left", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -194,3 +194,28 @@ def exclusive_lock(path: str | os.PathLike) -> Iterator[None]:
         yield
     finally:
         handle.close()
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread so that ``finally`` blocks and context managers clean up."""
+
+
+@contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """Within the block, SIGTERM raises :class:`Terminated` (temporary files are removed on the way out)
+    instead of ending the process where it stands; the previous handler is restored after."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise Terminated(f"stopped by signal {signum}")
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
