@@ -152,9 +152,10 @@ def wrap(classifier: Classifier, task: str, *, name: str | None = None, version:
     ``version`` names the model for the prediction cache and for resuming a kept run (default: the
     object's ``version`` attribute); the cache keys by it together with what the classifier runs (a
     function's source and closure, an object's pickled state, a pipeline's weights), so two functions
-    given one version never share predictions, and one whose source cannot be read is not cached. ``trim_tokenizer`` (a fast tokenizer or its folder) cuts texts
-    after the 512th token as BODEGA does; without one, texts are attacked untrimmed. ``task`` is the
-    task the victim will be attacked on (FC's claim/evidence pairs are split for transformers folders).
+    given one version never share predictions, and one whose source cannot be read is not cached.
+    ``trim_tokenizer`` (a fast tokenizer or its folder) cuts texts after the 512th token as BODEGA
+    does; without one, texts are attacked untrimmed. ``task`` is the task the victim will be attacked
+    on (FC's claim/evidence pairs are split for transformers folders).
     """
     from bodega.victims.external import HF_PREFIX, CallableVictim, is_spec, open_victim
 
