@@ -101,7 +101,7 @@ def iter_jsonl(path: str | os.PathLike, *, drop_torn_tail: bool = True) -> Itera
         bad: tuple[int, str] | None = None
         for number, raw in enumerate(handle, start=1):
             try:
-                line = raw.decode("utf-8")
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
             except UnicodeDecodeError as error:
                 raise BodegaError(f"{path}:{number}: not UTF-8 ({error.reason} at byte {error.start}); "
                                  "write the file as UTF-8") from None
@@ -175,10 +175,11 @@ class LockedError(BodegaError, RuntimeError):
 
 
 @contextmanager
-def exclusive_lock(path: str | os.PathLike) -> Iterator[None]:
+def exclusive_lock(path: str | os.PathLike, subject: str | os.PathLike | None = None) -> Iterator[None]:
     """Hold an advisory lock on ``path`` (created if needed) or fail at once if another process holds it.
 
-    The kernel releases the lock when the holder dies, so a killed run never leaves a stale lock.
+    ``subject`` is what the lock guards, for the message (default: the lock's folder). The kernel
+    releases the lock when the holder dies, so a killed run never leaves a stale lock.
     """
     import fcntl
 
@@ -189,7 +190,7 @@ def exclusive_lock(path: str | os.PathLike) -> Iterator[None]:
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as error:
-            raise LockedError(f"{path.parent} is being written by another process (lock {path}); "
+            raise LockedError(f"{subject or path.parent} is being written by another process (lock {path}); "
                               "wait for it to finish or stop it") from error
         yield
     finally:
