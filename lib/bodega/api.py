@@ -226,6 +226,11 @@ def _report(out: Path, keep: bool) -> AttackReport:
                         settings={key: summary.get(key) for key in settings_keys}, out_dir=out if keep else None)
 
 
+def _is_binary_label(label: object) -> bool:
+    """Whether ``label`` is 0 or 1 (as a number or a numeric bool), not "fake", 0.5 or NaN."""
+    return isinstance(label, (int, float, np.integer, np.floating)) and label in (0, 1)
+
+
 def _write_texts(folder: Path, texts: Sequence[str], labels: Sequence[int]) -> None:
     from bodega.data import Example, write_tsv
 
@@ -233,9 +238,17 @@ def _write_texts(folder: Path, texts: Sequence[str], labels: Sequence[int]) -> N
     if len(texts) != len(labels):
         raise BodegaError(f"{len(texts)} texts but {len(labels)} labels; give one label (0 credible, "
                           "1 non-credible) per text")
+    if not texts:
+        raise BodegaError("no texts to attack (an empty list); give at least one text and its label")
     if any(not isinstance(t, str) for t in texts):
         raise BodegaError("texts must be a list of strings")
-    bad = [label for label in labels if int(label) not in (0, 1) or int(label) != label]
+    for i, text in enumerate(texts):
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise BodegaError(f"text {i} holds a character UTF-8 cannot write ({error.reason} at position "
+                              f"{error.start}); remove it or decode the text properly") from None
+    bad = [label for label in labels if not _is_binary_label(label)]
     if bad:
         raise BodegaError(f"labels must be 0 (credible) or 1 (non-credible), found {bad[:3]}")
     write_tsv(folder / "attack.tsv", [Example(int(label), f"text-{i}", text)

@@ -202,6 +202,26 @@ def _previous_config(out: Path, config: dict) -> dict | None:
     return previous
 
 
+def refuse_foreign_outputs(out: Path, config: dict) -> None:
+    """Refuse a folder without ``run.json`` holding a summary or scores that no run of these settings wrote:
+    they would be overwritten at the end. Other files in it are left alone (the run writes beside them)."""
+    import json
+
+    summary_path, scores_path = out / SUMMARY, out / SCORES
+    ours = False
+    if summary_path.is_file():
+        try:
+            summary = json.loads(summary_path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            summary = None
+        ours = isinstance(summary, dict) and all(summary.get(key) == config[key]
+                                                 for key in ("task", "attacker", "victim_weights"))
+    foreign = [path.name for path in (summary_path, scores_path) if path.exists() and not ours]
+    if foreign:
+        raise BodegaError(f"--out {out} holds {' and '.join(foreign)} that this run did not write (no {RUN_CONFIG} "
+                          "there); give a new or empty folder, or move those files away")
+
+
 def _whole(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -268,6 +288,8 @@ def run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str,
         raise TypeError(f"run_attack: unknown setting(s) {', '.join(unknown)}")
     options = options if options is not None else AttackOptions(**settings)
     out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise BodegaError(f"--out {out} is a file, not a folder; give a folder for the run's records and summary")
     with exclusive_lock(out / LOCK):
         return _run_attack(task, victim_path, data_dir, attacker, out, options)
 
@@ -318,6 +340,9 @@ def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str
     data_file = Path(data_dir) / "attack.tsv"
     resolved = resolve_precision(options.precision)
     rows = read_tsv(data_file)
+    if not rows:
+        raise BodegaError(f"{data_file} has no rows to attack; prepare the task's data again "
+                          "(bodega data prepare) or give --data the folder of a non-empty attack.tsv")
     victim, victim_label, victim_task = _open_run_victim(victim_path, task_name, out, options, resolved)
     trimmer = trimmer_for(victim)
     config = dict(task=task_name, victim=victim_label, victim_weights=victim.weights_hash,
@@ -330,6 +355,8 @@ def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str
                   data={"attack_sha256": file_sha256(data_file), "rows": len(rows)})
     out.mkdir(parents=True, exist_ok=True)
     previous = _previous_config(out, config)
+    if previous is None:
+        refuse_foreign_outputs(out, config)
 
     cache = _open_cache(options.prediction_cache, victim)
     try:
