@@ -172,7 +172,10 @@ def wrap(classifier: Classifier, task: str, *, name: str | None = None, version:
     if trim_tokenizer is not None and isinstance(trim_tokenizer, (str, Path)):
         from transformers import AutoTokenizer
 
-        trim_tokenizer = AutoTokenizer.from_pretrained(trim_tokenizer)
+        from bodega.hf_folders import refuse_custom_code
+
+        refuse_custom_code(trim_tokenizer, "trim_tokenizer")
+        trim_tokenizer = AutoTokenizer.from_pretrained(trim_tokenizer, trust_remote_code=False)
     if hasattr(classifier, "model") and hasattr(classifier, "task") and callable(classifier) \
             and not callable(getattr(classifier, "predict_proba", None)):
         obj = PipelineClassifier(classifier, positive_label)

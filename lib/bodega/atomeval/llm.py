@@ -145,8 +145,8 @@ class TransformersChatClient:
             torch.set_num_threads(self.threads)
         self.precision = resolve_precision(self.precision)
         dtype = torch.bfloat16 if self.precision == "bf16" else torch.float32
-        self._tokenizer = AutoTokenizer.from_pretrained(self.path)
-        self._model = AutoModelForCausalLM.from_pretrained(self.path, dtype=dtype).eval()
+        self._tokenizer = AutoTokenizer.from_pretrained(self.path, trust_remote_code=False)
+        self._model = AutoModelForCausalLM.from_pretrained(self.path, dtype=dtype, trust_remote_code=False).eval()
         if getattr(self._tokenizer, "chat_template", None) is None:
             raise LLMError(f"{self.path}: the tokenizer has no chat template; use an instruction-tuned model")
         self._tokenizer.padding_side = "left"

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from bodega.errors import BodegaError, MissingFileError
+from bodega.hf_folders import refuse_custom_code
 from bodega.plugins import PREFIX, build_plugin, is_plugin, plugin_identity
 from bodega.tasks import get_task, split_pair
 from bodega.victims.base import MAX_TOKENS, argmax_predictions, check_texts, hash_files
@@ -79,12 +80,13 @@ class HFFolderVictim:
                              f"{' (only ' + ', '.join(found) + ')' if found else ''}; "
                              "pickle weights can run code when loaded: convert them to safetensors "
                              "(model.save_pretrained(folder)) or pass --allow-pickle if you trust the folder")
+        refuse_custom_code(self.path, "hf:")
         self.task = get_task(task).name
         self.name = f"hf:{self.path.name}"
-        self.tokenizer = AutoTokenizer.from_pretrained(self.path)
+        self.tokenizer = AutoTokenizer.from_pretrained(self.path, trust_remote_code=False)
         resolved = resolve_precision(precision)
         self.model = cast_model(AutoModelForSequenceClassification.from_pretrained(
-            self.path, **({} if allow_pickle else {"use_safetensors": True})), resolved)
+            self.path, trust_remote_code=False, **({} if allow_pickle else {"use_safetensors": True})), resolved)
         self.model.eval()
         self.precision, self.kernels = resolved.name, resolved.kernels
         self.positive = positive_index(self.model.config.id2label, positive_label, f"hf:{path}")
@@ -199,7 +201,8 @@ def open_victim(victim, task: str, profile: str = "cpu", positive_label: str | i
         if trim_tokenizer is not None:
             from transformers import AutoTokenizer
 
-            tokenizer = AutoTokenizer.from_pretrained(trim_tokenizer)
+            refuse_custom_code(trim_tokenizer, "--trim-tokenizer")
+            tokenizer = AutoTokenizer.from_pretrained(trim_tokenizer, trust_remote_code=False)
         product = build_plugin(text, "victim", "predict_proba", "predict_proba(texts) -> array [n, 2]")
         wrapped = CallableVictim(product, text, task, version, tokenizer, plugin_identity(text, "victim"))
         if wrapped.trim_tokenizer is None:
