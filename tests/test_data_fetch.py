@@ -283,3 +283,26 @@ def test_sigterm_during_a_download_removes_its_temporary_files(tmp_path):
         server.close()
     assert process.returncode != 0 and b"Traceback" not in err
     assert list(scratch.iterdir()) == []
+
+
+def test_a_full_disk_while_extracting_or_copying_is_one_line(fake_corpus, tmp_path, monkeypatch, capsys):
+    import errno
+
+    import bodega.data.transfer as transfer
+
+    members = {f"ptc-v2/{p.relative_to(fake_corpus).as_posix()}": p.read_bytes()
+               for p in fake_corpus.rglob("*") if p.is_file()}
+    archive = _zip(tmp_path / "ptc.zip", members)
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(transfer, "_copy_bounded", full)
+    assert main(["data", "fetch", "--task", "PR2", "--from", str(archive), "--raw-root", str(tmp_path / "a")]) == 2
+    err = capsys.readouterr().err
+    assert "no room to extract it" in err and str(archive) in err and err.count("\n") == 1
+    monkeypatch.setattr(transfer.shutil, "copyfileobj", full)
+    assert main(["data", "fetch", "--task", "PR2", "--from", str(fake_corpus), "--raw-root", str(tmp_path / "b")]) == 2
+    err = capsys.readouterr().err
+    assert "cannot write" in err and "No space left on device" in err and err.count("\n") == 1
+    assert [p for p in (tmp_path / "b").rglob("*") if p.is_file()] == []

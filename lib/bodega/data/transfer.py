@@ -9,6 +9,7 @@ one, never a part, and a destination that is a symbolic link is replaced, not wr
 """
 from __future__ import annotations
 
+import errno
 import http.client
 import os
 import shutil
@@ -106,7 +107,12 @@ def extract(archive: Path, into: Path, wanted: Iterable[str], limits: Limits) ->
                 opened = handle.open(member) if isinstance(handle, zipfile.ZipFile) else handle.extractfile(member)
                 with opened as source, open(target, "wb") as out:
                     left -= _copy_bounded(source, out, left, f"{archive}: member {name}", "--max-extract-mb")
-    except (zipfile.BadZipFile, tarfile.TarError, zlib.error, EOFError, OSError) as error:
+    except OSError as error:
+        if error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+            raise BodegaError(f"{archive}: no room to extract it into {into} ({error.strerror}); free space there "
+                              "or point TMPDIR at a larger disk") from None
+        raise BodegaError(f"{archive}: cannot read it ({error.strerror or error}); download it again") from None
+    except (zipfile.BadZipFile, tarfile.TarError, zlib.error, EOFError) as error:
         raise BodegaError(f"{archive}: a damaged or unreadable archive ({error or type(error).__name__}); "
                           "download it again") from None
     return into
