@@ -9,7 +9,7 @@ import tempfile
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, BinaryIO, Iterable, Iterator
 
 from bodega.errors import BodegaError
 
@@ -54,24 +54,33 @@ def file_mode() -> int:
     return FILE_MODE & ~_umask()
 
 
-def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
-    """Write to a temporary file in the same folder, fsync, then rename over ``path``.
+@contextmanager
+def replacing(path: str | os.PathLike) -> Iterator[BinaryIO]:
+    """A handle on a temporary file beside ``path``: fsynced and renamed over ``path`` when the block
+    ends, removed when it raises, so readers see the old file or the new one, never a part.
 
     ``mkstemp`` creates its file with mode 0600; it gets the mode of every other file we write
-    (:func:`file_mode`) so that summaries and prepared data are as readable as records."""
+    (:func:`file_mode`) so that summaries and prepared data are as readable as records. A symbolic
+    link at ``path`` is replaced, not written through."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.fchmod(fd, file_mode())
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            yield handle
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to a temporary file in the same folder, fsync, then rename over ``path``."""
+    with replacing(path) as handle:
+        handle.write(data)
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:

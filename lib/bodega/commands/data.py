@@ -5,6 +5,8 @@ import argparse
 import os
 from pathlib import Path
 
+from bodega.commands import at_least_one
+
 DEFAULT_RAW_ROOT = os.environ.get("BODEGA_RAW", "../shared/data/raw")
 
 
@@ -24,11 +26,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                             "file URL of one")
     fetch.add_argument("--raw-root", default=DEFAULT_RAW_ROOT,
                        help="where to put it (default: $BODEGA_RAW, else ../shared/data/raw)")
-    fetch.add_argument("--max-download-mb", type=_positive, default=2048,
+    fetch.add_argument("--max-download-mb", type=at_least_one, default=2048,
                        help="stop a download past this many MiB (default 2048)")
-    fetch.add_argument("--max-extract-mb", type=_positive, default=2048,
+    fetch.add_argument("--max-extract-mb", type=at_least_one, default=2048,
                        help="stop extracting an archive's corpus files past this many MiB (default 2048)")
-    fetch.add_argument("--timeout", type=_positive, default=60,
+    fetch.add_argument("--timeout", type=at_least_one, default=60,
                        help="seconds to wait for a server before giving up (default 60)")
     fetch.set_defaults(func=_fetch)
     prepare = actions.add_parser("prepare", help="convert a raw corpus to train/attack/dev TSV")
@@ -52,16 +54,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     missing.add_argument("--skip-hash-check", action="store_true",
                          help="convert copies whose files differ from the shipped sha256 list")
     missing.set_defaults(func=_prepare_missing)
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
-    return value
 
 
 def _fetch(args: argparse.Namespace) -> int:

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import errno
 import http.client
-import os
 import shutil
 import tarfile
-import tempfile
 import urllib.parse
 import urllib.request
 import zipfile
@@ -24,7 +22,7 @@ from pathlib import Path, PurePosixPath
 from typing import BinaryIO, Iterable
 
 from bodega.errors import BodegaError
-from bodega.io import file_mode
+from bodega.io import replacing
 
 MIB = 1 << 20
 BLOCK = MIB
@@ -120,15 +118,5 @@ def extract(archive: Path, into: Path, wanted: Iterable[str], limits: Limits) ->
 
 def copy_replacing(source: Path, destination: Path) -> None:
     """Copy ``source`` to a temporary name beside ``destination``, fsync, and rename it over ``destination``."""
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(dir=destination.parent, prefix=f".{destination.name}.", suffix=".part")
-    try:
-        os.fchmod(fd, file_mode())
-        with os.fdopen(fd, "wb") as out, open(source, "rb") as handle:
-            shutil.copyfileobj(handle, out, BLOCK)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, destination)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    with replacing(destination) as out, open(source, "rb") as handle:
+        shutil.copyfileobj(handle, out, BLOCK)
