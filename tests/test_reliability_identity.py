@@ -84,3 +84,24 @@ def test_a_function_whose_source_cannot_be_read_is_not_cached(tmp_path):
     with pytest.raises(ValueError, match="no identity"):
         QueryAccountant(victim, cache=ProbabilityCache(tmp_path / "cache.sqlite"))
     assert np.allclose(victim.predict_proba(["a"]), [[0.5, 0.5]])
+
+
+def test_functions_of_one_source_reading_other_global_values_are_told_apart():
+    """Two scripts with the same function but another module-level value it reads are two models."""
+    import bodega
+
+    hashes = [bodega.wrap(_reads_global(value), "PR2", version="1").weights_hash for value in (0.9, 0.1, 0.9)]
+    assert hashes[0] != hashes[1] and hashes[0] == hashes[2] and "" not in hashes
+
+
+PROBABILITY = 0.5
+
+
+def _reads_global(value: float):
+    global PROBABILITY
+    PROBABILITY = value
+    return _predict_from_global
+
+
+def _predict_from_global(texts):
+    return [[1 - PROBABILITY, PROBABILITY]] * len(texts)

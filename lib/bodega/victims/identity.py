@@ -23,35 +23,56 @@ def file_identity(path: str | Path, attribute: str) -> str:
     return hashlib.sha256(f"file:{file_sha256(path)}:{attribute}".encode()).hexdigest()
 
 
-def _code_digest(code: types.CodeType, digest) -> None:
-    """Feed what a code object computes (bytecode, names, constants, nested code) into ``digest``."""
+def _code_digest(code: types.CodeType, digest, names: set[str]) -> None:
+    """Feed what a code object computes (bytecode, names, constants, nested code) into ``digest``,
+    and collect the global names it reads into ``names``."""
     digest.update(code.co_code)
     digest.update(repr((code.co_names, code.co_varnames, code.co_freevars)).encode())
+    names.update(code.co_names)
     for constant in code.co_consts:
         if isinstance(constant, types.CodeType):
-            _code_digest(constant, digest)
+            _code_digest(constant, digest, names)
         else:
             digest.update(repr(constant).encode("utf-8", "surrogatepass"))
 
 
-def function_identity(function: types.FunctionType) -> str | None:
-    """A function's identity: its source, bytecode and closure values; None when one cannot be read."""
+def _value_identity(value: object, seen: set[int]) -> str | None:
+    """The identity of a value a function reads: a module by name, a function or class by its code,
+    anything else by its pickled bytes; None when it has none."""
+    if isinstance(value, types.ModuleType):
+        return f"module:{value.__name__}"
+    if isinstance(value, types.FunctionType):
+        return function_identity(value, seen)
+    try:
+        if isinstance(value, type):
+            return hashlib.sha256(inspect.getsource(value).encode()).hexdigest()
+        return hashlib.sha256(pickle.dumps(value)).hexdigest()
+    except Exception:  # noqa: BLE001 - unpicklable, or a class without readable source: no stable identity
+        return None
+
+
+def function_identity(function: types.FunctionType, _seen: set[int] | None = None) -> str | None:
+    """A function's identity: its source and bytecode, and every value it reads (captured, defaults, the
+    module globals it names); None when any of them cannot be read."""
+    seen = set() if _seen is None else _seen
+    if id(function) in seen:  # recursion: the function is already being hashed
+        return "recursive"
+    seen.add(id(function))
     try:
         source = inspect.getsource(function)
     except (OSError, TypeError):
         return None
     digest = hashlib.sha256(f"function:{function.__module__}.{function.__qualname__}\n{source}".encode())
-    _code_digest(function.__code__, digest)
-    for cell in function.__closure__ or ():
-        try:
-            digest.update(pickle.dumps(cell.cell_contents))
-        except Exception:  # noqa: BLE001 - an unpicklable captured value has no stable identity
+    names: set[str] = set()
+    _code_digest(function.__code__, digest, names)
+    values = [cell.cell_contents for cell in function.__closure__ or ()]
+    values += [function.__defaults__, function.__kwdefaults__]
+    values += [function.__globals__[name] for name in sorted(names) if name in function.__globals__]
+    for value in values:
+        identity = _value_identity(value, seen)
+        if identity is None:
             return None
-    if function.__defaults__:
-        try:
-            digest.update(pickle.dumps(function.__defaults__))
-        except Exception:  # noqa: BLE001
-            return None
+        digest.update(identity.encode())
     return digest.hexdigest()
 
 
