@@ -99,3 +99,18 @@ def test_a_damaged_prediction_cache_names_the_file_and_the_way_out(tmp_path, cap
                  "--cache", str(cache)]) == 2
     err = capsys.readouterr().err
     assert str(cache) in err and "--cache off" in err and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("command", [
+    ["score", "--task", "PR2", "--semantic", "character", "--input", "{file}", "--out", "{file}/o.jsonl"],
+    ["data", "prepare", "--task", "PR2", "--raw", "{tmp}", "--out", "{file}/x", "--skip-hash-check"],
+])
+def test_a_path_that_cannot_be_used_is_one_line(tmp_path, capsys, command):
+    file = tmp_path / "adv.tsv"
+    file.write_text("succeeded\tnum_queries\toriginal_text\tmodified_text\n1\t3\ta b\ta c\n")
+    (tmp_path / "train-task1-SI.labels").write_text("")
+    (tmp_path / "train-articles").mkdir()
+    code = main([part.format(file=file, tmp=tmp_path) for part in command])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err and err.count("\n") == 1, err
+    assert str(file) in err
