@@ -243,6 +243,9 @@ def test_an_out_folder_holding_another_summary_is_refused_and_kept(tmp_path, cap
     assert (out / "notes.txt").read_text() == "mine\n"
     (out / "run.json").unlink()  # an earlier run of ours without its run.json still resumes
     _run(KeywordVictim(), data, out, n_examples=2)
+    (out / "run.json").write_text("[1, 2]\n")
+    with pytest.raises(ValueError, match="run.json is not the settings of a run"):
+        _run(KeywordVictim(), data, out, n_examples=2)
 
 
 def test_the_api_refuses_an_out_dir_with_foreign_files_or_that_is_a_file(tmp_path):

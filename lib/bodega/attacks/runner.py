@@ -188,7 +188,13 @@ def _previous_config(out: Path, config: dict) -> dict | None:
         raise BodegaError(f"{out} already holds a run and victim {config['victim']} names no version, so "
                          "its earlier records cannot be trusted to come from the same model; give it a "
                          "version (a `version` attribute or --victim-version) or use a new output folder")
-    previous = json.loads(path.read_text(encoding="utf-8"))
+    try:
+        previous = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        previous = None
+    if not isinstance(previous, dict):
+        raise BodegaError(f"{path} is not the settings of a run (not a JSON object); give --out a new or empty "
+                          "folder, or move that file away")
     different = sorted(k for k in {*config, *previous}
                        if k not in NOT_COMPARED and previous.get(k, _BEFORE.get(k)) != config.get(k))
     if "data" in different:
@@ -202,7 +208,7 @@ def _previous_config(out: Path, config: dict) -> dict | None:
     return previous
 
 
-def refuse_foreign_outputs(out: Path, config: dict) -> None:
+def _refuse_foreign_outputs(out: Path, config: dict) -> None:
     """Refuse a folder without ``run.json`` holding a summary or scores that no run of these settings wrote:
     they would be overwritten at the end. Other files in it are left alone (the run writes beside them)."""
     import json
@@ -356,7 +362,7 @@ def _run_attack(task: str, victim_path: Any, data_dir: str | Path, attacker: str
     out.mkdir(parents=True, exist_ok=True)
     previous = _previous_config(out, config)
     if previous is None:
-        refuse_foreign_outputs(out, config)
+        _refuse_foreign_outputs(out, config)
 
     cache = _open_cache(options.prediction_cache, victim)
     try:
