@@ -413,3 +413,52 @@ def test_extraction_cache_answers_a_rerun_without_asking_and_keeps_failures(tmp_
     other_prompt = LLMExtractor(_NamedBatchingClient({"A .": [valid]}), max_retries=0, cache=RewriteCache(path))
     other_prompt.extract_many(["A ."])  # another retry bound is another key: asked again
     assert other_prompt.stats()["cached"] == 0
+
+
+def test_openai_rewrites_are_cached_by_model_prompt_and_claim_and_the_command_finishes(tmp_path, capsys):
+    from bodega.cli import main
+    from bodega.data import Example, write_tsv
+
+    data = tmp_path / "FC"
+    data.mkdir()
+    write_tsv(data / "attack.tsv", [Example(1, "a", "Saxony is in Germany. ~ Saxony is in Ireland."),
+                                    Example(1, "b", "Paris is in France. ~ Paris is in Spain.")])
+    server = _Server(["Saxony lies in Ireland.", "Paris lies in Spain."])
+    cache, cost = tmp_path / "rewrites.jsonl", tmp_path / "cost.json"
+    args = ["atomeval", "rewrite", "--data", str(data), "--rewriter", f"openai:stub@{server.url}", "--families",
+            "colloquial", "--rewrite-cache", str(cache), "--cost", str(cost)]
+    try:
+        assert main(args) == 0
+        assert len(server.requests) == 2 and len(cache.read_text().splitlines()) == 2
+        assert json.loads(cost.read_text())["colloquial"]["generated"] == 2
+        assert main(args) == 0  # every answer from the file: nothing asked again
+        assert len(server.requests) == 2
+        other = OpenAIChatClient(model="other", base_url=server.url)
+        assert other.identity != OpenAIChatClient(model="stub", base_url=server.url).identity
+    finally:
+        server.close()
+
+
+def test_openai_extractor_outcomes_are_cached(tmp_path):
+    from bodega.atomeval.rewrite_cache import RewriteCache
+
+    server = _Server([json.dumps(VALID)])
+    try:
+        client = OpenAIChatClient(model="m", base_url=server.url)
+        first, again = (LLMExtractor(client, cache=RewriteCache(tmp_path / "atoms.jsonl"))
+                        .extract_many(["Saxony is in Ireland."]) for _ in range(2))
+    finally:
+        server.close()
+    assert len(server.requests) == 1 and first == again and first[0][0].subject == "Saxony"
+
+
+def test_an_endpoint_that_is_not_there_is_one_line(tmp_path, capsys):
+    from bodega.cli import main
+    from bodega.data import Example, write_tsv
+
+    write_tsv(tmp_path / "attack.tsv", [Example(1, "a", "Saxony is in Germany. ~ Saxony is in Ireland.")])
+    assert main(["atomeval", "rewrite", "--data", str(tmp_path), "--rewriter", "openai:m@http://127.0.0.1:9/v1",
+                 "--families", "colloquial", "--rewrite-cache", str(tmp_path / "r.jsonl"), "--cost",
+                 str(tmp_path / "c.json")]) == 2
+    err = capsys.readouterr().err
+    assert "http://127.0.0.1:9/v1/chat/completions: no answer" in err and err.count("\n") == 1

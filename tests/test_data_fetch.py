@@ -126,3 +126,199 @@ def test_the_readme_and_the_book_page_state_the_manifest_hashes():
         assert f"`{entry.digest()[:16]}`" in readme and f"<{entry.url}>" in readme, task
         assert f"`{entry.digest()}`" in page and entry.licence in page, task
         assert all(f"| `{path}` | `{sha}` |" in page for path, sha in entry.files.items()), task
+
+
+def _zip(archive: Path, members: dict[str, bytes]) -> Path:
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as handle:
+        for name, data in members.items():
+            handle.writestr(name, data)
+    return archive
+
+
+def test_an_interrupted_copy_leaves_no_part_of_a_file_under_its_name(fake_corpus, tmp_path, monkeypatch):
+    import bodega.data.transfer as transfer
+
+    def killed(source, out, length=0):
+        out.write(source.read(2))
+        raise KeyboardInterrupt  # as a kill would stop it mid-copy
+
+    monkeypatch.setattr(transfer.shutil, "copyfileobj", killed)
+    with pytest.raises(KeyboardInterrupt):
+        fetch("PR2", fake_corpus, tmp_path / "raw")
+    left = [p for p in (tmp_path / "raw").rglob("*") if p.is_file()]
+    assert left == []  # neither a truncated file under its name nor a temporary one
+
+
+def test_prepare_refuses_a_damaged_copy_naming_the_file(tmp_path, capsys):
+    entry = load_corpora()["PR2"]
+    if not (RAW_ROOT / entry.folder).is_dir():
+        pytest.skip(f"the raw PR2 corpus is not at {RAW_ROOT / entry.folder} (set BODEGA_RAW)")
+    raw = tmp_path / "PR2"
+    shutil.copytree(RAW_ROOT / entry.folder, raw)
+    labels = raw / "train-task1-SI.labels"
+    labels.write_bytes(labels.read_bytes()[: labels.stat().st_size // 2])  # what a kill mid-copy left before
+    assert main(["data", "prepare", "--task", "PR2", "--raw", str(raw), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "train-task1-SI.labels" in err and "bodega data fetch --task PR2" in err and err.count("\n") == 1
+    assert not (tmp_path / "out" / "train.tsv").exists()
+
+
+def test_fetch_replaces_a_link_in_the_raw_root_and_never_writes_through_it(fake_corpus, tmp_path, capsys):
+    outside = tmp_path / "elsewhere.txt"
+    outside.write_text("not yours\n")
+    target = tmp_path / "raw" / "PR2"
+    target.mkdir(parents=True)
+    (target / "train-task1-SI.labels").symlink_to(outside)
+    fetch("PR2", fake_corpus, tmp_path / "raw")
+    assert outside.read_text() == "not yours\n"
+    assert not (target / "train-task1-SI.labels").is_symlink()
+    (tmp_path / "away").mkdir()
+    (tmp_path / "raw2").mkdir()
+    (tmp_path / "raw2" / "PR2").symlink_to(tmp_path / "away", target_is_directory=True)
+    assert main(["data", "fetch", "--task", "PR2", "--from", str(fake_corpus), "--raw-root",
+                 str(tmp_path / "raw2")]) == 2
+    assert "leads out of --raw-root" in capsys.readouterr().err
+    assert list((tmp_path / "away").iterdir()) == []
+
+
+def test_only_corpus_files_are_extracted_and_within_the_limit(fake_corpus, tmp_path, capsys):
+    members = {f"ptc-v2/{p.relative_to(fake_corpus).as_posix()}": p.read_bytes()
+               for p in fake_corpus.rglob("*") if p.is_file()}
+    bomb = _zip(tmp_path / "bomb.zip", {**members, "ptc-v2/padding.bin": b"\0" * (3 << 20)})
+    raw = tmp_path / "raw"
+    assert main(["data", "fetch", "--task", "PR2", "--from", str(bomb), "--raw-root", str(raw),
+                 "--max-extract-mb", "1"]) == 0  # the 3 MiB member is not a corpus file: never extracted
+    big = _zip(tmp_path / "big.zip", {**members, "ptc-v2/train-task1-SI.labels": b"1\t0\t3\n" * (1 << 18)})
+    assert main(["data", "fetch", "--task", "PR2", "--from", str(big), "--raw-root", str(tmp_path / "raw3"),
+                 "--max-extract-mb", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "--max-extract-mb" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("damage", ["zip", "tar", "folder-in-the-way", "bad-url", "no-marker"])
+def test_fetch_errors_are_one_line_naming_the_file(fake_corpus, tmp_path, capsys, damage):
+    import tarfile
+
+    raw = tmp_path / "raw"
+    source = tmp_path / "corpus.zip"
+    if damage == "zip":
+        with zipfile.ZipFile(source, "w") as handle:  # stored, so that the damage reaches the member's bytes
+            handle.writestr("ptc-v2/train-task1-SI.labels", b"x" * 5000)
+        data = bytearray(source.read_bytes())
+        data[200:300] = b"y" * 100
+        source.write_bytes(bytes(data))
+    elif damage == "tar":
+        source = tmp_path / "corpus.tar"
+        with tarfile.open(source, "w") as handle:
+            handle.add(fake_corpus, arcname="ptc-v2")
+        source.write_bytes(source.read_bytes()[:1200])
+    elif damage == "folder-in-the-way":
+        (raw / "PR2" / "train-task1-SI.labels").mkdir(parents=True)
+        source = fake_corpus
+    elif damage == "no-marker":
+        _zip(source, {"ptc-v2/readme.txt": b"nothing here"})
+    source_text = "http://[::1" if damage == "bad-url" else str(source)
+    assert main(["data", "fetch", "--task", "PR2", "--from", source_text, "--raw-root", str(raw)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert ("train-task1-SI.labels" if damage == "folder-in-the-way" else source_text) in err
+    assert "bodega-fetch-" not in err  # the archive is named, not a temporary folder
+
+
+class _Server:
+    """A local HTTP server whose answer the test chooses: silence, or a body without end."""
+
+    def __init__(self, mode: str):
+        import http.server
+        import threading
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 - the standard library's name
+                if mode == "silent":
+                    threading.Event().wait(30)
+                    return
+                self.send_response(200)
+                self.end_headers()
+                try:
+                    while True:
+                        self.wfile.write(b"\0" * 65536)
+                except OSError:
+                    pass
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/corpus.zip"
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.mark.parametrize("mode", ["silent", "endless"])
+def test_a_download_stops_at_its_timeout_and_size_limit(tmp_path, capsys, mode):
+    import time
+
+    server = _Server(mode)
+    try:
+        started = time.monotonic()
+        assert main(["data", "fetch", "--task", "PR2", "--from", server.url, "--raw-root", str(tmp_path / "raw"),
+                     "--timeout", "1", "--max-download-mb", "2"]) == 2
+        assert time.monotonic() - started < 15
+    finally:
+        server.close()
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and server.url in err
+    assert ("--max-download-mb" if mode == "endless" else "timed out") in err
+
+
+def test_sigterm_during_a_download_removes_its_temporary_files(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    server = _Server("endless")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {**os.environ, "TMPDIR": str(scratch), "PYTHONPATH": str(ROOT / "lib")}
+    try:
+        process = subprocess.Popen([sys.executable, "-m", "bodega", "data", "fetch", "--task", "PR2", "--from",
+                                    server.url, "--raw-root", str(tmp_path / "raw")], env=env, cwd=tmp_path,
+                                   stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 60
+        while not any(scratch.rglob("corpus.zip")) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert any(scratch.rglob("corpus.zip"))
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=60)
+    finally:
+        server.close()
+    assert process.returncode != 0 and b"Traceback" not in err
+    assert list(scratch.iterdir()) == []
+
+
+def test_a_full_disk_while_extracting_or_copying_is_one_line(fake_corpus, tmp_path, monkeypatch, capsys):
+    import errno
+
+    import bodega.data.transfer as transfer
+
+    members = {f"ptc-v2/{p.relative_to(fake_corpus).as_posix()}": p.read_bytes()
+               for p in fake_corpus.rglob("*") if p.is_file()}
+    archive = _zip(tmp_path / "ptc.zip", members)
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(transfer, "_copy_bounded", full)
+    assert main(["data", "fetch", "--task", "PR2", "--from", str(archive), "--raw-root", str(tmp_path / "a")]) == 2
+    err = capsys.readouterr().err
+    assert "no room to extract it" in err and str(archive) in err and err.count("\n") == 1
+    monkeypatch.setattr(transfer.shutil, "copyfileobj", full)
+    assert main(["data", "fetch", "--task", "PR2", "--from", str(fake_corpus), "--raw-root", str(tmp_path / "b")]) == 2
+    err = capsys.readouterr().err
+    assert "cannot write" in err and "No space left on device" in err and err.count("\n") == 1
+    assert [p for p in (tmp_path / "b").rglob("*") if p.is_file()] == []

@@ -39,6 +39,7 @@ def test_names_are_normalised():
     ({"attackrs": ["PWWS"]}, "unknown key.*attackrs"),
     ({"attackers": ["PWWZ"]}, "attackers: unknown attacker 'PWWZ'"),
     ({"victims": ["BiLSTM", "BiLSTM"]}, "listed twice"),
+    ({"seeds": [0, 1, 0]}, "seeds: 0 listed twice"),
     ({"examples": 0}, "examples: expected an integer >= 1"),
     ({"profile": "gpu"}, "profile: unknown profile 'gpu'"),
     ({"training": {"epoch": 3}}, "training: unknown key"),

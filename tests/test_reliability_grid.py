@@ -72,3 +72,15 @@ def test_the_shipped_grids_still_load():
     root = Path(__file__).resolve().parents[1] / "parameters"
     for path in sorted(root.glob("grid_*.yaml")):
         assert load_grid(path).name
+
+
+def test_a_key_given_twice_in_a_grid_file_is_refused_naming_both_lines(tmp_path, capsys):
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(GRID.format(name="twice", root=tmp_path) + "examples: 3\nexamples: 5\n", encoding="utf-8")
+    lines = grid.read_text().splitlines()
+    first = lines.index("examples: 3") + 1
+    with pytest.raises(GridError, match=rf"grid.yaml:{first + 1}: key 'examples' is given twice .*line {first}\)"):
+        load_grid(grid)
+    assert main(["grid", "status", str(grid)]) == 2
+    err = capsys.readouterr().err
+    assert "given twice" in err and err.count("\n") == 1

@@ -238,3 +238,108 @@ def test_score_command_resumes_and_prints_it(tmp_path, capsys):
     assert _score("--input", str(source), "--out", str(out)) == 0
     assert "Resumed: 4 rows" in capsys.readouterr().out and out.read_text() == first
     assert json.loads(Path(f"{out}{RESUME_SUFFIX}").read_text())["task"] == "PR2"
+
+
+def test_a_second_score_on_the_same_out_is_refused_while_the_first_runs(tmp_path, capsys):
+    from bodega.io import exclusive_lock
+    from bodega.scoring.stream import lock_path
+
+    source = _tsv(tmp_path / "adv.tsv", _rows(4))
+    out = tmp_path / "scores.jsonl"
+    with exclusive_lock(lock_path(out)):  # as the first run holds it
+        assert _score("--input", str(source), "--out", str(out)) == 2
+    err = capsys.readouterr().err
+    assert "being written by another process" in err and str(out) in err and err.count("\n") == 1
+    assert not out.exists()
+    assert _score("--input", str(source), "--out", str(out)) == 0  # the lock goes with its holder
+    assert len(out.read_text().splitlines()) == 4
+
+
+def test_resuming_with_another_precision_is_refused(tmp_path, capsys):
+    source = _tsv(tmp_path / "adv.tsv", _rows(4))
+    out = tmp_path / "scores.jsonl"
+    assert _score("--input", str(source), "--out", str(out)) == 0
+    assert json.loads(Path(f"{out}{RESUME_SUFFIX}").read_text())["precision"] == "fp32"
+    before = out.read_text()
+    assert _score("--input", str(source), "--out", str(out), "--precision", "bf16") == 2
+    assert "different kernels, precision" in capsys.readouterr().err and out.read_text() == before
+
+
+def test_an_input_changed_while_it_is_scored_is_an_error(tmp_path):
+    source = _tsv(tmp_path / "adv.tsv", _rows(6))
+
+    class Changing(_Counting):
+        def score(self, pairs):
+            _tsv(source, _rows(7))  # another tool rewrites the file meanwhile
+            return super().score(pairs)
+
+    with pytest.raises(ValueError, match="changed while it was scored"):
+        score_file("PR2", source, tmp_path / "scores.jsonl", Changing(), chunk=2)
+
+
+@pytest.mark.parametrize("content", [HEADER, ""])
+def test_an_empty_input_is_refused_not_scored_zero(tmp_path, capsys, content):
+    source = tmp_path / "adv.tsv"
+    source.write_text(content)
+    out = tmp_path / "scores.jsonl"
+    assert _score("--input", str(source), "--out", str(out)) == 2
+    err = capsys.readouterr().err
+    assert "no rows to score" in err and err.count("\n") == 1
+    assert not out.exists() and not Path(f"{out}{RESUME_SUFFIX}").exists()
+
+
+@pytest.mark.parametrize("record, message", [
+    ({"seconds": float("nan")}, "'seconds' must be a number >= 0"),
+    ({"seconds": -1}, "'seconds' must be a number >= 0"),
+    ({"original": 5}, "'original' must be a text"),
+])
+def test_records_with_nan_timings_or_numbers_for_texts_are_refused(tmp_path, capsys, record, message):
+    records = tmp_path / "records.jsonl"
+    append_jsonl(records, {"id": "a", "original": "x y", "adversarial": "x z", "success": True, "queries": 3,
+                           **record})
+    assert _score("--input", str(records), "--out", str(tmp_path / "s.jsonl"), "--summary",
+                  str(tmp_path / "summary.json")) == 2
+    err = capsys.readouterr().err
+    assert message in err and "records.jsonl:1" in err and err.count("\n") == 1
+    assert not (tmp_path / "summary.json").exists()
+
+
+def test_a_semantic_model_returning_too_few_or_nan_scores_is_refused(tmp_path):
+    source = _tsv(tmp_path / "adv.tsv", _rows(4))
+
+    class TooFew(_Counting):
+        name = "too-few"
+
+        def score(self, pairs):
+            return super().score(pairs)[:-1]
+
+    class NotANumber(_Counting):
+        name = "nan"
+
+        def score(self, pairs):
+            return [float("nan")] * len(pairs)
+
+    with pytest.raises(ValueError, match="semantic model too-few: score.pairs. returned 1 scores for 2 pairs"):
+        score_file("PR2", source, tmp_path / "a.jsonl", TooFew())
+    with pytest.raises(ValueError, match="semantic model nan: .* not finite"):
+        score_file("PR2", source, tmp_path / "b.jsonl", NotANumber())
+
+
+def test_inputs_with_a_byte_order_mark_are_read(tmp_path):
+    source = tmp_path / "adv.tsv"
+    source.write_bytes(b"\xef\xbb\xbf" + _tsv(tmp_path / "plain.tsv", _rows(2)).read_bytes())
+    assert len(read_incrediblae_tsv(source)) == 2
+    records = tmp_path / "records.jsonl"
+    records.write_bytes(b"\xef\xbb\xbf" + json.dumps({"id": "a", "original": "x", "adversarial": None,
+                                                      "success": False}).encode() + b"\n")
+    assert _score("--input", str(records), "--out", str(tmp_path / "s.jsonl")) == 0
+
+
+def test_an_input_that_is_a_folder_or_a_pipe_is_one_line(tmp_path, capsys):
+    assert _score("--input", str(tmp_path), "--out", str(tmp_path / "s.jsonl")) == 2
+    err = capsys.readouterr().err
+    assert "is not a regular file (a folder)" in err and err.count("\n") == 1
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    assert _score("--input", str(fifo), "--out", str(tmp_path / "s.jsonl")) == 2
+    assert "a pipe or device" in capsys.readouterr().err

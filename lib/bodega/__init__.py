@@ -12,17 +12,11 @@ submodule that needs numpy, torch, transformers or model files load when first u
 from __future__ import annotations
 
 from importlib import import_module
-from importlib.metadata import PackageNotFoundError, version
 
 from bodega.errors import BodegaError
 
 DISTRIBUTION = "bodega-repro"
 """The name ``pip`` installs this package under."""
-
-try:
-    __version__ = version(DISTRIBUTION)
-except PackageNotFoundError:  # run from a source tree that was never installed
-    __version__ = "0+unknown"
 
 _API = ("attack", "wrap", "task_texts", "AttackReport", "AttackRecord")
 
@@ -30,10 +24,22 @@ __all__ = ["BodegaError", "__version__", *_API]
 
 
 def __getattr__(name: str):
-    """The API names, imported from :mod:`bodega.api` on first use (it loads numpy)."""
+    """The API names, imported from :mod:`bodega.api` on first use (it loads numpy), and ``__version__``."""
     if name in _API:
         return getattr(import_module("bodega.api"), name)
+    if name == "__version__":  # read on use: importlib.metadata imports much that `python -m` could shadow
+        return _installed_version()
     raise AttributeError(f"module 'bodega' has no attribute {name!r}")
+
+
+def _installed_version() -> str:
+    """The installed distribution's version, ``0+unknown`` in a source tree that was never installed."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(DISTRIBUTION)
+    except PackageNotFoundError:
+        return "0+unknown"
 
 
 def __dir__() -> list[str]:

@@ -104,9 +104,12 @@ def wrap(classifier: Classifier, task: str, *, name: str | None = None, version:
     * a victim already wrapped (returned unchanged).
 
     ``version`` names the model for the prediction cache and for resuming a kept run (default: the
-    object's ``version`` attribute). ``trim_tokenizer`` (a fast tokenizer or its folder) cuts texts
-    after the 512th token as BODEGA does; without one, texts are attacked untrimmed. ``task`` is the
-    task the victim will be attacked on (FC's claim/evidence pairs are split for transformers folders).
+    object's ``version`` attribute); the cache keys by it together with what the classifier runs (a
+    function's source and closure, an object's pickled state, a pipeline's weights), so two functions
+    given one version never share predictions, and one whose source cannot be read is not cached.
+    ``trim_tokenizer`` (a fast tokenizer or its folder) cuts texts after the 512th token as BODEGA
+    does; without one, texts are attacked untrimmed. ``task`` is the task the victim will be attacked
+    on (FC's claim/evidence pairs are split for transformers folders).
     """
     from bodega.victims.external import HF_PREFIX, CallableVictim, is_spec, open_victim
 
@@ -123,7 +126,10 @@ def wrap(classifier: Classifier, task: str, *, name: str | None = None, version:
     if trim_tokenizer is not None and isinstance(trim_tokenizer, (str, Path)):
         from transformers import AutoTokenizer
 
-        trim_tokenizer = AutoTokenizer.from_pretrained(trim_tokenizer)
+        from bodega.hf_folders import refuse_custom_code
+
+        refuse_custom_code(trim_tokenizer, "trim_tokenizer")
+        trim_tokenizer = AutoTokenizer.from_pretrained(trim_tokenizer, trust_remote_code=False)
     if hasattr(classifier, "model") and hasattr(classifier, "task") and callable(classifier) \
             and not callable(getattr(classifier, "predict_proba", None)):
         obj = PipelineClassifier(classifier, positive_label)
@@ -144,7 +150,16 @@ def wrap(classifier: Classifier, task: str, *, name: str | None = None, version:
     if positive_label is not None and not isinstance(obj, PipelineClassifier):
         raise BodegaError("positive_label applies to transformers pipelines and folders; predict_proba's "
                           "column 1 must be P(non-credible)")
-    return CallableVictim(obj, label, task, version, trim_tokenizer)
+    from bodega.victims.identity import object_identity, weights_identity
+
+    identity = weights_identity(classifier.model) if isinstance(obj, PipelineClassifier) \
+        else object_identity(classifier)
+    return CallableVictim(obj, label, task, version, trim_tokenizer, identity)
+
+
+def _is_binary_label(label: object) -> bool:
+    """Whether ``label`` is 0 or 1 (as a number or a numeric bool), not "fake", 0.5 or NaN."""
+    return isinstance(label, (int, float, np.integer, np.floating)) and label in (0, 1)
 
 
 def _examples(texts: Sequence[str], labels: Sequence[int]) -> list:
@@ -155,9 +170,17 @@ def _examples(texts: Sequence[str], labels: Sequence[int]) -> list:
     if len(texts) != len(labels):
         raise BodegaError(f"{len(texts)} texts but {len(labels)} labels; give one label (0 credible, "
                           "1 non-credible) per text")
+    if not texts:
+        raise BodegaError("no texts to attack (an empty list); give at least one text and its label")
     if any(not isinstance(t, str) for t in texts):
         raise BodegaError("texts must be a list of strings")
-    bad = [label for label in labels if int(label) not in (0, 1) or int(label) != label]
+    for i, text in enumerate(texts):
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise BodegaError(f"text {i} holds a character UTF-8 cannot write ({error.reason} at position "
+                              f"{error.start}); remove it or decode the text properly") from None
+    bad = [label for label in labels if not _is_binary_label(label)]
     if bad:
         raise BodegaError(f"labels must be 0 (credible) or 1 (non-credible), found {bad[:3]}")
     return [Example(int(label), f"text-{i}", text) for i, (text, label) in enumerate(zip(texts, labels))]

@@ -47,9 +47,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run one subcommand. A :class:`~bodega.errors.BodegaError` (a user mistake) is printed as one line
-    and exits 2; any other exception is a bug and propagates with its traceback. ``-v`` shows the
-    traceback of a user mistake too."""
+    """Run one subcommand. A :class:`~bodega.errors.BodegaError` (a user mistake), or an OSError about a
+    path (a file where a folder is needed, no permission, a full disk), is printed as one line and exits
+    2; an interrupt (Ctrl-C, SIGTERM where a command asks for it) exits 130; any other exception is a bug
+    and propagates with its traceback. ``-v`` shows the traceback of a user mistake too."""
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, format=LOG_FORMAT)
     try:
@@ -61,6 +62,19 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
         print(f"bodega {args.command}: error: {error}", file=sys.stderr)
         return 2
+    except OSError as error:
+        if error.filename is None:  # not about a path the user gave: a bug, shown with its traceback
+            raise
+        if args.verbose:
+            traceback.print_exc()
+        print(f"bodega {args.command}: error: cannot use {error.filename}: {error.strerror or error}; check that "
+              "path (a file where a folder is needed, its permissions, free space)", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt as stop:
+        if args.verbose:
+            traceback.print_exc()
+        print(f"bodega {args.command}: {stop or 'interrupted'}; nothing half-written is left", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

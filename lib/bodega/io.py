@@ -9,7 +9,7 @@ import tempfile
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, BinaryIO, Iterable, Iterator
 
 from bodega.errors import BodegaError
 
@@ -54,24 +54,33 @@ def file_mode() -> int:
     return FILE_MODE & ~_umask()
 
 
-def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
-    """Write to a temporary file in the same folder, fsync, then rename over ``path``.
+@contextmanager
+def replacing(path: str | os.PathLike) -> Iterator[BinaryIO]:
+    """A handle on a temporary file beside ``path``: fsynced and renamed over ``path`` when the block
+    ends, removed when it raises, so readers see the old file or the new one, never a part.
 
     ``mkstemp`` creates its file with mode 0600; it gets the mode of every other file we write
-    (:func:`file_mode`) so that summaries and prepared data are as readable as records."""
+    (:func:`file_mode`) so that summaries and prepared data are as readable as records. A symbolic
+    link at ``path`` is replaced, not written through."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.fchmod(fd, file_mode())
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            yield handle
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to a temporary file in the same folder, fsync, then rename over ``path``."""
+    with replacing(path) as handle:
+        handle.write(data)
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
@@ -101,7 +110,7 @@ def iter_jsonl(path: str | os.PathLike, *, drop_torn_tail: bool = True) -> Itera
         bad: tuple[int, str] | None = None
         for number, raw in enumerate(handle, start=1):
             try:
-                line = raw.decode("utf-8")
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
             except UnicodeDecodeError as error:
                 raise BodegaError(f"{path}:{number}: not UTF-8 ({error.reason} at byte {error.start}); "
                                  "write the file as UTF-8") from None
@@ -175,10 +184,11 @@ class LockedError(BodegaError, RuntimeError):
 
 
 @contextmanager
-def exclusive_lock(path: str | os.PathLike) -> Iterator[None]:
+def exclusive_lock(path: str | os.PathLike, subject: str | os.PathLike | None = None) -> Iterator[None]:
     """Hold an advisory lock on ``path`` (created if needed) or fail at once if another process holds it.
 
-    The kernel releases the lock when the holder dies, so a killed run never leaves a stale lock.
+    ``subject`` is what the lock guards, for the message (default: the lock's folder). The kernel
+    releases the lock when the holder dies, so a killed run never leaves a stale lock.
     """
     import fcntl
 
@@ -189,8 +199,33 @@ def exclusive_lock(path: str | os.PathLike) -> Iterator[None]:
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as error:
-            raise LockedError(f"{path.parent} is being written by another process (lock {path}); "
+            raise LockedError(f"{subject or path.parent} is being written by another process (lock {path}); "
                               "wait for it to finish or stop it") from error
         yield
     finally:
         handle.close()
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread so that ``finally`` blocks and context managers clean up."""
+
+
+@contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """Within the block, SIGTERM raises :class:`Terminated` (temporary files are removed on the way out)
+    instead of ending the process where it stands; the previous handler is restored after."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise Terminated(f"stopped by signal {signum}")
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

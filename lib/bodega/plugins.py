@@ -16,7 +16,7 @@ import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any, Callable, NoReturn
 
 from bodega.errors import BodegaError
 
@@ -84,10 +84,23 @@ def _module_from_file(path: Path, spec: str, role: str) -> ModuleType:
     sys.modules[name] = module  # dataclasses and pickling look classes up by their module's name
     try:
         module_spec.loader.exec_module(module)
-    except BaseException:
+    except BaseException as error:
         del sys.modules[name]
-        raise
+        _refuse_failure(error, f"{role} {spec!r}: loading {path} failed", f"run `python {path}` to see where")
     return module
+
+
+def _refuse_failure(error: BaseException, what: str, fix: str) -> NoReturn:
+    """Re-raise a plug-in's failure as one :class:`PluginError` line (``-v`` shows its traceback); an
+    interrupt stays an interrupt, and the plug-in's own BodegaError passes as it is."""
+    if isinstance(error, (KeyboardInterrupt, BodegaError)):
+        raise error
+    if isinstance(error, SystemExit):
+        raise PluginError(f"{what}: it called sys.exit({error.code!r}); a plug-in must return or raise, "
+                          "not end the process") from error
+    if isinstance(error, SyntaxError):
+        raise PluginError(f"{what}: syntax error at {error.filename}:{error.lineno}: {error.msg}; {fix}") from error
+    raise PluginError(f"{what}: {type(error).__name__}: {error}; {fix}") from error
 
 
 def load_factory(spec: str, role: str = "plug-in") -> Callable[..., Any]:
@@ -101,21 +114,53 @@ def load_factory(spec: str, role: str = "plug-in") -> Callable[..., Any]:
         except ModuleNotFoundError as error:
             raise PluginError(f"{role} {spec!r}: cannot import {source!r} ({error}); put its folder on "
                               "PYTHONPATH, install it, or name its file: py:path/to/file.py:factory") from error
+        except BaseException as error:
+            _refuse_failure(error, f"{role} {spec!r}: importing {source} failed",
+                            f"run `python -c 'import {source}'` to see where")
     factory = getattr(module, attribute, None)
     if not callable(factory):
         raise PluginError(f"{role} {spec!r}: {source} has no callable {attribute!r}")
     return factory
 
 
+def plugin_identity(spec: str, role: str = "plug-in") -> str | None:
+    """The content identity of the factory ``spec`` names: its file's sha256 and the factory's name.
+
+    A spec names code by where it is (``py:victim.py:build`` in two folders is two models), so
+    the cache and resume checks key by this rather than by the spec. None where the module has
+    no source file (a built-in or namespace module)."""
+    from bodega.victims.identity import file_identity
+
+    source, attribute = _split(str(spec), role)
+    if source.endswith(".py"):
+        path = Path(source).expanduser()
+    else:
+        module = sys.modules.get(source) or importlib.import_module(source)
+        path = Path(getattr(module, "__file__", None) or "")
+    return file_identity(path, attribute) if path.is_file() else None
+
+
 def require_method(product: object, method: str, spec: str, role: str, usage: str) -> object:
     """``product`` itself when it has a callable ``method``; otherwise a :class:`PluginError` that says
     what the factory returned and what it must return (``usage``, e.g. ``predict_proba(texts) -> [n, 2]``)."""
+    if isinstance(product, type):
+        raise PluginError(f"{role} {spec!r}: the factory returned the class {product.__name__}, not an object; "
+                          f"return {product.__name__}(...), an object with {usage}")
     if not callable(getattr(product, method, None)):
         raise PluginError(f"{role} {spec!r}: the factory returned {type(product).__name__}, which has no "
                           f"{method} method; it must build an object with {usage}")
     return product
 
 
+def call_factory(spec: str, role: str, **options: Any) -> object:
+    """What the factory ``spec`` names builds from ``options``; its failure is one :class:`PluginError` line."""
+    factory = load_factory(spec, role)
+    try:
+        return factory(**options)
+    except BaseException as error:
+        _refuse_failure(error, f"{role} {spec!r}: the factory failed", "fix the factory (-v shows the traceback)")
+
+
 def build_plugin(spec: str, role: str, method: str, usage: str, **options: Any) -> object:
     """Load the factory ``spec`` names, call it with ``options`` and check its product has ``method``."""
-    return require_method(load_factory(spec, role)(**options), method, spec, role, usage)
+    return require_method(call_factory(spec, role, **options), method, spec, role, usage)

@@ -335,8 +335,8 @@ def gemma3_270m_dir(root: Path | None = None) -> Path | None:
 
     tmp = root / "hf.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
-    tokenizer = AutoTokenizer.from_pretrained(root, gguf_file=packaged.MODEL_NAME)
-    model = AutoModelForCausalLM.from_pretrained(root, gguf_file=packaged.MODEL_NAME)
+    tokenizer = AutoTokenizer.from_pretrained(root, gguf_file=packaged.MODEL_NAME, trust_remote_code=False)
+    model = AutoModelForCausalLM.from_pretrained(root, gguf_file=packaged.MODEL_NAME, trust_remote_code=False)
     model.save_pretrained(tmp, safe_serialization=True)
     tokenizer.save_pretrained(tmp)
     repair_rank_scored_tokenizer(tmp)
@@ -378,8 +378,8 @@ def smollm2_instruct_dir(root: Path | None = None) -> Path | None:
 
     tmp = root / "hf.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
-    tokenizer = AutoTokenizer.from_pretrained(gguf_path.parent, gguf_file=gguf_path.name)
-    model = AutoModelForCausalLM.from_pretrained(gguf_path.parent, gguf_file=gguf_path.name)
+    tokenizer = AutoTokenizer.from_pretrained(gguf_path.parent, gguf_file=gguf_path.name, trust_remote_code=False)
+    model = AutoModelForCausalLM.from_pretrained(gguf_path.parent, gguf_file=gguf_path.name, trust_remote_code=False)
     if getattr(tokenizer, "chat_template", None) is None:
         raise MissingResourceError(f"{gguf_path}: no chat template in the GGUF; reinstall: {SMOLLM2_INSTALL}")
     model.save_pretrained(tmp, safe_serialization=True)
@@ -441,8 +441,8 @@ def converted_gguf_dir(split: SplitFile, root: Path) -> Path | None:
 
     tmp = root / "hf.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
-    tokenizer = AutoTokenizer.from_pretrained(root, gguf_file=split.name)
-    model = AutoModelForCausalLM.from_pretrained(root, gguf_file=split.name)
+    tokenizer = AutoTokenizer.from_pretrained(root, gguf_file=split.name, trust_remote_code=False)
+    model = AutoModelForCausalLM.from_pretrained(root, gguf_file=split.name, trust_remote_code=False)
     if getattr(tokenizer, "chat_template", None) is None:
         raise MissingResourceError(f"{gguf_path}: no chat template in the GGUF; reinstall: {split.install}")
     model.save_pretrained(tmp, safe_serialization=True)

@@ -348,7 +348,8 @@ def words_per_example(spec, data_root: str | Path) -> dict[str, float]:
     from bodega.resources import resolve
     from bodega.victims.trimming import Trimmer
 
-    trimmer = Trimmer(AutoTokenizer.from_pretrained(resolve("wordpiece-vocab").location), "wordpiece")
+    trimmer = Trimmer(AutoTokenizer.from_pretrained(resolve("wordpiece-vocab").location,
+                                      trust_remote_code=False), "wordpiece")
     words = {}
     for task in spec.tasks:
         path = Path(data_root) / task / "attack.tsv"

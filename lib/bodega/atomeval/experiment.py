@@ -314,8 +314,8 @@ def generate_rewrites(claims: Sequence[Any], rewriter, families: Sequence[str], 
             cost["cached"] = earlier["cached"] + cost["cached"] - earlier["generated"]
         cost["tokens_per_second"] = (round(cost["generated_tokens"] / cost["generation_seconds"], 2)
                                      if cost["generation_seconds"] else None)
-        report[family] = {**cost, "rewriter": client.name, "precision": client.precision,
-                          "weights_sha256": client.weights_hash, "batch_size": rewriter.batch_size,
+        report[family] = {**cost, "rewriter": client.name, "precision": getattr(client, "precision", None),
+                          "weights_sha256": getattr(client, "weights_hash", None), "batch_size": rewriter.batch_size,
                           "threads": torch_threads(), "max_answer_tokens": rewriter.max_answer_tokens}
         atomic_write_json(cost_path, report)
         log.info("%s %s: %s", client.name, family, report[family])

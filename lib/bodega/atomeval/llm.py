@@ -6,6 +6,7 @@ only when a request is sent; it is never stored in the client's repr, logged or 
 """
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import urllib.error
@@ -13,6 +14,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Protocol
+
+from bodega.errors import BodegaError
 
 Message = dict[str, str]
 # (url, headers, body bytes, timeout) -> (HTTP status, response bytes); injectable for tests
@@ -38,8 +41,8 @@ def complete_many(client: ChatClient, conversations: list[list[Message]],
     return [client.complete(messages, max_new_tokens) for messages in conversations]
 
 
-class LLMError(RuntimeError):
-    """The endpoint or model did not give a usable answer; the message says why."""
+class LLMError(BodegaError, RuntimeError):
+    """The endpoint or model did not give a usable answer; the message says why (one line on the command line)."""
 
 
 def urllib_transport(url: str, headers: dict[str, str], body: bytes, timeout: float) -> tuple[int, bytes]:
@@ -50,6 +53,9 @@ def urllib_transport(url: str, headers: dict[str, str], body: bytes, timeout: fl
             return response.status, response.read()
     except urllib.error.HTTPError as error:
         return error.code, error.read()
+    except (OSError, ValueError, http.client.HTTPException) as error:  # refused, timed out, a malformed URL
+        raise LLMError(f"{url}: no answer ({error or type(error).__name__}); check the URL after @ and that "
+                       "the server runs") from None
 
 
 @dataclass
@@ -69,6 +75,13 @@ class OpenAIChatClient:
     def name(self) -> str:
         """``openai:<model>``."""
         return f"openai:{self.model}"
+
+    @property
+    def identity(self) -> str:
+        """What decides an answer besides the prompt: the model at its endpoint and the sampling settings.
+        Rewriters and extractors key their caches by it (the API key is not part of it)."""
+        return (f"openai:{self.model}@{self.base_url.rstrip('/')};temperature={self.temperature};seed={self.seed};"
+                f"max_tokens={self.max_tokens}")
 
     def complete(self, messages: list[Message], max_new_tokens: int | None = None) -> str:
         """The endpoint's answer to ``messages``."""
@@ -145,8 +158,8 @@ class TransformersChatClient:
             torch.set_num_threads(self.threads)
         self.precision = resolve_precision(self.precision)
         dtype = torch.bfloat16 if self.precision == "bf16" else torch.float32
-        self._tokenizer = AutoTokenizer.from_pretrained(self.path)
-        self._model = AutoModelForCausalLM.from_pretrained(self.path, dtype=dtype).eval()
+        self._tokenizer = AutoTokenizer.from_pretrained(self.path, trust_remote_code=False)
+        self._model = AutoModelForCausalLM.from_pretrained(self.path, dtype=dtype, trust_remote_code=False).eval()
         if getattr(self._tokenizer, "chat_template", None) is None:
             raise LLMError(f"{self.path}: the tokenizer has no chat template; use an instruction-tuned model")
         self._tokenizer.padding_side = "left"

@@ -21,6 +21,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from bodega.atomeval.gate import Gate
+from bodega.errors import BodegaError
 from bodega.tasks import join_pair
 
 
@@ -228,9 +229,10 @@ def make_cases(claims: Sequence[Any], rewriter: Any, family: str,
                 rewrites = many([(item.claim, item.evidence) for item in items], family)
             else:
                 rewrites = [rewriter.rewrite(items[0].claim, items[0].evidence, family)]
-        except Exception as error:  # name the claims and family, keep the cause
+        except Exception as error:  # name the claims and family, keep the cause (a user's mistake stays one)
             ids = ", ".join(str(item.id) for item in items)
-            raise RuntimeError(f"claim(s) {ids}: rewriting with {family} failed: {error}") from error
+            kind = BodegaError if isinstance(error, BodegaError) else RuntimeError
+            raise kind(f"claim(s) {ids}: rewriting with {family} failed: {error}") from error
         cases.extend(RewriteCase(str(item.id), item.claim, item.evidence, rewrite, family)
                      for item, rewrite in zip(items, rewrites))
     return cases

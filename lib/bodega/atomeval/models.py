@@ -43,8 +43,8 @@ class NLIModel:
     def __post_init__(self) -> None:
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-        self._tokenizer = AutoTokenizer.from_pretrained(str(self.path))
-        self._model = AutoModelForSequenceClassification.from_pretrained(str(self.path)).eval()
+        self._tokenizer = AutoTokenizer.from_pretrained(str(self.path), trust_remote_code=False)
+        self._model = AutoModelForSequenceClassification.from_pretrained(str(self.path), trust_remote_code=False).eval()
         if self.entailment_index is None:
             labels = {int(k): str(v).lower() for k, v in self._model.config.id2label.items()}
             hits = [i for i, name in labels.items() if "entail" in name and "not" not in name]
@@ -87,8 +87,8 @@ class PerplexityModel:
     def __post_init__(self) -> None:
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        self._tokenizer = AutoTokenizer.from_pretrained(str(self.path))
-        self._model = AutoModelForCausalLM.from_pretrained(str(self.path)).eval()
+        self._tokenizer = AutoTokenizer.from_pretrained(str(self.path), trust_remote_code=False)
+        self._model = AutoModelForCausalLM.from_pretrained(str(self.path), trust_remote_code=False).eval()
 
     def perplexity(self, texts: Sequence[str]) -> np.ndarray:
         """Perplexity of each text under the causal LM (NaN for a text under two tokens)."""

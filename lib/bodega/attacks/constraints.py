@@ -143,8 +143,9 @@ class SentenceEncoder:
         from bodega.resources import resolve
 
         path = self.model_dir or str(resolve("minilm").path)
-        tokenizer = AutoTokenizer.from_pretrained(path)
-        model = cast_model(AutoModel.from_pretrained(path).eval())  # the attack's precision (bodega.precision)
+        tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=False)
+        # in the attack's precision (bodega.precision)
+        model = cast_model(AutoModel.from_pretrained(path, trust_remote_code=False).eval())
         self._model = (torch, tokenizer, model)
 
     def warm_up(self) -> None:

@@ -21,7 +21,7 @@ from bodega.attacks.base import recorded_attacker
 from bodega.attacks.runner import RECORD_KEYS, AttackOptions, NamedAttacker, attack_examples
 from bodega.errors import BodegaError
 from bodega.io import append_jsonl, exclusive_lock, file_sha256, iter_jsonl, relative_path, write_jsonl
-from bodega.layout import RECORDS, RUN_LOCK, SCORES
+from bodega.layout import RECORDS, RUN_CONFIG, RUN_LOCK, SCORES, SUMMARY
 from bodega.records import AttackReport, RunConfig, read_run_config, write_run_config, write_summary
 
 log = logging.getLogger(__name__)
@@ -67,6 +67,8 @@ class RunFolder:
         previous = read_run_config(self.out)
         if previous is not None:
             _check_same_run(self.out, previous, config)
+        else:
+            _refuse_foreign_outputs(self.out, config)
         self.previous = previous
         return load_records(self.records_path)
 
@@ -106,6 +108,26 @@ def _check_same_run(out: Path, previous: RunConfig, config: RunConfig) -> None:
                           "use another output folder or delete this one")
 
 
+def _refuse_foreign_outputs(out: Path, config: RunConfig) -> None:
+    """Refuse a folder without ``run.json`` holding a summary or scores that no run of these settings wrote:
+    they would be overwritten at the end. Other files in it are left alone (the run writes beside them)."""
+    import json
+
+    summary_path, scores_path = out / SUMMARY, out / SCORES
+    ours = False
+    if summary_path.is_file():
+        try:
+            summary = json.loads(summary_path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            summary = None
+        ours = isinstance(summary, dict) and all(summary.get(key) == getattr(config, key)
+                                                 for key in ("task", "attacker", "victim_weights"))
+    foreign = [path.name for path in (summary_path, scores_path) if path.exists() and not ours]
+    if foreign:
+        raise BodegaError(f"--out {out} holds {' and '.join(foreign)} that this run did not write (no {RUN_CONFIG} "
+                          "there); give a new or empty folder, or move those files away")
+
+
 def run_attack(task: str, victim: Any, data_dir: str | Path, attacker: Any, out_dir: str | Path,
                options: AttackOptions | None = None, **settings: Any) -> AttackReport:
     """Attack the examples of ``<data_dir>/attack.tsv`` into the run folder ``out_dir`` and return the
@@ -129,6 +151,9 @@ def run_attack(task: str, victim: Any, data_dir: str | Path, attacker: Any, out_
     attacker = as_attacker(attacker, options)
     data_file = Path(data_dir) / "attack.tsv"
     rows = read_tsv(data_file)
+    if not rows:
+        raise BodegaError(f"{data_file} has no rows to attack; prepare the task's data again "
+                          "(bodega data prepare) or give --data the folder of a non-empty attack.tsv")
     label = None
     if isinstance(victim, (str, Path)):
         from bodega.victims.external import open_victim
@@ -155,6 +180,8 @@ def attack_into(out_dir: str | Path, task: str, victim, attacker, examples: list
     """:func:`bodega.attacks.runner.attack_examples` with its records kept in the run folder ``out_dir``
     (locked while it runs; resumable)."""
     out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise BodegaError(f"--out {out} is a file, not a folder; give a folder for the run's records and summary")
     with exclusive_lock(out / RUN_LOCK):
         report = attack_examples(task, victim, attacker, examples, options, RunFolder(out),
                                  victim_label=victim_label, data=data)

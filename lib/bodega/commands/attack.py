@@ -5,6 +5,7 @@ import argparse
 import json
 
 from bodega.attacks.base import ATTACKERS, registered_attackers
+from bodega.commands import at_least_one
 from bodega.errors import BodegaError
 from bodega.precision import PRECISION_HELP, PRECISIONS
 from bodega.profiles import PROFILES
@@ -37,7 +38,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "factory of an OpenAttack attacker)")
     parser.add_argument("--out", required=True, help="run folder for records.jsonl and summary.json")
     parser.add_argument("--targeted", action="store_true", help="targeted scenario (1 -> 0)")
-    parser.add_argument("--n", type=_at_least_one, default=None, help="attack only the first N examples (N >= 1)")
+    parser.add_argument("--n", type=at_least_one, default=None,
+                        help="attack only the first N examples (N >= 1; leave it out to attack every example)")
     parser.add_argument("--budget", type=int, default=None, help="query budget per example")
     parser.add_argument("--seed", type=int, default=0, help="random seed of the attacker")
     parser.add_argument("--profile", default="cpu", help=PROFILES.listing())
@@ -60,16 +62,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "$BODEGA_PREDICTION_CACHE, else $BODEGA_CACHE/predictions.sqlite, "
                              "~/.cache/bodega/predictions.sqlite)")
     parser.set_defaults(func=_attack)
-
-
-def _at_least_one(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1 (leave --n out to attack every example), got {value}")
-    return value
 
 
 def _parse_options(pairs: list[str]) -> dict:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from bodega.commands import at_least_one
 from bodega.tasks import TASKS
 
 RAW_HELP = "folder holding HN/, PR2/, FC/, RD/ (default: $BODEGA_RAW)"
@@ -24,12 +25,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="the corpus's folder (or a folder holding it), a zip or tar archive, or an http(s) or "
                             "file URL of one")
     fetch.add_argument("--raw-root", default=None, help="where to put it: the " + RAW_HELP)
+    fetch.add_argument("--max-download-mb", type=at_least_one, default=2048,
+                       help="stop a download past this many MiB (default 2048)")
+    fetch.add_argument("--max-extract-mb", type=at_least_one, default=2048,
+                       help="stop extracting an archive's corpus files past this many MiB (default 2048)")
+    fetch.add_argument("--timeout", type=at_least_one, default=60,
+                       help="seconds to wait for a server before giving up (default 60)")
     fetch.set_defaults(func=_fetch)
     prepare = actions.add_parser("prepare", help="convert a raw corpus to train/attack/dev TSV")
     prepare.add_argument("--task", required=True, help=TASKS.listing())
     prepare.add_argument("--raw", required=True, help="folder of the raw corpus")
     prepare.add_argument("--out", required=True, help="output folder for train.tsv, attack.tsv, dev.tsv")
     prepare.add_argument("--source", default=None, help="source format where a task has several")
+    prepare.add_argument("--skip-hash-check", action="store_true",
+                         help="convert a copy whose files differ from the sha256 list shipped with the package "
+                              "(by default such a copy is refused, naming the files)")
     prepare.set_defaults(func=_prepare)
     missing = actions.add_parser(
         "prepare-missing", help="prepare every task whose splits are missing under --out-root",
@@ -39,16 +49,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     missing.add_argument("--raw-root", default=None, help=RAW_HELP)
     missing.add_argument("--out-root", default="data", help="folder to write <TASK>/{train,attack,dev}.tsv into")
     missing.add_argument("--tasks", default=None, help="comma-separated tasks (default: all four)")
+    missing.add_argument("--skip-hash-check", action="store_true",
+                         help="convert copies whose files differ from the shipped sha256 list")
     missing.set_defaults(func=_prepare_missing)
 
 
 def _fetch(args: argparse.Namespace) -> int:
     from bodega.data.corpora import corpus, fetch
+    from bodega.data.transfer import MIB, Limits
     from bodega.paths import raw_root
+    from bodega.io import terminate_as_interrupt
     from bodega.tasks import get_task
 
     task = get_task(args.task).name
-    target = fetch(task, args.origin, raw_root(args.raw_root))
+    limits = Limits(args.max_download_mb * MIB, args.max_extract_mb * MIB, float(args.timeout))
+    with terminate_as_interrupt():  # SIGTERM unwinds, so the temporary files are removed
+        target = fetch(task, args.origin, raw_root(args.raw_root), limits)
     entry = corpus(task)
     print(f"{task}: {len(entry.files)} files of {entry.name} in {target}, every sha256 as listed "
           f"(corpus digest {entry.digest()[:16]})")
@@ -63,7 +79,7 @@ def _prepare(args: argparse.Namespace) -> int:
 
     refuse_overwriting({"--out": args.out}, {"--raw": args.raw})
     try:
-        splits = prepare(args.task, args.raw, args.out, args.source)
+        splits = prepare(args.task, args.raw, args.out, args.source, verify=not args.skip_hash_check)
     except RawDataError as error:
         raise RawDataError(f"{error}. With a copy at hand, `bodega data fetch --task {args.task} --from PATH_OR_URL` "
                            "puts it in place and checks its files") from error
@@ -91,6 +107,7 @@ def _prepare_missing(args: argparse.Namespace) -> int:
     for task in sorted(set(tasks) - set(todo), key=tasks.index):
         print(f"{task}: already prepared under {Path(args.out_root) / task}")
     if todo:
-        for task, line in prepare_tasks(todo, raw_root(args.raw_root), args.out_root, missing_ok=True).items():
+        for task, line in prepare_tasks(todo, raw_root(args.raw_root), args.out_root, missing_ok=True,
+                                             verify=not args.skip_hash_check).items():
             print(f"{task}: {line}")
     return 0

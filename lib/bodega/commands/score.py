@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from bodega.precision import PRECISIONS
 from bodega.tasks import TASKS
@@ -46,7 +47,9 @@ def _score(args: argparse.Namespace) -> int:
                        {"--input": args.input, "--out's resume file": f"{args.out}{RESUME_SUFFIX}"})
     precision = resolve_precision(args.precision)
     model = load_semantic_model(args.profile, name=args.semantic, path=args.semantic_path, precision=precision)
-    summary, resumed = score_file(args.task, args.input, args.out, model)
+    settings = {**precision.record(), "semantic_path": str(Path(args.semantic_path).expanduser().resolve())
+                if args.semantic_path else None}
+    summary, resumed = score_file(args.task, args.input, args.out, model, settings=settings)
     if resumed:
         print(f"Resumed: {resumed} rows were already scored in {args.out}")
     if args.summary:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from bodega.layout import METRICS
-from bodega.commands.attack import _at_least_one
+from bodega.commands import at_least_one
 from bodega.precision import PRECISION_HELP, PRECISIONS
 from bodega.profiles import PROFILES
 from bodega.tasks import TASKS
@@ -27,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="a dev evaluation point every N training rows (0: at epoch ends only): the learning curve")
     parser.add_argument("--patience", type=int, default=0,
                         help="stop after N evaluation points without a better dev F1 (0: never early; select dev)")
-    parser.add_argument("--epochs", type=_at_least_one, default=None, help="N >= 1 (default: the profile's value)")
+    parser.add_argument("--epochs", type=at_least_one, default=None, help="N >= 1 (default: the profile's value)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (initialisation, row sample, batch order)")
     parser.add_argument("--lr", type=float, default=None,
                         help="peak learning rate (default: the family's: BiLSTM 1e-3, BERT 5e-5, Gemma 1e-4)")

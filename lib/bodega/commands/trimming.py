@@ -32,7 +32,9 @@ def _tokenizer(role: str):
     from bodega.victims.bilstm import wordpiece_tokenizer
 
     location = resolve(role).path
-    return wordpiece_tokenizer(location) if role == "wordpiece-vocab" else AutoTokenizer.from_pretrained(location)
+    if role == "wordpiece-vocab":
+        return wordpiece_tokenizer(location)
+    return AutoTokenizer.from_pretrained(location, trust_remote_code=False)
 
 
 def _trimming(args: argparse.Namespace) -> int:

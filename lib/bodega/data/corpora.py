@@ -9,18 +9,15 @@ a partial or different download is found before any conversion.
 from __future__ import annotations
 
 import hashlib
-import shutil
-import tarfile
 import tempfile
 import urllib.parse
-import urllib.request
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
 from bodega.errors import BodegaError, MissingFileError
+from bodega.data.transfer import Limits, copy_replacing, download, extract
 from bodega.io import file_sha256
 from bodega.tasks import get_task
 
@@ -115,62 +112,88 @@ def _locate(entry: Corpus, tree: Path) -> Path:
                            f"({entry.url})?")
 
 
-def _unpack(archive: Path, into: Path) -> Path:
-    if zipfile.is_zipfile(archive):
-        with zipfile.ZipFile(archive) as handle:
-            handle.extractall(into)
-    elif tarfile.is_tarfile(archive):
-        with tarfile.open(archive) as handle:
-            handle.extractall(into, filter="data")
-    else:
-        raise BodegaError(f"{archive}: neither a folder nor a zip or tar archive; give the corpus's folder, "
-                          "archive or its download URL")
-    return into
+def _inside(path: Path, root: Path) -> bool:
+    """Whether ``path``'s real location (links followed) is under the real ``root``."""
+    return path.resolve().is_relative_to(root.resolve())
 
 
-def _download(url: str, into: Path) -> Path:
-    name = Path(urllib.parse.urlparse(url).path).name or "download"
-    target = into / name
+def _put_in_place(entry: Corpus, found: Path, target: Path, raw_root: Path) -> None:
+    """Copy each listed file of ``found`` to ``target`` by rename (a link there is replaced, never written
+    through); files already there with their hash, and not links, are kept."""
+    for rel in entry.files:
+        destination = target / rel
+        if not _inside(destination.parent, raw_root):
+            raise BodegaError(f"{destination.parent} leads out of --raw-root {raw_root} (a symbolic link); "
+                              "remove the link or give another --raw-root")
+        if destination.is_symlink() or not destination.is_file() or file_sha256(destination) != entry.files[rel]:
+            try:
+                copy_replacing(found / rel, destination)
+            except OSError as error:
+                raise BodegaError(f"cannot write {destination} ({error.strerror or error}); free space, remove "
+                                  "what is in the way or give another --raw-root") from None
+
+
+def _is_url(text: str) -> bool:
+    """Whether ``--from`` is an http(s) or file URL; a malformed one is a user error naming it."""
     try:
-        with urllib.request.urlopen(url) as response, open(target, "wb") as handle:  # noqa: S310 - user's URL
-            shutil.copyfileobj(response, handle)
-    except OSError as error:
-        raise BodegaError(f"--from {url}: cannot download it ({error}); download it by hand and pass the "
-                          "file or folder") from error
-    return target
+        return urllib.parse.urlparse(text).scheme in ("http", "https", "file")
+    except ValueError as error:
+        raise BodegaError(f"--from {text}: not a valid URL ({error}); give a folder, an archive or an "
+                          "http(s) or file URL") from None
 
 
-def fetch(task: str, source: str | Path, raw_root: str | Path) -> Path:
+def fetch(task: str, source: str | Path, raw_root: str | Path, limits: Limits = Limits()) -> Path:
     """Copy (or download and unpack) ``task``'s corpus into ``<raw_root>/<folder>`` and check every sha256.
 
     ``source`` is the corpus's folder (or a raw root holding it), a zip or tar archive, or an
     ``http(s)://``/``file://`` URL of one. Files already in place with the right hash are kept;
-    the call fails, naming the files, when any is missing or differs.
+    the call fails, naming the files, when any is missing or differs. Each file is written under a
+    temporary name and renamed, so an interrupted fetch leaves no part of a file under its name;
+    ``limits`` bound the download, the extracted bytes and the wait for a server.
     """
     entry = corpus(task)
-    target = Path(raw_root) / entry.folder
+    raw_root = Path(raw_root)
+    target = raw_root / entry.folder
     with tempfile.TemporaryDirectory(prefix="bodega-fetch-") as scratch:
         text = str(source)
-        if urllib.parse.urlparse(text).scheme in ("http", "https", "file"):
-            origin = _download(text, Path(scratch))
+        if _is_url(text):
+            origin = download(text, Path(scratch), limits)
+            shown = text
         else:
-            origin = Path(text).expanduser()
+            origin = shown = Path(text).expanduser()
             if not origin.exists():
                 raise MissingFileError(f"--from {origin}: no such file or folder; give the {entry.task} corpus's "
                                        f"folder, archive or URL ({entry.url})")
-        tree = origin if origin.is_dir() else _unpack(origin, Path(scratch) / "unpacked")
-        found = _locate(entry, tree)
-        check = check_folder(entry, found)
+        tree = origin if origin.is_dir() else extract(origin, Path(scratch) / "unpacked", entry.files, limits)
+        try:
+            found = _locate(entry, tree)
+            check = check_folder(entry, found)
+        except MissingFileError as error:
+            raise MissingFileError(str(error).replace(str(tree), str(shown))) from None
         if not check.ok:
-            raise BodegaError(_describe(check, entry, found))
+            raise BodegaError(_describe(check, entry, found).replace(str(tree), str(shown)))
         if found.resolve() != target.resolve():
-            for rel in entry.files:
-                destination = target / rel
-                if destination.is_file() and file_sha256(destination) == entry.files[rel]:
-                    continue
-                destination.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(found / rel, destination)
+            _put_in_place(entry, found, target, raw_root)
     check = check_folder(entry, target)
     if not check.ok:
         raise BodegaError(_describe(check, entry, target))
     return target
+
+
+def verify_raw(task: str, source: str, raw: str | Path) -> None:
+    """Refuse a raw folder of the manifest's source whose listed files are missing or differ (a fetch
+    interrupted, a file damaged): converting it would give other rows without a word. A folder without
+    the corpus's top file is left to the converter, which names what is missing."""
+    entry = corpus(task)
+    if source.lower() != entry.source.lower():
+        return
+    raw = Path(raw)
+    marker = min(entry.files, key=lambda rel: (rel.count("/"), rel))
+    folder = next((candidate for candidate in (raw, raw / entry.folder, raw / Path(entry.folder).name)
+                   if (candidate / marker).is_file()), None)
+    if folder is None:
+        return
+    check = check_folder(entry, folder)
+    if not check.ok:
+        raise BodegaError(f"{_describe(check, entry, folder)}, or fetch it again (bodega data fetch --task "
+                          f"{entry.task} --from PATH_OR_URL); --skip-hash-check converts another copy on purpose")

@@ -13,10 +13,17 @@ from bodega.tasks import get_task
 log = logging.getLogger(__name__)
 
 
-def prepare(task: str, raw: str | Path, out: str | Path, source: str | None = None) -> Splits:
-    """Convert a task's raw corpus into ``out`` (train/attack/dev TSV and splits.json with counts and notes)."""
+def prepare(task: str, raw: str | Path, out: str | Path, source: str | None = None, verify: bool = True) -> Splits:
+    """Convert a task's raw corpus into ``out`` (train/attack/dev TSV and splits.json with counts and notes).
+
+    With ``verify`` (the default), the raw files of the source the manifest lists are checked against its
+    sha256 first, so a damaged or half-fetched copy is named instead of converted to other rows."""
+    from bodega.data.corpora import verify_raw
+
     spec = get_task(task)
     source = source or spec.default_source
+    if verify:
+        verify_raw(spec.name, source, raw)
     splits = get_converter(spec.name, source)(Path(raw))
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -31,12 +38,13 @@ def prepare(task: str, raw: str | Path, out: str | Path, source: str | None = No
 
 
 def prepare_tasks(tasks: list[str], raw_root: str | Path, out_root: str | Path,
-                  sources: dict[str, str] | None = None, missing_ok: bool = False) -> dict[str, str]:
+                  sources: dict[str, str] | None = None, missing_ok: bool = False,
+                  verify: bool = True) -> dict[str, str]:
     """Prepare several tasks from a raw root laid out as ``bodega data fetch`` writes it.
 
     Returns one line per task saying what was done. A task whose raw folder is absent
     raises, or with ``missing_ok`` is reported as missing in the returned lines (the
-    notebook shows them), never skipped silently.
+    notebook shows them), never skipped silently. ``verify`` as for :func:`prepare`.
     """
     from bodega.data.converters import raw_folder
 
@@ -50,6 +58,6 @@ def prepare_tasks(tasks: list[str], raw_root: str | Path, out_root: str | Path,
             done[spec.name] = f"NOT PREPARED: raw folder {raw} is missing"
             log.warning(done[spec.name])
             continue
-        splits = prepare(spec.name, raw, Path(out_root) / spec.name, source)
+        splits = prepare(spec.name, raw, Path(out_root) / spec.name, source, verify)
         done[spec.name] = f"{source}: " + ", ".join(f"{split} {len(rows)}" for split, rows in splits.items())
     return done

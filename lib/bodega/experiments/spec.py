@@ -43,6 +43,18 @@ class _NoAliasLoader(yaml.SafeLoader):
                             "in grid files; write the value out")
         return super().compose_node(parent, index)
 
+    def construct_mapping(self, node, deep=False):
+        """A mapping whose keys are unique: YAML would keep the last of two equal keys without a word."""
+        seen: dict = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if key in seen:
+                mark = key_node.start_mark
+                raise GridError(f"{mark.name}:{mark.line + 1}: key {key!r} is given twice (also on line "
+                                f"{seen[key] + 1}); keep one")
+            seen[key] = key_node.start_mark.line
+        return super().construct_mapping(node, deep)
+
 
 @dataclass(frozen=True)
 class Training:
@@ -205,6 +217,15 @@ def _names(where: str, value: Any, allowed: tuple[str, ...] | None, normalise=No
     return tuple(out)
 
 
+def _seeds(where: str, seeds: list) -> tuple[int, ...]:
+    """The grid's seeds, each a whole number >= 0 and listed once (two equal seeds would be one cell twice)."""
+    values = tuple(_int(where, seed, 0) for seed in seeds)
+    repeated = sorted({seed for seed in values if values.count(seed) > 1})
+    if repeated:
+        raise GridError(f"{where}: {', '.join(map(str, repeated))} listed twice; list each seed once")
+    return values
+
+
 def _optional_int(where: str, value: Any, minimum: int) -> int | None:
     if value is None:
         return None
@@ -354,7 +375,7 @@ def parse_grid(data: Any, source: str = "<grid>") -> GridSpec:
         examples=_optional_int(f"{source}: examples", data.get("examples"), 1),
         query_budget=_optional_int(f"{source}: query_budget", data.get("query_budget"), 1),
         budget_cpu_hours=_optional_hours(f"{source}: budget_cpu_hours", data.get("budget_cpu_hours")),
-        seeds=tuple(_int(f"{source}: seeds", s, 0) for s in seeds),
+        seeds=_seeds(f"{source}: seeds", seeds),
         training=training,
         backend=backend,
         precision=precision,

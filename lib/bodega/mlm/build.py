@@ -210,7 +210,7 @@ def build_mlm(data_root: str | Path, out_dir: str | Path | None = None, config: 
 
     started = time.perf_counter()
     generator = seeded_generator(config.threads, config.seed)
-    tokenizer = AutoTokenizer.from_pretrained(encoder)
+    tokenizer = AutoTokenizer.from_pretrained(encoder, trust_remote_code=False)
     verbosity = hf_logging.get_verbosity()
     hf_logging.set_verbosity_error()  # the head is new by design; no "newly initialized" warning
     model = BertForMaskedLM.from_pretrained(encoder).eval()

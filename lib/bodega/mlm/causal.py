@@ -35,7 +35,7 @@ def load_causal_tokenizer(model_dir: str | Path, cache: str | Path | None = None
     from transformers import AutoTokenizer, PreTrainedTokenizerFast
 
     model_dir = Path(model_dir)
-    original = AutoTokenizer.from_pretrained(model_dir)
+    original = AutoTokenizer.from_pretrained(model_dir, trust_remote_code=False)
     spec = json.loads((model_dir / "tokenizer.json").read_text(encoding="utf-8"))
     if not is_rank_scored_unigram(spec):
         return original
@@ -124,7 +124,8 @@ class CausalLMCandidates:
             tokenizer = load_causal_tokenizer(self.path, self.tokenizer_cache)
             from bodega.precision import attack_precision
 
-            model = AutoModelForCausalLM.from_pretrained(self.path, dtype=attack_precision().dtype).eval()
+            model = AutoModelForCausalLM.from_pretrained(self.path, dtype=attack_precision().dtype,
+                                                         trust_remote_code=False).eval()
             vocab = tokenizer.get_vocab()
             marker = WORD_START if sum(t.startswith(WORD_START) for t in vocab) else "Ġ"
             spaced, bare = [], []

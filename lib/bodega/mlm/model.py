@@ -65,8 +65,9 @@ def load_masked_lm(path: str | Path, openattack_classes: bool = False, threads: 
 
     from bodega.precision import cast_model
 
-    model = cast_model(AutoModelForMaskedLM.from_pretrained(str(path)).eval())  # in the attack's precision
-    return torch, AutoTokenizer.from_pretrained(str(path)), model
+    # in the attack's precision
+    model = cast_model(AutoModelForMaskedLM.from_pretrained(str(path), trust_remote_code=False).eval())
+    return torch, AutoTokenizer.from_pretrained(str(path), trust_remote_code=False), model
 
 
 class MaskedLM:

@@ -100,7 +100,7 @@ def tiny_random_ranker(vocab_dir, seed: int = 0):
     from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
 
     torch.manual_seed(seed)
-    tokenizer = AutoTokenizer.from_pretrained(vocab_dir)
+    tokenizer = AutoTokenizer.from_pretrained(vocab_dir, trust_remote_code=False)
     config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2,
                         num_attention_heads=2, intermediate_size=64)
     return masked_lm_ranker(BertForMaskedLM(config), tokenizer)

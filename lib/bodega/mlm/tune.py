@@ -72,7 +72,7 @@ def tune_mlm(init_dir: str | Path, data_root: str | Path, out_dir: str | Path, c
 
     started = time.perf_counter()
     generator = seeded_generator(config.threads, config.seed)
-    tokenizer = AutoTokenizer.from_pretrained(init_dir)
+    tokenizer = AutoTokenizer.from_pretrained(init_dir, trust_remote_code=False)
     model = BertForMaskedLM.from_pretrained(init_dir, attn_implementation="eager").eval()
     corpus = task_sentences(data_root, "train", tasks)
     counts = corpus_counts(tokenizer, corpus, model.config.vocab_size)

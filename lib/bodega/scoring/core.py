@@ -51,8 +51,7 @@ def score_examples(task: str, originals: Sequence[str], adversarials: Sequence[s
         units, characters[i] = _example(task, original, adversarial)
         pairs.extend(units)
         spans[i] = (start, len(pairs))
-    values = np.asarray(semantic.score(pairs), dtype=np.float64) if pairs else np.zeros(0)
-    values = np.clip(values, 0.0, 1.0)
+    values = _semantic_values(semantic, pairs)
     scores = []
     for i, success in enumerate(successes):
         if i not in spans:
@@ -62,6 +61,26 @@ def score_examples(task: str, originals: Sequence[str], adversarials: Sequence[s
         sem = float(values[start:end].mean())
         scores.append(ExampleScore(True, sem, characters[i], sem * characters[i]))
     return scores
+
+
+def _semantic_values(semantic: SemanticModel, pairs: list[tuple[str, str]]) -> np.ndarray:
+    """The semantic model's scores of ``pairs``, clipped to [0, 1]: one finite number per pair, or an error
+    naming the model (too few scores or a NaN would make the BODEGA score NaN or misaligned)."""
+    if not pairs:
+        return np.zeros(0)
+    name = getattr(semantic, "name", type(semantic).__name__)
+    try:
+        values = np.asarray(semantic.score(pairs), dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError) as error:
+        raise BodegaError(f"semantic model {name}: score(pairs) did not return numbers ({error}); it must return "
+                          "one similarity in [0, 1] per pair") from None
+    if values.shape != (len(pairs),) or not np.isfinite(values).all():
+        problem = (f"{values.size} scores for {len(pairs)} pairs" if values.shape != (len(pairs),)
+                   else f"{int((~np.isfinite(values)).sum())} scores that are not finite numbers")
+        raise BodegaError(f"semantic model {name}: score(pairs) returned {problem}; it must return one finite "
+                          "similarity in [0, 1] per pair")
+    return np.clip(values, 0.0, 1.0)
+
 
 
 def _example(task: str, original: str, adversarial: str) -> tuple[list[tuple[str, str]], float]:

@@ -72,7 +72,8 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
     with open(path, "rb") as handle:
         for number, raw in enumerate(handle, start=1):
             try:
-                yield number, raw.decode("utf-8").rstrip("\r\n")
+                text = raw.decode("utf-8").rstrip("\r\n")
+                yield number, text.removeprefix("\ufeff") if number == 1 else text
             except UnicodeDecodeError as error:
                 raise BodegaError(f"{path}:{number}: not UTF-8 ({error.reason} at byte {error.start} of the line); "
                                  "convert the file to UTF-8") from None
@@ -122,7 +123,12 @@ def iter_records(path: str | os.PathLike) -> Iterator[AttackedExample]:
         try:
             seconds = float(record.get("seconds") or 0.0)
         except (TypeError, ValueError):
-            raise BodegaError(f"{where}: 'seconds' must be a number, found {record.get('seconds')!r}") from None
+            seconds = float("nan")
+        if not math.isfinite(seconds) or seconds < 0:
+            raise BodegaError(f"{where}: 'seconds' must be a number >= 0, found {record.get('seconds')!r}")
+        if not isinstance(record["original"], str) or not isinstance(record["adversarial"], (str, type(None))):
+            raise BodegaError(f"{where}: 'original' must be a text and 'adversarial' a text or null, found "
+                              f"{type(record['original']).__name__} and {type(record['adversarial']).__name__}")
         yield AttackedExample(record["original"], record["adversarial"], _json_flag(record["success"], where),
                               _count(record.get("queries"), where), str(record.get("id", number)), seconds)
 
@@ -137,8 +143,13 @@ def iter_attacked(path: str | os.PathLike) -> Iterator[AttackedExample]:
     path = Path(path)
     if not path.exists():
         raise MissingFileError(f"{path} does not exist")
+    if not path.is_file():
+        raise BodegaError(f"{path} is not a regular file ({'a folder' if path.is_dir() else 'a pipe or device'}); "
+                          "give the records.jsonl or InCrediblAE TSV file itself, saved to disk")
     with open(path, "rb") as handle:
-        first = handle.read(4096).lstrip()
+        first = handle.read(4096).removeprefix(b"\xef\xbb\xbf").lstrip()
+    if not first:
+        raise BodegaError(f"{path}: an empty file, no rows to score; give the file of adversarial examples")
     return iter_records(path) if first.startswith(b"{") else iter_incrediblae_tsv(path)
 
 

@@ -15,8 +15,7 @@ from typing import Callable, Protocol, Sequence
 
 import numpy as np
 
-from bodega.errors import BodegaError
-from bodega.errors import UnknownNameError
+from bodega.errors import BodegaError, UnknownNameError
 from bodega.scoring.text import character_similarity
 
 Pair = tuple[str, str]
@@ -72,8 +71,9 @@ class Encoder:
 
         from bodega.precision import FP32, cast_model
 
-        self._tokenizer = AutoTokenizer.from_pretrained(str(self.path))
-        self._model = cast_model(AutoModel.from_pretrained(str(self.path)).eval(), self.precision or FP32)
+        self._tokenizer = AutoTokenizer.from_pretrained(str(self.path), trust_remote_code=False)
+        self._model = cast_model(AutoModel.from_pretrained(str(self.path), trust_remote_code=False).eval(),
+                                 self.precision or FP32)
 
     def token_states(self, texts: Sequence[str], layer: int) -> list[np.ndarray]:
         """Per text, an array (tokens, hidden) of layer ``layer`` (0 = embeddings), special tokens kept."""
@@ -228,6 +228,10 @@ def build_semantic_model(name: str, *, encoder: Encoder | None = None, path: str
     preprocess = fold_confusables if folded else None
     if name.startswith("character"):
         return FoldedCharacterModel(name) if folded else CharacterModel()
+    if path is not None:
+        from bodega.hf_folders import refuse_custom_code
+
+        refuse_custom_code(path, "--semantic-path")
     if name == "bleurt-20":
         if precision is not None and precision.is_bf16:
             raise BodegaError("bleurt-20 runs in fp32 only; drop --precision bf16 or score with a MiniLM model")

@@ -3,9 +3,9 @@
 The input (an InCrediblAE TSV or a ``records.jsonl``) is read one row at a time and scored in
 chunks; each chunk's lines are appended to the output with one fsynced write, so a killed run
 keeps every finished chunk. Beside the output, ``<out>.resume.json`` records what the lines were
-computed from (the input's sha256, the task, the semantic model); a second run with the same
-identity skips the rows already written (checking their ids) and appends the rest, and a run with
-another identity is refused instead of mixing scores of two inputs in one file.
+computed from (the input's sha256, the task, the semantic model, its precision and folder); a second
+run with the same identity skips the rows already written (checking their ids) and appends the rest,
+and a run with another identity is refused instead of mixing scores of two inputs in one file.
 """
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from dataclasses import asdict
 from pathlib import Path
 
 from bodega.errors import BodegaError
-from bodega.io import append_jsonl_many, atomic_write_bytes, atomic_write_json, file_sha256, iter_jsonl
+from bodega.io import (append_jsonl_many, atomic_write_bytes, atomic_write_json, exclusive_lock, file_sha256,
+                       iter_jsonl)
 from bodega.scoring.core import ExampleScore, Summary, score_examples, summarise
 from bodega.scoring.interchange import AttackedExample, iter_attacked
 
@@ -69,14 +70,40 @@ def _line(row: AttackedExample, score: ExampleScore) -> dict:
     return {"id": row.id, **asdict(score)}
 
 
+def lock_path(out: str | os.PathLike) -> Path:
+    """The lock a scoring run holds on ``out``: a hidden file beside it."""
+    out = Path(out)
+    return out.parent / f".{out.name}.lock"
+
+
 def score_file(task: str, input_path: str | os.PathLike, out_path: str | os.PathLike, semantic,
-               chunk: int = CHUNK) -> tuple[Summary, int]:
+               chunk: int = CHUNK, settings: dict | None = None) -> tuple[Summary, int]:
     """Score every row of ``input_path`` into ``out_path`` (one JSON line per row, in input order).
 
     Returns BODEGA's summary over all rows and how many rows an earlier run had already written.
-    The summary's evaluation time is this run's scoring time."""
+    The summary's evaluation time is this run's scoring time. ``settings`` (the precision, the
+    semantic model's folder: whatever else changes a number) join the resume identity. ``out`` is
+    locked, so a second run on it is refused at once instead of appending its rows too; an input
+    that changes while it is scored is an error, its scores not passed off as the old input's."""
     input_path, out = Path(input_path), Path(out_path)
-    identity = {"input_sha256": file_sha256(input_path), "task": task, "semantic_model": semantic.name}
+    if not input_path.is_file():
+        iter_attacked(input_path)  # raises, naming what the input is instead
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with exclusive_lock(lock_path(out), subject=out):
+        fresh = not out.exists() or out.stat().st_size == 0
+        try:
+            return _score_locked(task, input_path, out, semantic, chunk, settings or {})
+        except BodegaError:
+            if fresh and out.exists() and out.stat().st_size == 0:  # a refused input leaves nothing behind
+                for written in (out, Path(f"{out}{RESUME_SUFFIX}")):
+                    written.unlink(missing_ok=True)
+            raise
+
+
+def _score_locked(task: str, input_path: Path, out: Path, semantic, chunk: int,
+                  settings: dict) -> tuple[Summary, int]:
+    before = file_sha256(input_path)
+    identity = {"input_sha256": before, "task": task, "semantic_model": semantic.name, **settings}
     done = _written(out, identity)
     if not done:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -113,6 +140,12 @@ def score_file(task: str, input_path: str | os.PathLike, out_path: str | os.Path
         if len(pending) >= chunk:
             flush()
     flush()
+    if file_sha256(input_path) != before:
+        raise BodegaError(f"{input_path} changed while it was scored, so {out} may hold scores of both versions; "
+                          f"delete {out} and {out}{RESUME_SUFFIX} and score the file once it stays as it is")
+    if count == 0:
+        raise BodegaError(f"{input_path}: no rows to score (an empty file, or a header without rows); "
+                          "give the file of adversarial examples")
     if len(done) > count:
         raise BodegaError(f"{out} has {len(done)} lines but {input_path} only {count} rows; "
                          "give --out a new file or delete it")

@@ -68,9 +68,9 @@ class BertVictim(TorchVictim):
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
         role, location = base_location(cls.kind, profile, base_model)
-        tokenizer = AutoTokenizer.from_pretrained(location)
+        tokenizer = AutoTokenizer.from_pretrained(location, trust_remote_code=False)
         torch.manual_seed(seed)
-        model = AutoModelForSequenceClassification.from_pretrained(location, num_labels=2)
+        model = AutoModelForSequenceClassification.from_pretrained(location, num_labels=2, trust_remote_code=False)
         victim = cls(model, tokenizer, task, name=f"{task}-{cls.kind}")
         victim.base = {"base_model": stored_location(role, location, base_model is not None), "base_role": role}
         return victim
@@ -80,9 +80,9 @@ class BertVictim(TorchVictim):
         """The trained classifier saved in ``path``, with its own tokenizer copy."""
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-        model = AutoModelForSequenceClassification.from_pretrained(path)
+        model = AutoModelForSequenceClassification.from_pretrained(path, trust_remote_code=False)
         model.eval()
-        tokenizer = AutoTokenizer.from_pretrained(path / TOKENIZER_DIR)
+        tokenizer = AutoTokenizer.from_pretrained(path / TOKENIZER_DIR, trust_remote_code=False)
         return cls(model, tokenizer, info["task"], name=info["name"], weights_hash=weights_hash)
 
     def save(self, out_dir: Path) -> tuple[list[Path], str]:

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
+from bodega.errors import BodegaError
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS predictions (
     weights_hash TEXT NOT NULL,
@@ -57,11 +59,19 @@ class ProbabilityCache:
 
     def __init__(self, path: str | Path, timeout: float = 60.0):
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._connection = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
-        self._connection.execute("PRAGMA journal_mode=WAL")
-        self._connection.execute("PRAGMA synchronous=NORMAL")
-        self._connection.execute(_SCHEMA)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._connection = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
+            self._connection.execute("PRAGMA journal_mode=WAL")
+            self._connection.execute("PRAGMA synchronous=NORMAL")
+            self._connection.execute(_SCHEMA)
+        except (sqlite3.DatabaseError, OSError) as error:
+            raise self._damaged(error) from None
+
+    def _damaged(self, error: Exception) -> BodegaError:
+        """The one-line error for a cache file that cannot be read or written."""
+        return BodegaError(f"prediction cache {self.path}: cannot use it ({error}); delete or move it, choose "
+                           f"another file (--cache PATH, ${CACHE_ENV}) or run with --cache off")
 
     def get(self, weights_hash: str, texts: list[str], precision: str = "fp32") -> dict[int, np.ndarray]:
         """The stored probabilities of those ``texts`` the cache holds for these weights and precision, by position."""
@@ -70,9 +80,12 @@ class ProbabilityCache:
         unique = list(dict.fromkeys(keys))
         for start in range(0, len(unique), _LOOKUP_CHUNK):
             part = unique[start:start + _LOOKUP_CHUNK]
-            rows = self._connection.execute(
-                f"SELECT text_hash, p0, p1 FROM predictions WHERE weights_hash = ? AND precision = ? "
-                f"AND text_hash IN ({','.join('?' * len(part))})", [weights_hash, precision, *part]).fetchall()
+            try:
+                rows = self._connection.execute(
+                    f"SELECT text_hash, p0, p1 FROM predictions WHERE weights_hash = ? AND precision = ? "
+                    f"AND text_hash IN ({','.join('?' * len(part))})", [weights_hash, precision, *part]).fetchall()
+            except sqlite3.DatabaseError as error:
+                raise self._damaged(error) from None
             found.update({bytes(k): np.array([p0, p1], dtype=np.float64) for k, p0, p1 in rows})
         return {i: found[k] for i, k in enumerate(keys) if k in found}
 
@@ -82,10 +95,17 @@ class ProbabilityCache:
                 for t, p in zip(texts, probabilities)]
         if not rows:
             return
-        with self._connection:
-            self._connection.execute("BEGIN IMMEDIATE")
-            self._connection.executemany(
-                "INSERT OR REPLACE INTO predictions VALUES (?, ?, ?, ?, ?)", rows)
+        try:
+            with self._connection:
+                self._connection.execute("BEGIN IMMEDIATE")
+                self._connection.executemany(
+                    "INSERT OR REPLACE INTO predictions VALUES (?, ?, ?, ?, ?)", rows)
+        except sqlite3.OperationalError as error:
+            if "locked" in str(error) or "busy" in str(error):
+                raise
+            raise self._damaged(error) from None
+        except sqlite3.DatabaseError as error:
+            raise self._damaged(error) from None
 
     def __len__(self) -> int:
         return self._connection.execute("SELECT COUNT(*) FROM predictions").fetchone()[0]

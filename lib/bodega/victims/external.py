@@ -5,9 +5,10 @@ of any Python object with ``predict_proba(texts) -> [n, 2]``).
 Both end up behind the same :class:`~bodega.victims.accounting.QueryAccountant`, trimming
 and scoring as the package's own victims. Their identity (``weights_hash``) keys the
 cache and a run folder's resume check: for a folder it is a hash of every file in it and
-the chosen label; a callable has none unless it names a version (a ``version`` attribute
-or ``version=``), and an unversioned callable is refused by the persistent cache and by
-a run folder that already holds records.
+the chosen label; for a callable it is the content it runs (a plug-in's file and factory, a
+function's source, an object's pickled state: :mod:`bodega.victims.identity`) with the version
+it names (a ``version`` attribute or ``version=``). A callable without a version or without a
+stable identity is refused by the persistent cache and by a run folder that already holds records.
 """
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from bodega.errors import BodegaError, MissingFileError
-from bodega.plugins import PREFIX, build_plugin, is_plugin
+from bodega.hf_folders import refuse_custom_code
+from bodega.plugins import PREFIX, build_plugin, is_plugin, plugin_identity
 from bodega.tasks import get_task, split_pair
 from bodega.victims.base import MAX_TOKENS, argmax_predictions, check_texts, hash_files
 
@@ -78,12 +80,13 @@ class HFFolderVictim:
                              f"{' (only ' + ', '.join(found) + ')' if found else ''}; "
                              "pickle weights can run code when loaded: convert them to safetensors "
                              "(model.save_pretrained(folder)) or pass --allow-pickle if you trust the folder")
+        refuse_custom_code(self.path, "hf:")
         self.task = get_task(task).name
         self.name = f"hf:{self.path.name}"
-        self.tokenizer = AutoTokenizer.from_pretrained(self.path)
+        self.tokenizer = AutoTokenizer.from_pretrained(self.path, trust_remote_code=False)
         resolved = resolve_precision(precision)
         self.model = cast_model(AutoModelForSequenceClassification.from_pretrained(
-            self.path, **({} if allow_pickle else {"use_safetensors": True})), resolved)
+            self.path, trust_remote_code=False, **({} if allow_pickle else {"use_safetensors": True})), resolved)
         self.model.eval()
         self.precision, self.kernels = resolved.name, resolved.kernels
         self.positive = positive_index(self.model.config.id2label, positive_label, f"hf:{path}")
@@ -132,7 +135,8 @@ class HFFolderVictim:
 class CallableVictim:
     """Any object with ``predict_proba``; checked on every call for the [n, 2] shape."""
 
-    def __init__(self, obj, spec: str, task: str, version: str | None = None, trim_tokenizer=None):
+    def __init__(self, obj, spec: str, task: str, version: str | None = None, trim_tokenizer=None,
+                 identity: str | None = None):
         self.obj = obj
         self.task = get_task(task).name
         self.name = spec
@@ -140,8 +144,13 @@ class CallableVictim:
         self.version = None if version is None else str(version)
         self.precision = str(getattr(obj, "precision", "fp32"))  # the object computes in its own precision
         self.batch_invariant = bool(getattr(obj, "batch_invariant", False))  # the object's word (prefetching)
-        self.weights_hash = (hashlib.sha256(f"{spec}@{self.version}".encode()).hexdigest()
-                             if self.version is not None else "")
+        # What the object runs (see bodega.victims.identity) and its version: never the name it is given.
+        self.identity = identity
+        self.weights_hash = (hashlib.sha256(f"{identity}@{self.version}".encode()).hexdigest()
+                             if self.version is not None and identity else "")
+        if self.version is not None and not identity:
+            log.warning("%s: no stable identity (its source or state cannot be read), so its predictions are not "
+                        "cached and a kept run cannot resume; define it in a file or module", spec)
         self.trim_tokenizer = trim_tokenizer if trim_tokenizer is not None else getattr(obj, "trim_tokenizer", None)
         self.trim_tokenizer_name = f"the trimming tokenizer given for {spec}"
 
@@ -192,9 +201,10 @@ def open_victim(victim, task: str, profile: str = "cpu", positive_label: str | i
         if trim_tokenizer is not None:
             from transformers import AutoTokenizer
 
-            tokenizer = AutoTokenizer.from_pretrained(trim_tokenizer)
+            refuse_custom_code(trim_tokenizer, "--trim-tokenizer")
+            tokenizer = AutoTokenizer.from_pretrained(trim_tokenizer, trust_remote_code=False)
         product = build_plugin(text, "victim", "predict_proba", "predict_proba(texts) -> array [n, 2]")
-        wrapped = CallableVictim(product, text, task, version, tokenizer)
+        wrapped = CallableVictim(product, text, task, version, tokenizer, plugin_identity(text, "victim"))
         if wrapped.trim_tokenizer is None:
             log.warning("%s: no trimming tokenizer given; texts are attacked untrimmed", text)
         return wrapped

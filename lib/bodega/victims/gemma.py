@@ -59,7 +59,8 @@ def _load_base(location: str, quantize: bool, pad_token_id: int):
             kwargs["device_map"] = {"": 0}
     else:
         kwargs["dtype"] = torch.float32
-    model = AutoModelForSequenceClassification.from_pretrained(local_model_dir(location), **kwargs)
+    model = AutoModelForSequenceClassification.from_pretrained(local_model_dir(location), trust_remote_code=False,
+                                                               **kwargs)
     model.config.pad_token_id = pad_token_id
     return model
 
@@ -67,7 +68,7 @@ def _load_base(location: str, quantize: bool, pad_token_id: int):
 def _tokenizer(location: str):
     from transformers import AutoTokenizer
 
-    tokenizer = AutoTokenizer.from_pretrained(local_model_dir(location))
+    tokenizer = AutoTokenizer.from_pretrained(local_model_dir(location), trust_remote_code=False)
     if tokenizer.pad_token_id is None:
         tokenizer.pad_token = tokenizer.eos_token
     return tokenizer
