@@ -121,11 +121,13 @@ def find_verifier(results_dir: str | Path, task: str = "FC") -> Path | None:
 
 
 def get_verifier(verifier: str, results_dir: str | Path, data_dir: str | Path, profile: str = "cpu",
-                 train_kind: str = "BERT"):
+                 train_kind: str = "BERT", verdicts_dir: str | Path | None = None):
     """``auto``: a trained FC victim from the results, else one trained now; or a model folder path.
 
-    Returns (victim, folder). A victim trained here goes to ``<results>/atomeval/verifier/FC-<kind>-<profile>``
-    so it never overwrites the grid's models.
+    Returns (verifier, folder). A victim trained here goes to ``<results>/atomeval/verifier/FC-<kind>-<profile>``
+    so it never overwrites the grid's models. With ``verdicts_dir`` the verifier answers from the verdicts saved
+    there first and loads its weights only for texts without one (:mod:`bodega.atomeval.verdicts`), so a folder
+    holding only the victim's metadata can judge rewrites judged before.
     """
     from bodega.victims import load_victim, train_victim
 
@@ -137,6 +139,10 @@ def get_verifier(verifier: str, results_dir: str | Path, data_dir: str | Path, p
             train_victim("FC", train_kind, data_dir, folder, profile=profile)
     else:
         folder = Path(verifier)
+    if verdicts_dir is not None:
+        from bodega.atomeval.verdicts import VerdictVerifier
+
+        return VerdictVerifier(folder, verdicts_dir, profile), folder
     return load_victim(folder, profile=profile), folder
 
 

@@ -71,6 +71,10 @@ def _add_tables(actions) -> None:
     tables.add_argument("--data", default="data/FC", help="prepared FC task folder")
     tables.add_argument("--results", default="results", help="results folder with the trained victims")
     tables.add_argument("--verifier", default="auto", help="auto or a trained victim folder")
+    tables.add_argument("--verdicts", default="results/atomeval/verdicts",
+                        help="folder of the verifiers' saved verdicts by (weights hash, precision, text): read "
+                             "first, the weights loaded only for texts without one, new verdicts appended; "
+                             "'none' to always ask the model")
     tables.add_argument("--rewriter", default="rules",
                         help="rules, openai:<model>[@<url>], transformers:<path or role, e.g. smollm2-instruct>, "
                              "or saved:<an earlier --out folder> to judge its rewrites again")
@@ -203,7 +207,8 @@ def _tables(args: argparse.Namespace) -> int:
 
     _set_threads(args.threads)
     claims = refuted_claims(args.data, args.split, args.n_claims or None)
-    verifier, folder = get_verifier(args.verifier, args.results, args.data, args.profile)
+    verdicts = None if args.verdicts.lower() == "none" else args.verdicts
+    verifier, folder = get_verifier(args.verifier, args.results, args.data, args.profile, verdicts_dir=verdicts)
     cache = None if args.rewrite_cache.lower() == "none" else args.rewrite_cache
     rewriter = make_rewriter(args.rewriter, args.threads, cache, args.precision, args.batch_size)
     families = args.families.split(",")
@@ -215,6 +220,8 @@ def _tables(args: argparse.Namespace) -> int:
     results = run_tables(claims, verifier, folder.name, make_gate(args.profile), rewriter,
                          families, args.out, args.profile, config)
     print(table_metrics(results).to_string(index=False))
+    if hasattr(verifier, "computed"):
+        print(f"verdicts: {verifier.saved} saved, {verifier.computed} computed by {folder} ({verifier.file.path})")
     return 0
 
 
