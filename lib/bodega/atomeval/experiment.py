@@ -233,17 +233,27 @@ ABLATIONS = {
 }
 
 
+STAGE_ABLATIONS = ("without the atom extractor", "without the matching step")
+"""The paper's Table 4 rows (:mod:`bodega.atomeval.ablation`), after the parameter ablations."""
+
+
 def gate_ablation(pairs_path: str | Path, extractor: str = "spacy", out: str | Path | None = None) -> dict:
-    """Agreement with people with one gate parameter switched off at a time (no NLI)."""
+    """Agreement with people with one gate parameter switched off at a time, then without each of the gate's
+    two stages (:data:`STAGE_ABLATIONS`; no NLI)."""
+    from bodega.atomeval.ablation import ExactAtomGate, SentenceExtractor
     from bodega.atomeval.gate import Gate, GateConfig
     from bodega.atomeval.human import gate_agreement, load_pairs
     from bodega.atomeval.matching import Matcher, MatcherConfig
 
     pairs = load_pairs(pairs_path)
     base = make_extractor(extractor)
+    gates: dict[str, Any] = {
+        name: Gate(base, Matcher(MatcherConfig(**matcher_changes)), config=GateConfig(**gate_changes))
+        for name, (matcher_changes, gate_changes) in {"defaults": ({}, {}), **ABLATIONS}.items()}
+    gates[STAGE_ABLATIONS[0]] = Gate(SentenceExtractor())
+    gates[STAGE_ABLATIONS[1]] = ExactAtomGate(gates["defaults"])
     rows = []
-    for name, (matcher_changes, gate_changes) in {"defaults": ({}, {}), **ABLATIONS}.items():
-        gate = Gate(base, Matcher(MatcherConfig(**matcher_changes)), config=GateConfig(**gate_changes))
+    for name, gate in gates.items():
         for check_evidence in (False, True):
             result, _ = gate_agreement(gate, pairs, progress=False, check_evidence=check_evidence)
             rows.append({"setting": name, **result.to_dict()})
