@@ -6,6 +6,7 @@
 - ``rewrite``: fill an LLM rewriter's on-disk cache of rewrites, with each family's decoding cost;
 - ``decode-speed``: a local rewriter's tokens per second in fp32 and bf16;
 - ``compare-rewriters``: rewriters' tables side by side (the rules among them) on their common claims;
+- ``main-table``: the paper's Tables 5-9, rewriters by family, for every verifier (the chapter's data);
 - ``attack-vasr``: VASR of BODEGA attack runs on FC from their records.jsonl.
 """
 from __future__ import annotations
@@ -25,6 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _add_rewrite(actions)
     _add_speed(actions)
     _add_compare(actions)
+    _add_main(actions)
     _add_runs(actions)
 
 
@@ -150,6 +152,19 @@ def _add_compare(actions) -> None:
     compare.set_defaults(func=_compare)
 
 
+def _add_main(actions) -> None:
+    """Add ``main-table``: Tables 5-9 for every verifier."""
+    main = actions.add_parser("main-table", help="the paper's Tables 5-9: rewriters by family, for each verifier")
+    main.add_argument("--tables", default="results/atomeval/tables",
+                      help="folder of <verifier folder name>/<rewriter label> tables runs (default: %(default)s)")
+    main.add_argument("--verifiers", nargs="+", required=True, help="the verifiers' trained victim folders")
+    main.add_argument("--rewriters", nargs="+", required=True, help="rewriter labels (folders under each verifier's)")
+    main.add_argument("--cost", nargs="*", default=[], help="LABEL=the cost JSON that bodega atomeval rewrite wrote")
+    main.add_argument("--profile", default="cpu", help="the gate's models for Table 9's unflipped rewrites")
+    main.add_argument("--out", required=True, help="JSON path")
+    main.set_defaults(func=_main_table)
+
+
 def _add_runs(actions) -> None:
     """Add ``attack-vasr``: VASR of BODEGA attack runs."""
     runs = actions.add_parser("attack-vasr", help="VASR of BODEGA attack runs on FC")
@@ -269,6 +284,20 @@ def _compare(args: argparse.Namespace) -> int:
     result = compare_many(runs, costs, args.verifier, args.cases, args.out)
     for row in result["metrics"]:
         print(json.dumps({k: row[k] for k in ("rewriter", "family", "claims", "ASR", "S-ASR", "P-ASR", "VASR", "gap")}))
+    return 0
+
+
+def _main_table(args: argparse.Namespace) -> int:
+    from bodega.report.atomeval_comparison import main_table
+
+    from bodega.atomeval.experiment import make_gate
+
+    result = main_table(args.tables, args.verifiers, args.rewriters, _labelled(args.cost, "--cost"), args.out,
+                        make_gate(args.profile))
+    for verifier, comparison in result["verifiers"].items():
+        for row in comparison["metrics"]:
+            print(json.dumps({"verifier": verifier, **{k: row[k] for k in ("rewriter", "family", "claims", "ASR",
+                                                                             "S-ASR", "P-ASR", "VASR")}}))
     return 0
 
 
