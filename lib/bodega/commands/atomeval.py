@@ -7,6 +7,7 @@
 - ``decode-speed``: a local rewriter's tokens per second in fp32 and bf16;
 - ``compare-rewriters``: rewriters' tables side by side (the rules among them) on their common claims;
 - ``main-table``: the paper's Tables 5-9, rewriters by family, for every verifier (the chapter's data);
+- ``experiment``: the rewriter experiment at once (rewrite, judge with every verifier, main-table), resumable;
 - ``attack-vasr``: VASR of BODEGA attack runs on FC from their records.jsonl.
 """
 from __future__ import annotations
@@ -27,6 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _add_speed(actions)
     _add_compare(actions)
     _add_main(actions)
+    _add_experiment(actions)
     _add_runs(actions)
 
 
@@ -165,6 +167,35 @@ def _add_main(actions) -> None:
     main.set_defaults(func=_main_table)
 
 
+def _add_experiment(actions) -> None:
+    """Add ``experiment``: rewrite, judge with every verifier and tabulate, resuming from the caches."""
+    run = actions.add_parser("experiment", help="the rewriter experiment: rewrite, judge with every verifier, "
+                                                "tabulate (resumes from the rewrite cache and the saved verdicts)")
+    run.add_argument("--rewriters", nargs="+", required=True,
+                     help="rules, transformers:<role or path>, openai:<model>[@<url>] or saved:<tables run>")
+    run.add_argument("--verifiers", nargs="+", required=True, help="the verifiers' trained victim folders")
+    run.add_argument("--data", default="data/FC", help="prepared FC task folder")
+    run.add_argument("--split", default="attack", help="which TSV of --data: attack, dev or train")
+    run.add_argument("--n-claims", type=int, default=0, help="0 = every refuted claim of the split")
+    run.add_argument("--families", default="colloquial,deseption,factmix,omission,advadd",
+                     help="comma-separated rewriting families (default: all five)")
+    run.add_argument("--tables", default="results/atomeval/tables", help="<verifier>/<rewriter> runs go here")
+    run.add_argument("--rewrite-cache", default="results/atomeval/rewrites.jsonl", help="as for tables")
+    run.add_argument("--verdicts", default="results/atomeval/verdicts", help="as for tables")
+    run.add_argument("--costs", default="results/atomeval",
+                     help="folder of each LLM rewriter's cost-<label>-<precision>.json")
+    run.add_argument("--cost", nargs="*", default=[], help="more LABEL=cost JSON files to show (earlier runs)")
+    run.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16"),
+                     help="LLM rewriter weights: auto = bf16 where the CPU has AMX, else fp32")
+    run.add_argument("--batch-size", type=int, default=16, help="LLM rewriter: claims decoded together")
+    run.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's)")
+    run.add_argument("--profile", default="cpu", help="paper, cpu or smoke")
+    run.add_argument("--no-surface", action="store_true", help="skip S-ASR and P-ASR (no similarity or LM)")
+    run.add_argument("--rejudge", action="store_true", help="judge again the runs that are already complete")
+    run.add_argument("--out", required=True, help="the tables' JSON (the chapter reads book/data/atomeval_main.json)")
+    run.set_defaults(func=_experiment)
+
+
 def _add_runs(actions) -> None:
     """Add ``attack-vasr``: VASR of BODEGA attack runs."""
     runs = actions.add_parser("attack-vasr", help="VASR of BODEGA attack runs on FC")
@@ -298,6 +329,25 @@ def _main_table(args: argparse.Namespace) -> int:
         for row in comparison["metrics"]:
             print(json.dumps({"verifier": verifier, **{k: row[k] for k in ("rewriter", "family", "claims", "ASR",
                                                                              "S-ASR", "P-ASR", "VASR")}}))
+    return 0
+
+
+def _experiment(args: argparse.Namespace) -> int:
+    import logging
+
+    from bodega.atomeval.pipeline import ExperimentPlan, run_experiment
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    _set_threads(args.threads)
+    plan = ExperimentPlan(args.rewriters, args.verifiers, args.data, args.split, args.n_claims,
+                          tuple(args.families.split(",")), args.tables, args.rewrite_cache, args.verdicts, args.costs,
+                          args.precision, args.batch_size, args.threads, args.profile, not args.no_surface,
+                          args.rejudge, _labelled(args.cost, "--cost"))
+    result = run_experiment(plan, args.out)
+    for verifier, comparison in result["verifiers"].items():
+        for row in comparison["metrics"]:
+            print(json.dumps({"verifier": verifier, **{k: row[k] for k in ("rewriter", "family", "claims", "ASR",
+                                                                             "VASR")}}))
     return 0
 
 
