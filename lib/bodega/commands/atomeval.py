@@ -203,6 +203,8 @@ def _add_runs(actions) -> None:
     runs.add_argument("--data", default="data/FC", help="the prepared FC folder the runs attacked (gold labels)")
     runs.add_argument("--profile", default="cpu", help="paper, cpu or smoke")
     runs.add_argument("--claim-only", action="store_true", help="do not require the evidence to be preserved")
+    runs.add_argument("--verdicts", default="results/atomeval/verdicts",
+                      help="the victims' saved verdicts, asked before their weights ('none': always the weights)")
     runs.add_argument("--out", default=None, help="JSON report path")
     runs.set_defaults(func=_attack_vasr)
 
@@ -369,7 +371,9 @@ def _attack_vasr(args: argparse.Namespace) -> int:
     from bodega.atomeval.experiment import make_gate
     from bodega.io import atomic_write_json
 
-    rows = runs_vasr(args.runs, make_gate(args.profile), check_evidence=not args.claim_only, data_dir=args.data)
+    verdicts = None if args.verdicts.lower() == "none" else args.verdicts
+    rows = runs_vasr(args.runs, make_gate(args.profile), check_evidence=not args.claim_only, data_dir=args.data,
+                     verdicts_dir=verdicts)
     if not rows:
         print(f"no FC attack runs with records.jsonl under {args.runs}")
     for row in rows:

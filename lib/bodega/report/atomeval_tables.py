@@ -174,22 +174,26 @@ def case_table(main: dict) -> pd.DataFrame:
 def people_table(agreement: dict, published: AtomEvalPublished) -> pd.DataFrame:
     """Table 3: the gate's precision, recall, F1 and accuracy against people (percent), ours beside the paper's
     BinaryGate, and the paper's diagnostics, which our human pairs do not label."""
-    rows: dict[str, dict[str, str]] = {}
+    rows: dict[tuple[str, str], dict[str, str]] = {}
     for row in agreement["rows"]:
-        if row.get("accuracy") is None:
-            continue
-        rows[f"{row['name']} (ours, {row['n']} pairs)"] = {PEOPLE_COLUMNS[m]: percent(row[m], 2)
-                                                          for m in PEOPLE_MEASURES}
+        if row.get("accuracy") is not None:
+            mode = row["name"].removeprefix("AtomEval gate ").strip("()")
+            rows[("validity gate", f"ours ({mode}; {row['n']} pairs)")] = {
+                PEOPLE_COLUMNS[m]: percent(row[m], 2) for m in PEOPLE_MEASURES}
     for name, values in published.human_agreement.items():
-        rows[f"{name} (paper)"] = {PEOPLE_COLUMNS[m]: f"{values[m]:.2f}" for m in PEOPLE_MEASURES}
+        decision = "validity gate" if name == "BinaryGate" else name
+        rows[(decision, f"paper ({name})")] = {PEOPLE_COLUMNS[m]: f"{values[m]:.2f}" for m in PEOPLE_MEASURES}
         if name != "BinaryGate":
-            rows[f"{name} (ours)"] = {PEOPLE_COLUMNS[m]: "no human labels" for m in PEOPLE_MEASURES}
-    return pd.DataFrame(rows).T.rename_axis("decision")
+            rows[(decision, "ours")] = {PEOPLE_COLUMNS[m]: "no human labels" for m in PEOPLE_MEASURES}
+    frame = pd.DataFrame.from_dict(rows, orient="index")
+    frame.index = pd.MultiIndex.from_tuples(frame.index, names=["decision", "source"])
+    return frame
 
 
 TABLE4_SETTINGS = {"Full AtomEval": "defaults", "w/o SROM Extractor": "without the atom extractor",
                    "w/o BinaryGate/NLI": "without the matching step"}
 """The paper's Table 4 rows -> the settings of ``bodega atomeval agreement --ablation``."""
+SETTING_NAMES = {"defaults": "the full gate"}
 
 
 def ablation_people_table(ablation: dict, published: AtomEvalPublished) -> pd.DataFrame:
@@ -203,11 +207,11 @@ def ablation_people_table(ablation: dict, published: AtomEvalPublished) -> pd.Da
             row = ours.get((setting, mode))
             if row is not None:
                 label = mode.removeprefix("AtomEval gate ").strip("()")
-                rows[(setting, f"ours ({label})")] = {"valid": percent(row.get("predicted_share"), 2),
+                rows[(SETTING_NAMES.get(setting, setting), f"ours ({label})")] = {"valid": percent(row.get("predicted_share"), 2),
                                                       **{PEOPLE_COLUMNS[m]: percent(row.get(m), 2)
                                                          for m in PEOPLE_MEASURES}}
         paper = published.ablation.get(paper_name)
-        rows[(setting, f"paper ({paper_name})")] = (
+        rows[(SETTING_NAMES.get(setting, setting), f"paper ({paper_name})")] = (
             {"valid": f"{paper['valid']:.2f}", **{PEOPLE_COLUMNS[m]: f"{paper[m]:.2f}" for m in PEOPLE_MEASURES}}
             if paper else {c: NOT_STATED for c in ("valid", *PEOPLE_COLUMNS.values())})
     frame = pd.DataFrame.from_dict(rows, orient="index")
