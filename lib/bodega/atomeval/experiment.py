@@ -274,7 +274,9 @@ def run_tables(claims: Sequence[Any], verifier, verifier_name: str, gate, rewrit
     if with_surface:
         from bodega.atomeval.models import load_perplexity, load_similarity
 
-        similarity, perplexity = load_similarity(profile), CachedPerplexity(load_perplexity(profile))
+        similarity, perplexity = CachedSimilarity(load_similarity(profile)), CachedPerplexity(load_perplexity(profile))
+        if hasattr(rewriter, "covers"):  # saved rewrites: their surface scores do not depend on the verifier
+            seed_surface(similarity, perplexity, rewriter.source, families, profile)
     out_dir = Path(out_dir)
     results = {}
     for family in families:
@@ -350,6 +352,47 @@ def torch_threads() -> int:
     import torch
 
     return torch.get_num_threads()
+
+
+class CachedSimilarity:
+    """SBERT cosine by (claim, rewrite) pair, computed once."""
+
+    def __init__(self, model) -> None:
+        self.model = model
+        self.cache: dict[tuple[str, str], float] = {}
+
+    def score(self, pairs):
+        """Similarities of ``pairs`` in order; only pairs not yet seen go to the model."""
+        import numpy as np
+
+        missing = list(dict.fromkeys(p for p in map(tuple, pairs) if p not in self.cache))
+        if missing:
+            self.cache.update(zip(missing, map(float, self.model.score(missing))))
+        return np.array([self.cache[tuple(p)] for p in pairs])
+
+
+def seed_surface(similarity: CachedSimilarity, perplexity: "CachedPerplexity", tables_dir: str | Path,
+                 families: Sequence[str], profile: str) -> int:
+    """Fill the surface caches from an earlier tables run's records (same profile, so the same models): judging
+    saved rewrites with another verifier then scores only the rewrites that run did not. Returns the pairs read."""
+    import json
+
+    from bodega.io import read_jsonl
+
+    seeded = 0
+    for family in families:
+        folder = Path(tables_dir) / family
+        if not (folder / "records.jsonl").exists() or \
+                json.loads((folder / "summary.json").read_text(encoding="utf-8")).get("profile") != profile:
+            continue
+        for record in read_jsonl(folder / "records.jsonl"):
+            if record.get("similarity") is not None:
+                similarity.cache[(record["claim"], record["rewrite"])] = record["similarity"]
+                seeded += 1
+            if record.get("perplexity_rewrite") is not None:
+                perplexity.cache.update({record["claim"]: record["perplexity_claim"],
+                                         record["rewrite"]: record["perplexity_rewrite"]})
+    return seeded
 
 
 class CachedPerplexity:
