@@ -34,7 +34,8 @@ class KeywordVictim:
 def setup(tmp_path):
     data = tmp_path / "FC"
     data.mkdir()
-    rows = [f"1\tc{i}\t{EVIDENCE} ~ {claim}" for i, claim in enumerate(CLAIMS)] + [f"0\ts0\t{EVIDENCE} ~ Savages is a film ."]
+    rows = [f"1\tc{i}\t{EVIDENCE} ~ {claim}" for i, claim in enumerate(CLAIMS)]
+    rows.append(f"0\ts0\t{EVIDENCE} ~ Savages is a film .")
     (data / "attack.tsv").write_text("\n".join(rows) + "\n")
     verifier = tmp_path / "models" / "FC-KW"
     verifier.mkdir(parents=True)

@@ -109,12 +109,8 @@ def _add_tables(actions) -> None:
 def _add_rewrite(actions) -> None:
     """Add ``rewrite``: fill an LLM rewriter's cache."""
     rewrite = actions.add_parser("rewrite", help="fill an LLM rewriter's cache (no verifier needed), with its cost")
-    rewrite.add_argument("--data", default="data/FC", help="prepared FC task folder")
-    rewrite.add_argument("--split", default="attack", help="which TSV of --data: attack, dev or train")
-    rewrite.add_argument("--n-claims", type=int, default=0, help="0 = every refuted claim of the split")
+    _add_claims(rewrite)
     rewrite.add_argument("--rewriter", required=True, help="transformers:<path or role> or openai:<model>[@<url>]")
-    rewrite.add_argument("--families", default="colloquial,deseption,factmix,omission,advadd",
-                         help="comma-separated rewriting families (default: all five)")
     rewrite.add_argument("--rewrite-cache", default="results/atomeval/rewrites.jsonl", help="as for tables")
     rewrite.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16"),
                          help="the rewriter's weights: auto = bf16 where the CPU has AMX, else fp32")
@@ -167,6 +163,15 @@ def _add_main(actions) -> None:
     main.set_defaults(func=_main_table)
 
 
+def _add_claims(parser: argparse.ArgumentParser) -> None:
+    """The claims to rewrite: ``--data``, ``--split``, ``--n-claims`` and ``--families``."""
+    parser.add_argument("--data", default="data/FC", help="prepared FC task folder")
+    parser.add_argument("--split", default="attack", help="which TSV of --data: attack, dev or train")
+    parser.add_argument("--n-claims", type=int, default=0, help="0 = every refuted claim of the split")
+    parser.add_argument("--families", default="colloquial,deseption,factmix,omission,advadd",
+                        help="comma-separated rewriting families (default: all five)")
+
+
 def _add_experiment(actions) -> None:
     """Add ``experiment``: rewrite, judge with every verifier and tabulate, resuming from the caches."""
     run = actions.add_parser("experiment", help="the rewriter experiment: rewrite, judge with every verifier, "
@@ -174,11 +179,7 @@ def _add_experiment(actions) -> None:
     run.add_argument("--rewriters", nargs="+", required=True,
                      help="rules, transformers:<role or path>, openai:<model>[@<url>] or saved:<tables run>")
     run.add_argument("--verifiers", nargs="+", required=True, help="the verifiers' trained victim folders")
-    run.add_argument("--data", default="data/FC", help="prepared FC task folder")
-    run.add_argument("--split", default="attack", help="which TSV of --data: attack, dev or train")
-    run.add_argument("--n-claims", type=int, default=0, help="0 = every refuted claim of the split")
-    run.add_argument("--families", default="colloquial,deseption,factmix,omission,advadd",
-                     help="comma-separated rewriting families (default: all five)")
+    _add_claims(run)
     run.add_argument("--tables", default="results/atomeval/tables", help="<verifier>/<rewriter> runs go here")
     run.add_argument("--rewrite-cache", default="results/atomeval/rewrites.jsonl", help="as for tables")
     run.add_argument("--verdicts", default="results/atomeval/verdicts", help="as for tables")

@@ -70,7 +70,8 @@ def load_atomeval_published(path: str | Path | None = None) -> AtomEvalPublished
     return AtomEvalPublished(
         citation=data["paper"]["citation"], extraction=data["table2_extraction"],
         human_agreement=data["table3_human_agreement"], ablation=data["table4_ablation"],
-        main={key: {"bert": row["bert"], "gemma7b": row["gemma7b"]} for key, row in _keyed(data["table5_main"]).items()},
+        main={key: {"bert": row["bert"], "gemma7b": row["gemma7b"]}
+              for key, row in _keyed(data["table5_main"]).items()},
         diagnostics_gemma7b=_keyed(data["table6_diagnostics_gemma7b"]),
         surface_bert=_keyed(data["table7_surface_bert"]),
         diagnostics_bert=_keyed([r for r in data["table8_diagnostics"] if r["verifier"] == "BERT"]))

@@ -119,9 +119,11 @@ def diagnostics_table(main: dict, verifier: str, published: AtomEvalPublished) -
         else:
             paper = published.diagnostics(kind, family, generator)
             if paper is not None:
-                values = {f"{k}, % of {subset}": _paper_share(paper.get(k.lower())) for k, subset in DENOMINATORS.items()}
+                values = {f"{k}, % of {subset}": _paper_share(paper.get(k.lower()))
+                          for k, subset in DENOMINATORS.items()}
                 if "successes" in paper:
-                    values.update({"successes": str(paper["successes"]), "invalid, % (n)": _paper_share(paper["invalid"])})
+                    values.update({"successes": str(paper["successes"]),
+                                   "invalid, % (n)": _paper_share(paper["invalid"])})
         cells[(family, rewriter)] = values
     columns = ["successes", "invalid, % (n)", *(f"{k}, % of {subset}" for k, subset in DENOMINATORS.items())]
     return _frame(cells, _index(main)).reindex(columns=columns).fillna(NOT_STATED)
@@ -161,9 +163,10 @@ def case_table(main: dict) -> pd.DataFrame:
     case = main["case"]
     names = {name: verifier_kind(c) for name, c in main["verifiers"].items()}
     rows = []
-    for row in sorted(case["rows"], key=lambda r: (FAMILIES.index(r["family"]), main["rewriters"].index(r["rewriter"]))):
+    order = {(family, rewriter): n for n, (family, rewriter) in enumerate(_index(main))}
+    for row in sorted(case["rows"], key=lambda r: order[(r["family"], r["rewriter"])]):
         rows.append({"family": FAMILY_NAMES[row["family"]], "rewriter": row["rewriter"],
-                     "rewrite": row["rewrite"] if row["rewrite"] is not None else "(no rewrite: the rule does not apply)",
+                     "rewrite": "(no rewrite: the rule does not apply)" if row["rewrite"] is None else row["rewrite"],
                      **{f"{ROLE_NAMES[names[v]].split(' verifier')[0]} role ({v})":
                         "flipped" if flip else "held" for v, flip in row["flips"].items()},
                      "gate": "–" if row["valid"] is None else ("valid" if row["valid"] else "invalid"),
@@ -207,9 +210,9 @@ def ablation_people_table(ablation: dict, published: AtomEvalPublished) -> pd.Da
             row = ours.get((setting, mode))
             if row is not None:
                 label = mode.removeprefix("AtomEval gate ").strip("()")
-                rows[(SETTING_NAMES.get(setting, setting), f"ours ({label})")] = {"valid": percent(row.get("predicted_share"), 2),
-                                                      **{PEOPLE_COLUMNS[m]: percent(row.get(m), 2)
-                                                         for m in PEOPLE_MEASURES}}
+                rows[(SETTING_NAMES.get(setting, setting), f"ours ({label})")] = {
+                    "valid": percent(row.get("predicted_share"), 2),
+                    **{PEOPLE_COLUMNS[m]: percent(row.get(m), 2) for m in PEOPLE_MEASURES}}
         paper = published.ablation.get(paper_name)
         rows[(SETTING_NAMES.get(setting, setting), f"paper ({paper_name})")] = (
             {"valid": f"{paper['valid']:.2f}", **{PEOPLE_COLUMNS[m]: f"{paper[m]:.2f}" for m in PEOPLE_MEASURES}}
