@@ -108,3 +108,18 @@ def test_the_papers_family_labels_map_to_ours():
         "colloquial", "deseption", "factmix", "advadd"]
     published = load_atomeval_published()
     assert published.main_cell("BiLSTM", "colloquial", "GPT-4.1") is None  # no paper verifier in that role
+
+
+def test_a_rewriter_one_verifier_has_not_judged_reads_not_judged(main):
+    import copy
+
+    partial = copy.deepcopy(main)
+    gemma = partial["verifiers"]["FC-GEMMA7B"]
+    for key in ("metrics", "diagnostics", "surface"):
+        gemma[key] = [row for row in gemma[key] if row["rewriter"] != "llm"]
+    published = load_atomeval_published()
+    table = main_results_table(partial, published)
+    group = table.columns.get_level_values(0).unique()[1]
+    assert table.loc[("Omission-style", "llm"), (group, "VASR")] == "not judged"
+    assert set(diagnostics_table(partial, "FC-GEMMA7B", published).loc[("Omission-style", "llm")]) == {"not judged"}
+    assert set(surface_table(partial, "FC-GEMMA7B", published).loc[("Omission-style", "llm")]) == {"not judged"}

@@ -205,8 +205,13 @@ def main_table(tables: str | Path, verifiers: list[str | Path], rewriters: list[
     loaded = {}
     for folder in verifiers:
         name = Path(folder).name
-        runs = {label: Path(tables) / name / label for label in rewriters}
+        runs = {label: Path(tables) / name / label for label in rewriters
+                if any((Path(tables) / name / label).glob("*/records.jsonl"))}
+        if not runs:
+            raise FileNotFoundError(f"no tables run of {name} under {tables}; run `bodega atomeval tables "
+                                    f"--verifier {folder} --out {Path(tables) / name}/<rewriter>` first")
         result["verifiers"][name] = compare_many(runs, costs=None, verifier_folder=folder, cases=0)
+        result["verifiers"][name]["not judged"] = [label for label in rewriters if label not in runs]
         loaded[name] = {label: load_run(path) for label, path in runs.items()}
     result["case"] = case_across_runs(loaded, gate)
     result["cost"] = cost_rows(costs)

@@ -17,6 +17,10 @@ from bodega.atomeval.rewriters import FAMILIES, FAMILY_NAMES
 from bodega.report.atomeval_published import NOT_STATED, PAPER_REWRITERS, AtomEvalPublished
 
 RATES = ("ASR", "S-ASR", "P-ASR", "VASR")
+NOT_JUDGED = "not judged"
+"""Our cell where a verifier has not judged that rewriter's rewrites (``main-table`` tabulates what exists)."""
+DIAGNOSTIC_COLUMNS = ("successes", "invalid, % (n)", *(f"{k}, % of {subset}" for k, subset in DENOMINATORS.items()))
+SURFACE_COLUMNS = ("mean similarity", "mean perplexity", "S-ASR passes, invalid", "P-ASR passes, invalid")
 ROLE_NAMES = {"BERT": "BERT-based verifier (encoder)", "GEMMA7B": "Gemma-7B verifier (decoder)"}
 PEOPLE_MEASURES = ("precision", "recall", "f1", "accuracy")
 PEOPLE_COLUMNS = {"precision": "precision", "recall": "recall", "f1": "F1", "accuracy": "accuracy"}
@@ -83,7 +87,7 @@ def main_results_table(main: dict, published: AtomEvalPublished) -> pd.DataFrame
             generator = _paper_generator(rewriter)
             if generator is None:
                 row = ours.get((family, rewriter))
-                values = {name: with_interval(row, name) for name in RATES} if row else {}
+                values = {name: with_interval(row, name) if row else NOT_JUDGED for name in RATES}
             else:
                 paper = published.main_cell(kind, family, generator)
                 values = {name: f"{paper[name.lower().replace('-', '_')]:.2f}" for name in RATES} if paper else {}
@@ -116,6 +120,8 @@ def diagnostics_table(main: dict, verifier: str, published: AtomEvalPublished) -
                 values = {"successes": str(n),
                           "invalid, % (n)": f"{percent(row['invalid'] / n if n else None)} ({row['invalid']})",
                           **{f"{k}, % of {subset}": row[f"{k} (% of {subset})"] for k, subset in DENOMINATORS.items()}}
+            else:
+                values = dict.fromkeys(DIAGNOSTIC_COLUMNS, NOT_JUDGED)
         else:
             paper = published.diagnostics(kind, family, generator)
             if paper is not None:
@@ -125,8 +131,7 @@ def diagnostics_table(main: dict, verifier: str, published: AtomEvalPublished) -
                     values.update({"successes": str(paper["successes"]),
                                    "invalid, % (n)": _paper_share(paper["invalid"])})
         cells[(family, rewriter)] = values
-    columns = ["successes", "invalid, % (n)", *(f"{k}, % of {subset}" for k, subset in DENOMINATORS.items())]
-    return _frame(cells, _index(main)).reindex(columns=columns).fillna(NOT_STATED)
+    return _frame(cells, _index(main)).reindex(columns=list(DIAGNOSTIC_COLUMNS)).fillna(NOT_STATED)
 
 
 def surface_table(main: dict, verifier: str, published: AtomEvalPublished) -> pd.DataFrame:
@@ -139,7 +144,7 @@ def surface_table(main: dict, verifier: str, published: AtomEvalPublished) -> pd
         generator = _paper_generator(rewriter)
         if generator is None:
             row = ours.get((family, rewriter))
-            values = {} if not row else {
+            values = dict.fromkeys(SURFACE_COLUMNS, NOT_JUDGED) if not row else {
                 "mean similarity": _number(row["mean similarity (flips)"], 3),
                 "mean perplexity": _number(row["mean perplexity (flips)"], 1),
                 "S-ASR passes, invalid": f"{row['similarity: pass but invalid']} of {row['similarity: pass']}",
@@ -149,8 +154,7 @@ def surface_table(main: dict, verifier: str, published: AtomEvalPublished) -> pd
             values = {} if paper is None else {"mean similarity": f"{paper['sbert']:.3f}",
                                                "mean perplexity": f"{paper['adv_ppl']:.2f}"}
         cells[(family, rewriter)] = values
-    columns = ["mean similarity", "mean perplexity", "S-ASR passes, invalid", "P-ASR passes, invalid"]
-    return _frame(cells, _index(main)).reindex(columns=columns).fillna(NOT_STATED)
+    return _frame(cells, _index(main)).reindex(columns=list(SURFACE_COLUMNS)).fillna(NOT_STATED)
 
 
 def _number(value: float | None, digits: int) -> str:
