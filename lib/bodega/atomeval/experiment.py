@@ -286,9 +286,13 @@ def run_tables(claims: Sequence[Any], verifier, verifier_name: str, gate, rewrit
         cost = {"wall_seconds": round(time.perf_counter() - wall, 1),
                 "cpu_seconds": round(time.process_time() - cpu, 1),
                 **{k: v - before[k] for k, v in rewrite_counters(rewriter).items()}}
+        wall, cpu = time.perf_counter(), time.process_time()
         summary, records = evaluate(cases, verifier, gate, similarity, perplexity, config, progress=True)
+        judge_cost = {"wall_seconds": round(time.perf_counter() - wall, 1),
+                      "cpu_seconds": round(time.process_time() - cpu, 1)}
         summary.update(family=family, verifier=verifier_name, rewriter=getattr(rewriter, "name", "?"),
-                       profile=profile, surface=surface_proxies(records), config=asdict(config), rewrite_cost=cost)
+                       profile=profile, surface=surface_proxies(records), config=asdict(config), rewrite_cost=cost,
+                       judge_cost=judge_cost)
         client = getattr(rewriter, "client", None)
         if client is not None and hasattr(client, "precision"):
             summary["rewriter_model"] = {"precision": client.precision, "weights_sha256": client.weights_hash,
