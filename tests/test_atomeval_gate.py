@@ -127,3 +127,25 @@ def test_role_check_is_a_parameter():
 
     loose = Gate(SpacyExtractor(), config=GateConfig(check_roles=False))
     assert loose.judge("Stone directed Savages .", "Savages directed Stone .").valid  # the old rule
+
+
+def test_without_the_extractor_the_whole_sentence_is_compared_and_without_matching_only_equal_atoms_count(gate):
+    from bodega.atomeval.ablation import ExactAtomGate, SentenceExtractor
+    from bodega.atomeval.gate import Gate
+
+    claim = "Stone directed Savages in 2012 ."
+    whole = Gate(SentenceExtractor())
+    assert whole.judge(claim, "Stone directed the film Savages in 2012 .").valid  # says everything and more
+    assert not whole.judge(claim, "Stone directed Savages .").valid  # the year is gone
+    exact = ExactAtomGate(gate)
+    assert exact.judge(claim, "Stone directed Savages in 2012 .").valid
+    assert not exact.judge(claim, "In 2012 , Savages was directed by Stone .").valid  # the full gate accepts this
+    assert gate.judge(claim, "In 2012 , Savages was directed by Stone .").valid
+
+
+def test_agreement_reports_accuracy_and_the_share_called_valid():
+    from bodega.atomeval.human import agreement
+
+    result = agreement("gate", [True, True, False, False], [True, False, True, False], [0.9, 0.2, 0.8, 0.1])
+    assert result.accuracy == 0.5 and result.predicted_share == 0.5 and result.precision == 0.5
+    assert agreement("score", [True, False], None, [0.9, 0.1]).accuracy is None

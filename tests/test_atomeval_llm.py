@@ -9,6 +9,8 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 import numpy as np
 import pytest
 
+from atomeval_fakes import save_chat_tokenizer, tiny_chat_model, word_piece_tokenizer
+
 from bodega.atomeval.extract_llm import ExtractionError, LLMExtractor
 from bodega.atomeval.llm import LLMError, OpenAIChatClient
 from bodega.atomeval.rewriters import FAMILIES, LLMRewriter
@@ -121,14 +123,7 @@ def test_llm_rewriter_sends_shared_and_family_instructions():
 
 @pytest.fixture(scope="module")
 def vocab_dir(tmp_path_factory):
-    from transformers import BertTokenizerFast
-
-    from bodega.resources import resolve
-
-    folder = tmp_path_factory.mktemp("tok")
-    tokenizer = BertTokenizerFast(vocab_file=str(resolve("wordpiece-vocab").path / "vocab.txt"))
-    tokenizer.save_pretrained(folder)
-    return folder, tokenizer
+    return word_piece_tokenizer(tmp_path_factory.mktemp("tok"))
 
 
 def test_nli_model_on_a_tiny_random_three_label_model(vocab_dir, tmp_path):
@@ -178,13 +173,6 @@ def test_gate_uses_nli_to_accept_a_restructured_rewrite():
     assert not Gate(extractor, nli=Entails(0.99)).judge("X was released in 2011 .", "X was released in 2012 .").valid
 
 
-def _save_chat_tokenizer(folder, tokenizer) -> None:
-    """Give the test tokenizer a minimal chat template and save it beside a tiny model."""
-    tokenizer.chat_template = ("{% for m in messages %}{{ m['role'] }}: {{ m['content'] }}\n{% endfor %}"
-                               "{% if add_generation_prompt %}assistant:{% endif %}")
-    tokenizer.save_pretrained(folder)
-
-
 def test_perplexity_on_a_tiny_random_causal_lm(vocab_dir, tmp_path):
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel
@@ -215,7 +203,7 @@ def test_transformers_chat_client_wires_a_tiny_random_model_into_the_extractor(v
                                n_positions=2048, bos_token_id=tokenizer.cls_token_id,
                                eos_token_id=tokenizer.sep_token_id,
                                pad_token_id=tokenizer.pad_token_id)).save_pretrained(tmp_path)
-    _save_chat_tokenizer(tmp_path, tokenizer)
+    save_chat_tokenizer(tmp_path, tokenizer)
     client = TransformersChatClient(str(tmp_path), max_new_tokens=5)
     answer = client.complete([{"role": "user", "content": "Claim: Saxony is in Ireland ."}])
     assert isinstance(answer, str)
@@ -227,21 +215,6 @@ def test_transformers_chat_client_wires_a_tiny_random_model_into_the_extractor(v
 
 # --- client specs, batching, the local chat model ---------------------------------------------------
 
-def _tiny_chat_model(folder, tokenizer):
-    """A tiny random Llama (SmolLM2's architecture class) with a chat template, saved to ``folder``."""
-    import torch
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    torch.manual_seed(0)
-    LlamaForCausalLM(LlamaConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, intermediate_size=48,
-                                 num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=1,
-                                 max_position_embeddings=1024, bos_token_id=tokenizer.cls_token_id,
-                                 eos_token_id=tokenizer.sep_token_id,
-                                 pad_token_id=tokenizer.pad_token_id)).save_pretrained(folder)
-    _save_chat_tokenizer(folder, tokenizer)
-    return folder
-
-
 def test_make_client_parses_specs_and_resolves_resource_roles(vocab_dir, tmp_path, monkeypatch):
     from bodega.atomeval.experiment import make_client
     from bodega.atomeval.llm import TransformersChatClient
@@ -251,7 +224,7 @@ def test_make_client_parses_specs_and_resolves_resource_roles(vocab_dir, tmp_pat
     assert (client.model, client.base_url, client.name) == ("gpt-4o-mini", "http://127.0.0.1:9/v1",
                                                             "openai:gpt-4o-mini")
     assert make_client("openai:m").base_url == "https://api.openai.com/v1"
-    model = _tiny_chat_model(tmp_path / "chat", vocab_dir[1])
+    model = tiny_chat_model(tmp_path / "chat", vocab_dir[1])
     monkeypatch.setenv("BODEGA_SMOLLM2_INSTRUCT", str(model))  # the role resolves to this folder
     by_role = make_client("transformers:smollm2-instruct", threads=1)
     assert isinstance(by_role, TransformersChatClient)
@@ -267,7 +240,7 @@ def test_make_client_parses_specs_and_resolves_resource_roles(vocab_dir, tmp_pat
 def test_batched_greedy_answers_equal_one_at_a_time(vocab_dir, tmp_path):
     from bodega.atomeval.llm import TransformersChatClient, complete_many
 
-    model = _tiny_chat_model(tmp_path / "chat", vocab_dir[1])
+    model = tiny_chat_model(tmp_path / "chat", vocab_dir[1])
     client = TransformersChatClient(str(model), max_new_tokens=6, batch_size=3)
     conversations = [[{"role": "user", "content": text}] for text in
                      ("a", "saxony is in ireland", "the film was released in 2011 by a german studio", "b c")]

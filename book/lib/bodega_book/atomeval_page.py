@@ -1,6 +1,6 @@
-"""What the AtomEval chapter quotes and tabulates from the files ``bodega atomeval`` and the AtomEval notebook
-write under ``book/data`` (the summary, the human agreement before and after the role check, the gate
-ablation, the LLM extractor's gold run and the LLM rewriter's tables)."""
+"""What the AtomEval chapter quotes and tabulates from the files ``bodega atomeval`` writes under ``book/data``
+(the extractor's gold runs, the human agreement before and after the role check, the gate ablation, the sampled
+agreement per extractor, the rewriters' cost and decoding speed)."""
 from __future__ import annotations
 
 from typing import Any
@@ -15,19 +15,17 @@ FAMILY_NAMES = {"colloquial": "Colloquial/Lexical", "deseption": "DeSePtion-styl
 SPLITS = ("dev", "test", "all")
 
 
-def summary_facts(summary: dict) -> dict[str, Any]:
-    """The extractor's gold accuracy per split, the verifier and the run's thresholds, from
-    ``atomeval_summary.json``."""
-    gold, verifier, params = summary["gold"], summary["verifier"], summary["parameters"]
-    facts: dict[str, Any] = {}
+def gold_facts(gold: dict, config: Any = None) -> dict[str, Any]:
+    """The dependency extractor's gold accuracy per split (``bodega atomeval gold-accuracy``) and the S-ASR and
+    P-ASR thresholds of the tables (``config``: a :class:`~bodega.atomeval.metrics.MetricsConfig`, default its
+    defaults, which ``bodega atomeval tables`` uses unless told otherwise)."""
+    from bodega.atomeval.metrics import MetricsConfig
+
+    config = config or MetricsConfig()
+    facts: dict[str, Any] = {"sim_threshold": config.similarity_threshold, "ppl_ratio": config.perplexity_ratio}
     for split in SPLITS:
         facts[f"gold_acc_{split}"] = f"{100 * gold['accuracy'][split]:.1f}%"
         facts[f"gold_n_{split}"] = gold["n"][split]
-    facts.update({"verifier_name": verifier["name"], "verifier_acc": f"{verifier['metrics']['attack']['accuracy']:.3f}",
-                  "verifier_f1": f"{verifier['metrics']['attack']['f1']:.3f}",
-                  "verifier_rows": verifier["victim"]["train_rows"], "n_claims": summary["claims"],
-                  "verifier_epochs": verifier["victim"]["epochs"], "sim_threshold": params["similarity_threshold"],
-                  "ppl_ratio": params["perplexity_ratio"]})
     return facts
 
 

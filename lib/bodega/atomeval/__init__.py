@@ -5,7 +5,8 @@ hand-checked gold atoms and extractor accuracy), ``extract_spacy`` / ``extract_l
 ``llm`` (chat clients), ``lexicon`` (WordNet), ``matching`` (slot comparison), ``gate`` (the gate and its
 diagnostics), ``models`` (NLI, SBERT, perplexity), ``metrics`` (ASR, VASR, S-ASR, P-ASR),
 ``rewriters`` (rule and LLM rewriters), ``human`` (agreement with people), ``attack_runs`` (VASR of
-BODEGA attack runs), ``fever`` (refuted claims), ``experiment`` (what the notebook and
-``bodega atomeval`` call). Importing the package loads no model.
+BODEGA attack runs), ``fever`` (refuted claims), ``verdicts`` (a verifier's verdicts kept by weights hash),
+``ablation`` (the gate without its extractor or its matcher), ``experiment`` (what the notebook and
+``bodega atomeval`` call), ``pipeline`` (the resumable rewriter experiment). Importing the package loads no model.
 """
 from bodega import __version__ as __version__  # one version: the installed distribution's (bodega-repro)

@@ -76,11 +76,13 @@ def attack_vasr(records: Iterable[dict], starts: dict[int, Start], gate,
     return summary, judged
 
 
-def run_starts(folder: Path, records: list[dict], data_dir: str | Path, victims: dict[str, Any]) -> dict[int, Start]:
+def run_starts(folder: Path, records: list[dict], data_dir: str | Path, victims: dict[str, Any],
+               verdicts_dir: str | Path | None = None) -> dict[int, Start]:
     """Gold labels from ``<data_dir>/attack.tsv`` (checked against the records' ids) and the victim's first
     decisions: a targeted run attacked only refuted rows its victim got right; an untargeted run's victim
-    is loaded from its ``run.json`` (weights hash checked) and asked about each original text, one at a time
-    as the runner asked it."""
+    is loaded from its ``run.json`` (weights hash checked) and asked about each refuted original text, one at a
+    time as the runner asked it (with ``verdicts_dir``, its saved verdicts answer first: see
+    :mod:`bodega.atomeval.verdicts`). SUPPORTS rows are excluded whatever the victim says, so it is not asked."""
     from bodega.data import read_tsv
 
     rows = read_tsv(Path(data_dir) / "attack.tsv")
@@ -94,11 +96,12 @@ def run_starts(folder: Path, records: list[dict], data_dir: str | Path, victims:
     config = json.loads((folder / RUN_CONFIG).read_text()) if (folder / RUN_CONFIG).exists() else {}
     if config.get("scenario") == "targeted":
         return {i: Start(label, REFUTED) for i, label in labels.items()}
-    victim = _run_victim(folder, config, victims)
-    return {r["index"]: Start(labels[r["index"]], int(victim.predict([r["original"]])[0])) for r in records}
+    victim = _run_victim(folder, config, victims, verdicts_dir)
+    return {r["index"]: Start(labels[r["index"]], int(victim.predict([r["original"]])[0])
+                              if labels[r["index"]] == REFUTED else 1 - REFUTED) for r in records}
 
 
-def _run_victim(folder: Path, config: dict, victims: dict[str, Any]):
+def _run_victim(folder: Path, config: dict, victims: dict[str, Any], verdicts_dir: str | Path | None = None):
     from bodega.victims import load_victim
 
     path = config.get("victim")
@@ -108,6 +111,10 @@ def _run_victim(folder: Path, config: dict, victims: dict[str, Any]):
         raise FileNotFoundError(f"{folder}: the untargeted run's victim {path!r} (run.json) is not here, and its "
                                 "first decisions are needed to find the initially correct refuted claims; run "
                                 "`bodega atomeval attack-vasr` from the folder the attack ran in")
+    if path not in victims and verdicts_dir is not None:
+        from bodega.atomeval.verdicts import VerdictVerifier
+
+        victims[path] = VerdictVerifier(path, verdicts_dir, config.get("profile", "cpu"))
     if path not in victims:
         victims[path] = load_victim(path, profile=config.get("profile", "cpu"))
     victim = victims[path]
@@ -118,10 +125,12 @@ def _run_victim(folder: Path, config: dict, victims: dict[str, Any]):
 
 
 def runs_vasr(runs_dir: str | Path, gate, task: str = "FC", check_evidence: bool = True,
-              data_dir: str | Path = "data/FC", victims: dict[str, Any] | None = None) -> list[dict]:
+              data_dir: str | Path = "data/FC", victims: dict[str, Any] | None = None,
+              verdicts_dir: str | Path | None = None) -> list[dict]:
     """One row per ``<runs_dir>/<task>-*`` run folder holding records.jsonl (empty when there is none).
 
-    ``victims`` (run.json victim path -> loaded victim) is filled as untargeted runs need them."""
+    ``victims`` (run.json victim path -> loaded victim) is filled as untargeted runs need them; with
+    ``verdicts_dir`` each answers from its saved verdicts first."""
     rows = []
     victims = {} if victims is None else victims
     for folder in sorted(Path(runs_dir).glob(f"{task}-*")):
@@ -131,7 +140,7 @@ def runs_vasr(runs_dir: str | Path, gate, task: str = "FC", check_evidence: bool
         summary_path = folder / SUMMARY
         meta = json.loads(summary_path.read_text()) if summary_path.exists() else {}
         records = list(read_jsonl(records_path))
-        starts = run_starts(folder, records, data_dir, victims)
+        starts = run_starts(folder, records, data_dir, victims, verdicts_dir)
         summary, _ = attack_vasr(records, starts, gate, check_evidence)
         rows.append({"run": folder.name, "victim": meta.get("victim"), "attacker": meta.get("attacker"),
                      "scenario": meta.get("scenario"), **summary})

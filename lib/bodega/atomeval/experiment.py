@@ -122,11 +122,13 @@ def find_verifier(results_dir: str | Path, task: str = "FC") -> Path | None:
 
 
 def get_verifier(verifier: str, results_dir: str | Path, data_dir: str | Path, profile: str = "cpu",
-                 train_kind: str = "BERT"):
+                 train_kind: str = "BERT", verdicts_dir: str | Path | None = None):
     """``auto``: a trained FC victim from the results, else one trained now; or a model folder path.
 
-    Returns (victim, folder). A victim trained here goes to ``<results>/atomeval/verifier/FC-<kind>-<profile>``
-    so it never overwrites the grid's models.
+    Returns (verifier, folder). A victim trained here goes to ``<results>/atomeval/verifier/FC-<kind>-<profile>``
+    so it never overwrites the grid's models. With ``verdicts_dir`` the verifier answers from the verdicts saved
+    there first and loads its weights only for texts without one (:mod:`bodega.atomeval.verdicts`), so a folder
+    holding only the victim's metadata can judge rewrites judged before.
     """
     from bodega.victims import load_victim, train_victim
 
@@ -138,6 +140,10 @@ def get_verifier(verifier: str, results_dir: str | Path, data_dir: str | Path, p
             train_victim("FC", train_kind, data_dir, folder, profile=profile)
     else:
         folder = Path(verifier)
+    if verdicts_dir is not None:
+        from bodega.atomeval.verdicts import VerdictVerifier
+
+        return VerdictVerifier(folder, verdicts_dir, profile), folder
     return load_victim(folder, profile=profile), folder
 
 
@@ -228,17 +234,27 @@ ABLATIONS = {
 }
 
 
+STAGE_ABLATIONS = ("without the atom extractor", "without the matching step")
+"""The paper's Table 4 rows (:mod:`bodega.atomeval.ablation`), after the parameter ablations."""
+
+
 def gate_ablation(pairs_path: str | Path, extractor: str = "spacy", out: str | Path | None = None) -> dict:
-    """Agreement with people with one gate parameter switched off at a time (no NLI)."""
+    """Agreement with people with one gate parameter switched off at a time, then without each of the gate's
+    two stages (:data:`STAGE_ABLATIONS`; no NLI)."""
+    from bodega.atomeval.ablation import ExactAtomGate, SentenceExtractor
     from bodega.atomeval.gate import Gate, GateConfig
     from bodega.atomeval.human import gate_agreement, load_pairs
     from bodega.atomeval.matching import Matcher, MatcherConfig
 
     pairs = load_pairs(pairs_path)
     base = make_extractor(extractor)
+    gates: dict[str, Any] = {
+        name: Gate(base, Matcher(MatcherConfig(**matcher_changes)), config=GateConfig(**gate_changes))
+        for name, (matcher_changes, gate_changes) in {"defaults": ({}, {}), **ABLATIONS}.items()}
+    gates[STAGE_ABLATIONS[0]] = Gate(SentenceExtractor())
+    gates[STAGE_ABLATIONS[1]] = ExactAtomGate(gates["defaults"])
     rows = []
-    for name, (matcher_changes, gate_changes) in {"defaults": ({}, {}), **ABLATIONS}.items():
-        gate = Gate(base, Matcher(MatcherConfig(**matcher_changes)), config=GateConfig(**gate_changes))
+    for name, gate in gates.items():
         for check_evidence in (False, True):
             result, _ = gate_agreement(gate, pairs, progress=False, check_evidence=check_evidence)
             rows.append({"setting": name, **result.to_dict()})
@@ -259,7 +275,9 @@ def run_tables(claims: Sequence[Any], verifier, verifier_name: str, gate, rewrit
     if with_surface:
         from bodega.atomeval.models import load_perplexity, load_similarity
 
-        similarity, perplexity = load_similarity(profile), CachedPerplexity(load_perplexity(profile))
+        similarity, perplexity = CachedSimilarity(load_similarity(profile)), CachedPerplexity(load_perplexity(profile))
+        if hasattr(rewriter, "covers"):  # saved rewrites: their surface scores do not depend on the verifier
+            seed_surface(similarity, perplexity, rewriter.source, families, profile)
     out_dir = Path(out_dir)
     results = {}
     for family in families:
@@ -269,9 +287,13 @@ def run_tables(claims: Sequence[Any], verifier, verifier_name: str, gate, rewrit
         cost = {"wall_seconds": round(time.perf_counter() - wall, 1),
                 "cpu_seconds": round(time.process_time() - cpu, 1),
                 **{k: v - before[k] for k, v in rewrite_counters(rewriter).items()}}
+        wall, cpu = time.perf_counter(), time.process_time()
         summary, records = evaluate(cases, verifier, gate, similarity, perplexity, config, progress=True)
+        judge_cost = {"wall_seconds": round(time.perf_counter() - wall, 1),
+                      "cpu_seconds": round(time.process_time() - cpu, 1)}
         summary.update(family=family, verifier=verifier_name, rewriter=getattr(rewriter, "name", "?"),
-                       profile=profile, surface=surface_proxies(records), config=asdict(config), rewrite_cost=cost)
+                       profile=profile, surface=surface_proxies(records), config=asdict(config), rewrite_cost=cost,
+                       judge_cost=judge_cost)
         client = getattr(rewriter, "client", None)
         if client is not None and hasattr(client, "precision"):
             summary["rewriter_model"] = {"precision": client.precision, "weights_sha256": client.weights_hash,
@@ -335,6 +357,47 @@ def torch_threads() -> int:
     import torch
 
     return torch.get_num_threads()
+
+
+class CachedSimilarity:
+    """SBERT cosine by (claim, rewrite) pair, computed once."""
+
+    def __init__(self, model) -> None:
+        self.model = model
+        self.cache: dict[tuple[str, str], float] = {}
+
+    def score(self, pairs):
+        """Similarities of ``pairs`` in order; only pairs not yet seen go to the model."""
+        import numpy as np
+
+        missing = list(dict.fromkeys(p for p in map(tuple, pairs) if p not in self.cache))
+        if missing:
+            self.cache.update(zip(missing, map(float, self.model.score(missing))))
+        return np.array([self.cache[tuple(p)] for p in pairs])
+
+
+def seed_surface(similarity: CachedSimilarity, perplexity: "CachedPerplexity", tables_dir: str | Path,
+                 families: Sequence[str], profile: str) -> int:
+    """Fill the surface caches from an earlier tables run's records (same profile, so the same models): judging
+    saved rewrites with another verifier then scores only the rewrites that run did not. Returns the pairs read."""
+    import json
+
+    from bodega.io import read_jsonl
+
+    seeded = 0
+    for family in families:
+        folder = Path(tables_dir) / family
+        if not (folder / "records.jsonl").exists() or \
+                json.loads((folder / "summary.json").read_text(encoding="utf-8")).get("profile") != profile:
+            continue
+        for record in read_jsonl(folder / "records.jsonl"):
+            if record.get("similarity") is not None:
+                similarity.cache[(record["claim"], record["rewrite"])] = record["similarity"]
+                seeded += 1
+            if record.get("perplexity_rewrite") is not None:
+                perplexity.cache.update({record["claim"]: record["perplexity_claim"],
+                                         record["rewrite"]: record["perplexity_rewrite"]})
+    return seeded
 
 
 class CachedPerplexity:

@@ -69,7 +69,8 @@ def pair_texts(gate, pair: HumanPair, check_evidence: bool) -> list[str]:
 
 @dataclass(frozen=True)
 class Agreement:
-    """How well one measure agrees with the human labels (precision, recall, F1, ROC AUC)."""
+    """How well one measure agrees with the human labels (precision, recall, F1, accuracy, ROC AUC, and the
+    share it calls meaning-preserving: the paper's Table 4 "valid")."""
 
     name: str
     n: int
@@ -78,6 +79,8 @@ class Agreement:
     recall: float | None
     f1: float | None
     roc_auc: float
+    accuracy: float | None = None
+    predicted_share: float | None = None
 
     def to_dict(self) -> dict:
         """The agreement as a dict."""
@@ -89,13 +92,15 @@ def agreement(name: str, truth: list[bool], predicted: list[bool] | None, scores
     from sklearn.metrics import f1_score, precision_score, recall_score, roc_auc_score
 
     y = np.asarray(truth, dtype=int)
-    p = r = f = None
+    p = r = f = accuracy = share = None
     if predicted is not None:
         yhat = np.asarray(predicted, dtype=int)
         p = float(precision_score(y, yhat, zero_division=0))
         r = float(recall_score(y, yhat, zero_division=0))
         f = float(f1_score(y, yhat, zero_division=0))
-    return Agreement(name, len(y), int(y.sum()), p, r, f, float(roc_auc_score(y, np.asarray(scores))))
+        accuracy, share = float((y == yhat).mean()), float(yhat.mean())
+    return Agreement(name, len(y), int(y.sum()), p, r, f, float(roc_auc_score(y, np.asarray(scores))),
+                     accuracy, share)
 
 
 def gate_agreement(gate, pairs: list[HumanPair], progress: bool = True,

@@ -6,6 +6,8 @@
 - ``rewrite``: fill an LLM rewriter's on-disk cache of rewrites, with each family's decoding cost;
 - ``decode-speed``: a local rewriter's tokens per second in fp32 and bf16;
 - ``compare-rewriters``: rewriters' tables side by side (the rules among them) on their common claims;
+- ``main-table``: the paper's Tables 5-9, rewriters by family, for every verifier (the chapter's data);
+- ``experiment``: the rewriter experiment at once (rewrite, judge with every verifier, main-table), resumable;
 - ``attack-vasr``: VASR of BODEGA attack runs on FC from their records.jsonl.
 """
 from __future__ import annotations
@@ -25,6 +27,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _add_rewrite(actions)
     _add_speed(actions)
     _add_compare(actions)
+    _add_main(actions)
+    _add_experiment(actions)
     _add_runs(actions)
 
 
@@ -71,6 +75,10 @@ def _add_tables(actions) -> None:
     tables.add_argument("--data", default="data/FC", help="prepared FC task folder")
     tables.add_argument("--results", default="results", help="results folder with the trained victims")
     tables.add_argument("--verifier", default="auto", help="auto or a trained victim folder")
+    tables.add_argument("--verdicts", default="results/atomeval/verdicts",
+                        help="folder of the verifiers' saved verdicts by (weights hash, precision, text): read "
+                             "first, the weights loaded only for texts without one, new verdicts appended; "
+                             "'none' to always ask the model")
     tables.add_argument("--rewriter", default="rules",
                         help="rules, openai:<model>[@<url>], transformers:<path or role, e.g. smollm2-instruct>, "
                              "or saved:<an earlier --out folder> to judge its rewrites again")
@@ -101,12 +109,8 @@ def _add_tables(actions) -> None:
 def _add_rewrite(actions) -> None:
     """Add ``rewrite``: fill an LLM rewriter's cache."""
     rewrite = actions.add_parser("rewrite", help="fill an LLM rewriter's cache (no verifier needed), with its cost")
-    rewrite.add_argument("--data", default="data/FC", help="prepared FC task folder")
-    rewrite.add_argument("--split", default="attack", help="which TSV of --data: attack, dev or train")
-    rewrite.add_argument("--n-claims", type=int, default=0, help="0 = every refuted claim of the split")
+    _add_claims(rewrite)
     rewrite.add_argument("--rewriter", required=True, help="transformers:<path or role> or openai:<model>[@<url>]")
-    rewrite.add_argument("--families", default="colloquial,deseption,factmix,omission,advadd",
-                         help="comma-separated rewriting families (default: all five)")
     rewrite.add_argument("--rewrite-cache", default="results/atomeval/rewrites.jsonl", help="as for tables")
     rewrite.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16"),
                          help="the rewriter's weights: auto = bf16 where the CPU has AMX, else fp32")
@@ -146,6 +150,53 @@ def _add_compare(actions) -> None:
     compare.set_defaults(func=_compare)
 
 
+def _add_main(actions) -> None:
+    """Add ``main-table``: Tables 5-9 for every verifier."""
+    main = actions.add_parser("main-table", help="the paper's Tables 5-9: rewriters by family, for each verifier")
+    main.add_argument("--tables", default="results/atomeval/tables",
+                      help="folder of <verifier folder name>/<rewriter label> tables runs (default: %(default)s)")
+    main.add_argument("--verifiers", nargs="+", required=True, help="the verifiers' trained victim folders")
+    main.add_argument("--rewriters", nargs="+", required=True, help="rewriter labels (folders under each verifier's)")
+    main.add_argument("--cost", nargs="*", default=[], help="LABEL=the cost JSON that bodega atomeval rewrite wrote")
+    main.add_argument("--profile", default="cpu", help="the gate's models for Table 9's unflipped rewrites")
+    main.add_argument("--out", required=True, help="JSON path")
+    main.set_defaults(func=_main_table)
+
+
+def _add_claims(parser: argparse.ArgumentParser) -> None:
+    """The claims to rewrite: ``--data``, ``--split``, ``--n-claims`` and ``--families``."""
+    parser.add_argument("--data", default="data/FC", help="prepared FC task folder")
+    parser.add_argument("--split", default="attack", help="which TSV of --data: attack, dev or train")
+    parser.add_argument("--n-claims", type=int, default=0, help="0 = every refuted claim of the split")
+    parser.add_argument("--families", default="colloquial,deseption,factmix,omission,advadd",
+                        help="comma-separated rewriting families (default: all five)")
+
+
+def _add_experiment(actions) -> None:
+    """Add ``experiment``: rewrite, judge with every verifier and tabulate, resuming from the caches."""
+    run = actions.add_parser("experiment", help="the rewriter experiment: rewrite, judge with every verifier, "
+                                                "tabulate (resumes from the rewrite cache and the saved verdicts)")
+    run.add_argument("--rewriters", nargs="+", required=True,
+                     help="rules, transformers:<role or path>, openai:<model>[@<url>] or saved:<tables run>")
+    run.add_argument("--verifiers", nargs="+", required=True, help="the verifiers' trained victim folders")
+    _add_claims(run)
+    run.add_argument("--tables", default="results/atomeval/tables", help="<verifier>/<rewriter> runs go here")
+    run.add_argument("--rewrite-cache", default="results/atomeval/rewrites.jsonl", help="as for tables")
+    run.add_argument("--verdicts", default="results/atomeval/verdicts", help="as for tables")
+    run.add_argument("--costs", default="results/atomeval",
+                     help="folder of each LLM rewriter's cost-<label>-<precision>.json")
+    run.add_argument("--cost", nargs="*", default=[], help="more LABEL=cost JSON files to show (earlier runs)")
+    run.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16"),
+                     help="LLM rewriter weights: auto = bf16 where the CPU has AMX, else fp32")
+    run.add_argument("--batch-size", type=int, default=16, help="LLM rewriter: claims decoded together")
+    run.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's)")
+    run.add_argument("--profile", default="cpu", help="paper, cpu or smoke")
+    run.add_argument("--no-surface", action="store_true", help="skip S-ASR and P-ASR (no similarity or LM)")
+    run.add_argument("--rejudge", action="store_true", help="judge again the runs that are already complete")
+    run.add_argument("--out", required=True, help="the tables' JSON (the chapter reads book/data/atomeval_main.json)")
+    run.set_defaults(func=_experiment)
+
+
 def _add_runs(actions) -> None:
     """Add ``attack-vasr``: VASR of BODEGA attack runs."""
     runs = actions.add_parser("attack-vasr", help="VASR of BODEGA attack runs on FC")
@@ -153,6 +204,8 @@ def _add_runs(actions) -> None:
     runs.add_argument("--data", default="data/FC", help="the prepared FC folder the runs attacked (gold labels)")
     runs.add_argument("--profile", default="cpu", help="paper, cpu or smoke")
     runs.add_argument("--claim-only", action="store_true", help="do not require the evidence to be preserved")
+    runs.add_argument("--verdicts", default="results/atomeval/verdicts",
+                      help="the victims' saved verdicts, asked before their weights ('none': always the weights)")
     runs.add_argument("--out", default=None, help="JSON report path")
     runs.set_defaults(func=_attack_vasr)
 
@@ -203,7 +256,8 @@ def _tables(args: argparse.Namespace) -> int:
 
     _set_threads(args.threads)
     claims = refuted_claims(args.data, args.split, args.n_claims or None)
-    verifier, folder = get_verifier(args.verifier, args.results, args.data, args.profile)
+    verdicts = None if args.verdicts.lower() == "none" else args.verdicts
+    verifier, folder = get_verifier(args.verifier, args.results, args.data, args.profile, verdicts_dir=verdicts)
     cache = None if args.rewrite_cache.lower() == "none" else args.rewrite_cache
     rewriter = make_rewriter(args.rewriter, args.threads, cache, args.precision, args.batch_size)
     families = args.families.split(",")
@@ -215,6 +269,8 @@ def _tables(args: argparse.Namespace) -> int:
     results = run_tables(claims, verifier, folder.name, make_gate(args.profile), rewriter,
                          families, args.out, args.profile, config)
     print(table_metrics(results).to_string(index=False))
+    if hasattr(verifier, "computed"):
+        print(f"verdicts: {verifier.saved} saved, {verifier.computed} computed by {folder} ({verifier.file.path})")
     return 0
 
 
@@ -265,6 +321,39 @@ def _compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _main_table(args: argparse.Namespace) -> int:
+    from bodega.report.atomeval_comparison import main_table
+
+    from bodega.atomeval.experiment import make_gate
+
+    result = main_table(args.tables, args.verifiers, args.rewriters, _labelled(args.cost, "--cost"), args.out,
+                        make_gate(args.profile))
+    for verifier, comparison in result["verifiers"].items():
+        for row in comparison["metrics"]:
+            print(json.dumps({"verifier": verifier, **{k: row[k] for k in ("rewriter", "family", "claims", "ASR",
+                                                                             "S-ASR", "P-ASR", "VASR")}}))
+    return 0
+
+
+def _experiment(args: argparse.Namespace) -> int:
+    import logging
+
+    from bodega.atomeval.pipeline import ExperimentPlan, run_experiment
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    _set_threads(args.threads)
+    plan = ExperimentPlan(args.rewriters, args.verifiers, args.data, args.split, args.n_claims,
+                          tuple(args.families.split(",")), args.tables, args.rewrite_cache, args.verdicts, args.costs,
+                          args.precision, args.batch_size, args.threads, args.profile, not args.no_surface,
+                          args.rejudge, _labelled(args.cost, "--cost"))
+    result = run_experiment(plan, args.out)
+    for verifier, comparison in result["verifiers"].items():
+        for row in comparison["metrics"]:
+            print(json.dumps({"verifier": verifier, **{k: row[k] for k in ("rewriter", "family", "claims", "ASR",
+                                                                             "VASR")}}))
+    return 0
+
+
 def _labelled(items: list[str], option: str) -> dict[str, str]:
     """``LABEL=PATH`` items as a dict; a path without a label is labelled by its folder name."""
     out = {}
@@ -283,7 +372,9 @@ def _attack_vasr(args: argparse.Namespace) -> int:
     from bodega.atomeval.experiment import make_gate
     from bodega.io import atomic_write_json
 
-    rows = runs_vasr(args.runs, make_gate(args.profile), check_evidence=not args.claim_only, data_dir=args.data)
+    verdicts = None if args.verdicts.lower() == "none" else args.verdicts
+    rows = runs_vasr(args.runs, make_gate(args.profile), check_evidence=not args.claim_only, data_dir=args.data,
+                     verdicts_dir=verdicts)
     if not rows:
         print(f"no FC attack runs with records.jsonl under {args.runs}")
     for row in rows:

@@ -79,12 +79,15 @@ def case_studies(records: list[dict], per_family: int) -> list[dict]:
 
 def verifier_auc(folder: str | Path) -> float | None:
     """ROC AUC of the verifier's P(refuted) on its attack set, from ``attack_predictions.jsonl``
-    (``bodega predictions`` or :func:`bodega.experiments.predictions.predict_attack_set` writes it)."""
+    (``bodega predictions`` or :func:`bodega.experiments.predictions.predict_attack_set` writes it), else the
+    one training recorded in ``metrics.json`` (``attack_quality``)."""
     from sklearn.metrics import roc_auc_score
 
     path = Path(folder) / PREDICTIONS
     if not path.exists():
-        return None
+        metrics = Path(folder) / "metrics.json"
+        quality = json.loads(metrics.read_text(encoding="utf-8")).get("attack_quality", {}) if metrics.exists() else {}
+        return quality.get("roc_auc")
     rows = list(read_jsonl(path))
     return float(roc_auc_score([r["label"] for r in rows], [r["p_positive"] for r in rows]))
 
@@ -120,17 +123,98 @@ def compare_many(runs: dict[str, str | Path], costs: dict[str, str | Path] | Non
             result["metrics"].append({**tag, **metric_row(records, config)})
             result["diagnostics"].append({**tag, **diagnostics_table_row(summary["diagnostics"])})
             result["rewrites"].append({**tag, **diagnostics_table_row(summary["rewrites"])})
-            result["surface"].append({**tag, **surface_proxies(records)})
+            result["surface"].append({**tag, **surface_proxies(records), **flip_means(records)})
             result["cases"].extend({**tag, **case} for case in case_studies(records, cases))
-    for label, path in (costs or {}).items():
-        report = json.loads(Path(path).read_text(encoding="utf-8"))
-        for family, cost in report.items():
-            result["cost"].append({**cost, "rewriter": label, "family": family, "model": cost.get("rewriter"),
-                                   "cpu_minutes": cost["cpu_seconds"] / 60, "wall_minutes": cost["wall_seconds"] / 60})
+    result["cost"] = cost_rows(costs)
     if verifier_folder is not None:
         folder = Path(verifier_folder)
         result["verifier_info"] = {"folder": str(folder), "victim": verifier_description(folder),
                                    "metrics": verifier_metrics(folder), "auc": verifier_auc(folder)}
+    if out:
+        from bodega.io import atomic_write_json
+
+        atomic_write_json(out, result)
+    return result
+
+
+def cost_rows(costs: dict[str, str | Path] | None) -> list[dict]:
+    """Each LLM rewriter's decoding cost per family (``{label: cost JSON of bodega atomeval rewrite}``)."""
+    rows = []
+    for label, path in (costs or {}).items():
+        for family, cost in json.loads(Path(path).read_text(encoding="utf-8")).items():
+            rows.append({**cost, "rewriter": label, "family": family, "model": cost.get("rewriter"),
+                         "cpu_minutes": cost["cpu_seconds"] / 60, "wall_minutes": cost["wall_seconds"] / 60})
+    return rows
+
+
+def flip_means(records: list[dict]) -> dict[str, float | None]:
+    """Table 7's surface proxies of the successful rewrites: mean SBERT similarity to the claim and mean
+    perplexity of the rewrite (absolute, under this run's language model)."""
+    flips = [r for r in records if r["flip"]]
+    similarity = [r["similarity"] for r in flips if r.get("similarity") is not None]
+    perplexity = [r["perplexity_rewrite"] for r in flips if r.get("perplexity_rewrite") is not None]
+    return {"mean similarity (flips)": sum(similarity) / len(similarity) if similarity else None,
+            "mean perplexity (flips)": sum(perplexity) / len(perplexity) if perplexity else None}
+
+
+def case_across_runs(runs: dict[str, dict[str, dict[str, dict]]], gate: Any = None) -> dict[str, Any]:
+    """Table 9: one claim across families and rewriters, with every verifier's decision on each rewrite.
+
+    ``runs`` is ``{verifier: {rewriter: load_run(...)}}``. The claim is the one whose rewrites flip some
+    verifier in the most (family, rewriter) cells, among the claims every verifier first classifies as refuted
+    (file order breaks ties): the claim that shows the most verdicts. The records hold the gate's verdict on
+    flipped rewrites only; ``gate`` judges the others, so that every rewrite of the case has one.
+    """
+    cells: dict[tuple[str, str], dict[str, dict[str, dict]]] = {}  # (rewriter, family) -> verifier -> id -> record
+    order: list[str] = []
+    for verifier, by_rewriter in runs.items():
+        for rewriter, run in by_rewriter.items():
+            for family, part in run.items():
+                cells.setdefault((rewriter, family), {})[verifier] = {r["id"]: r for r in part["records"]}
+                order += [r["id"] for r in part["records"] if r["id"] not in order]
+    common = [i for i in order if all(i in by_id for cell in cells.values() for by_id in cell.values())]
+    if not common:
+        return {}
+
+    def flips(claim_id: str) -> int:
+        return sum(any(by_id[claim_id]["flip"] for by_id in cell.values()) for cell in cells.values())
+
+    chosen = max(common, key=lambda i: (flips(i), -common.index(i)))
+    rows = []
+    for (rewriter, family), cell in cells.items():
+        any_record = next(iter(cell.values()))[chosen]
+        judged = next((by_id[chosen] for by_id in cell.values() if by_id[chosen]["valid"] is not None), None)
+        valid, diagnostics = (judged["valid"], judged["diagnostics"]) if judged else (None, [])
+        if judged is None and gate is not None and any_record["rewrite"] is not None:
+            verdict = gate.judge(any_record["claim"], any_record["rewrite"], any_record["evidence"])
+            valid, diagnostics = verdict.valid, [d.to_dict() for d in verdict.diagnostics]
+        rows.append({"rewriter": rewriter, "family": family, "rewrite": any_record["rewrite"],
+                     "flips": {verifier: by_id[chosen]["flip"] for verifier, by_id in cell.items()},
+                     "valid": valid, "diagnostics": sorted({d["kind"] for d in diagnostics})})
+    first = next(iter(next(iter(cells.values())).values()))[chosen]
+    return {"id": chosen, "claim": first["claim"], "evidence": first["evidence"], "rows": rows}
+
+
+def main_table(tables: str | Path, verifiers: list[str | Path], rewriters: list[str],
+               costs: dict[str, str | Path] | None = None, out: str | Path | None = None, gate: Any = None) -> dict:
+    """The paper's Tables 5-9 for every verifier: ``<tables>/<verifier folder name>/<rewriter>`` runs (``bodega
+    atomeval tables --out``), each verifier over the claims it first classifies as refuted that every rewriter
+    covers, with the verifier's description, the decoding cost of each LLM rewriter and Table 9's case (whose
+    unflipped rewrites ``gate`` judges)."""
+    result: dict[str, Any] = {"tables": str(tables), "rewriters": list(rewriters), "verifiers": {}}
+    loaded = {}
+    for folder in verifiers:
+        name = Path(folder).name
+        runs = {label: Path(tables) / name / label for label in rewriters
+                if any((Path(tables) / name / label).glob("*/records.jsonl"))}
+        if not runs:
+            raise FileNotFoundError(f"no tables run of {name} under {tables}; run `bodega atomeval tables "
+                                    f"--verifier {folder} --out {Path(tables) / name}/<rewriter>` first")
+        result["verifiers"][name] = compare_many(runs, costs=None, verifier_folder=folder, cases=0)
+        result["verifiers"][name]["not judged"] = [label for label in rewriters if label not in runs]
+        loaded[name] = {label: load_run(path) for label, path in runs.items()}
+    result["case"] = case_across_runs(loaded, gate)
+    result["cost"] = cost_rows(costs)
     if out:
         from bodega.io import atomic_write_json
 
