@@ -13,6 +13,7 @@ from pathlib import Path
 
 import yaml
 
+from bodega_book.page_data import write_page_data
 from bodega_book.study_changes import notebook_verdicts
 
 NOTEBOOK = "book/generated/study.ipynb"
@@ -34,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("book/data/study_renders.json"))
     args = parser.parse_args(argv)
     found = renders(args.listing)
-    args.out.write_text(json.dumps(found, indent=1) + "\n", encoding="utf-8")
+    write_page_data("study_renders", args.out, found)
     print(f"{len(found)} renders -> {args.out}")
     return 0
 

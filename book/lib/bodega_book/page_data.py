@@ -89,6 +89,7 @@ SCHEMAS: dict[str, Schema] = {
     "study_dev_baselines": Schema("python benchmarks/study_dev_baselines.py --out book/data/FILE",
                                   {"grid": str, "victims": dict}),
     "study_pilot": _PILOT,
+    "study_renders": Schema("python benchmarks/study_renders.py --out book/data/FILE", top=list),
     "trimming": Schema("bodega trimming --data data --out book/data/FILE", {"max_tokens": int, "tokenizers": dict}),
     "victim_throughput": Schema("python benchmarks/victim_throughput.py --json book/data/FILE",
                                 {"command": str, "rows": list, "compute_bound_minilm_pr2": dict}),
@@ -104,7 +105,8 @@ FILES: dict[str, str] = {
     "scpn_speed.json": "scpn_speed", "semantic_agreement.json": "semantic_agreement",
     "semantic_agreement_examples.json": "semantic_agreement_examples",
     "study_dev_baselines.json": "study_dev_baselines", "study_pilot.json": "study_pilot",
-    "study_pilot_v2.json": "study_pilot", "trimming.json": "trimming", "victim_throughput.json": "victim_throughput",
+    "study_pilot_v2.json": "study_pilot", "study_renders.json": "study_renders", "trimming.json": "trimming",
+    "victim_throughput.json": "victim_throughput",
 }
 
 

