@@ -30,6 +30,8 @@ METRICS = "metrics.json"
 """A victim's dev and attack-set F1, accuracy, competence and learning curve."""
 PREDICTIONS = "attack_predictions.jsonl"
 """A victim's prediction on every attack-set row (id, label, predicted, probability)."""
+PREDICTIONS_INFO = "attack_predictions.json"
+"""Which weights and attack set :data:`PREDICTIONS` were computed from (``bodega predictions``)."""
 CHECKPOINTS = "checkpoints"
 """Training's evaluation-point checkpoints inside a victim folder (removed when training ends)."""
 

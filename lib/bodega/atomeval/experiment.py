@@ -387,10 +387,10 @@ def seed_surface(similarity: CachedSimilarity, perplexity: "CachedPerplexity", t
     seeded = 0
     for family in families:
         folder = Path(tables_dir) / family
-        if not (folder / "records.jsonl").exists() or \
-                json.loads((folder / "summary.json").read_text(encoding="utf-8")).get("profile") != profile:
+        if not (folder / RECORDS).exists() or \
+                json.loads((folder / SUMMARY).read_text(encoding="utf-8")).get("profile") != profile:
             continue
-        for record in read_jsonl(folder / "records.jsonl"):
+        for record in read_jsonl(folder / RECORDS):
             if record.get("similarity") is not None:
                 similarity.cache[(record["claim"], record["rewrite"])] = record["similarity"]
                 seeded += 1

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from bodega.layout import SUMMARY
+
 log = logging.getLogger(__name__)
 
 
@@ -57,7 +59,7 @@ def cost_path(plan: ExperimentPlan, spec: str) -> Path:
 
 
 def _complete(folder: Path, families: Sequence[str]) -> bool:
-    return all((folder / family / "summary.json").exists() for family in families)
+    return all((folder / family / SUMMARY).exists() for family in families)
 
 
 def run_experiment(plan: ExperimentPlan, out: str | Path | None = None,

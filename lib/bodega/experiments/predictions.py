@@ -13,13 +13,12 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from bodega.layout import PREDICTIONS, VICTIM_INFO
+from bodega.layout import PREDICTIONS, PREDICTIONS_INFO, VICTIM_INFO
 from bodega.errors import MissingFileError
 from bodega.io import atomic_write_json, file_sha256, write_jsonl
 
 log = logging.getLogger(__name__)
 
-PREDICTIONS_INFO = "attack_predictions.json"
 CHUNK = 256  # as training evaluated attack.tsv: the same chunks in file order give the same predictions
 
 

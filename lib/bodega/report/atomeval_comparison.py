@@ -85,7 +85,7 @@ def verifier_auc(folder: str | Path) -> float | None:
 
     path = Path(folder) / PREDICTIONS
     if not path.exists():
-        metrics = Path(folder) / "metrics.json"
+        metrics = Path(folder) / METRICS
         quality = json.loads(metrics.read_text(encoding="utf-8")).get("attack_quality", {}) if metrics.exists() else {}
         return quality.get("roc_auc")
     rows = list(read_jsonl(path))
