@@ -60,10 +60,11 @@ def _plan(tmp_path, data, verifier, model, **changes):
 
 def test_the_experiment_generates_judges_and_tabulates_then_resumes_without_the_model(setup, tmp_path):
     from bodega.atomeval.pipeline import run_experiment
+    from bodega.report.atomeval_comparison import main_table
 
     data, verifier, model = setup
     victim = KeywordVictim()
-    result = run_experiment(_plan(tmp_path, data, verifier, model), tmp_path / "main.json",
+    result = run_experiment(_plan(tmp_path, data, verifier, model), main_table, tmp_path / "main.json",
                             verifier_loader=lambda folder: victim)
     table = result["verifiers"]["FC-KW"]
     assert {(r["rewriter"], r["family"]) for r in table["metrics"]} == {
@@ -77,7 +78,7 @@ def test_the_experiment_generates_judges_and_tabulates_then_resumes_without_the_
     def no_weights(folder):
         raise AssertionError("the saved verdicts should answer every text")
 
-    again = run_experiment(_plan(tmp_path, data, verifier, model, rejudge=True), verifier_loader=no_weights)
+    again = run_experiment(_plan(tmp_path, data, verifier, model, rejudge=True), main_table, verifier_loader=no_weights)
     assert again["verifiers"]["FC-KW"]["metrics"] == table["metrics"]
     assert (tmp_path / "rewrites.jsonl").read_text() == cached  # nothing generated again
     assert (tmp_path / "verdicts" / "kw-weights-fp32.jsonl").read_text() == verdicts

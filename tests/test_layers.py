@@ -19,11 +19,11 @@ LIB = Path(__file__).resolve().parents[1] / "lib"
 # are still covered by the cycle test.
 # AtomEval sits above victims and scoring (it trains its verifier and scores with them) and below the
 # commands; it reads nothing of the report layer.
-LAYERS = ("bodega.errors", "bodega.registry", "bodega.published", "bodega.plugins", "bodega.stages",
-          "bodega.io", "bodega.layout", "bodega.tasks", "bodega.text", "bodega.profiles", "bodega.gguf_tokenizer",
-          "bodega.resources", "bodega.paths", "bodega.data", "bodega.scoring", "bodega.records", "bodega.victims",
-          "bodega.mlm", "bodega.attacks", "bodega.atomeval", "bodega.experiments", "bodega.report", "bodega.notebook",
-          "bodega.api", "bodega.commands", "bodega.cli")
+LAYERS = ("bodega.errors", "bodega.registry", "bodega.published", "bodega.stages", "bodega.io", "bodega.identity",
+          "bodega.plugins", "bodega.layout", "bodega.tasks", "bodega.text", "bodega.profiles",
+          "bodega.gguf_tokenizer", "bodega.resources", "bodega.paths", "bodega.data", "bodega.scoring",
+          "bodega.records", "bodega.victims", "bodega.mlm", "bodega.attacks", "bodega.atomeval",
+          "bodega.experiments", "bodega.report", "bodega.notebook", "bodega.api", "bodega.commands", "bodega.cli")
 
 
 def _module_name(path: Path) -> str:

@@ -236,7 +236,7 @@ def test_an_out_folder_holding_another_summary_is_refused_and_kept(tmp_path, cap
     out.mkdir()
     (out / "summary.json").write_text('{"thesis": 1}\n')
     (out / "notes.txt").write_text("mine\n")
-    with pytest.raises(ValueError, match="holds summary.json that this run did not write"):
+    with pytest.raises(BodegaError, match="holds summary.json that this run did not write"):
         _run(KeywordVictim(), data, out, n_examples=2)
     assert (out / "summary.json").read_text() == '{"thesis": 1}\n' and not (out / "run.json").exists()
     (out / "summary.json").unlink()
@@ -245,7 +245,7 @@ def test_an_out_folder_holding_another_summary_is_refused_and_kept(tmp_path, cap
     (out / "run.json").unlink()  # an earlier run of ours without its run.json still resumes
     _run(KeywordVictim(), data, out, n_examples=2)
     (out / "run.json").write_text("[1, 2]\n")
-    with pytest.raises(ValueError, match="run.json is not the settings of a run"):
+    with pytest.raises(BodegaError, match="run.json: expected a JSON object, found list"):
         _run(KeywordVictim(), data, out, n_examples=2)
 
 
@@ -255,12 +255,12 @@ def test_the_api_refuses_an_out_dir_with_foreign_files_or_that_is_a_file(tmp_pat
     out = tmp_path / "m"
     out.mkdir()
     (out / "scores.jsonl").write_text("precious\n")
-    with pytest.raises(ValueError, match="holds scores.jsonl that this run did not write"):
+    with pytest.raises(BodegaError, match="holds scores.jsonl that this run did not write"):
         bodega.attack(KeywordVictim(), SENTENCES[:2], [1, 0], task="PR2", attacker="DeepWordBug", out_dir=out,
                       semantic=OnesSemantic())
     assert (out / "scores.jsonl").read_text() == "precious\n"
     (tmp_path / "file").write_text("x")
-    with pytest.raises(ValueError, match="is a file, not a folder"):
+    with pytest.raises(BodegaError, match="is a file, not a folder"):
         bodega.attack(KeywordVictim(), SENTENCES[:2], [1, 0], task="PR2", attacker="DeepWordBug",
                       out_dir=tmp_path / "file", semantic=OnesSemantic())
 
@@ -282,5 +282,5 @@ def test_the_api_refuses_empty_or_malformed_inputs_with_one_message(tmp_path, te
 def test_an_empty_attack_file_is_refused_not_scored_zero(tmp_path, capsys):
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "attack.tsv").write_text("")
-    with pytest.raises(ValueError, match="has no rows to attack"):
+    with pytest.raises(BodegaError, match="has no rows to attack"):
         _run(KeywordVictim(), tmp_path / "data", tmp_path / "run")

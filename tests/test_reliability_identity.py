@@ -10,6 +10,7 @@ import pytest
 
 from bodega.cli import main
 from bodega.data import Example, write_tsv
+from bodega.errors import BodegaError
 from bodega.victims.external import open_victim
 
 PLUGIN = textwrap.dedent('''
@@ -81,7 +82,7 @@ def test_a_function_whose_source_cannot_be_read_is_not_cached(tmp_path):
     exec("def made_up(texts):\n    return [[0.5, 0.5]] * len(texts)\n", namespace)  # noqa: S102 - no source file
     victim = bodega.wrap(namespace["made_up"], "PR2", version="1")
     assert victim.weights_hash == ""
-    with pytest.raises(ValueError, match="no identity"):
+    with pytest.raises(BodegaError, match="no identity"):
         QueryAccountant(victim, cache=ProbabilityCache(tmp_path / "cache.sqlite"))
     assert np.allclose(victim.predict_proba(["a"]), [[0.5, 0.5]])
 

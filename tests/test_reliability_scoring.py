@@ -273,7 +273,7 @@ def test_an_input_changed_while_it_is_scored_is_an_error(tmp_path):
             _tsv(source, _rows(7))  # another tool rewrites the file meanwhile
             return super().score(pairs)
 
-    with pytest.raises(ValueError, match="changed while it was scored"):
+    with pytest.raises(BodegaError, match="changed while it was scored"):
         score_file("PR2", source, tmp_path / "scores.jsonl", Changing(), chunk=2)
 
 
@@ -319,9 +319,9 @@ def test_a_semantic_model_returning_too_few_or_nan_scores_is_refused(tmp_path):
         def score(self, pairs):
             return [float("nan")] * len(pairs)
 
-    with pytest.raises(ValueError, match="semantic model too-few: score.pairs. returned 1 scores for 2 pairs"):
+    with pytest.raises(BodegaError, match="semantic model too-few: score.pairs. returned 1 scores for 2 pairs"):
         score_file("PR2", source, tmp_path / "a.jsonl", TooFew())
-    with pytest.raises(ValueError, match="semantic model nan: .* not finite"):
+    with pytest.raises(BodegaError, match="semantic model nan: .* not finite"):
         score_file("PR2", source, tmp_path / "b.jsonl", NotANumber())
 
 

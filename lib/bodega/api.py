@@ -150,7 +150,7 @@ def wrap(classifier: Classifier, task: str, *, name: str | None = None, version:
     if positive_label is not None and not isinstance(obj, PipelineClassifier):
         raise BodegaError("positive_label applies to transformers pipelines and folders; predict_proba's "
                           "column 1 must be P(non-credible)")
-    from bodega.victims.identity import object_identity, weights_identity
+    from bodega.identity import object_identity, weights_identity
 
     identity = weights_identity(classifier.model) if isinstance(obj, PipelineClassifier) \
         else object_identity(classifier)

@@ -129,7 +129,7 @@ def plugin_identity(spec: str, role: str = "plug-in") -> str | None:
     A spec names code by where it is (``py:victim.py:build`` in two folders is two models), so
     the cache and resume checks key by this rather than by the spec. None where the module has
     no source file (a built-in or namespace module)."""
-    from bodega.victims.identity import file_identity
+    from bodega.identity import file_identity
 
     source, attribute = _split(str(spec), role)
     if source.endswith(".py"):

@@ -62,14 +62,14 @@ def _complete(folder: Path, families: Sequence[str]) -> bool:
     return all((folder / family / SUMMARY).exists() for family in families)
 
 
-def run_experiment(plan: ExperimentPlan, out: str | Path | None = None,
+def run_experiment(plan: ExperimentPlan, tabulate: Callable[..., dict], out: str | Path | None = None,
                    verifier_loader: Callable[[Path], Any] | None = None) -> dict:
-    """Generate, judge and tabulate (see the module docstring); returns :func:`main_table`'s result, also
-    written to ``out`` when given. ``verifier_loader`` loads a verifier's weights (tests pass a stand-in)."""
+    """Generate, judge and tabulate (see the module docstring); returns ``tabulate``'s result (the report's
+    :func:`~bodega.report.atomeval_comparison.main_table`, passed in because the report sits above AtomEval),
+    also written to ``out`` when given. ``verifier_loader`` loads a verifier's weights (tests pass a stand-in)."""
     from bodega.atomeval.experiment import generate_rewrites, make_gate, make_rewriter, run_tables
     from bodega.atomeval.fever import refuted_claims
     from bodega.atomeval.verdicts import VerdictVerifier
-    from bodega.report.atomeval_comparison import main_table
 
     claims = refuted_claims(plan.data, plan.split, plan.n_claims or None)
     rewriters = {}
@@ -91,4 +91,4 @@ def run_experiment(plan: ExperimentPlan, out: str | Path | None = None,
         log.info("%s: %d verdicts saved before, %d computed now", folder.name, verifier.saved, verifier.computed)
     costs = {rewriter_label(spec): str(cost_path(plan, spec)) for spec in plan.rewriters
              if cost_path(plan, spec).exists()}
-    return main_table(plan.tables, list(plan.verifiers), list(rewriters), {**costs, **plan.extra_costs}, out, gate)
+    return tabulate(plan.tables, list(plan.verifiers), list(rewriters), {**costs, **plan.extra_costs}, out, gate)

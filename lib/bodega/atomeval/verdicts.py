@@ -92,9 +92,9 @@ class VerdictVerifier:
 
         self.folder = Path(folder)
         info = read_victim_info(self.folder)
-        self.name = str(info.get("name", self.folder.name))
-        self.weights_hash = str(info["weights_hash"])
-        self.precision = str(info.get("precision", "fp32"))
+        self.name = info.name or self.folder.name
+        self.weights_hash = info.weights_hash
+        self.precision = info.precision
         self.file = VerdictFile(verdict_path(verdicts_dir, self.weights_hash, self.precision))
         self.profile = profile
         self._loader = loader

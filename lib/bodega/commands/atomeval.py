@@ -339,6 +339,7 @@ def _experiment(args: argparse.Namespace) -> int:
     import logging
 
     from bodega.atomeval.pipeline import ExperimentPlan, run_experiment
+    from bodega.report.atomeval_comparison import main_table
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     _set_threads(args.threads)
@@ -346,7 +347,7 @@ def _experiment(args: argparse.Namespace) -> int:
                           tuple(args.families.split(",")), args.tables, args.rewrite_cache, args.verdicts, args.costs,
                           args.precision, args.batch_size, args.threads, args.profile, not args.no_surface,
                           args.rejudge, _labelled(args.cost, "--cost"))
-    result = run_experiment(plan, args.out)
+    result = run_experiment(plan, main_table, args.out)
     for verifier, comparison in result["verifiers"].items():
         for row in comparison["metrics"]:
             print(json.dumps({"verifier": verifier, **{k: row[k] for k in ("rewriter", "family", "claims", "ASR",

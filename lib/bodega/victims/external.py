@@ -6,7 +6,7 @@ Both end up behind the same :class:`~bodega.victims.accounting.QueryAccountant`,
 and scoring as the package's own victims. Their identity (``weights_hash``) keys the
 cache and a run folder's resume check: for a folder it is a hash of every file in it and
 the chosen label; for a callable it is the content it runs (a plug-in's file and factory, a
-function's source, an object's pickled state: :mod:`bodega.victims.identity`) with the version
+function's source, an object's pickled state: :mod:`bodega.identity`) with the version
 it names (a ``version`` attribute or ``version=``). A callable without a version or without a
 stable identity is refused by the persistent cache and by a run folder that already holds records.
 """
@@ -144,7 +144,7 @@ class CallableVictim:
         self.version = None if version is None else str(version)
         self.precision = str(getattr(obj, "precision", "fp32"))  # the object computes in its own precision
         self.batch_invariant = bool(getattr(obj, "batch_invariant", False))  # the object's word (prefetching)
-        # What the object runs (see bodega.victims.identity) and its version: never the name it is given.
+        # What the object runs (see bodega.identity) and its version: never the name it is given.
         self.identity = identity
         self.weights_hash = (hashlib.sha256(f"{identity}@{self.version}".encode()).hexdigest()
                              if self.version is not None and identity else "")
