@@ -125,6 +125,8 @@ def training_fingerprint(task: str, victim_kind: str, data_dir: str | Path, prof
         fingerprint["precision"] = training_precision(kind, precision)
     if base_model is None and prof.models.get(kind):  # the profile's base model: a role may change model
         fingerprint["base_role"] = prof.models[kind]
+    if prof.finetuning_for(kind) != "full":  # likewise only when not the default
+        fingerprint["finetuning"] = prof.finetuning_for(kind)
     return fingerprint
 
 
@@ -394,12 +396,15 @@ def _save(plan: _Plan, victim, optimizer, history: list[dict], chosen: int, out_
     victim.json last."""
     import torch
 
+    # Saved first: an adapter stored in the run precision is rounded to it in memory as well, so that the
+    # attack-set numbers below are those of the victim on disk.
+    victim.storage = plan.precision.name
+    files, extra = victim.save(out_dir)
+    weights_hash = hash_files(files, extra)
     recorder = _RecordingVictim(victim)
     with torch.autocast(victim.device.type, dtype=torch.bfloat16, enabled=plan.precision.is_bf16):
         attack = _evaluate(recorder, plan.attack_rows, f"{plan.task}-{plan.kind} attack.tsv", plan.options.progress)
     quality = competence([row.label for row in plan.attack_rows], recorder.p_positive).to_dict()
-    files, extra = victim.save(out_dir)
-    weights_hash = hash_files(files, extra)
     selected = history[chosen - 1]
     stopped_early = len(history) < len(plan.segments())
     atomic_write_json(out_dir / METRICS_JSON, {
