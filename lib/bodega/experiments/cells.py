@@ -2,11 +2,14 @@
 
 The results layout (see the book's "How to reproduce" page):
 
-- ``<results>/models/<TASK>-<VICTIM>/``: a trained victim (weights, config, ``metrics.json``, ``victim.json``);
-- ``<results>/runs/<TASK>-<VICTIM>-<ATTACKER>-<T|U>[-s<seed>]/``: ``records.jsonl`` and ``summary.json``;
+- ``<results>/models/<TASK>-<VICTIM>[-t<training>]/``: a trained victim (weights, config, ``metrics.json``,
+  ``victim.json``);
+- ``<results>/runs/<TASK>-<VICTIM>-<ATTACKER>-<T|U>[-t<training>][-s<seed>]/``: ``records.jsonl`` and
+  ``summary.json``;
 - ``<generated>/<grid>/{victims,runs}/<cell name>.ipynb``: the executed stage notebooks.
 
-Seed 0 gets no suffix so that the directory names match the agreed interface.
+Attack seed 0 and training seed 0 get no suffix, so that the directory names match the agreed interface and
+the committed results of grids with one training keep their names (training 0 is the training they hold).
 """
 from __future__ import annotations
 
@@ -53,14 +56,25 @@ class Cell:
     env: dict[str, str] = field(default_factory=dict)
 
 
-def victim_dir(results: Path, task: str, victim: str) -> Path:
-    """Where a grid keeps the victim of ``task`` and ``victim``: ``<results>/models/<task>-<victim>``."""
-    return results / "models" / f"{task}-{victim}"
+def training_suffix(training: int) -> str:
+    """What a victim's training seed adds to its names: nothing for training 0, else ``-t<training>``."""
+    return "" if training == 0 else f"-t{training}"
 
 
-def run_name(task: str, victim: str, attacker: str, scenario: str, seed: int = 0) -> str:
-    """An attack cell's folder name: ``<task>-<victim>-<attacker>-<U|T>``, ``-s<seed>`` for a seed other than 0."""
-    name = f"{task}-{victim}-{attacker}-{'T' if scenario == 'targeted' else 'U'}"
+def victim_name(task: str, victim: str, training: int = 0) -> str:
+    """A victim cell's name and folder name: ``<task>-<victim>``, ``-t<training>`` for a training other than 0."""
+    return f"{task}-{victim}{training_suffix(training)}"
+
+
+def victim_dir(results: Path, task: str, victim: str, training: int = 0) -> Path:
+    """Where a grid keeps one training of the victim of ``task`` and ``victim``: ``<results>/models/<name>``."""
+    return results / "models" / victim_name(task, victim, training)
+
+
+def run_name(task: str, victim: str, attacker: str, scenario: str, seed: int = 0, training: int = 0) -> str:
+    """An attack cell's folder name: ``<task>-<victim>-<attacker>-<U|T>``, then ``-t<training>`` against a
+    training other than 0 and ``-s<seed>`` for a seed other than 0."""
+    name = f"{task}-{victim}-{attacker}-{'T' if scenario == 'targeted' else 'U'}{training_suffix(training)}"
     return name if seed == 0 else f"{name}-s{seed}"
 
 
@@ -121,15 +135,15 @@ def victim_cells(spec: GridSpec, hashes: HashCache, declared: set[str] | None = 
     for task in spec.tasks:
         data_dir = data_root / task
         data = {split: hashes.file(data_dir / f"{split}.tsv") for split in ("train", "dev", "attack")}
-        for victim in spec.victims:
+        for victim, training in ((v, t) for v in spec.victims for t in spec.training.seeds_for(task, v)):
             if not spec.attack_plan(task, victim):
                 continue  # every attack cell of this victim is left out: nothing needs it trained
-            out = victim_dir(results, task, victim)
+            out = victim_dir(results, task, victim, training)
             epochs = spec.training.epochs_for(task, victim)
             max_train, max_dev = spec.training.caps_for(task, victim)
             settings = _with_precision({"task": task, "victim": victim, "profile": spec.profile,
                                         "max_train": max_train, "max_dev": max_dev, "epochs": epochs,
-                                        "seed": spec.training.seed, **spec.training.schedule_for(task, victim)},
+                                        "seed": training, **spec.training.schedule_for(task, victim)},
                                        training_precision(victim, precision), spec.notebooks.victim, declared)
             unsupported = sorted(set(spec.training.schedule_for(task, victim)) - (declared or set(settings)))
             if unsupported:
@@ -140,7 +154,7 @@ def victim_cells(spec: GridSpec, hashes: HashCache, declared: set[str] | None = 
             inputs = {"stage": "victim", "notebook": notebook_sha, "code": hashes.code(victim_entries(victim)),
                       "data": data,
                       "profile_settings": profile_settings(spec.profile, victim, task), **settings}
-            name = f"{task}-{victim}"
+            name = victim_name(task, victim, training)
             cells.append(Cell(
                 kind="victim", name=name, notebook=_abs(spec.notebooks.victim),
                 output_notebook=_abs(Path(spec.generated) / spec.name / "victims" / f"{name}.ipynb"),
@@ -160,7 +174,7 @@ def victim_identity(out_dir: str | Path) -> str:
 
 def attack_cells(spec: GridSpec, victim: Cell, hashes: HashCache, declared: set[str] | None = None) -> list[Cell]:
     """The attack cells of one trained victim, keyed by its weights (a directory hash) among the rest."""
-    task, kind = victim.inputs["task"], victim.inputs["victim"]
+    task, kind, training = victim.inputs["task"], victim.inputs["victim"], victim.inputs["seed"]
     victim_sha = victim_identity(victim.out_dir)
     data_dir = Path(spec.data_root) / task
     attack_sha = hashes.file(data_dir / "attack.tsv")
@@ -168,18 +182,20 @@ def attack_cells(spec: GridSpec, victim: Cell, hashes: HashCache, declared: set[
     precision = _precision(spec)
     cells = []
     for attacker, scenario, seed in spec.attack_plan(task, kind):
-        name = run_name(task, kind, attacker, scenario, seed)
+        name = run_name(task, kind, attacker, scenario, seed, training)
         out = Path(spec.results) / "runs" / name
         settings = {"task": task, "victim": kind, "attacker": attacker, "targeted": scenario == "targeted",
                     "n_examples": spec.examples_of(task, kind, attacker, scenario),
                     "query_budget": spec.query_budget, "seed": seed, "profile": spec.profile, "backend": spec.backend}
         settings = _with_precision(settings, precision, spec.notebooks.attack, declared)
+        trained = {"training_seed": training} if training else {}  # training 0 keeps the keys it had
         parameters = _declared({**settings, "victim_dir": _param(victim.out_dir), "data_dir": _param(data_dir),
                                 "data_root": _param(spec.data_root), "out_dir": _param(out),
                                 "results_root": _param(spec.results)}, declared)
         inputs = {"stage": "attack", "notebook": notebook_sha, "code": hashes.code(attack_entries(attacker, kind)),
                   "victim_weights": victim_sha,
-                  "attack_data": attack_sha, "profile_settings": profile_settings(spec.profile), **settings}
+                  "attack_data": attack_sha, "profile_settings": profile_settings(spec.profile), **settings,
+                  **trained}
         cells.append(Cell(
             kind="attack", name=name, notebook=_abs(spec.notebooks.attack),
             output_notebook=_abs(Path(spec.generated) / spec.name / "runs" / f"{name}.ipynb"),

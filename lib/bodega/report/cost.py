@@ -29,15 +29,18 @@ COST_COLUMNS = ["kind", "name", "task", "victim", "attacker", "scenario", "secon
 
 
 def parse_cell_name(name: str) -> dict[str, str | None]:
-    """``PR2-BERT`` (training) or ``PR2-BERT-BERT-ATTACK-T[-s1]`` (attack) -> task, victim, attacker, scenario."""
+    """``PR2-BERT[-t1]`` (training) or ``PR2-BERT-BERT-ATTACK-T[-t1][-s1]`` (attack) -> task, victim, attacker,
+    scenario (a training seed's and an attack seed's suffixes are dropped)."""
     parts = name.split("-")
     if len(parts) < 2:
         raise BodegaError(f"cell name {name!r} is neither TASK-VICTIM nor TASK-VICTIM-ATTACKER-T|U")
     task, victim, rest = parts[0], parts[1], parts[2:]
+    if rest and re.fullmatch(r"s\d+", rest[-1]):
+        rest = rest[:-1]
+    if rest and re.fullmatch(r"t\d+", rest[-1]):
+        rest = rest[:-1]
     if not rest:
         return {"task": task, "victim": victim, "attacker": TRAINING, "scenario": None}
-    if re.fullmatch(r"s\d+", rest[-1]):
-        rest = rest[:-1]
     if len(rest) < 2 or rest[-1] not in ("T", "U") or "-".join(rest[:-1]) not in ATTACKERS:
         raise BodegaError(f"cell name {name!r}: expected TASK-VICTIM-ATTACKER-T|U with an attacker of "
                           f"{', '.join(ATTACKERS)}")
