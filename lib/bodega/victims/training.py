@@ -383,18 +383,30 @@ class _RecordingVictim:
 
     def __init__(self, victim) -> None:
         self.victim = victim
-        self.p_positive: list[float] = []
+        self.probabilities: list[np.ndarray] = []
 
     def predict(self, texts: list[str]) -> np.ndarray:
         probabilities = np.asarray(self.victim.predict_proba(texts))
-        self.p_positive.extend(float(p) for p in probabilities[:, 1])
+        self.probabilities.append(probabilities)
         return argmax_predictions(probabilities)
+
+    @property
+    def all_probabilities(self) -> np.ndarray:
+        """The ``(n, 2)`` probabilities of every text so far, in order."""
+        return np.concatenate(self.probabilities) if self.probabilities else np.zeros((0, 2))
+
+    @property
+    def p_positive(self) -> list[float]:
+        """The probability of class 1 of every text so far, in order."""
+        return [float(p) for p in self.all_probabilities[:, 1]]
 
 
 def _save(plan: _Plan, victim, optimizer, history: list[dict], chosen: int, out_dir: Path) -> None:
     """Evaluate the kept model on attack.tsv; write it, metrics.json (with its attack-set competence) and
     victim.json last."""
     import torch
+
+    from bodega.experiments.predictions import write_predictions
 
     # Saved first: an adapter stored in the run precision is rounded to it in memory as well, so that the
     # attack-set numbers below are those of the victim on disk.
@@ -405,6 +417,8 @@ def _save(plan: _Plan, victim, optimizer, history: list[dict], chosen: int, out_
     with torch.autocast(victim.device.type, dtype=torch.bfloat16, enabled=plan.precision.is_bf16):
         attack = _evaluate(recorder, plan.attack_rows, f"{plan.task}-{plan.kind} attack.tsv", plan.options.progress)
     quality = competence([row.label for row in plan.attack_rows], recorder.p_positive).to_dict()
+    write_predictions(out_dir, plan.attack_rows, recorder.all_probabilities, weights_hash,
+                      plan.train_path.parent / "attack.tsv", "bodega train")
     selected = history[chosen - 1]
     stopped_early = len(history) < len(plan.segments())
     atomic_write_json(out_dir / METRICS_JSON, {
