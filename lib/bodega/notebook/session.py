@@ -15,6 +15,8 @@ from bodega.errors import BodegaError
 from bodega.paths import project_root
 
 log = logging.getLogger(__name__)
+STUDY_GRID = "parameters/grid_study.yaml"
+"""The grid whose committed victims a notebook attacks before it would train one of its own."""
 
 
 @dataclass(frozen=True)
@@ -84,14 +86,17 @@ def ensure_data(task: str, data_dir: Path, raw_root: str | None = None) -> None:
 
 def ensure_victim(task: str, victim: str, data_dir: Path, victim_dir: Path, profile: str, seed: int = 0,
                   precision: str = "fp32") -> Path:
-    """Train the victim with the profile's settings unless a finished model folder is there, or one
-    trained with the same settings elsewhere under ``results/`` (a grid's ``models/``): returns the folder.
+    """Train the victim with the profile's settings unless a finished model folder is there, or the study
+    (:data:`STUDY_GRID`) committed this victim and training with its weights, or one trained with the same
+    settings is elsewhere under ``results/`` (a grid's ``models/``): returns the folder. ``seed`` is the
+    training seed (the study's training 0 for seed 0).
 
     ``hf:PATH`` and ``py:module:factory`` victims are not trained: they are opened once
     here (so that a bad spec fails at this cell) and the spec is returned for
     :func:`~bodega.attacks.run_attack`. A finished folder trained with another profile is
     refused rather than silently used. ``precision`` (resolved) is the training's when one is needed."""
     from bodega.victims.external import is_spec, open_victim
+    from bodega.victims.modeldir import weights_problem
 
     if is_spec(victim):
         open_victim(victim, task, profile)
@@ -102,8 +107,6 @@ def ensure_victim(task: str, victim: str, data_dir: Path, victim_dir: Path, prof
         if trained not in (None, profile):
             raise BodegaError(f"{victim_dir} holds a victim trained with profile {trained!r}, not {profile!r}; "
                               "pass another victim folder or remove this one")
-        from bodega.victims.modeldir import weights_problem
-
         problem = weights_problem(victim_dir)
         if problem is not None:
             raise BodegaError(f"{victim_dir} cannot be attacked: {problem}; remove the folder to train it "
@@ -112,11 +115,47 @@ def ensure_victim(task: str, victim: str, data_dir: Path, victim_dir: Path, prof
     from bodega.victims import train_victim
     from bodega.victims.reuse import find_trained_victim
 
+    study = study_victim_dir(task, victim, profile, seed)
+    if study is not None and (study / "victim.json").exists():
+        problem = weights_problem(study)
+        if problem is None:
+            log.info("attacking the study's committed victim %s (training %d)", study, seed)
+            return study
+        log.info("not attacking the study's %s: %s", study, problem)
     trained = find_trained_victim(task, victim, data_dir, profile, seed, project_root() / "results", precision)
     if trained is not None:
         log.info("using %s, trained with the same settings", trained)
         return trained
 
-    log.info("training %s on %s into %s", victim, task, victim_dir)
+    print(f"training {task}-{victim} (profile {profile}, seed {seed}) into {victim_dir} first: "
+          f"{training_estimate(study)}")
     return Path(train_victim(task, victim, data_dir, victim_dir, profile=profile, seed=seed,
                             precision=precision))
+
+
+def study_victim_dir(task: str, victim: str, profile: str, training: int = 0) -> Path | None:
+    """The folder of the study's victim of ``task`` and ``victim`` (one of its trainings), or None where the
+    study does not train it (another profile, task, victim or training seed, or every attack on it left out)."""
+    from bodega.experiments.cells import victim_dir
+    from bodega.experiments.spec import load_grid
+
+    root = project_root()
+    if not (root / STUDY_GRID).is_file():
+        return None  # an installed package without the project's parameters
+    spec = load_grid(root / STUDY_GRID)
+    if (spec.profile != profile or task not in spec.tasks or victim not in spec.victims
+            or training not in spec.training.seeds_for(task, victim) or not spec.attack_plan(task, victim)):
+        return None
+    return victim_dir(root / spec.results, task, victim, training)
+
+
+def training_estimate(study: Path | None) -> str:
+    """How long the training is likely to take: the training steps the study measured for this victim (its
+    committed metrics.json), or a sentence saying that no measurement exists."""
+    metrics = study / "metrics.json" if study is not None else None
+    if metrics is None or not metrics.is_file():
+        return "no measured training time for this victim (the study did not train it); this may take a while"
+    history = json.loads(metrics.read_text(encoding="utf-8")).get("history") or []
+    seconds = sum(point.get("train_seconds", 0.0) for point in history)
+    return (f"the study's training of it took about {seconds / 60:.0f} minutes of training steps on its "
+            f"machine ({len(history)} evaluation points, whose dev evaluations come on top)")
