@@ -35,9 +35,11 @@ def run_paths(task: str, victim: str, attacker: str, targeted: bool, n_examples:
     """Paths of the results layout; explicit folders win; a notebook run without ``out_dir`` gets its
     own folder, apart from the grid's runs. In the project-wide results folder, victims of profiles
     other than ``cpu`` go to ``models-<profile>/`` so that a smoke-sized victim never stands in for a
-    cpu one; a grid's own results root keeps the plain ``models/`` layout. A run at a precision other
+    cpu one; a grid's own results root keeps the plain ``models/`` layout; ``seed`` (also the training seed)
+    other than 0 names its own victim folder (``-t<seed>``), as a grid's trainings. A run at a precision other
     than fp32 gets its own default folder (``-bf16``): it is another victim."""
     from bodega.attacks.base import canonical_name
+    from bodega.experiments.cells import victim_name
     from bodega.tasks import get_task
 
     from bodega.victims.external import is_spec
@@ -56,7 +58,7 @@ def run_paths(task: str, victim: str, attacker: str, targeted: bool, n_examples:
     if is_spec(victim):  # hf:/py: victims are used where they are; the spec stands for the folder
         victim_path = Path(victim)
     else:
-        victim_path = Path(victim_dir) if victim_dir else results / models / f"{task}-{victim}"
+        victim_path = Path(victim_dir) if victim_dir else results / models / victim_name(task, victim, seed)
     return RunPaths(Path(data_dir) if data_dir else data / task, victim_path, out)
 
 
