@@ -22,14 +22,15 @@ RECORDS = [
 def test_paths_follow_the_results_layout(tmp_path):
     paths = run_paths("PR", "BiLSTM", "SememePSO", True, 10, 3, "native", results_root=str(tmp_path))
     grid = run_paths("PR2", "BiLSTM", "PWWS", True, 10, 3, "native", results_root=str(tmp_path), profile="smoke")
-    assert grid.victim_dir == tmp_path / "models" / "PR2-BiLSTM"  # a grid's results root: the plain layout
+    assert grid.victim_dir == tmp_path / "models" / "PR2-BiLSTM-t3"  # a grid's results root: the plain layout
+    # (seed 3 is also the victim's training seed: its own folder, as a grid names its trainings)
     smoke = run_paths("PR2", "BiLSTM", "PWWS", True, 10, 3, "native", profile="smoke")
-    assert smoke.victim_dir == project_root() / "results" / "models-smoke" / "PR2-BiLSTM"
-    assert paths.victim_dir == tmp_path / "models" / "PR2-BiLSTM"
+    assert smoke.victim_dir == project_root() / "results" / "models-smoke" / "PR2-BiLSTM-t3"
+    assert paths.victim_dir == tmp_path / "models" / "PR2-BiLSTM-t3"
     assert paths.out_dir.name == "PR2-BiLSTM-SememePSO-T-cpu-n10-s3-native"
     assert paths.data_dir == project_root() / "data" / "PR2"
     explicit = run_paths("PR2", "BiLSTM", "PWWS", False, None, 0, "native", out_dir=str(tmp_path / "x"))
-    assert explicit.out_dir == tmp_path / "x"
+    assert explicit.out_dir == tmp_path / "x" and explicit.victim_dir.name == "PR2-BiLSTM"  # training 0
 
 
 def test_best_examples_rank_successes_with_highlighted_changes():

@@ -27,10 +27,22 @@ def results(tmp_path_factory):
     return root
 
 
+def test_training_writes_the_predictions_its_metrics_report(results, capsys):
+    from bodega.victims.competence import roc_auc
+
+    folder = results / "results" / "models" / "PR2-BiLSTM"
+    assert json.loads((folder / "attack_predictions.json").read_text())["command"] == "bodega train"
+    rows = [json.loads(line) for line in (folder / "attack_predictions.jsonl").read_text().splitlines()]
+    quality = json.loads((folder / "metrics.json").read_text())["attack_quality"]
+    assert roc_auc([r["label"] for r in rows], [r["p_positive"] for r in rows]) == quality["roc_auc"]
+    assert main(["predictions", "--results", str(results / "results"), "--data", str(results / "data")]) == 0
+    assert "current" in capsys.readouterr().out  # the command keeps them: same weights, same attack set
+
+
 def test_command_writes_predictions_whose_f1_is_the_trained_one(results, capsys):
     folder = results / "results" / "models" / "PR2-BiLSTM"
     assert main(["predictions", "--results", str(results / "results"), "--data", str(results / "data"),
-                 "--threads", "1"]) == 0
+                 "--threads", "1", "--force"]) == 0
     rows = [json.loads(line) for line in (folder / "attack_predictions.jsonl").read_text().splitlines()]
     attack = (results / "data" / "PR2" / "attack.tsv").read_text().splitlines()
     assert [r["id"] for r in rows] == [line.split("\t")[1] for line in attack]

@@ -99,3 +99,44 @@ def test_ensure_victim_refuses_its_own_folder_without_weights(data_dir, tmp_path
     monkeypatch.setattr(session, "project_root", lambda start=".": tmp_path)
     with pytest.raises(BodegaError, match="weights are not there.*remove the folder"):
         session.ensure_victim("FC", "BiLSTM", data_dir, own, "cpu", 0)
+
+
+def _study(root: Path) -> None:
+    """A project whose study grid trains FC's BiLSTM (settings of its own) and FC's BERT."""
+    (root / "parameters").mkdir()
+    (root / session.STUDY_GRID).write_text(
+        "name: study\nprofile: cpu\ntasks: [FC]\nvictims: [BiLSTM, BERT]\nattackers: [PWWS]\n"
+        "scenarios: [untargeted]\nresults: results/study\ntraining: {max_dev: 600, seeds: {BiLSTM: [0, 1]}}\n")
+
+
+def test_the_notebook_attacks_the_study_victim_it_committed(data_dir, tmp_path, monkeypatch):
+    _study(tmp_path)
+    monkeypatch.setattr(session, "project_root", lambda start=".": tmp_path)
+    study = {"task": "FC", "kind": "BiLSTM", "profile": "cpu", "max_dev": 600}  # not the profile's settings
+    first = _trained(tmp_path / "results" / "study" / "models" / "FC-BiLSTM", {**study, "seed": 0})
+    second = _trained(tmp_path / "results" / "study" / "models" / "FC-BiLSTM-t1", {**study, "seed": 1})
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("trained a victim the study committed")
+
+    monkeypatch.setattr("bodega.victims.train_victim", no_training)
+    own = tmp_path / "results" / "models" / "FC-BiLSTM"
+    assert session.ensure_victim("FC", "BiLSTM", data_dir, own, "cpu", 0) == first
+    assert session.ensure_victim("FC", "BiLSTM", data_dir, own, "cpu", 1) == second
+    assert session.study_victim_dir("FC", "BiLSTM", "smoke") is None  # another profile: not the study's victim
+
+
+def test_a_study_victim_without_weights_is_trained_with_the_estimate_printed(data_dir, tmp_path, monkeypatch,
+                                                                          capsys):
+    _study(tmp_path)
+    monkeypatch.setattr(session, "project_root", lambda start=".": tmp_path)
+    committed = _trained(tmp_path / "results" / "study" / "models" / "FC-BERT", {"task": "FC", "kind": "BERT"},
+                         weights=False)
+    (committed / "metrics.json").write_text(json.dumps({"history": [{"train_seconds": 600.0},
+                                                                    {"train_seconds": 600.0}]}))
+    trained = []
+    monkeypatch.setattr("bodega.victims.train_victim", lambda *args, **kwargs: trained.append(args) or args[3])
+    own = tmp_path / "results" / "models" / "FC-BERT"
+    assert session.ensure_victim("FC", "BERT", data_dir, own, "cpu", 0) == own and len(trained) == 1
+    assert "about 20 minutes of training steps" in capsys.readouterr().out
+    assert "did not train it" in session.training_estimate(session.study_victim_dir("FC", "MiniLM", "cpu"))

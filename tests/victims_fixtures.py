@@ -94,3 +94,19 @@ def tiny_gemma_dir(folder: Path, seed: int = 0) -> Path:
     GemmaForCausalLM(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
+
+
+def tiny_mpnet_dir(folder: Path) -> Path:
+    """A randomly initialised 2-layer MPNet (the cpu profile's BERT-role class) with the mpnet tokenizer."""
+    import torch
+    from transformers import AutoTokenizer, MPNetConfig, MPNetForSequenceClassification
+
+    from bodega.resources import resolve
+
+    tokenizer = AutoTokenizer.from_pretrained(resolve("mpnet").location)
+    torch.manual_seed(0)
+    config = MPNetConfig(vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                         intermediate_size=64, max_position_embeddings=514, num_labels=2)
+    MPNetForSequenceClassification(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder

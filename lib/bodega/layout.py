@@ -60,7 +60,8 @@ ATTACK_OUTPUTS = (SUMMARY, RECORDS)
 SCENARIO_LETTERS = {"targeted": "T", "untargeted": "U"}
 _SCENARIOS = {letter: scenario for scenario, letter in SCENARIO_LETTERS.items()}
 _ESCAPES = (("%", "%25"), ("-", "%2D"))
-_ATTACK_SUFFIX = re.compile(r"-([TU])(?:-s([1-9][0-9]*))?\Z")
+_ATTACK_SUFFIX = re.compile(r"-([TU])(?:-t([1-9][0-9]*))?(?:-s([1-9][0-9]*))?\Z")
+_TRAINING_SUFFIX = re.compile(r"t([1-9][0-9]*)")
 
 
 def _escape(part: str) -> str:
@@ -82,12 +83,12 @@ def _check_part(what: str, value: str) -> None:
 
 @dataclass(frozen=True)
 class CellName:
-    """The name of a grid cell and of its folder: ``<TASK>-<VICTIM>`` (training) or
-    ``<TASK>-<VICTIM>-<ATTACKER>-<T|U>[-s<seed>]`` (an attack; seed 0 gets no suffix).
+    """The name of a grid cell and of its folder: ``<TASK>-<VICTIM>[-t<training>]`` (a victim's training) or
+    ``<TASK>-<VICTIM>-<ATTACKER>-<T|U>[-t<training>][-s<seed>]`` (an attack on that training; training seed 0
+    and attack seed 0 get no suffix, so grids of one training keep their names).
 
-    Task and victim are written with ``-`` as ``%2D`` (and ``%`` as ``%25``); the last free part
-    (the victim of a training cell, the attacker of an attack cell) is written as it is, so every
-    name in use keeps its spelling (``PR2-BERT-BERT-ATTACK-T``) and :meth:`parse` inverts
+    Task and victim are written with ``-`` as ``%2D`` (and ``%`` as ``%25``); the attacker is written as it
+    is, so every name in use keeps its spelling (``PR2-BERT-BERT-ATTACK-T``) and :meth:`parse` inverts
     :meth:`__str__` for any names, ``-`` included."""
 
     task: str
@@ -95,10 +96,13 @@ class CellName:
     attacker: str | None = None
     scenario: str | None = None
     seed: int = 0
+    training: int = 0
 
     def __post_init__(self) -> None:
         _check_part("task", self.task)
         _check_part("victim", self.victim)
+        if isinstance(self.training, bool) or not isinstance(self.training, int) or self.training < 0:
+            raise BodegaError(f"training seed must be an integer >= 0, got {self.training!r}")
         if self.attacker is None:
             if self.scenario is not None or self.seed:
                 raise BodegaError("a training cell names no scenario or seed; give an attacker for an attack cell")
@@ -117,12 +121,14 @@ class CellName:
     @property
     def victim_cell(self) -> CellName:
         """The training cell of this cell's victim."""
-        return CellName(self.task, self.victim)
+        return CellName(self.task, self.victim, training=self.training)
 
     def __str__(self) -> str:
+        training = f"-t{self.training}" if self.training else ""
         if self.attacker is None:
-            return f"{_escape(self.task)}-{self.victim}"
-        name = f"{_escape(self.task)}-{_escape(self.victim)}-{self.attacker}-{SCENARIO_LETTERS[self.scenario]}"
+            return f"{_escape(self.task)}-{_escape(self.victim)}{training}"
+        name = (f"{_escape(self.task)}-{_escape(self.victim)}-{self.attacker}-{SCENARIO_LETTERS[self.scenario]}"
+                f"{training}")
         return name if self.seed == 0 else f"{name}-s{self.seed}"
 
     @classmethod
@@ -132,21 +138,23 @@ class CellName:
         task, sep, rest = str(name).partition("-")
         if not sep or not task or not rest:
             raise BodegaError(f"cell name {name!r} is neither TASK-VICTIM nor TASK-VICTIM-ATTACKER-T|U[-sSEED]")
-        if attack is False:
-            return cls(_unescape(task), rest)
         victim, sep, tail = rest.partition("-")
-        suffix = _ATTACK_SUFFIX.search(tail) if sep else None
+        suffix = _ATTACK_SUFFIX.search(tail) if sep and attack is not False else None
         if suffix is None or suffix.start() == 0:
             if attack:
-                raise BodegaError(f"cell name {name!r} is not TASK-VICTIM-ATTACKER-T|U[-sSEED]")
-            return cls(_unescape(task), rest)
+                raise BodegaError(f"cell name {name!r} is not TASK-VICTIM-ATTACKER-T|U[-tTRAINING][-sSEED]")
+            training = _TRAINING_SUFFIX.fullmatch(tail) if sep else None
+            if sep and training is None:
+                raise BodegaError(f"cell name {name!r} is not TASK-VICTIM[-tTRAINING]")
+            return cls(_unescape(task), _unescape(victim), training=int(training.group(1)) if training else 0)
         return cls(_unescape(task), _unescape(victim), tail[:suffix.start()], _SCENARIOS[suffix.group(1)],
-                   int(suffix.group(2) or 0))
+                   int(suffix.group(3) or 0), int(suffix.group(2) or 0))
 
 
-def victim_dir(results: str | Path, task: str, victim: str) -> Path:
-    """Where a results tree keeps the victim of ``task`` and ``victim``: ``<results>/models/<task>-<victim>``."""
-    return Path(results) / MODELS / str(CellName(task, victim))
+def victim_dir(results: str | Path, task: str, victim: str, training: int = 0) -> Path:
+    """Where a results tree keeps one training of the victim of ``task`` and ``victim``:
+    ``<results>/models/<task>-<victim>[-t<training>]``."""
+    return Path(results) / MODELS / str(CellName(task, victim, training=training))
 
 
 def run_dir(results: str | Path, name: CellName | str) -> Path:
@@ -154,9 +162,10 @@ def run_dir(results: str | Path, name: CellName | str) -> Path:
     return Path(results) / RUNS / str(name)
 
 
-def run_name(task: str, victim: str, attacker: str, scenario: str, seed: int = 0) -> str:
-    """An attack cell's folder name: ``<task>-<victim>-<attacker>-<U|T>``, ``-s<seed>`` for a seed other than 0."""
-    return str(CellName(task, victim, attacker, scenario, seed))
+def run_name(task: str, victim: str, attacker: str, scenario: str, seed: int = 0, training: int = 0) -> str:
+    """An attack cell's folder name: ``<task>-<victim>-<attacker>-<U|T>``, then ``-t<training>`` against a
+    training other than 0 and ``-s<seed>`` for a seed other than 0."""
+    return str(CellName(task, victim, attacker, scenario, seed, training))
 
 
 def victim_folders(results: str | Path) -> list[Path]:

@@ -27,6 +27,12 @@ class Profile:
     max_train: int = 0  # 0 = every training row
     epochs: dict[str, int] = field(default_factory=dict)  # victim family, or "TASK-family", -> epochs
     select: str = "last"  # kept epoch: "last" (as BODEGA) or "dev" (best dev F1; a deviation)
+    finetuning: dict[str, str] = field(default_factory=dict)  # victim family -> "lora"; absent: "full"
+
+    def finetuning_for(self, kind: str) -> str:
+        """How a victim family's encoder trains: ``full`` (every weight, as BODEGA's BERT) or ``lora`` (an
+        adapter and the head, a few MB that travel with the results); the decoders always train LoRA."""
+        return self.finetuning.get(kind, "full")
 
     def epochs_for(self, task: str, kind: str) -> int:
         """A task's own value (key ``FC-BERT``) wins over the family's (``BERT``): a small
@@ -153,6 +159,12 @@ register_profile(Profile(
         "BERT": ("all-mpnet-base-v2 (MPNet, 12 layers, 109.5M parameters, a sentence-transformers model; an "
                  "unofficial re-upload) instead of bert-base-uncased (110M): the same size, another pretraining; "
                  "victim MiniLM (all-MiniLM-L6-v2, 22.7M) is a smaller encoder beside it"),
+        "BERT fine-tuning": ("LoRA (r 8 on every linear layer of the encoder, the classification head trained "
+                             "whole, peak learning rate 4e-4) instead of BODEGA's full fine-tuning: the adapter "
+                             "and head, a few MB stored in the run precision, are committed with the results "
+                             "and load with the same weights hash on any machine, where a fully fine-tuned "
+                             "MPNet (419 MB) was trained again on each machine and its weights differed "
+                             "between CPU types; the decoders are LoRA-tuned in every profile"),
         "GEMMA2B": ("LoRA on Gemma-3-270M (de-quantised from GGUF Q4_K_M) instead of QLoRA on Gemma-2B (2.5B): "
                     "the smaller decoder LM in the smaller Gemma's role"),
         "GEMMA7B": ("LoRA on Qwen2.5-Coder-0.5B-Instruct (494M; de-quantised from GGUF Q4_K_M, an unofficial "
@@ -174,7 +186,7 @@ register_profile(Profile(
     # FC-BERT: FC has 702 training rows (44 steps an epoch); MiniLM stays at chance for about
     # 250 steps and learns after that (measured on dev: book, Victims, "FC on the cpu profile").
     epochs={"BiLSTM": 10, "BERT": 2, "FC-BERT": 10, "MiniLM": 2, "FC-MiniLM": 10, "GEMMA2B": 1, "GEMMA7B": 1},
-    select="dev",
+    select="dev", finetuning={"BERT": "lora"},
 ))
 register_profile(Profile(
     "smoke", allow_hub=False, models=dict(_SMALL_MODELS),

@@ -26,7 +26,7 @@ TRAINING_VERSION = 1
 _FP32_BEFORE_PRECISIONS = {"precision": "fp32", "kernels": "fp32", "attack_precision": "fp32"}
 """What records written before precisions existed held implicitly."""
 _TRAINING_DEFAULTS = {"lr": None, "bilstm_padding": "packed", "max_dev": 0, "eval_every": 0, "patience": 0,
-                      "precision": "fp32", "base_role": None}
+                      "precision": "fp32", "base_role": None, "finetuning": "full"}
 """What a training fingerprint written before each of these settings existed held implicitly (each entered
 the fingerprint only when not its default)."""
 
@@ -197,6 +197,8 @@ class TrainingFingerprint:
     precision: str = "fp32"
     base_role: str | None = None
     """The profile's resource role for the base model (None: an explicit base model, or none)."""
+    finetuning: str = "full"
+    """How a pretrained base was tuned: ``full`` or ``lora`` (the profile's choice for the role)."""
     schema_version: int = TRAINING_VERSION
 
     def to_dict(self) -> dict:

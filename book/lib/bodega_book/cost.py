@@ -10,16 +10,15 @@ copied into ``cost-outside-markers.yaml``; never from log lines. The ETA log com
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from bodega.layout import CellName
 from bodega.errors import BodegaError
 from bodega.experiments.cells import compact_names, run_name
-from bodega.attacks.base import ATTACKERS
 from bodega.experiments.spec import GridSpec
 from bodega.report.results import cell_costs
 
@@ -29,20 +28,12 @@ COST_COLUMNS = ["kind", "name", "task", "victim", "attacker", "scenario", "secon
 
 
 def parse_cell_name(name: str) -> dict[str, str | None]:
-    """``PR2-BERT`` (training) or ``PR2-BERT-BERT-ATTACK-T[-s1]`` (attack) -> task, victim, attacker, scenario."""
-    parts = name.split("-")
-    if len(parts) < 2:
-        raise BodegaError(f"cell name {name!r} is neither TASK-VICTIM nor TASK-VICTIM-ATTACKER-T|U")
-    task, victim, rest = parts[0], parts[1], parts[2:]
-    if not rest:
-        return {"task": task, "victim": victim, "attacker": TRAINING, "scenario": None}
-    if re.fullmatch(r"s\d+", rest[-1]):
-        rest = rest[:-1]
-    if len(rest) < 2 or rest[-1] not in ("T", "U") or "-".join(rest[:-1]) not in ATTACKERS:
-        raise BodegaError(f"cell name {name!r}: expected TASK-VICTIM-ATTACKER-T|U with an attacker of "
-                          f"{', '.join(ATTACKERS)}")
-    return {"task": task, "victim": victim, "attacker": "-".join(rest[:-1]),
-            "scenario": "targeted" if rest[-1] == "T" else "untargeted"}
+    """``PR2-BERT[-t1]`` (training) or ``PR2-BERT-BERT-ATTACK-T[-t1][-s1]`` (attack) -> task, victim, attacker,
+    scenario (a training seed's and an attack seed's suffixes are dropped), through the layout's cell names."""
+    cell = CellName.parse(name)
+    if not cell.is_attack:
+        return {"task": cell.task, "victim": cell.victim, "attacker": TRAINING, "scenario": None}
+    return {"task": cell.task, "victim": cell.victim, "attacker": cell.attacker, "scenario": cell.scenario}
 
 
 def cell_minutes(root: str | Path) -> pd.DataFrame:

@@ -1,7 +1,9 @@
 """Grid cells: one papermill execution of a stage notebook, with its parameters, output and key.
 
 Cells write into a results tree laid out by :mod:`bodega.layout` (victims under ``models/``, attack runs under
-``runs/``, folder names from :class:`bodega.layout.CellName`); the executed stage notebooks go to
+``runs/``, folder names from :class:`bodega.layout.CellName`, each training of a victim its own
+``-t<training>`` folder and cells; training 0 gets no suffix, so grids of one training keep their names); the
+executed stage notebooks go to
 ``<generated>/<grid>/{victims,runs}/<cell name>.ipynb``.
 """
 from __future__ import annotations
@@ -107,15 +109,15 @@ def victim_cells(spec: GridSpec, hashes: HashCache, declared: set[str] | None = 
     for task in spec.tasks:
         data_dir = data_root / task
         data = {split: hashes.file(data_dir / f"{split}.tsv") for split in ("train", "dev", "attack")}
-        for victim in spec.victims:
+        for victim, training in ((v, t) for v in spec.victims for t in spec.training.seeds_for(task, v)):
             if not spec.attack_plan(task, victim):
                 continue  # every attack cell of this victim is left out: nothing needs it trained
-            out = victim_dir(results, task, victim)
+            out = victim_dir(results, task, victim, training)
             epochs = spec.training.epochs_for(task, victim)
             max_train, max_dev = spec.training.caps_for(task, victim)
             settings = _with_precision({"task": task, "victim": victim, "profile": spec.profile,
                                         "max_train": max_train, "max_dev": max_dev, "epochs": epochs,
-                                        "seed": spec.training.seed, **spec.training.schedule_for(task, victim)},
+                                        "seed": training, **spec.training.schedule_for(task, victim)},
                                        training_precision(victim, precision), spec.notebooks.victim, declared)
             unsupported = sorted(set(spec.training.schedule_for(task, victim)) - (declared or set(settings)))
             if unsupported:
@@ -126,7 +128,7 @@ def victim_cells(spec: GridSpec, hashes: HashCache, declared: set[str] | None = 
             inputs = {"stage": "victim", "notebook": notebook_sha, "code": hashes.code(victim_entries(victim)),
                       "data": data,
                       "profile_settings": profile_settings(spec.profile, victim, task), **settings}
-            name = str(CellName(task, victim))
+            name = str(CellName(task, victim, training=training))
             cells.append(Cell(
                 kind="victim", name=name, notebook=_abs(spec.notebooks.victim),
                 output_notebook=_abs(Path(spec.generated) / spec.name / "victims" / f"{name}.ipynb"),
@@ -146,7 +148,7 @@ def victim_identity(out_dir: str | Path) -> str:
 
 def attack_cells(spec: GridSpec, victim: Cell, hashes: HashCache, declared: set[str] | None = None) -> list[Cell]:
     """The attack cells of one trained victim, keyed by its weights (a directory hash) among the rest."""
-    task, kind = victim.inputs["task"], victim.inputs["victim"]
+    task, kind, training = victim.inputs["task"], victim.inputs["victim"], victim.inputs["seed"]
     victim_sha = victim_identity(victim.out_dir)
     data_dir = Path(spec.data_root) / task
     attack_sha = hashes.file(data_dir / "attack.tsv")
@@ -154,18 +156,20 @@ def attack_cells(spec: GridSpec, victim: Cell, hashes: HashCache, declared: set[
     precision = _precision(spec)
     cells = []
     for attacker, scenario, seed in spec.attack_plan(task, kind):
-        name = run_name(task, kind, attacker_label(attacker), scenario, seed)
+        name = run_name(task, kind, attacker_label(attacker), scenario, seed, training)
         out = run_dir(spec.results, name)
         settings = {"task": task, "victim": kind, "attacker": attacker, "targeted": scenario == "targeted",
                     "n_examples": spec.examples_of(task, kind, attacker, scenario),
                     "query_budget": spec.query_budget, "seed": seed, "profile": spec.profile, "backend": spec.backend}
         settings = _with_precision(settings, precision, spec.notebooks.attack, declared)
+        trained = {"training_seed": training} if training else {}  # training 0 keeps the keys it had
         parameters = _declared({**settings, "victim_dir": _param(victim.out_dir), "data_dir": _param(data_dir),
                                 "data_root": _param(spec.data_root), "out_dir": _param(out),
                                 "results_root": _param(spec.results)}, declared)
         inputs = {"stage": "attack", "notebook": notebook_sha, "code": hashes.code(attack_entries(attacker, kind)),
                   "victim_weights": victim_sha,
-                  "attack_data": attack_sha, "profile_settings": profile_settings(spec.profile), **settings}
+                  "attack_data": attack_sha, "profile_settings": profile_settings(spec.profile), **settings,
+                  **trained}
         if is_plugin(attacker):  # a user's attacker: its own code is outside the package's
             inputs["attacker_code"] = source_sha256(attacker, "attacker")
         cells.append(Cell(

@@ -258,6 +258,11 @@ def profile_settings(name: str, victim: str | None = None, task: str | None = No
 
     profile = asdict(get_profile(name))
     profile.pop("deviations")
+    # How a victim trains enters its own cell; an attack cell sees it through the victim's weights hash.
+    finetuning = get_profile(name).finetuning_for(victim) if victim is not None else "full"
+    profile.pop("finetuning")
+    if finetuning != "full":
+        profile["finetuning"] = finetuning
     if victim is not None:
         profile["epochs"] = get_profile(name).epochs_for(task, victim)
         profile["models"] = {victim: profile["models"].get(victim)}

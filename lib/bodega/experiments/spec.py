@@ -58,23 +58,35 @@ class _NoAliasLoader(yaml.SafeLoader):
 
 @dataclass(frozen=True)
 class Training:
-    """How missing victims are trained: row caps (0 = all), epochs per victim family (profile default), seed.
+    """How missing victims are trained: row caps (0 = all), epochs per victim family (profile default), seeds.
 
     An ``epochs``, ``lr``, ``eval_every``, ``patience`` or ``rows`` key may also name one task's victim
     (``FC-BERT``); it wins over the family's key. ``rows`` gives a victim its own ``max_train``/``max_dev``
     (slow decoder LMs); ``lr`` its peak learning rate (absent: the family's); ``eval_every`` N a dev
     evaluation point every N training rows (the learning curve); ``patience`` P stops after P points
-    without a better dev F1.
+    without a better dev F1. ``seeds`` makes trainings a grid dimension: a list (``[0, 1, 2]``: three
+    trainings of every victim) or a mapping from ``FC-BERT``, ``BERT`` or ``FC`` to a list (the most specific
+    key wins; a victim no key names gets ``[seed]``); each training is its own victim with its own cells.
     """
 
     max_train: int = 0
     max_dev: int = 0
     seed: int = 0
+    seeds: Any = ()  # a list of training seeds, or a mapping victim/task -> list (see seeds_for)
     epochs: dict[str, int] = field(default_factory=dict)
     rows: dict[str, dict[str, int]] = field(default_factory=dict)
     lr: dict[str, float] = field(default_factory=dict)
     eval_every: dict[str, int] = field(default_factory=dict)
     patience: dict[str, int] = field(default_factory=dict)
+
+    def seeds_for(self, task: str, victim: str) -> tuple[int, ...]:
+        """The training seeds of one victim, in the grid's order: one training each."""
+        if isinstance(self.seeds, dict):
+            for key in (f"{task}-{victim}", victim, task):
+                if key in self.seeds:
+                    return tuple(self.seeds[key])
+            return (self.seed,)
+        return tuple(self.seeds) or (self.seed,)
 
     def epochs_for(self, task: str, victim: str) -> int | None:
         """The grid's epochs for one victim (None: the profile's value)."""
@@ -183,8 +195,10 @@ class GridSpec:
 
     @property
     def n_attack_cells(self) -> int:
-        """How many attack cells run, over every seed (cells a ``skip`` rule leaves out not counted)."""
-        return sum(len(self.attack_plan(task, victim)) for task in self.tasks for victim in self.victims)
+        """How many attack cells run, over every seed and training (cells a ``skip`` rule leaves out not
+        counted)."""
+        return sum(len(self.attack_plan(task, victim)) * len(self.training.seeds_for(task, victim))
+                   for task in self.tasks for victim in self.victims)
 
     def with_overrides(self, **changes: Any) -> "GridSpec":
         """A copy with some fields replaced (command-line flags); ``None`` values are ignored."""
@@ -265,6 +279,35 @@ def _check_victim_key(where: str, name: Any) -> None:
                         f"TASK-victim such as FC-BERT")
 
 
+def _seed_list(where: str, value: Any) -> list[int]:
+    if not isinstance(value, list) or not value:
+        raise GridError(f"{where}: expected a non-empty list of training seeds such as [0, 1, 2], got {value!r}")
+    seeds = [_int(where, seed, 0) for seed in value]
+    if len(set(seeds)) < len(seeds):
+        raise GridError(f"{where}: a training seed is listed twice ({value!r}); the same seed trains the same victim")
+    return seeds
+
+
+def _training_seeds(where: str, training: Training, given: dict) -> None:
+    """Check ``training.seeds``: a list, or a mapping from a victim, a task or TASK-victim to a list; not beside
+    ``seed``, which names the one training of every victim."""
+    if not training.seeds:
+        return
+    if "seed" in given:
+        raise GridError(f"{where}: give either training.seed (one training) or training.seeds, not both")
+    if not isinstance(training.seeds, dict):
+        _seed_list(where, training.seeds)
+        return
+    for name, value in training.seeds.items():
+        try:
+            is_task = get_task(str(name)).name == name
+        except KeyError:
+            is_task = False
+        if not is_task:
+            _check_victim_key(where, name)
+        _seed_list(f"{where}.{name}", value)
+
+
 def _rules(where: str, value: Any, payload: str) -> tuple[CellRule, ...]:
     """A list of cell rules, each naming known tasks, victims, attackers and scenarios and carrying
     ``payload`` (``examples``: an integer >= 1; ``reason``: a sentence)."""
@@ -341,6 +384,7 @@ def parse_grid(data: Any, source: str = "<grid>") -> GridSpec:
             raise GridError(f"{source}: training.{key}: expected a mapping victim -> value")
         for name in getattr(training, key):
             _check_victim_key(f"{source}: training.{key}", name)
+    _training_seeds(f"{source}: training.seeds", training, data.get("training") or {})
     for name, epochs in training.epochs.items():
         _int(f"{source}: training.epochs.{name}", epochs, 1)
     for key in ("eval_every", "patience"):

@@ -5,15 +5,18 @@ hash it; the tables and figures the notebooks show are in :mod:`bodega.report.ru
 """
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from bodega.layout import VICTIM_INFO
+from bodega.layout import METRICS, VICTIM_INFO
 from bodega.errors import BodegaError
 from bodega.paths import project_root
 
 log = logging.getLogger(__name__)
+STUDY_GRID = "parameters/grid_study.yaml"
+"""The grid whose committed victims a notebook attacks before it would train one of its own."""
 
 
 @dataclass(frozen=True)
@@ -32,9 +35,11 @@ def run_paths(task: str, victim: str, attacker: str, targeted: bool, n_examples:
     """Paths of the results layout; explicit folders win; a notebook run without ``out_dir`` gets its
     own folder, apart from the grid's runs. In the project-wide results folder, victims of profiles
     other than ``cpu`` go to ``models-<profile>/`` so that a smoke-sized victim never stands in for a
-    cpu one; a grid's own results root keeps the plain ``models/`` layout. A run at a precision other
+    cpu one; a grid's own results root keeps the plain ``models/`` layout; ``seed`` (also the training seed)
+    other than 0 names its own victim folder (``-t<seed>``), as a grid's trainings. A run at a precision other
     than fp32 gets its own default folder (``-bf16``): it is another victim."""
     from bodega.attacks.base import attacker_label
+    from bodega.layout import CellName
     from bodega.tasks import get_task
 
     from bodega.victims.external import is_spec
@@ -52,7 +57,7 @@ def run_paths(task: str, victim: str, attacker: str, targeted: bool, n_examples:
     if is_spec(victim):  # hf:/py: victims are used where they are; the spec stands for the folder
         victim_path = Path(victim)
     else:
-        victim_path = Path(victim_dir) if victim_dir else results / models / f"{task}-{victim}"
+        victim_path = Path(victim_dir) if victim_dir else results / models / str(CellName(task, victim, training=seed))
     return RunPaths(Path(data_dir) if data_dir else data / task, victim_path, out)
 
 
@@ -83,8 +88,10 @@ def ensure_data(task: str, data_dir: Path, raw_root: str | None = None) -> None:
 
 def ensure_victim(task: str, victim: str, data_dir: Path, victim_dir: Path, profile: str, seed: int = 0,
                   precision: str = "fp32") -> Path:
-    """Train the victim with the profile's settings unless a finished model folder is there, or one
-    trained with the same settings elsewhere under ``results/`` (a grid's ``models/``): returns the folder.
+    """Train the victim with the profile's settings unless a finished model folder is there, or the study
+    (:data:`STUDY_GRID`) committed this victim and training with its weights, or one trained with the same
+    settings is elsewhere under ``results/`` (a grid's ``models/``): returns the folder. ``seed`` is the
+    training seed (the study's training 0 for seed 0).
 
     ``hf:PATH`` and ``py:module:factory`` victims are not trained: they are opened once
     here (so that a bad spec fails at this cell) and the spec is returned for
@@ -101,7 +108,6 @@ def ensure_victim(task: str, victim: str, data_dir: Path, victim_dir: Path, prof
         if trained not in (None, profile):
             raise BodegaError(f"{victim_dir} holds a victim trained with profile {trained!r}, not {profile!r}; "
                               "pass another victim folder or remove this one")
-
         problem = weights_problem(victim_dir)
         if problem is not None:
             raise BodegaError(f"{victim_dir} cannot be attacked: {problem}; remove the folder to train it "
@@ -110,11 +116,47 @@ def ensure_victim(task: str, victim: str, data_dir: Path, victim_dir: Path, prof
     from bodega.victims import train_victim
     from bodega.victims.reuse import find_trained_victim
 
+    study = study_victim_dir(task, victim, profile, seed)
+    if study is not None and (study / VICTIM_INFO).exists():
+        problem = weights_problem(study)
+        if problem is None:
+            log.info("attacking the study's committed victim %s (training %d)", study, seed)
+            return study
+        log.info("not attacking the study's %s: %s", study, problem)
     trained = find_trained_victim(task, victim, data_dir, profile, seed, project_root() / "results", precision)
     if trained is not None:
         log.info("using %s, trained with the same settings", trained)
         return trained
 
-    log.info("training %s on %s into %s", victim, task, victim_dir)
+    print(f"training {task}-{victim} (profile {profile}, seed {seed}) into {victim_dir} first: "
+          f"{training_estimate(study)}")
     return Path(train_victim(task, victim, data_dir, victim_dir, profile=profile, seed=seed,
                             precision=precision))
+
+
+def study_victim_dir(task: str, victim: str, profile: str, training: int = 0) -> Path | None:
+    """The folder of the study's victim of ``task`` and ``victim`` (one of its trainings), or None where the
+    study does not train it (another profile, task, victim or training seed, or every attack on it left out)."""
+    from bodega.experiments.cells import victim_dir
+    from bodega.experiments.spec import load_grid
+
+    root = project_root()
+    if not (root / STUDY_GRID).is_file():
+        return None  # an installed package without the project's parameters
+    spec = load_grid(root / STUDY_GRID)
+    if (spec.profile != profile or task not in spec.tasks or victim not in spec.victims
+            or training not in spec.training.seeds_for(task, victim) or not spec.attack_plan(task, victim)):
+        return None
+    return victim_dir(root / spec.results, task, victim, training)
+
+
+def training_estimate(study: Path | None) -> str:
+    """How long the training is likely to take: the training steps the study measured for this victim (its
+    committed metrics.json), or a sentence saying that no measurement exists."""
+    metrics = study / METRICS if study is not None else None
+    if metrics is None or not metrics.is_file():
+        return "no measured training time for this victim (the study did not train it); this may take a while"
+    history = json.loads(metrics.read_text(encoding="utf-8")).get("history") or []
+    seconds = sum(point.get("train_seconds", 0.0) for point in history)
+    return (f"the study's training of it took about {seconds / 60:.0f} minutes of training steps on its "
+            f"machine ({len(history)} evaluation points, whose dev evaluations come on top)")

@@ -1,8 +1,11 @@
 """BERT-family victim: a Hugging Face encoder fine-tuned as a sequence classifier.
 
-``paper``: bert-base-uncased (5 epochs, AdamW lr 5e-5 with linear decay, batch 16, 512
-tokens), as BODEGA; ``cpu``: the packaged all-mpnet-base-v2 encoder (110M) with a new
-classification head, same recipe. Attention masks keep predictions batch-independent.
+``paper``: bert-base-uncased fine-tuned whole (5 epochs, AdamW lr 5e-5 with linear decay, batch 16,
+512 tokens), as BODEGA; ``cpu``: the packaged all-mpnet-base-v2 encoder (110M) with a new
+classification head, trained through LoRA (the profile's ``finetuning``): its adapter and head are a
+few MB that are committed with the results and load on the base model resolved by role and checked by
+hash (:mod:`bodega.victims.adapters`), where a fully fine-tuned copy (419 MB) had to be trained again
+on every machine. Attention masks keep predictions batch-independent.
 """
 from __future__ import annotations
 
@@ -11,9 +14,16 @@ from pathlib import Path
 import torch
 
 from bodega.errors import BodegaError
+from bodega.victims.adapters import (adapter_files, base_hash, checked_base, copy_parameters, trained_parameters,
+                                     write_adapter)
 from bodega.victims.torch_victim import TOKENIZER_DIR, TorchVictim
 
 LEARNING_RATE = 5e-5
+LORA_RANK = 8
+LORA_ALPHA = 16
+LORA_DROPOUT = 0.05
+LORA_TARGETS = "all-linear"  # every linear layer of the encoder, as the decoders' adapters take every projection
+LORA_LEARNING_RATE = 4e-4  # the LoRA paper's rates for RoBERTa-base on GLUE (4e-4 to 5e-4, r 8)
 
 
 def base_location(kind: str, profile: str, base_model: str | Path | None) -> tuple[str, str]:
@@ -36,8 +46,17 @@ def stored_location(role: str, location: str, explicit: bool) -> str:
     return f"resource:{role}" if not explicit and Path(location).is_absolute() else location
 
 
+def lora_model(model: torch.nn.Module):
+    """An encoder classifier with a fresh LoRA adapter on every linear layer; its head trains whole."""
+    from peft import LoraConfig, get_peft_model
+
+    return get_peft_model(model, LoraConfig(r=LORA_RANK, lora_alpha=LORA_ALPHA, lora_dropout=LORA_DROPOUT,
+                                            target_modules=LORA_TARGETS, task_type="SEQ_CLS"))
+
+
 class BertVictim(TorchVictim):
-    """A transformers sequence classifier fine-tuned whole (AdamW, linear decay): BODEGA's BERT recipe."""
+    """A transformers sequence classifier fine-tuned whole (AdamW, linear decay): BODEGA's BERT recipe; or,
+    where the profile says ``lora``, the same recipe over a LoRA adapter and the head."""
 
     kind = "BERT"
     train_batch_size = 16
@@ -58,8 +77,25 @@ class BertVictim(TorchVictim):
         """AdamW with a linear decay to zero over ``total_steps`` (no warm-up)."""
         from transformers import get_linear_schedule_with_warmup
 
-        optimizer = torch.optim.AdamW(self.parameters_to_train(), lr=lr or LEARNING_RATE)
+        default = LORA_LEARNING_RATE if self.lora else LEARNING_RATE
+        optimizer = torch.optim.AdamW(self.parameters_to_train(), lr=lr or default)
         return optimizer, get_linear_schedule_with_warmup(optimizer, 0, total_steps)
+
+    @property
+    def lora(self) -> bool:
+        """Whether this victim trains (and stores) a LoRA adapter and head rather than every weight."""
+        return getattr(self, "base", {}).get("finetuning") == "lora"
+
+    def trainable_state(self) -> dict[str, torch.Tensor]:
+        """Every weight (full fine-tuning), or only the adapter and head (LoRA)."""
+        return trained_parameters(self.model) if self.lora else super().trainable_state()
+
+    def load_trainable_state(self, state: dict[str, torch.Tensor]) -> None:
+        """Restore what :meth:`trainable_state` returned."""
+        if self.lora:
+            copy_parameters(self.model, state)
+        else:
+            super().load_trainable_state(state)
 
     @classmethod
     def create(cls, task: str, profile: str, seed: int, base_model: str | Path | None = None,
@@ -67,34 +103,76 @@ class BertVictim(TorchVictim):
         """A fresh classifier on the profile's base model (or ``base_model``), seeded."""
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
+        from bodega.profiles import get_profile
+
         role, location = base_location(cls.kind, profile, base_model)
+        finetuning = get_profile(profile).finetuning_for(cls.kind)
         tokenizer = AutoTokenizer.from_pretrained(location, trust_remote_code=False)
         torch.manual_seed(seed)
-        model = AutoModelForSequenceClassification.from_pretrained(location, num_labels=2, trust_remote_code=False)
+        model = AutoModelForSequenceClassification.from_pretrained(location, num_labels=2,
+                                                                   trust_remote_code=False)
+        base = {"base_model": stored_location(role, location, base_model is not None), "base_role": role}
+        if finetuning == "lora":
+            model = lora_model(model)
+            base.update(base_sha256=base_hash(location), finetuning="lora")
         victim = cls(model, tokenizer, task, name=f"{task}-{cls.kind}")
-        victim.base = {"base_model": stored_location(role, location, base_model is not None), "base_role": role}
+        victim.base = base
         return victim
 
     @classmethod
     def load(cls, path: Path, info: dict, profile: str, weights_hash: str) -> "BertVictim":
-        """The trained classifier saved in ``path``, with its own tokenizer copy."""
+        """The trained classifier saved in ``path`` with its own tokenizer copy; or its LoRA adapter on the
+        base model, refused when the base's hash differs from training's."""
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-        model = AutoModelForSequenceClassification.from_pretrained(path, trust_remote_code=False)
+        if info.get("finetuning") == "lora":
+            from peft import PeftModel
+
+            location = checked_base(path, info, profile)
+            base = AutoModelForSequenceClassification.from_pretrained(location, num_labels=2,
+                                                                   trust_remote_code=False)
+            model = PeftModel.from_pretrained(base, path)
+            tokenizer = AutoTokenizer.from_pretrained(location, trust_remote_code=False)
+        else:
+            model = AutoModelForSequenceClassification.from_pretrained(path, trust_remote_code=False)
+            tokenizer = AutoTokenizer.from_pretrained(path / TOKENIZER_DIR, trust_remote_code=False)
         model.eval()
-        tokenizer = AutoTokenizer.from_pretrained(path / TOKENIZER_DIR, trust_remote_code=False)
-        return cls(model, tokenizer, info["task"], name=info["name"], weights_hash=weights_hash)
+        victim = cls(model, tokenizer, info["task"], name=info["name"], weights_hash=weights_hash)
+        if info.get("finetuning") == "lora":
+            victim.base = {k: info[k] for k in ("base_model", "base_role", "base_sha256", "finetuning")}
+        return victim
+
+    @staticmethod
+    def files_for_hash(path: Path, info: dict) -> tuple[list[Path], str]:
+        """A LoRA victim's adapter files with its base's hash as extra hash text; else every file."""
+        if info.get("finetuning") == "lora":
+            return adapter_files(path), f"base={info['base_sha256']};finetuning=lora"
+        return TorchVictim.files_for_hash(path, info)
 
     def save(self, out_dir: Path) -> tuple[list[Path], str]:
-        """Write the model and its tokenizer copy; return the files whose bytes define predictions."""
+        """Write the model and its tokenizer copy, or the adapter and head in the storage precision; return
+        the files (and extra hash text) that define predictions."""
+        if self.lora:
+            write_adapter(self.model, out_dir, self.base["base_model"], self.storage)
+            return self.files_for_hash(out_dir, self.base)
         self.model.save_pretrained(out_dir, safe_serialization=True)
         self.tokenizer.save_pretrained(out_dir / TOKENIZER_DIR)
         return self.files_for_hash(out_dir, {})
 
+    def bf16_model(self, model: torch.nn.Module) -> torch.nn.Module:
+        """bf16 weights; a LoRA adapter is merged into the base in fp32 first (one product per layer)."""
+        merged = model.merge_and_unload() if hasattr(model, "merge_and_unload") else model
+        return merged.to(torch.bfloat16)
+
     def describe(self) -> dict:
-        """Base model, tokenizer and parameter count for victim.json."""
-        return dict(self.base, tokenizer=f"{self.base['base_model']} tokenizer (copied into {TOKENIZER_DIR}/)",
-                    n_params=self.n_params)
+        """Base model, tokenizer, parameter counts and the fine-tuning method for victim.json."""
+        if not self.lora:
+            return dict(self.base, finetuning="full", n_params=self.n_params,
+                        tokenizer=f"{self.base['base_model']} tokenizer (copied into {TOKENIZER_DIR}/)")
+        trainable = sum(p.numel() for p in self.model.parameters() if p.requires_grad)
+        return dict(self.base, tokenizer=f"{self.base['base_model']} tokenizer (reference)", n_params=self.n_params,
+                    n_trainable_params=trainable, adapter_storage=self.storage,
+                    lora={"r": LORA_RANK, "alpha": LORA_ALPHA, "dropout": LORA_DROPOUT, "targets": LORA_TARGETS})
 
 
 class MiniLMVictim(BertVictim):

@@ -15,7 +15,8 @@ from pathlib import Path
 import torch
 
 from bodega.errors import BodegaError
-from bodega.victims.base import hash_files
+from bodega.victims.adapters import (adapter_files, base_hash, checked_base, copy_parameters, local_model_dir,
+                                     trained_parameters, write_adapter)
 from bodega.victims.bert import base_location, stored_location
 from bodega.victims.torch_victim import TorchVictim
 
@@ -24,24 +25,6 @@ LORA_RANK = 8
 LORA_ALPHA = 16
 LORA_DROPOUT = 0.05
 LEARNING_RATE = 1e-4
-
-
-def local_model_dir(location: str) -> Path:
-    """A local folder for a path or a hub id (the hub is used only where the profile allows it)."""
-    if Path(location).exists():
-        return Path(location)
-    from huggingface_hub import snapshot_download
-
-    return Path(snapshot_download(location, allow_patterns=["*.json", "*.safetensors", "tokenizer*"]))
-
-
-def base_hash(location: str) -> str:
-    """sha256 of a base model's weights, config and tokenizer: the adapter is only valid on that base."""
-    folder = local_model_dir(location)
-    # The tokenizer is part of the base: the same weights read through another tokenizer predict differently.
-    files = sorted(folder.glob("*.safetensors")) + [folder / "config.json"]
-    files += [folder / "tokenizer.json"] if (folder / "tokenizer.json").exists() else []
-    return hash_files(files)
 
 
 def _load_base(location: str, quantize: bool, pad_token_id: int):
@@ -106,15 +89,11 @@ class GemmaVictim(TorchVictim):
 
     def trainable_state(self) -> dict[str, torch.Tensor]:
         """Only the parameters that train (adapter and head): the base is checked by hash instead."""
-        return {name: p.detach().cpu().contiguous() for name, p in self.model.named_parameters()
-                if p.requires_grad}
+        return trained_parameters(self.model)
 
     def load_trainable_state(self, state: dict[str, torch.Tensor]) -> None:
         """Copy a checkpoint's adapter and head tensors into the model in place."""
-        parameters = dict(self.model.named_parameters())
-        with torch.no_grad():
-            for name, value in state.items():
-                parameters[name].copy_(value.to(parameters[name].device))
+        copy_parameters(self.model, state)
 
     @classmethod
     def create(cls, task: str, profile: str, seed: int, base_model: str | Path | None = None,
@@ -141,23 +120,14 @@ class GemmaVictim(TorchVictim):
     def files_for_hash(path: Path, info: dict) -> tuple[list[Path], str]:
         """The adapter files, with the base's hash and quantisation as extra hash text."""
         extra = f"base={info['base_sha256']};4bit={info['quantized_4bit']}"
-        return [path / "adapter_config.json", path / "adapter_model.safetensors"], extra
+        return adapter_files(path), extra
 
     @classmethod
     def load(cls, path: Path, info: dict, profile: str, weights_hash: str) -> "GemmaVictim":
         """The adapter in ``path`` on its base model, refused when the base's hash differs from training's."""
         from peft import PeftModel
 
-        from bodega.profiles import get_profile
-        from bodega.resources import resolve
-
-        location = info["base_model"]
-        if not Path(location).exists():
-            location = resolve(info["base_role"], allow_hub=get_profile(profile).allow_hub).location
-        actual = base_hash(location)
-        if actual != info["base_sha256"]:
-            raise BodegaError(f"{path}: base model {location} has hash {actual[:12]}, but the adapter was "
-                              f"trained on {info['base_sha256'][:12]}; point it at the original base model")
+        location = checked_base(path, info, profile)
         tokenizer = _tokenizer(location)
         model = PeftModel.from_pretrained(_load_base(location, info["quantized_4bit"], tokenizer.pad_token_id),
                                           path)
@@ -167,20 +137,9 @@ class GemmaVictim(TorchVictim):
         return victim
 
     def save(self, out_dir: Path) -> tuple[list[Path], str]:
-        """Write the adapter; return the files and extra text that define predictions.
-
-        peft writes the base model's path into adapter_config.json and a model card; the base is loaded by
-        role and checked by hash instead (:meth:`load`), so the config names it as victim.json does
-        (``resource:<role>``) and the card is not kept: an adapter folder is portable and names no machine path.
-        """
-        import json
-
-        self.model.save_pretrained(out_dir, safe_serialization=True)
-        config_path = Path(out_dir) / "adapter_config.json"
-        config = json.loads(config_path.read_text(encoding="utf-8"))
-        config["base_model_name_or_path"] = self.base["base_model"]
-        config_path.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-        (Path(out_dir) / "README.md").unlink(missing_ok=True)
+        """Write the adapter, naming its base by role (:func:`bodega.victims.adapters.write_adapter`); return
+        the files and extra text that define predictions."""
+        write_adapter(self.model, out_dir, self.base["base_model"])
         return self.files_for_hash(out_dir, self.base)
 
     def bf16_model(self, model: torch.nn.Module) -> torch.nn.Module:

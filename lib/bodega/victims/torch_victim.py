@@ -38,6 +38,7 @@ class TorchVictim:
     supports_bf16: bool = True  # transformers gain from bf16 weights; the BiLSTM does not (book: Performance)
     precision: str = "fp32"  # the precision predictions are computed in: part of the victim's identity
     kernels: str = "fp32"  # the kernel family running it (bodega.precision.bf16_kernels)
+    storage: str = "fp32"  # the precision an adapter's trained tensors are written in (training sets its own)
 
     def __init__(self, model: torch.nn.Module, tokenizer, task: str, name: str, weights_hash: str = ""):
         self.model = model

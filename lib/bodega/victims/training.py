@@ -116,7 +116,8 @@ def training_fingerprint(task: str, victim_kind: str, data_dir: str | Path, prof
         eval_every=settings.eval_every, patience=settings.patience,
         precision=training_precision(kind, resolve_precision(settings.precision).name),
         # the profile's base model is named by its resource role: a role may change model
-        base_role=prof.models.get(kind) if base_model is None else None)
+        base_role=prof.models.get(kind) if base_model is None else None,
+        finetuning=prof.finetuning_for(kind))
 
 
 def training_precision(kind: str, precision: str) -> str:
@@ -377,12 +378,22 @@ class _RecordingVictim:
 
     def __init__(self, victim) -> None:
         self.victim = victim
-        self.p_positive: list[float] = []
+        self.probabilities: list[np.ndarray] = []
 
     def predict(self, texts: list[str]) -> np.ndarray:
         probabilities = np.asarray(self.victim.predict_proba(texts))
-        self.p_positive.extend(float(p) for p in probabilities[:, 1])
+        self.probabilities.append(probabilities)
         return argmax_predictions(probabilities)
+
+    @property
+    def all_probabilities(self) -> np.ndarray:
+        """The ``(n, 2)`` probabilities of every text so far, in order."""
+        return np.concatenate(self.probabilities) if self.probabilities else np.zeros((0, 2))
+
+    @property
+    def p_positive(self) -> list[float]:
+        """The probability of class 1 of every text so far, in order."""
+        return [float(p) for p in self.all_probabilities[:, 1]]
 
 
 def _save(plan: _Plan, victim, optimizer, history: list[dict], chosen: int, out_dir: Path) -> None:
@@ -390,12 +401,19 @@ def _save(plan: _Plan, victim, optimizer, history: list[dict], chosen: int, out_
     victim.json last."""
     import torch
 
+    from bodega.experiments.predictions import write_predictions
+
+    # Saved first: an adapter stored in the run precision is rounded to it in memory as well, so that the
+    # attack-set numbers below are those of the victim on disk.
+    victim.storage = plan.precision.name
+    files, extra = victim.save(out_dir)
+    weights_hash = hash_files(files, extra)
     recorder = _RecordingVictim(victim)
     with torch.autocast(victim.device.type, dtype=torch.bfloat16, enabled=plan.precision.is_bf16):
         attack = _evaluate(recorder, plan.attack_rows, f"{plan.task}-{plan.kind} attack.tsv", plan.options.progress)
     quality = competence([row.label for row in plan.attack_rows], recorder.p_positive).to_dict()
-    files, extra = victim.save(out_dir)
-    weights_hash = hash_files(files, extra)
+    write_predictions(out_dir, plan.attack_rows, recorder.all_probabilities, weights_hash,
+                      plan.train_path.parent / "attack.tsv", "bodega train")
     selected = history[chosen - 1]
     stopped_early = len(history) < len(plan.segments())
     atomic_write_json(out_dir / METRICS, {
