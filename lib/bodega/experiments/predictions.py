@@ -17,7 +17,7 @@ import numpy as np
 
 from bodega.layout import PREDICTIONS, PREDICTIONS_INFO, VICTIM_INFO
 from bodega.errors import MissingFileError
-from bodega.io import atomic_write_json, file_sha256, write_jsonl
+from bodega.io import file_sha256
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +51,7 @@ def predict_attack_set(folder: str | Path, data_root: str | Path, force: bool = 
     """Write the predictions of the victim in ``folder`` on ``<data_root>/<task>/attack.tsv``."""
     from bodega.data import read_tsv
     from bodega.victims import load_victim, read_victim_info
+    from bodega.victims.predictions import write_predictions
 
     folder = Path(folder)
     info = read_victim_info(folder)
@@ -70,25 +71,6 @@ def predict_attack_set(folder: str | Path, data_root: str | Path, force: bool = 
     scores = write_predictions(folder, rows, probabilities, info.weights_hash, attack_path, "bodega predictions")
     log.info("%s: %d predictions on %s, F1 %.4f", folder.name, len(rows), attack_path, scores["f1"])
     return PredictionOutcome(folder.name, "written", len(rows), scores["f1"], scores["accuracy"])
-
-
-def write_predictions(folder: Path, rows: list, probabilities: np.ndarray, weights_hash: str, attack_path: Path,
-                      command: str) -> dict[str, float]:
-    """Write a victim's attack-set predictions (``rows`` of attack.tsv and the ``(n, 2)`` probabilities) and then
-    their summary; return F1 and accuracy. Training writes them from the very predictions its metrics.json
-    reports, so that the ROC AUC there can be recomputed from the committed files."""
-    from bodega.victims.base import argmax_predictions
-    from bodega.victims.metrics import f1_accuracy
-
-    predicted = argmax_predictions(probabilities) if len(rows) else []
-    records = [{"id": row.id, "label": int(row.label), "predicted": int(p), "p_positive": float(probs[1])}
-               for row, p, probs in zip(rows, predicted, probabilities)]
-    scores = f1_accuracy([r["label"] for r in records], [r["predicted"] for r in records])
-    write_jsonl(folder / PREDICTIONS, records)
-    atomic_write_json(folder / PREDICTIONS_INFO, {
-        "victim": folder.name, "weights_hash": weights_hash, "attack_sha256": file_sha256(attack_path),
-        "rows": len(records), **scores, "command": command})
-    return scores
 
 
 def predict_results(results: str | Path, data_root: str | Path, force: bool = False) -> list[PredictionOutcome]:

@@ -401,7 +401,7 @@ def _save(plan: _Plan, victim, optimizer, history: list[dict], chosen: int, out_
     victim.json last."""
     import torch
 
-    from bodega.experiments.predictions import write_predictions
+    from bodega.victims.predictions import write_predictions
 
     # Saved first: an adapter stored in the run precision is rounded to it in memory as well, so that the
     # attack-set numbers below are those of the victim on disk.
