@@ -106,8 +106,10 @@ def test_the_ledger_counts_earlier_runs_at_their_recorded_cpu_time_else_their_wa
 
 
 def test_study_v2_cost_counts_every_run_the_first_bert_trainings_included():
-    """The committed study: 134 current markers and 25 superseded ones (the BERT role's first trainings of PR2,
-    FC and RD, 0.68 CPU-hours, among them) come to 20.495 CPU-hours against the grid file's 20."""
+    """The committed study: 134 current markers and 26 earlier ones (the BERT role's first trainings of PR2,
+    FC and RD, 0.68 CPU-hours, among them) come to study v2's 20.495 CPU-hours against the grid file's 20,
+    plus FC-BERT's LoRA training after it (its marker replaced the full fine-tuning's, which now counts among
+    the earlier runs)."""
     from bodega.experiments import load_grid
 
     runs = ledger(ROOT / "results" / "study")
@@ -116,8 +118,10 @@ def test_study_v2_cost_counts_every_run_the_first_bert_trainings_included():
                     & earlier.source.str.contains("9b8f103|6e93e66")]
     assert len(first) == 3 and first.cpu_seconds.sum() / 3600 == pytest.approx(0.68, abs=0.005)
     total = budget(runs, grid_budget(load_grid(ROOT / "parameters" / "grid_study.yaml")))
-    assert (total.cells, len(earlier)) == (134, 25)
-    assert total.bound_hours == pytest.approx(20.495, abs=0.001) and not total.within
+    assert (total.cells, len(earlier)) == (134, 26)
+    lora = runs[runs.current & (runs.name == "FC-BERT")].cpu_seconds.sum() / 3600
+    assert lora == pytest.approx(1014.24 / 3600)
+    assert total.bound_hours - lora == pytest.approx(20.495, abs=0.001) and not total.within
 
 
 def test_projection_scales_the_unfinished_estimates_by_how_the_finished_ones_came_out(costs, tmp_path):

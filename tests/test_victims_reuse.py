@@ -112,9 +112,9 @@ def _study(root: Path) -> None:
 def test_the_notebook_attacks_the_study_victim_it_committed(data_dir, tmp_path, monkeypatch):
     _study(tmp_path)
     monkeypatch.setattr(session, "project_root", lambda start=".": tmp_path)
-    study = {"task": "FC", "kind": "BiLSTM", "profile": "cpu", "max_dev": 600}  # not the profile's settings
-    first = _trained(tmp_path / "results" / "study" / "models" / "FC-BiLSTM", {**study, "seed": 0})
-    second = _trained(tmp_path / "results" / "study" / "models" / "FC-BiLSTM-t1", {**study, "seed": 1})
+    study = replace(training_fingerprint("FC", "BiLSTM", data_dir, "cpu"), max_dev=600)  # not the profile's
+    first = _trained(tmp_path / "results" / "study" / "models" / "FC-BiLSTM", replace(study, seed=0))
+    second = _trained(tmp_path / "results" / "study" / "models" / "FC-BiLSTM-t1", replace(study, seed=1))
 
     def no_training(*args, **kwargs):
         raise AssertionError("trained a victim the study committed")
@@ -130,8 +130,8 @@ def test_a_study_victim_without_weights_is_trained_with_the_estimate_printed(dat
                                                                           capsys):
     _study(tmp_path)
     monkeypatch.setattr(session, "project_root", lambda start=".": tmp_path)
-    committed = _trained(tmp_path / "results" / "study" / "models" / "FC-BERT", {"task": "FC", "kind": "BERT"},
-                         weights=False)
+    committed = _trained(tmp_path / "results" / "study" / "models" / "FC-BERT",
+                         training_fingerprint("FC", "BERT", data_dir, "cpu"), weights=False)
     (committed / "metrics.json").write_text(json.dumps({"history": [{"train_seconds": 600.0},
                                                                     {"train_seconds": 600.0}]}))
     trained = []

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from bodega.attacks.base import ATTACKERS
 from bodega.layout import CellName
 from bodega.errors import BodegaError
 from bodega.experiments.cells import compact_names, run_name
@@ -33,6 +34,9 @@ def parse_cell_name(name: str) -> dict[str, str | None]:
     cell = CellName.parse(name)
     if not cell.is_attack:
         return {"task": cell.task, "victim": cell.victim, "attacker": TRAINING, "scenario": None}
+    if cell.attacker not in ATTACKERS and not cell.attacker.startswith("py_"):  # a plug-in's folder label
+        raise BodegaError(f"cell name {name!r}: expected TASK-VICTIM-ATTACKER-T|U with an attacker of "
+                          f"{', '.join(ATTACKERS)} or a plug-in's py_ label")
     return {"task": cell.task, "victim": cell.victim, "attacker": cell.attacker, "scenario": cell.scenario}
 
 
