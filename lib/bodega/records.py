@@ -345,7 +345,7 @@ SETTINGS = ("task", "victim", "victim_weights", "attacker", "scenario", "profile
 
 @dataclass(frozen=True)
 class AttackReport:
-    """What an attack returns (:func:`bodega.attack`, :func:`bodega.attacks.run_attack`): the BODEGA
+    """What an attack returns (:func:`bodega.api.attack`, :func:`bodega.attacks.run_folder.run_attack`): the BODEGA
     summary, one record per attacked example and the run's full summary record."""
 
     summary: Summary

@@ -343,7 +343,7 @@ def attack_examples(task: str, victim, attacker: Attacker, examples: Sequence, o
     """Attack the scenario's sample of ``examples`` (:class:`bodega.data.Example` rows: label, id, text) and
     return the scored run.
 
-    ``victim`` is a victim object (``predict_proba``; see :func:`bodega.wrap`), ``attacker`` an object with
+    ``victim`` is a victim object (``predict_proba``; see :func:`bodega.api.wrap`), ``attacker`` an object with
     ``attack(victim, text, goal, rng)`` (a :class:`NamedAttacker` for the package's own); ``store`` keeps
     the records (default: memory only). ``victim_label`` and ``data`` name the victim and the rows in the
     run's settings (default: the victim's ``name``, and a hash of the rows)."""
