@@ -135,8 +135,9 @@ def run_attack(task: str, victim: Any, data_dir: str | Path, attacker: Any, out_
 
     ``victim`` is a trained model folder, ``hf:PATH``, ``py:module:factory`` (with ``victim_options``) or a
     victim object; ``attacker`` a registered name, a ``py:`` spec or an attacker object. Settings come as an
-    :class:`~bodega.attacks.runner.AttackOptions` or as its fields by keyword (``targeted=True``); ``out_dir`` is locked so that two
-    processes never write the same run, and a run killed at any point resumes where it stopped."""
+    :class:`~bodega.attacks.runner.AttackOptions` or as its fields by keyword (``targeted=True``); ``out_dir``
+    is locked so that two processes never write the same run, and a run killed at any point resumes where it
+    stopped."""
     if options is not None and settings:
         raise TypeError("run_attack: give either options= or keyword settings, not both")
     unknown = sorted(set(settings) - {f.name for f in fields(AttackOptions)})
