@@ -290,7 +290,10 @@ def test_a_stopped_runner_stops_its_notebooks_and_recomputes_nothing_finished(gr
     runner = subprocess.Popen([sys.executable, "-c", RUNNER, str(grid_file)])
     marker = root / "results" / "runs" / "PR2-BiLSTM-Genetic-U" / "cell.json"
     deadline = time.monotonic() + 60
-    while not (marker.exists() and "pid" in marker.read_text()) and time.monotonic() < deadline:
+    log = root / "results" / "executions.log"
+    # the Genetic notebook has started (its kernel logged it), so it has spent CPU when it is stopped
+    while not (marker.exists() and "pid" in marker.read_text() and log.exists()
+               and "attack PR2-BiLSTM-Genetic-U" in log.read_text()) and time.monotonic() < deadline:
         time.sleep(0.2)
     notebook_group = json.loads(marker.read_text())["pid"]
     runner.send_signal(signal.SIGTERM)
