@@ -10,7 +10,7 @@ import pytest
 
 from attack_fakes import SENTENCES, KeywordVictim, OnesSemantic
 from bodega.attacks import AttackResult, get_attacker, register_attacker, registered_attackers, run_attack
-from bodega.attacks.base import ATTACKERS, attacker_label
+from bodega.attacks.base import ATTACKERS, attacker_folder_name
 from bodega.errors import BodegaError
 from bodega.experiments import parse_grid
 from bodega.experiments.cells import run_name
@@ -41,7 +41,7 @@ def test_the_toy_attacker_is_known_by_its_name_and_alias(toy_attacker):
     grid = parse_grid({"name": "g", "profile": "smoke", "tasks": ["PR2"], "victims": ["BiLSTM"],
                        "attackers": ["last_word", "pso"], "scenarios": ["untargeted"]}, "g.yaml")
     assert grid.attackers == ("LastWordKeeper", "SememePSO")
-    assert run_name("PR2", "BiLSTM", attacker_label("last-word"), "untargeted") == "PR2-BiLSTM-LastWordKeeper-U"
+    assert run_name("PR2", "BiLSTM", attacker_folder_name("last-word"), "untargeted") == "PR2-BiLSTM-LastWordKeeper-U"
 
 
 def test_runs_under_an_alias_are_written_and_read_under_the_canonical_name(toy_attacker, keyword_attack_set,

@@ -119,7 +119,7 @@ def recorded_attacker(name: str) -> str:
     return name if is_plugin(name) else ATTACKERS.find(name) or name
 
 
-def attacker_label(name: str) -> str:
+def attacker_folder_name(name: str) -> str:
     """An attacker as one part of a folder name: a registered one's canonical name, anything else (a user's
     ``py:`` spec) with each run of characters a folder name cannot hold read as ``_``
     (``py:path/mine.py:build`` -> ``py_path_mine.py_build``)."""

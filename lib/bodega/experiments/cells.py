@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from bodega.errors import BodegaError
-from bodega.attacks.base import attacker_label
+from bodega.attacks.base import attacker_folder_name
 from bodega.experiments.hashing import (HashCache, attack_entries, key_of, profile_settings, tree_sha256,
                                        victim_entries)
 from bodega.experiments.spec import GridSpec
@@ -156,7 +156,7 @@ def attack_cells(spec: GridSpec, victim: Cell, hashes: HashCache, declared: set[
     precision = _precision(spec)
     cells = []
     for attacker, scenario, seed in spec.attack_plan(task, kind):
-        name = run_name(task, kind, attacker_label(attacker), scenario, seed, training)
+        name = run_name(task, kind, attacker_folder_name(attacker), scenario, seed, training)
         out = run_dir(spec.results, name)
         settings = {"task": task, "victim": kind, "attacker": attacker, "targeted": scenario == "targeted",
                     "n_examples": spec.examples_of(task, kind, attacker, scenario),

@@ -38,7 +38,7 @@ def run_paths(task: str, victim: str, attacker: str, targeted: bool, n_examples:
     cpu one; a grid's own results root keeps the plain ``models/`` layout; ``seed`` (also the training seed)
     other than 0 names its own victim folder (``-t<seed>``), as a grid's trainings. A run at a precision other
     than fp32 gets its own default folder (``-bf16``): it is another victim."""
-    from bodega.attacks.base import attacker_label
+    from bodega.attacks.base import attacker_folder_name
     from bodega.layout import CellName
     from bodega.tasks import get_task
 
@@ -49,7 +49,7 @@ def run_paths(task: str, victim: str, attacker: str, targeted: bool, n_examples:
     data = Path(data_root) if data_root else root / "data"
     results = Path(results_root) if results_root else root / "results"
     label = _spec_label(victim) if is_spec(victim) else victim
-    name = f"{task}-{label}-{attacker_label(attacker)}-{'T' if targeted else 'U'}"
+    name = f"{task}-{label}-{attacker_folder_name(attacker)}-{'T' if targeted else 'U'}"
     # The project-wide results folder is shared by all profiles; a grid passes its own results root.
     models = "models" if results_root or profile == "cpu" else f"models-{profile}"
     folder = f"{name}-{profile}-n{n_examples or 'all'}-s{seed}-{backend}{_suffix(precision)}"
