@@ -9,7 +9,7 @@ of a single profile in its own dict.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from bodega.errors import UnknownNameError
 from bodega.registry import Registry
@@ -188,6 +188,13 @@ register_profile(Profile(
     epochs={"BiLSTM": 10, "BERT": 2, "FC-BERT": 10, "MiniLM": 2, "FC-MiniLM": 10, "GEMMA2B": 1, "GEMMA7B": 1},
     select="dev", finetuning={"BERT": "lora"},
 ))
+_CPU = PROFILES["cpu"]
+register_profile(replace(
+    _CPU, name="cpu-full-bert", finetuning={},
+    deviations={name: text for name, text in _CPU.deviations.items() if name != "BERT fine-tuning"},
+))
+"""The cpu profile with its BERT role fully fine-tuned, as BODEGA trains BERT: the other side of the fine-tuning
+ablation (parameters/grid_finetuning_full.yaml), whose 419 MB victims are not committed."""
 register_profile(Profile(
     "smoke", allow_hub=False, models=dict(_SMALL_MODELS),
     deviations={**SHARED, **FIXED_ATTACKERS,

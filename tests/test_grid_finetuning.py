@@ -1,0 +1,43 @@
+"""The fine-tuning ablation's two grids compare one thing: how the BERT role is fine-tuned.
+
+The LoRA and the full grid must train the same rows with the same schedule as the study trains its BERT role, and
+differ only in name, profile and results folder; otherwise the ablation would measure a schedule, not a method.
+"""
+from __future__ import annotations
+
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+
+from bodega.experiments.spec import load_grid
+from bodega.profiles import get_profile
+
+PARAMETERS = Path(__file__).resolve().parents[1] / "parameters"
+LORA, FULL = (load_grid(PARAMETERS / f"grid_finetuning_{side}.yaml") for side in ("lora", "full"))
+OWN = {"name", "profile", "results", "generated", "source"}
+
+
+def test_the_two_sides_differ_only_in_name_profile_and_results():
+    different = {f.name for f in fields(LORA) if getattr(LORA, f.name) != getattr(FULL, f.name)}
+    assert different <= OWN
+    assert LORA.results != FULL.results
+
+
+def test_the_profiles_differ_only_in_the_bert_roles_fine_tuning():
+    lora, full = get_profile(LORA.profile), get_profile(FULL.profile)
+    assert lora.finetuning_for("BERT") == "lora" and full.finetuning_for("BERT") == "full"
+    assert lora.models == full.models and lora.epochs == full.epochs and lora.select == full.select
+    assert set(lora.deviations) - set(full.deviations) == {"BERT fine-tuning"}
+
+
+@pytest.mark.parametrize("task", LORA.tasks)
+def test_each_side_trains_the_bert_role_as_the_study_does(task):
+    study = load_grid(PARAMETERS / "grid_study.yaml")
+    assert study.profile == LORA.profile
+    for grid in (LORA, FULL):
+        assert grid.training.epochs_for(task, "BERT") == study.training.epochs_for(task, "BERT")
+        assert grid.training.caps_for(task, "BERT") == study.training.caps_for(task, "BERT")
+        assert grid.training.schedule_for(task, "BERT") == study.training.schedule_for(task, "BERT")
+        assert grid.precision == study.precision and grid.query_budget == study.query_budget
+        assert grid.training.seeds_for(task, "BERT") == (0, 1, 2)
