@@ -2,11 +2,16 @@
 # Stage a study grid's FINISHED cells for a commit (records, scores, summaries, markers, executed notebooks;
 # the weights .gitignore admits (study v2: BiLSTM and decoder adapters, not MPNet's 419 MB); never a running
 # cell's partial output), then commit them. Safe while the grid runs; refuses while other work is staged.
-#   bash scripts/commit-study.sh ["message"] [grid name: study (default) or cpu (study v1)]
+#   bash scripts/commit-study.sh ["message"] [grid: study (default), cpu (study v1), or a grid file such as
+#                                              parameters/grid_finetuning_lora.yaml (its name and results folder)]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 grid=${2:-study}
 root=results/$grid
+if [ -f "$grid" ]; then
+  read -r grid root < <(.venv/bin/python -c 'import sys; from bodega.experiments.spec import load_grid
+g = load_grid(sys.argv[1]); print(g.name, g.results)' "$grid")
+fi
 # `git commit -- PATH` would commit every tracked file under PATH as the working tree has it, a cell being
 # trained again included (its deleted victim.json, its half-written notebook): commit the index instead, and
 # so refuse while anything outside the study is staged
