@@ -42,8 +42,8 @@ def test_a_registry_resolves_aliases_in_any_case_and_lists_canonical_names_in_or
 
 def test_each_kind_of_name_has_its_registry_with_the_old_spellings():
     assert list(TASKS) == ["HN", "PR2", "FC", "RD"] and TASKS["pr"].name == "PR2"
-    assert list(PROFILES) == ["paper", "cpu", "smoke"]
-    assert list(VICTIM_KINDS) == ["BiLSTM", "MiniLM", "BERT", "GEMMA2B", "GEMMA7B"]
+    assert list(PROFILES) == ["paper", "cpu", "cpu-full-bert", "smoke"]
+    assert list(VICTIM_KINDS) == ["BiLSTM", "GloVeBiLSTM", "MiniLM", "BERT", "GEMMA2B", "GEMMA7B"]
     assert ATTACKERS.canonical("PSO") == "SememePSO" and ATTACKERS.canonical("bertattack") == "BERT-ATTACK"
     assert set(ATTACKERS) == {"BAE", "BERT-ATTACK", "DeepWordBug", "Genetic", "SememePSO", "PWWS", "SCPN",
                               "TextFooler"}

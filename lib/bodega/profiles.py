@@ -45,6 +45,7 @@ class Profile:
 
 
 _SMALL_MODELS = {  # the smoke profile's: the smallest model of each role, for tests
+    "GloVeBiLSTM": "glove-6b-50d",  # the word vectors its embeddings start from
     "BERT": "minilm",
     "MiniLM": "minilm",  # a smaller encoder than BERT's, selectable in every profile as victim MiniLM
     "GEMMA2B": "smollm2-instruct",  # the smaller decoder LM in the smaller Gemma's role
@@ -139,7 +140,8 @@ def register_profile(profile: Profile) -> None:
 register_profile(Profile(
     "paper", allow_hub=True,
     models={
-        "BERT": "bert-base-uncased", "MiniLM": "minilm", "GEMMA2B": "gemma-2b", "GEMMA7B": "gemma-7b",
+        "GloVeBiLSTM": "glove-6b-50d", "BERT": "bert-base-uncased", "MiniLM": "minilm", "GEMMA2B": "gemma-2b",
+        "GEMMA7B": "gemma-7b",
         "sentence-encoder": "minilm", "semantic": "bleurt-20", "masked-lm": "bert-base-uncased",
         "causal-lm": "gpt2", "nli": "mnli", "spacy": "spacy-en", "wordpiece-vocab": "wordpiece-vocab",
         "llm": None,  # an OpenAI-compatible endpoint, given as openai:<model>[@<base_url>]
@@ -147,7 +149,7 @@ register_profile(Profile(
     deviations={**SHARED,
                 "sentence-encoder": ("MiniLM sentence embeddings instead of the Universal Sentence Encoder for "
                                      "TextFooler's and BAE's similarity constraint (no PyTorch USE)")},
-    epochs={"BiLSTM": 10, "BERT": 5, "MiniLM": 5, "GEMMA2B": 5, "GEMMA7B": 5},
+    epochs={"BiLSTM": 10, "GloVeBiLSTM": 10, "BERT": 5, "MiniLM": 5, "GEMMA2B": 5, "GEMMA7B": 5},
 ))
 register_profile(Profile(
     "cpu", allow_hub=False, models=dict(_CPU_MODELS),
@@ -165,6 +167,10 @@ register_profile(Profile(
                              "and load with the same weights hash on any machine, where a fully fine-tuned "
                              "MPNet (419 MB) was trained again on each machine and its weights differed "
                              "between CPU types; the decoders are LoRA-tuned in every profile"),
+        "GloVeBiLSTM": ("victim GloVeBiLSTM, beside BODEGA's BiLSTM: the same network with 50-d embeddings started "
+                        "from GloVe 6B (whole-word WordPiece tokens) instead of learnt from random; BODEGA's BiLSTM "
+                        "learns its embeddings from 172,763 FC pairs and 60,235 HN articles, not from the 702 and "
+                        "643 here, so it is tried where the BiLSTM is not competent"),
         "GEMMA2B": ("LoRA on Gemma-3-270M (de-quantised from GGUF Q4_K_M) instead of QLoRA on Gemma-2B (2.5B): "
                     "the smaller decoder LM in the smaller Gemma's role"),
         "GEMMA7B": ("LoRA on Qwen2.5-Coder-0.5B-Instruct (494M; de-quantised from GGUF Q4_K_M, an unofficial "
@@ -185,7 +191,8 @@ register_profile(Profile(
     },
     # FC-BERT: FC has 702 training rows (44 steps an epoch); MiniLM stays at chance for about
     # 250 steps and learns after that (measured on dev: book, Victims, "FC on the cpu profile").
-    epochs={"BiLSTM": 10, "BERT": 2, "FC-BERT": 10, "MiniLM": 2, "FC-MiniLM": 10, "GEMMA2B": 1, "GEMMA7B": 1},
+    epochs={"BiLSTM": 10, "GloVeBiLSTM": 10, "BERT": 2, "FC-BERT": 10, "MiniLM": 2, "FC-MiniLM": 10, "GEMMA2B": 1,
+            "GEMMA7B": 1},
     select="dev", finetuning={"BERT": "lora"},
 ))
 _CPU = PROFILES["cpu"]
@@ -200,7 +207,8 @@ register_profile(Profile(
     deviations={**SHARED, **FIXED_ATTACKERS,
                 "scale": "toy training subsets and a handful of examples: for tests only",
                 "epoch selection": "the epoch with the best dev F1 is kept; BODEGA keeps the last epoch"},
-    max_train=200, epochs={"BiLSTM": 1, "BERT": 1, "MiniLM": 1, "GEMMA2B": 1, "GEMMA7B": 1}, select="dev",
+    max_train=200, epochs={"BiLSTM": 1, "GloVeBiLSTM": 1, "BERT": 1, "MiniLM": 1, "GEMMA2B": 1, "GEMMA7B": 1},
+    select="dev",
 ))
 
 

@@ -50,6 +50,7 @@ def register_victim_kind(kind: VictimKind, aliases: tuple[str, ...] = ()) -> Non
 # bf16 autocast: MiniLM's steps ran 1.37x faster on AMX at the same dev F1, MPNet's (the cpu BERT) 3.3x
 # and the decoders' LoRA steps faster at the same dev F1 (book/data/precision.json); the BiLSTM gains nothing.
 register_victim_kind(VictimKind("BiLSTM", "bodega.victims.bilstm:BiLSTMVictim", in_paper=True))
+register_victim_kind(VictimKind("GloVeBiLSTM", "bodega.victims.bilstm:GloveBiLSTMVictim"))  # GloVe-started embeddings
 register_victim_kind(VictimKind("MiniLM", "bodega.victims.bert:MiniLMVictim", pretrained=True,
                                 bf16_autocast=True))  # a smaller encoder than BERT's role
 register_victim_kind(VictimKind("BERT", "bodega.victims.bert:BertVictim", pretrained=True, in_paper=True,
