@@ -101,3 +101,24 @@ def test_two_seeds_give_two_victims_and_one_seed_twice_gives_one(tmp_path):
     first = weights(0, "t0")
     assert weights(1, "t1") != first
     assert weights(0, "t0-again") == first
+
+
+def test_a_rule_may_cover_only_the_other_trainings(tmp_path):
+    spec = parse_grid({
+        "name": "g", "profile": "smoke", "tasks": ["PR2"], "victims": ["BiLSTM"],
+        "attackers": ["DeepWordBug", "PWWS"], "scenarios": ["untargeted", "targeted"],
+        "training": {"seeds": [0, 1, 2]},
+        "examples_for": [{"trainings": [1, 2], "examples": 7}],
+        "skip": [{"trainings": [1, 2], "attackers": ["PWWS"], "reason": "training 0 only"}],
+    })
+    assert [a for a, _, _ in spec.attack_plan("PR2", "BiLSTM", 0)] == ["DeepWordBug", "DeepWordBug", "PWWS", "PWWS"]
+    assert [a for a, _, _ in spec.attack_plan("PR2", "BiLSTM", 2)] == ["DeepWordBug", "DeepWordBug"]
+    assert spec.n_attack_cells == 4 + 2 + 2
+    assert spec.skipped_cells() == []
+    assert [cell[4] for cell in spec.skipped_training_cells()] == [1, 1, 2, 2]
+    assert spec.examples_of("PR2", "BiLSTM", "DeepWordBug", "targeted", 1) == 7
+    assert spec.examples_of("PR2", "BiLSTM", "DeepWordBug", "targeted", 0) is None
+    with pytest.raises(GridError, match="trainings"):
+        parse_grid({"name": "g", "profile": "smoke", "tasks": ["PR2"], "victims": ["BiLSTM"],
+                    "attackers": ["PWWS"], "scenarios": ["untargeted"],
+                    "skip": [{"trainings": 1, "reason": "x"}]})

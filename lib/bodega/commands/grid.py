@@ -161,11 +161,13 @@ def _print_status(args: argparse.Namespace) -> int:
         if pending and not victim_weights_present(victim.out_dir):
             print(f"         {victim.name}'s weights are not here (results are committed without them): "
                   "`bodega grid run` trains it again first")
-    skipped = spec.skipped_cells()
-    by_reason: dict[str, list[tuple[str, ...]]] = {}
-    for task, victim, attacker, scenario, reason in skipped:
-        by_reason.setdefault(reason, []).append((task, victim, attacker, "T" if scenario == "targeted" else "U"))
-    for reason, cells in by_reason.items():  # one reason once, however many cells it leaves out
+    skipped = [(*cell[:4], None, cell[4]) for cell in spec.skipped_cells()] + spec.skipped_training_cells()
+    by_reason: dict[tuple[str, bool], list[tuple[str, ...]]] = {}  # (reason, of other trainings) -> cells
+    for task, victim, attacker, scenario, training, reason in skipped:
+        name = (task, victim, attacker, "T" if scenario == "targeted" else "U")
+        by_reason.setdefault((reason, training is not None), []).append(
+            name if training is None else (*name, f"t{training}"))
+    for (reason, _), cells in by_reason.items():  # one reason once, however many cells it leaves out
         print(f"not run  {len(cells)} cell{'' if len(cells) == 1 else 's'}: {'; '.join(compact_names(cells))}")
         print(f"         because {reason}")
     print(f"{todo} cells to run (attack cells of untrained victims not listed); "

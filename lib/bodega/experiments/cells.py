@@ -110,8 +110,8 @@ def victim_cells(spec: GridSpec, hashes: HashCache, declared: set[str] | None = 
         data_dir = data_root / task
         data = {split: hashes.file(data_dir / f"{split}.tsv") for split in ("train", "dev", "attack")}
         for victim, training in ((v, t) for v in spec.victims for t in spec.training.seeds_for(task, v)):
-            if not spec.attack_plan(task, victim):
-                continue  # every attack cell of this victim is left out: nothing needs it trained
+            if not spec.attack_plan(task, victim, training):
+                continue  # every attack cell of this training is left out: nothing needs it trained
             out = victim_dir(results, task, victim, training)
             epochs = spec.training.epochs_for(task, victim)
             max_train, max_dev = spec.training.caps_for(task, victim)
@@ -155,11 +155,11 @@ def attack_cells(spec: GridSpec, victim: Cell, hashes: HashCache, declared: set[
     notebook_sha = hashes.notebook(spec.notebooks.attack)
     precision = _precision(spec)
     cells = []
-    for attacker, scenario, seed in spec.attack_plan(task, kind):
+    for attacker, scenario, seed in spec.attack_plan(task, kind, training):
         name = run_name(task, kind, attacker_folder_name(attacker), scenario, seed, training)
         out = run_dir(spec.results, name)
         settings = {"task": task, "victim": kind, "attacker": attacker, "targeted": scenario == "targeted",
-                    "n_examples": spec.examples_of(task, kind, attacker, scenario),
+                    "n_examples": spec.examples_of(task, kind, attacker, scenario, training),
                     "query_budget": spec.query_budget, "seed": seed, "profile": spec.profile, "backend": spec.backend}
         settings = _with_precision(settings, precision, spec.notebooks.attack, declared)
         trained = {"training_seed": training} if training else {}  # training 0 keeps the keys it had

@@ -272,7 +272,7 @@ class GridScheduler:
             for attack in attack_cells(self.spec, cell, self.hashes, self.attack_params):
                 self.schedule(attack)
             return
-        for _ in self.spec.attack_plan(cell.inputs["task"], cell.inputs["victim"]):
+        for _ in self.spec.attack_plan(cell.inputs["task"], cell.inputs["victim"], cell.inputs["seed"]):
             self.progress.finished("attack", "blocked", 0.0, f"(needs {cell.name})")
         self.report.outcomes.append(Outcome(f"{cell.name}-*", "attack", "blocked", 0.0,
                                             f"victim {cell.name} failed", outcome.log))

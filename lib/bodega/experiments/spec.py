@@ -118,14 +118,15 @@ class CellRule:
     victims: tuple[str, ...] = ()
     attackers: tuple[str, ...] = ()
     scenarios: tuple[str, ...] = ()
+    trainings: tuple[int, ...] = ()  # training seeds: a rule may cover only the extra trainings of a victim
     examples: int | None = None
     reason: str | None = None
 
-    def matches(self, task: str, victim: str, attacker: str, scenario: str) -> bool:
+    def matches(self, task: str, victim: str, attacker: str, scenario: str, training: int = 0) -> bool:
         """Whether the cell falls under the rule (an empty field matches everything)."""
         return all(not allowed or value in allowed for allowed, value in
                    ((self.tasks, task), (self.victims, victim), (self.attackers, attacker),
-                    (self.scenarios, scenario)))
+                    (self.scenarios, scenario), (self.trainings, training)))
 
 
 @dataclass(frozen=True)
@@ -174,31 +175,49 @@ class GridSpec:
     skip: tuple[CellRule, ...] = ()  # cells not run, each with its reason
     source: str = ""  # the file it was read from, for messages
 
-    def examples_of(self, task: str, victim: str, attacker: str, scenario: str) -> int | None:
+    def examples_of(self, task: str, victim: str, attacker: str, scenario: str, training: int = 0) -> int | None:
         """The sample size of one attack cell: the last matching ``examples_for`` rule, else ``examples``."""
-        sizes = [rule.examples for rule in self.examples_for if rule.matches(task, victim, attacker, scenario)]
+        sizes = [rule.examples for rule in self.examples_for
+                 if rule.matches(task, victim, attacker, scenario, training)]
         return sizes[-1] if sizes else self.examples
 
-    def skip_reason(self, task: str, victim: str, attacker: str, scenario: str) -> str | None:
+    def skip_reason(self, task: str, victim: str, attacker: str, scenario: str, training: int = 0) -> str | None:
         """Why a cell is not run (the first matching ``skip`` rule), or None when it runs."""
-        return next((rule.reason for rule in self.skip if rule.matches(task, victim, attacker, scenario)), None)
+        return next((rule.reason for rule in self.skip if rule.matches(task, victim, attacker, scenario, training)),
+                    None)
 
-    def attack_plan(self, task: str, victim: str) -> list[tuple[str, str, int]]:
-        """(attacker, scenario, seed) of every attack cell of one victim that runs."""
+    def attack_plan(self, task: str, victim: str, training: int | None = None) -> list[tuple[str, str, int]]:
+        """(attacker, scenario, seed) of every attack cell of one training of a victim that runs (``training``
+        None: its first training, the one every victim of the grid has)."""
+        training = self.training.seeds_for(task, victim)[0] if training is None else training
         return [(attacker, scenario, seed) for attacker in self.attackers for scenario in self.scenarios
-                for seed in self.seeds if self.skip_reason(task, victim, attacker, scenario) is None]
+                for seed in self.seeds if self.skip_reason(task, victim, attacker, scenario, training) is None]
 
     def skipped_cells(self) -> list[tuple[str, str, str, str, str]]:
-        """(task, victim, attacker, scenario, reason) of every cell a ``skip`` rule leaves out."""
+        """(task, victim, attacker, scenario, reason) of every cell of a victim's first training that a ``skip``
+        rule leaves out (the cells its other trainings leave out besides: :meth:`skipped_training_cells`)."""
         return [(t, v, a, s, reason) for t in self.tasks for v in self.victims for a in self.attackers
-                for s in self.scenarios if (reason := self.skip_reason(t, v, a, s)) is not None]
+                for s in self.scenarios
+                if (reason := self.skip_reason(t, v, a, s, self.training.seeds_for(t, v)[0])) is not None]
+
+    def skipped_training_cells(self) -> list[tuple[str, str, str, str, int, str]]:
+        """(task, victim, attacker, scenario, training, reason) of every cell of a victim's other trainings that
+        a ``skip`` rule leaves out while its first training runs it."""
+        cells = []
+        for t, v in ((t, v) for t in self.tasks for v in self.victims):
+            first, *others = self.training.seeds_for(t, v)
+            cells += [(t, v, a, s, training, reason) for training in others for a in self.attackers
+                      for s in self.scenarios if self.skip_reason(t, v, a, s, first) is None
+                      and (reason := self.skip_reason(t, v, a, s, training)) is not None]
+        return cells
 
     @property
     def n_attack_cells(self) -> int:
         """How many attack cells run, over every seed and training (cells a ``skip`` rule leaves out not
         counted)."""
-        return sum(len(self.attack_plan(task, victim)) * len(self.training.seeds_for(task, victim))
-                   for task in self.tasks for victim in self.victims)
+        return sum(len(self.attack_plan(task, victim, training))
+                   for task in self.tasks for victim in self.victims
+                   for training in self.training.seeds_for(task, victim))
 
     def with_overrides(self, **changes: Any) -> "GridSpec":
         """A copy with some fields replaced (command-line flags); ``None`` values are ignored."""
@@ -320,10 +339,10 @@ def _rules(where: str, value: Any, payload: str) -> tuple[CellRule, ...]:
         at = f"{where}[{number}]"
         if not isinstance(rule, dict):
             raise GridError(f"{at}: expected a mapping, got {rule!r}")
-        unknown = sorted(set(rule) - {"tasks", "victims", "attackers", "scenarios", payload})
+        unknown = sorted(set(rule) - {"tasks", "victims", "attackers", "scenarios", "trainings", payload})
         if unknown:
             raise GridError(f"{at}: unknown key(s) {', '.join(unknown)}; known: tasks, victims, attackers, "
-                            f"scenarios, {payload}")
+                            f"scenarios, trainings, {payload}")
         if payload not in rule:
             raise GridError(f"{at}: missing {payload}")
         selectors = {
@@ -332,6 +351,7 @@ def _rules(where: str, value: Any, payload: str) -> tuple[CellRule, ...]:
             "attackers": (_names(f"{at}.attackers", rule["attackers"], None, grid_attacker)
                           if "attackers" in rule else ()),
             "scenarios": _names(f"{at}.scenarios", rule["scenarios"], SCENARIOS) if "scenarios" in rule else (),
+            "trainings": tuple(_seed_list(f"{at}.trainings", rule["trainings"])) if "trainings" in rule else (),
         }
         if payload == "examples":
             rules.append(CellRule(**selectors, examples=_int(f"{at}.examples", rule["examples"], 1)))
