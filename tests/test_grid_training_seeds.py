@@ -122,3 +122,36 @@ def test_a_rule_may_cover_only_the_other_trainings(tmp_path):
         parse_grid({"name": "g", "profile": "smoke", "tasks": ["PR2"], "victims": ["BiLSTM"],
                     "attackers": ["PWWS"], "scenarios": ["untargeted"],
                     "skip": [{"trainings": 1, "reason": "x"}]})
+
+
+def test_each_trainings_attack_is_passed_its_own_victim_folder():
+    """The attack notebook finds its victim from ``victim_dir`` only: a notebook that resolved it by name would
+    attack training 0 under every training's key, so the grid refuses a notebook without ``victim_dir``."""
+    from bodega.experiments.cells import ATTACK_REQUIRED
+    from bodega.experiments.runner import check_notebook
+    from bodega.notebook.session import run_paths
+
+    notebook = Path(__file__).resolve().parents[1] / "notebooks" / "attack.ipynb"
+    assert "victim_dir" in check_notebook(notebook, ATTACK_REQUIRED)
+    assert ("victim_dir",) in ATTACK_REQUIRED
+    source = "".join("".join(cell["source"]) for cell in json.loads(notebook.read_text())["cells"])
+    assert "victim_dir=victim_dir" in source  # the declared folder reaches run_paths
+    paths = run_paths("PR2", "BERT", "PWWS", False, 5, 0, "native", results_root="r",
+                      victim_dir="r/models/PR2-BERT-t1")
+    assert paths.victim_dir == Path("r/models/PR2-BERT-t1")
+
+
+def test_a_grid_refuses_an_attack_notebook_without_victim_dir(tmp_path):
+    from bodega.errors import BodegaError
+    from bodega.experiments.cells import ATTACK_REQUIRED
+    from bodega.experiments.runner import check_notebook
+
+    notebook = tmp_path / "attack.ipynb"
+    parameters = ("task = 'PR2'\nattacker = 'PWWS'\ntargeted = False\nn_examples = 5\nquery_budget = None\n"
+                  "seed = 0\nprofile = 'smoke'\nbackend = 'native'\nout_dir = ''\nresults_root = ''\ndata_root = ''")
+    notebook.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {"kernelspec": {
+        "name": "python3", "language": "python", "display_name": "Python 3"}}, "cells": [{
+        "cell_type": "code", "metadata": {"tags": ["parameters"]}, "source": parameters, "outputs": [],
+        "execution_count": None, "id": "p"}]}))
+    with pytest.raises(BodegaError, match="victim_dir"):
+        check_notebook(notebook, ATTACK_REQUIRED)

@@ -29,8 +29,9 @@ from bodega.layout import ATTACK_OUTPUTS, RUNS, VICTIM_OUTPUTS, CellName, run_di
 VICTIM_REQUIRED = (("task",), ("victim",), ("profile",), ("seed",), ("max_train",), ("epochs",),
                    ("data_dir", "data_root"), ("out_dir", "results_root"))
 ATTACK_REQUIRED = (("task",), ("attacker",), ("targeted",), ("n_examples",), ("query_budget",), ("seed",),
-                   ("profile",), ("backend",), ("out_dir",), ("victim_dir", "results_root"),
-                   ("data_dir", "data_root"))
+                   ("profile",), ("backend",), ("out_dir",), ("victim_dir",), ("data_dir", "data_root"))
+"""The parameters a grid's attack notebook must declare: papermill passes only declared ones, and a notebook that
+found its victim by name instead of ``victim_dir`` would attack training 0 for every training."""
 
 
 @dataclass(frozen=True)
