@@ -32,3 +32,31 @@ def write_victim_info(folder: Path, task: str, kind: str, n_params: int) -> None
     folder.mkdir(parents=True, exist_ok=True)
     records.write_victim_info(folder, VictimInfo(kind=kind, weights_hash=f"{task}-{kind}", task=task,
                                                  family={"n_params": n_params}))
+
+
+def write_run_examples(folder: Path, task: str, victim: str, attacker: str, scenario: str,
+                       examples: list[tuple[int, str, float]], profile: str = "cpu") -> None:
+    """Write a finished run of (attack.tsv row, id, BODEGA score) examples into ``folder`` as the runner does: each
+    record appended to ``records.jsonl``, then ``scores.jsonl`` and ``summary.json`` (a score above 0 is a success
+    whose semantic score is the score and character score 1)."""
+    from bodega.attacks.run_folder import RunFolder
+    from bodega.records import AttackRecord, AttackReport
+    from bodega.scoring.core import ExampleScore, summarise
+
+    run = RunFolder(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    records, scores = [], []
+    for index, ident, bodega in examples:
+        record = {"index": index, "id": ident, "original": f"text {index}", "success": bodega > 0, "queries": 10,
+                  "unique_queries": 10, "forwards": 10, "seconds": 0.1, "error": None,
+                  "adversarial": f"changed {index}" if bodega > 0 else None, "budget_exhausted": False}
+        score = ExampleScore(bodega > 0, bodega if bodega > 0 else None, 1.0 if bodega > 0 else None, bodega)
+        run.append(record)
+        records.append(AttackRecord.scored(record, score))
+        scores.append(score)
+    summary = summarise(scores, [10] * len(scores), 1.0, 0.0)
+    written = write_run_summary(folder, task, victim, attacker, scenario, n_examples=len(scores),
+                                bodega=summary.bodega_score, success=summary.success_score,
+                                semantic=summary.semantic_score, character=summary.character_score, queries=10.0,
+                                profile=profile)
+    run.finish(AttackReport(summary, records, written), scores)
