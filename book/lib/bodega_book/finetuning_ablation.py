@@ -82,7 +82,8 @@ class Training:
     seed: int
     victim: str
     run_name: str
-    quality: Competence | None  # None: the victim is not trained yet
+    trained: bool  # its victim.json is written (training finished)
+    quality: Competence | None  # None: not trained, or no attack-set quality recorded
     run: RunExamples | None  # None: its attack has not finished
 
     @property
@@ -95,7 +96,7 @@ class Training:
         """``finished``, ``attack not finished`` or ``not trained``."""
         if self.run is not None:
             return "finished"
-        return "attack not finished" if self.quality is not None else "not trained"
+        return "attack not finished" if self.trained else "not trained"
 
 
 def _attack(spec: GridSpec, task: str, victim: str) -> tuple[str, str, int]:
@@ -112,8 +113,8 @@ def read_training(side: Side, task: str, victim: str, seed: int) -> Training:
     attacker, scenario, attack_seed = _attack(side.spec, task, victim)
     model = victim_dir(side.results, task, victim, seed)
     name = run_name(task, victim, attacker, scenario, attack_seed, seed)
-    quality = None
-    if (model / VICTIM_INFO).exists():
+    quality, trained = None, (model / VICTIM_INFO).exists()
+    if trained:
         info = read_victim_info(model)
         trained = info.training.finetuning if info.training else None
         if trained != side.method:
@@ -123,7 +124,7 @@ def read_training(side: Side, task: str, victim: str, seed: int) -> Training:
         quality = competence_of_model(model)
     folder = run_dir(side.results, name)
     run = run_examples(folder) if (folder / SUMMARY).exists() else None
-    return Training(task, side.method, seed, model.name, name, quality, run)
+    return Training(task, side.method, seed, model.name, name, trained, quality, run)
 
 
 def read_trainings(sides: Sequence[Side]) -> list[Training]:
@@ -301,6 +302,24 @@ def comparison_table(comparisons: Sequence[TaskComparison]) -> pd.DataFrame:
 def verdict_sentences(comparisons: Sequence[TaskComparison]) -> str:
     """The verdict of each task as a Markdown list: ``- **PR2**: finding: ...``."""
     return "\n".join(f"- **{c.task}**: {c.verdict}: {c.reason}." for c in comparisons)
+
+
+def progress_text(trainings: Sequence[Training]) -> str:
+    """How many of the ablation's cells (a training and its attack run per planned training) have finished, and
+    which have not, in a sentence."""
+    trained = sum(t.trained for t in trainings)
+    attacked = sum(t.run is not None for t in trainings)
+    text = (f"Finished: {trained} of {len(trainings)} trainings and {attacked} of {len(trainings)} attack runs "
+            f"({trained + attacked} of {2 * len(trainings)} cells).")
+    waiting = [f"{t.task} {t.label} ({t.status})" for t in trainings if t.run is None]
+    return text + (f" Not finished yet: {', '.join(waiting)}." if waiting else "")
+
+
+def method_deviations(sides: Sequence[Side]) -> dict[str, str]:
+    """The named deviations of the first side's profile that the second side's lacks (name -> sentence): the
+    change the ablation measures, as :mod:`bodega.profiles` writes it."""
+    first, second = (get_profile(side.spec.profile) for side in sides)
+    return {name: text for name, text in first.deviations.items() if name not in second.deviations}
 
 
 def setup_table(sides: Sequence[Side]) -> pd.DataFrame:
