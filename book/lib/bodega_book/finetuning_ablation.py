@@ -13,7 +13,8 @@ The rule, per task (intervals in, verdict out):
   attack on it says little about robustness (the findings' rule for comparing victims);
 - the difference second side minus first (full minus LoRA) in BODEGA score resamples the trainings, then the
   examples within each (:func:`~bodega.report.uncertainty.training_difference_interval`), the training of one seed
-  on one side beside the training of the same seed on the other, on the rows every compared run attacked (where
+  on one side beside the training of the same seed on the other (a training seed draws the training and dev rows
+  and the batch order, so the two trained on the same rows), on the rows every compared run attacked (where
   there are at least :data:`~bodega.report.uncertainty.MIN_SHARED`; else each pair on the rows it shares): an
   interval that excludes 0 is a **finding**, one that contains 0 **cannot tell**. Beside it, the spread within
   each side: the difference between its highest and lowest training, with its interval over examples.
@@ -81,6 +82,7 @@ class Training:
     method: str
     seed: int
     victim: str
+    attack: str  # ``BERT-ATTACK targeted``
     run_name: str
     trained: bool  # its victim.json is written (training finished)
     quality: Competence | None  # None: not trained, or no attack-set quality recorded
@@ -124,7 +126,7 @@ def read_training(side: Side, task: str, victim: str, seed: int) -> Training:
         quality = competence_of_model(model)
     folder = run_dir(side.results, name)
     run = run_examples(folder) if (folder / SUMMARY).exists() else None
-    return Training(task, side.method, seed, model.name, name, trained, quality, run)
+    return Training(task, side.method, seed, model.name, f"{attacker} {scenario}", name, trained, quality, run)
 
 
 def read_trainings(sides: Sequence[Side]) -> list[Training]:
@@ -141,6 +143,7 @@ def trainings_table(trainings: Sequence[Training]) -> pd.DataFrame:
     """One row per training: its victim's attack-set quality beside the all-non-credible F1 (the competence
     baseline) and its attack's BODEGA score with the 95% interval over its examples (all the rows it attacked)."""
     rows = []
+    attacks = ", ".join(dict.fromkeys(t.attack for t in trainings))
     for t in trainings:
         quality = t.quality
         rows.append({"task": t.task, "method": METHOD_NAMES.get(t.method, t.method), "training seed": t.seed,
@@ -150,7 +153,7 @@ def trainings_table(trainings: Sequence[Training]) -> pd.DataFrame:
                      "all-non-credible F1": _number(quality.all_non_credible_f1) if quality else "–",
                      "competent": ("yes" if quality.competent else f"no: {quality.reason}") if quality else "–",
                      "examples": t.run.n if t.run else "–",
-                     "BODEGA [95%]": run_intervals(t.run)["bodega"].text() if t.run else "–",
+                     f"{attacks} BODEGA [95%]": run_intervals(t.run)["bodega"].text() if t.run else "–",
                      "status": t.status})
     return pd.DataFrame(rows).set_index(["task", "method", "training seed"])
 
