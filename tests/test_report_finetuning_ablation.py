@@ -146,6 +146,14 @@ def test_a_victim_trained_the_other_way_is_refused(tmp_path):
         read_trainings(read_sides(tmp_path, GRIDS))
 
 
+def test_two_grids_that_tune_the_victim_alike_are_refused(tmp_path):
+    write_grids(tmp_path)
+    full = tmp_path / GRIDS[1]
+    full.write_text(full.read_text().replace("cpu-full-bert", "cpu"))
+    with pytest.raises(BodegaError, match="tunes BERT with lora as"):
+        read_sides(tmp_path, GRIDS)
+
+
 def test_the_page_builder_runs_on_the_committed_results():
     root = project_root()
     grids = ("parameters/grid_finetuning_lora.yaml", "parameters/grid_finetuning_full.yaml")

@@ -70,8 +70,12 @@ def read_sides(root: str | Path, grids: Sequence[str | Path]) -> list[Side]:
         if len(spec.victims) != 1 or (spec.tasks, spec.victims) != (specs[0].tasks, specs[0].victims):
             raise BodegaError(f"{spec.source}: the ablation compares one victim trained two ways on the same tasks: "
                               f"give both grids the same tasks and one victim")
-    return [Side(spec, get_profile(spec.profile).finetuning_for(spec.victims[0]), root / spec.results)
-            for spec in specs]
+    sides = [Side(spec, get_profile(spec.profile).finetuning_for(spec.victims[0]), root / spec.results)
+             for spec in specs]
+    if sides[0].method == sides[1].method:
+        raise BodegaError(f"{specs[1].source}: its profile tunes {specs[1].victims[0]} with {sides[1].method} as "
+                          f"{specs[0].source}'s does; give two grids whose profiles tune it differently")
+    return sides
 
 
 @dataclass(frozen=True)
@@ -118,9 +122,9 @@ def read_training(side: Side, task: str, victim: str, seed: int) -> Training:
     quality, trained = None, (model / VICTIM_INFO).exists()
     if trained:
         info = read_victim_info(model)
-        trained = info.training.finetuning if info.training else None
-        if trained != side.method:
-            raise BodegaError(f"{model}: trained with {trained} fine-tuning, but {side.spec.source} (profile "
+        method = info.training.finetuning if info.training else None
+        if method != side.method:
+            raise BodegaError(f"{model}: trained with {method} fine-tuning, but {side.spec.source} (profile "
                               f"{side.spec.profile}) tunes {victim} with {side.method}; move the folder to the "
                               "results of its own grid")
         quality = competence_of_model(model)
@@ -218,10 +222,11 @@ class TaskComparison:
 def quality_summary(trainings: Sequence[Training]) -> dict[str, tuple[float, float, float]]:
     """Mean, lowest and highest of each :data:`QUALITY` measure over the trained victims of ``trainings``."""
     found = [t.quality for t in trainings if t.quality is not None]
-    if not found:
-        return {}
-    return {m: (float(np.mean(v)), float(np.min(v)), float(np.max(v)))
-            for m in QUALITY for v in [[getattr(q, m) for q in found]]}
+    summary = {}
+    for measure in QUALITY if found else ():
+        values = [getattr(quality, measure) for quality in found]
+        summary[measure] = (float(np.mean(values)), float(np.min(values)), float(np.max(values)))
+    return summary
 
 
 def judge(methods: tuple[str, str], missing: Sequence[str], weak: dict[str, str], difference: Interval | None,
