@@ -11,9 +11,10 @@ from bodega.scoring.core import Summary
 def write_run_summary(folder: Path, task: str, victim: str, attacker: str, scenario: str, *, n_examples: int = 10,
                       bodega: float, success: float, semantic: float | None = None, character: float | None = None,
                       queries: float = 1.0, errors: int = 0, budget: int | None = None, profile: str = "cpu",
-                      sample: dict | None = None) -> RunSummary:
+                      sample: dict | None = None, victim_weights: str = "w") -> RunSummary:
     """Write the summary of a run of ``attacker`` on ``task``'s ``victim`` with these figures into ``folder``."""
-    config = RunConfig(task=task, victim=f"../../models/{task}-{victim}", victim_weights="w", victim_task=task,
+    config = RunConfig(task=task, victim=f"../../models/{task}-{victim}", victim_weights=victim_weights,
+                       victim_task=task,
                        attacker=attacker, scenario=scenario, profile=profile, n_examples=n_examples, budget=budget,
                        seed=0, backend="native", attacker_options={})
     scores = Summary(subset_size=n_examples, success_score=success, semantic_score=semantic,
@@ -35,7 +36,7 @@ def write_victim_info(folder: Path, task: str, kind: str, n_params: int) -> None
 
 
 def write_run_examples(folder: Path, task: str, victim: str, attacker: str, scenario: str,
-                       examples: list[tuple[int, str, float]], profile: str = "cpu") -> None:
+                       examples: list[tuple[int, str, float]], profile: str = "cpu", victim_weights: str = "w") -> None:
     """Write a finished run of (attack.tsv row, id, BODEGA score) examples into ``folder`` as the runner does: each
     record appended to ``records.jsonl``, then ``scores.jsonl`` and ``summary.json`` (a score above 0 is a success
     whose semantic score is the score and character score 1)."""
@@ -58,5 +59,5 @@ def write_run_examples(folder: Path, task: str, victim: str, attacker: str, scen
     written = write_run_summary(folder, task, victim, attacker, scenario, n_examples=len(scores),
                                 bodega=summary.bodega_score, success=summary.success_score,
                                 semantic=summary.semantic_score, character=summary.character_score, queries=10.0,
-                                profile=profile)
+                                profile=profile, victim_weights=victim_weights)
     run.finish(AttackReport(summary, records, written), scores)

@@ -49,10 +49,13 @@ def write_victim(root: Path, method: str, seed: int, quality=GOOD, trained_as: s
                                          profile=SIDES[method][0], seed=seed, training=fingerprint))
 
 
-def write_run(root: Path, method: str, seed: int, scores: list[float], first_row: int = 0) -> Path:
+def write_run(root: Path, method: str, seed: int, scores: list[float], first_row: int = 0,
+              attacked: int | None = None) -> Path:
+    """A finished run on training ``seed`` that attacked the weights of training ``attacked`` (default: its own)."""
     folder = run_dir(root / "res" / method, run_name(TASK, VICTIM, ATTACKER, "targeted", training=seed))
     rows = [(first_row + i, f"doc{(first_row + i) // 2}", score) for i, score in enumerate(scores)]
-    write_run_examples(folder, TASK, VICTIM, ATTACKER, "targeted", rows, profile=SIDES[method][0])
+    write_run_examples(folder, TASK, VICTIM, ATTACKER, "targeted", rows, profile=SIDES[method][0],
+                       victim_weights=f"{method}{seed if attacked is None else attacked}")
     return folder
 
 
@@ -116,6 +119,23 @@ def test_missing_trainings_are_not_yet_measured_and_drawn_as_missing(tmp_path):
     figure(trainings)
 
 
+def test_a_run_that_attacked_another_training_is_not_counted(tmp_path):
+    # The grid's attack notebook dropped the victim folder it was given and attacked training 0 for every training.
+    write_grids(tmp_path)
+    for method in ("lora", "full"):
+        for seed in range(3):
+            write_victim(tmp_path, method, seed)
+            write_run(tmp_path, method, seed, rows(0.3, seed=seed), attacked=0)
+    sides = read_sides(tmp_path, GRIDS)
+    trainings = read_trainings(sides)
+    statuses = trainings_table(trainings)["status"]
+    assert statuses.loc[(TASK, "full", 0)] == "finished"
+    assert statuses.loc[(TASK, "full", 2)] == ("attack not counted: it attacked weights full0, not this training's "
+                                               "full2; rerun it on this training")
+    result = compare(sides, trainings)[0]
+    assert result.verdict == NOT_YET and result.seeds == (0,) and "LoRA t1 (attack not counted" in result.reason
+
+
 def test_the_comparison_reads_only_the_rows_every_run_attacked(tmp_path):
     write_grids(tmp_path)
     for seed in range(3):
@@ -126,6 +146,7 @@ def test_the_comparison_reads_only_the_rows_every_run_attacked(tmp_path):
     result = compare(*(lambda s: (s, read_trainings(s)))(read_sides(tmp_path, GRIDS)))[0]
     assert result.shared == 30
     assert result.difference.estimate == pytest.approx(0.3)  # the unshared rows (score 1.0) left out
+    assert result.spreads["lora"].text() == "0.000 [0.000, 0.000] (t2 − t0)"  # tied: still two trainings
 
 
 def test_a_training_that_is_not_competent_cannot_tell(tmp_path):

@@ -32,7 +32,7 @@ from bodega.errors import BodegaError
 from bodega.experiments.spec import GridSpec, load_grid
 from bodega.layout import SUMMARY, VICTIM_INFO, run_dir, run_name, victim_dir
 from bodega.profiles import get_profile
-from bodega.records import read_victim_info
+from bodega.records import read_summary, read_victim_info
 from bodega.report.uncertainty import (MIN_SHARED, Interval, RunExamples, difference_interval, distinguishable,
                                        on_shared_rows, run_examples, run_intervals, training_difference_interval)
 from bodega.victims.competence import Competence, competence_of_model
@@ -90,7 +90,8 @@ class Training:
     run_name: str
     trained: bool  # its victim.json is written (training finished)
     quality: Competence | None  # None: not trained, or no attack-set quality recorded
-    run: RunExamples | None  # None: its attack has not finished
+    run: RunExamples | None  # None: its attack has not finished (or did not attack this training)
+    problem: str = ""  # why a finished run is not counted (it attacked another victim)
 
     @property
     def label(self) -> str:
@@ -99,10 +100,10 @@ class Training:
 
     @property
     def status(self) -> str:
-        """``finished``, ``attack not finished`` or ``not trained``."""
+        """``finished``, ``attack not finished``, ``not trained`` or the problem of a run not counted."""
         if self.run is not None:
             return "finished"
-        return "attack not finished" if self.trained else "not trained"
+        return self.problem or ("attack not finished" if self.trained else "not trained")
 
 
 def _attack(spec: GridSpec, task: str, victim: str) -> tuple[str, str, int]:
@@ -115,13 +116,14 @@ def _attack(spec: GridSpec, task: str, victim: str) -> tuple[str, str, int]:
 
 
 def read_training(side: Side, task: str, victim: str, seed: int) -> Training:
-    """One training of ``side``: its victim's quality (``metrics.json``) and its run's examples, where finished."""
+    """One training of ``side``: its victim's quality (``metrics.json``) and its run's examples, where finished. A
+    run whose summary names other weights than this training's ``victim.json`` attacked another victim: it is not
+    counted, and the training's status says so."""
     attacker, scenario, attack_seed = _attack(side.spec, task, victim)
     model = victim_dir(side.results, task, victim, seed)
     name = run_name(task, victim, attacker, scenario, attack_seed, seed)
-    quality, trained = None, (model / VICTIM_INFO).exists()
-    if trained:
-        info = read_victim_info(model)
+    quality, info = None, read_victim_info(model) if (model / VICTIM_INFO).exists() else None
+    if info is not None:
         method = info.training.finetuning if info.training else None
         if method != side.method:
             raise BodegaError(f"{model}: trained with {method} fine-tuning, but {side.spec.source} (profile "
@@ -130,7 +132,14 @@ def read_training(side: Side, task: str, victim: str, seed: int) -> Training:
         quality = competence_of_model(model)
     folder = run_dir(side.results, name)
     run = run_examples(folder) if (folder / SUMMARY).exists() else None
-    return Training(task, side.method, seed, model.name, f"{attacker} {scenario}", name, trained, quality, run)
+    problem = ""
+    if run is not None and info is not None and info.weights_hash:
+        attacked = read_summary(folder).config.victim_weights
+        if attacked and attacked != info.weights_hash:
+            run, problem = None, (f"attack not counted: it attacked weights {attacked[:12]}, not this training's "
+                                  f"{info.weights_hash[:12]}; rerun it on this training")
+    return Training(task, side.method, seed, model.name, f"{attacker} {scenario}", name, info is not None, quality,
+                    run, problem)
 
 
 def read_trainings(sides: Sequence[Side]) -> list[Training]:
@@ -192,7 +201,8 @@ def spread(trainings: Sequence[Training], runs: Sequence[RunExamples]) -> Spread
     scores = [float(run.bodega.mean()) for run in runs if run.n]
     if len(scores) < 2 or len(scores) < len(runs):
         return None
-    high, low = int(np.argmax(scores)), int(np.argmin(scores))
+    order = np.argsort(scores, kind="stable")  # ties keep the grid's order, so two trainings are always named
+    high, low = int(order[-1]), int(order[0])
     first, second, _ = on_shared_rows(runs[high], runs[low])
     return Spread(trainings[high].seed, trainings[low].seed, difference_interval([first], [second]))
 
