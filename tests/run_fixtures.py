@@ -11,9 +11,10 @@ from bodega.scoring.core import Summary
 def write_run_summary(folder: Path, task: str, victim: str, attacker: str, scenario: str, *, n_examples: int = 10,
                       bodega: float, success: float, semantic: float | None = None, character: float | None = None,
                       queries: float = 1.0, errors: int = 0, budget: int | None = None, profile: str = "cpu",
-                      sample: dict | None = None) -> RunSummary:
+                      sample: dict | None = None, victim_weights: str = "w") -> RunSummary:
     """Write the summary of a run of ``attacker`` on ``task``'s ``victim`` with these figures into ``folder``."""
-    config = RunConfig(task=task, victim=f"../../models/{task}-{victim}", victim_weights="w", victim_task=task,
+    config = RunConfig(task=task, victim=f"../../models/{task}-{victim}", victim_weights=victim_weights,
+                       victim_task=task,
                        attacker=attacker, scenario=scenario, profile=profile, n_examples=n_examples, budget=budget,
                        seed=0, backend="native", attacker_options={})
     scores = Summary(subset_size=n_examples, success_score=success, semantic_score=semantic,
@@ -32,3 +33,31 @@ def write_victim_info(folder: Path, task: str, kind: str, n_params: int) -> None
     folder.mkdir(parents=True, exist_ok=True)
     records.write_victim_info(folder, VictimInfo(kind=kind, weights_hash=f"{task}-{kind}", task=task,
                                                  family={"n_params": n_params}))
+
+
+def write_run_examples(folder: Path, task: str, victim: str, attacker: str, scenario: str,
+                       examples: list[tuple[int, str, float]], profile: str = "cpu", victim_weights: str = "w") -> None:
+    """Write a finished run of (attack.tsv row, id, BODEGA score) examples into ``folder`` as the runner does: each
+    record appended to ``records.jsonl``, then ``scores.jsonl`` and ``summary.json`` (a score above 0 is a success
+    whose semantic score is the score and character score 1)."""
+    from bodega.attacks.run_folder import RunFolder
+    from bodega.records import AttackRecord, AttackReport
+    from bodega.scoring.core import ExampleScore, summarise
+
+    run = RunFolder(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    records, scores = [], []
+    for index, ident, bodega in examples:
+        record = {"index": index, "id": ident, "original": f"text {index}", "success": bodega > 0, "queries": 10,
+                  "unique_queries": 10, "forwards": 10, "seconds": 0.1, "error": None,
+                  "adversarial": f"changed {index}" if bodega > 0 else None, "budget_exhausted": False}
+        score = ExampleScore(bodega > 0, bodega if bodega > 0 else None, 1.0 if bodega > 0 else None, bodega)
+        run.append(record)
+        records.append(AttackRecord.scored(record, score))
+        scores.append(score)
+    summary = summarise(scores, [10] * len(scores), 1.0, 0.0)
+    written = write_run_summary(folder, task, victim, attacker, scenario, n_examples=len(scores),
+                                bodega=summary.bodega_score, success=summary.success_score,
+                                semantic=summary.semantic_score, character=summary.character_score, queries=10.0,
+                                profile=profile, victim_weights=victim_weights)
+    run.finish(AttackReport(summary, records, written), scores)
