@@ -85,7 +85,8 @@ def test_predictions_of_other_rows_or_labels_fail(check, tree):
     lines = (folder / "attack_predictions.jsonl").read_text().splitlines()
     flipped = dict(json.loads(lines[0]), label=1)
     (folder / "attack_predictions.jsonl").write_text("\n".join([json.dumps(flipped), *lines[1:]]) + "\n")
-    assert check.check_victim(folder, tree / "data").problems[0] == f"1 labels differ from {tree / 'data' / 'PR2' / 'attack.tsv'}"
+    attack = tree / "data" / "PR2" / "attack.tsv"
+    assert check.check_victim(folder, tree / "data").problems[0] == f"1 labels differ from {attack}"
     (folder / "attack_predictions.jsonl").write_text("\n".join(lines[1:]) + "\n")
     assert "ids differ" in check.check_victim(folder, tree / "data").problems[0]
 
