@@ -70,6 +70,18 @@ def check_weights(folder: str | Path) -> None:
                           "(or train it again with `bodega grid run`), or leave this folder out with --victims")
 
 
+def _warn_of_other_kernels(name: str, precision: str, trained_on: str) -> None:
+    """Say so where a bf16 victim trained on other kernels than this machine's: bf16 sums round differently
+    between kernel families, so a few probabilities move in their last bits and one near 0.5 may flip."""
+    from bodega.precision import bf16_kernels, cpu_flags, cuda_bf16
+
+    here = bf16_kernels(cpu_flags(), cuda_bf16())
+    if precision == "bf16" and trained_on != here:
+        log.warning("%s trained on %s kernels, this machine runs %s: its bf16 predictions may differ from the "
+                    "ones its metrics.json reports in the last bits (a decision near 0.5 may flip)",
+                    name, trained_on, here)
+
+
 def predict_attack_set(folder: str | Path, data_root: str | Path, force: bool = False) -> PredictionOutcome:
     """Write the predictions of the victim in ``folder`` on ``<data_root>/<task>/attack.tsv``, computed as
     training computes them; a folder without its recorded weights is refused (:func:`check_weights`)."""
@@ -88,6 +100,7 @@ def predict_attack_set(folder: str | Path, data_root: str | Path, force: bool = 
     if known is not None:
         return PredictionOutcome(folder.name, "current", known["rows"], known["f1"], known["accuracy"])
     check_weights(folder)
+    _warn_of_other_kernels(folder.name, info.precision, info.kernels)
     victim = load_victim(folder, profile=info.profile or "cpu")
     rows = read_tsv(attack_path)
     recorder = _RecordingVictim(victim)
