@@ -398,6 +398,12 @@ def test_a_slice_of_the_grid_updates_only_its_own_cells_in_the_status_file(grid,
     assert status["cells"]["PR2-BiLSTM"]["status"] == "skipped"  # inside the slice, settled again by this run
     assert [len(run["log"]) for run in status["eta"]] == [3, 1]
 
+    run_grid(whole, show_progress=False, train_only=True)  # trains, attacks nothing: the attack entries stay
+    trained = json.loads(path.read_text())["cells"]
+    assert trained["PR2-BiLSTM"]["status"] == "skipped"
+    assert {name: trained[name] for name in trained if name != "PR2-BiLSTM"} == \
+        {name: entry for name, entry in status["cells"].items() if name != "PR2-BiLSTM"}
+
     path.write_text(json.dumps({**status, "cells": {**status["cells"], "PR2-BiLSTM-BAE-U": {"status": "failed"}}}))
     run_grid(whole, show_progress=False)  # a whole-grid run owns every entry
     assert {entry["status"] for entry in json.loads(path.read_text())["cells"].values()} == {"skipped"}

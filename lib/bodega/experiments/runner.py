@@ -142,14 +142,14 @@ class _Status:
     so that the estimate can later be compared with the time the run really took.
 
     A run owns the entries of its own cells (dropped when it starts, written as each settles) and keeps the
-    others as earlier runs left them: a run of part of the grid (``--tasks``, ``--victims``, ``--attackers``)
-    updates its part, and the file still tells the state of every cell."""
+    others as earlier runs left them: a run of part of the grid (``--tasks``, ``--victims``, ``--attackers``,
+    ``--train-only``) updates its part, and the file still tells the state of every cell."""
 
-    def __init__(self, spec: GridSpec, workers: int) -> None:
+    def __init__(self, spec: GridSpec, workers: int, train_only: bool = False) -> None:
         self.path = Path(spec.results) / f"grid-{spec.name}.json"
         self.spec = spec
         earlier, self.eta_runs = _earlier_status(self.path)
-        own = cell_names(spec)
+        own = cell_names(spec, attacks=not train_only)
         self.cells: dict[str, dict] = {name: entry for name, entry in earlier.items() if name not in own}
         self.started = time.monotonic()
         self.run = {"started": _now(), "workers": workers, "log": [], "ended": None, "elapsed_seconds": None,
@@ -306,7 +306,7 @@ def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, 
     attack_params = check_notebook(spec.notebooks.attack, ATTACK_REQUIRED)
     hashes = HashCache()
     victims = victim_cells(spec, hashes, victim_params)
-    status = _Status(spec, workers)
+    status = _Status(spec, workers, train_only)
     progress = Progress({"victim": len(victims), "attack": 0 if train_only else spec.n_attack_cells}, workers,
                         show_progress)
     log.info("grid %s (%s): %d victims, %d attack cells (%d left out by its skip rules), %d workers (%s)",
