@@ -380,6 +380,35 @@ def test_eta_log_records_every_executed_cell_and_each_run_of_the_grid(grid):
     assert len(runs) == 2 and runs[0] == run and runs[1]["log"] == []
 
 
+def test_a_slice_of_the_grid_updates_only_its_own_cells_in_the_status_file(grid, tmp_path):
+    make, root = grid
+    whole = make(attackers=["DeepWordBug", "BAE"], scenarios=["untargeted"])
+    run_grid(whole, show_progress=False)
+    path = root / "results" / "grid-t.json"
+    cells = json.loads(path.read_text())["cells"]
+    assert sorted(cells) == ["PR2-BiLSTM", "PR2-BiLSTM-BAE-U", "PR2-BiLSTM-DeepWordBug-U"]
+    assert {entry["status"] for entry in cells.values()} == {"done"}
+
+    (root / "results" / "runs" / "PR2-BiLSTM-BAE-U" / "summary.json").unlink()  # its cell must run again
+    run_grid(whole.with_overrides(attackers=("BAE",)), show_progress=False)  # `bodega grid run --attackers BAE`
+    status = json.loads(path.read_text())
+    assert sorted(status["cells"]) == sorted(cells)
+    assert status["cells"]["PR2-BiLSTM-DeepWordBug-U"] == cells["PR2-BiLSTM-DeepWordBug-U"]  # outside the slice
+    assert status["cells"]["PR2-BiLSTM-BAE-U"]["status"] == "done"
+    assert status["cells"]["PR2-BiLSTM"]["status"] == "skipped"  # inside the slice, settled again by this run
+    assert [len(run["log"]) for run in status["eta"]] == [3, 1]
+
+    run_grid(whole, show_progress=False, train_only=True)  # trains, attacks nothing: the attack entries stay
+    trained = json.loads(path.read_text())["cells"]
+    assert trained["PR2-BiLSTM"]["status"] == "skipped"
+    assert {name: trained[name] for name in trained if name != "PR2-BiLSTM"} == \
+        {name: entry for name, entry in status["cells"].items() if name != "PR2-BiLSTM"}
+
+    path.write_text(json.dumps({**status, "cells": {**status["cells"], "PR2-BiLSTM-BAE-U": {"status": "failed"}}}))
+    run_grid(whole, show_progress=False)  # a whole-grid run owns every entry
+    assert {entry["status"] for entry in json.loads(path.read_text())["cells"].values()} == {"skipped"}
+
+
 def test_a_running_marker_from_another_boot_or_machine_stops_nothing(monkeypatch):
     """A results folder copied from a dead machine keeps its "running" marker; on a new machine with the
     same hostname its pid names an unrelated process, which must not be killed."""

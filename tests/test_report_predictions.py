@@ -80,6 +80,66 @@ def test_missing_attack_data_is_an_error_naming_the_folder(results, tmp_path, ca
     assert "PR2/attack.tsv" in capsys.readouterr().err
 
 
+def _copy_victim(results, tmp_path):
+    import shutil
+
+    copy = tmp_path / "results" / "models" / "PR2-BiLSTM"
+    shutil.copytree(results / "results" / "models" / "PR2-BiLSTM", copy)
+    for name in ("attack_predictions.jsonl", "attack_predictions.json"):
+        (copy / name).unlink()
+    return copy
+
+
+@pytest.mark.parametrize("damage, said", [("model.safetensors", "weights are not there"),
+                                          ("config.json", "weights hash")])
+def test_a_folder_without_its_recorded_weights_is_refused_before_any_victim_loads(results, tmp_path, monkeypatch,
+                                                                                 capsys, damage, said):
+    copy = _copy_victim(results, tmp_path)
+    if damage == "model.safetensors":
+        (copy / damage).unlink()
+    else:
+        (copy / damage).write_text((copy / damage).read_text() + " ")
+
+    def no_loading(*_, **__):
+        raise AssertionError("a refused folder must not be loaded")
+
+    monkeypatch.setattr("bodega.victims.load_victim", no_loading)
+    assert main(["predictions", "--results", str(tmp_path / "results"), "--data", str(results / "data")]) == 2
+    error = capsys.readouterr().err
+    assert "PR2-BiLSTM" in error and said in error and "--victims" in error
+    assert not (copy / "attack_predictions.jsonl").exists()
+
+
+def test_victims_names_the_folders_to_predict(results, tmp_path, capsys):
+    copy = _copy_victim(results, tmp_path)
+    args = ["predictions", "--results", str(tmp_path / "results"), "--data", str(results / "data")]
+    assert main([*args, "--victims", "PR2-GEMMA2B"]) == 2
+    assert "--victims: no finished victim PR2-GEMMA2B" in capsys.readouterr().err
+    assert main([*args, "--victims", "PR2-BiLSTM"]) == 0
+    assert (copy / "attack_predictions.jsonl").read_text() == \
+        (results / "results" / "models" / "PR2-BiLSTM" / "attack_predictions.jsonl").read_text()
+
+
+def test_a_bf16_victim_is_predicted_as_its_training_predicted_it(tmp_path, monkeypatch):
+    """Training evaluates a bf16 victim's attack set under bf16 autocast; the command does the same, so it
+    rewrites the very probabilities training wrote (an fp32 pass gives others)."""
+    from victims_fixtures import tiny_mpnet_dir
+
+    from bodega.profiles import get_profile
+    from bodega.resources import env_var
+    from bodega.victims import train_victim
+
+    monkeypatch.setenv(env_var(get_profile("cpu").models["BERT"]), str(tiny_mpnet_dir(tmp_path / "tiny-mpnet")))
+    data = write_task_data(tmp_path / "data" / "PR2", n_train=48, n_eval=24)
+    folder = train_victim("PR2", "BERT", data, tmp_path / "results" / "models" / "PR2-BERT", profile="cpu",
+                          epochs=1, precision="bf16", progress=False)
+    trained = (folder / "attack_predictions.jsonl").read_text()
+    assert main(["predictions", "--results", str(tmp_path / "results"), "--data", str(tmp_path / "data"),
+                 "--force"]) == 0
+    assert json.loads((folder / "attack_predictions.json").read_text())["command"] == "bodega predictions"
+    assert (folder / "attack_predictions.jsonl").read_text() == trained
+
+
 def test_f1_agrees_with_scikit_learn():
     from sklearn.metrics import f1_score
 

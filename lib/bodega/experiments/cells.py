@@ -138,6 +138,20 @@ def victim_cells(spec: GridSpec, hashes: HashCache, declared: set[str] | None = 
     return cells
 
 
+def cell_names(spec: GridSpec, attacks: bool = True) -> set[str]:
+    """The name of every cell ``spec`` runs (each training of a victim that is attacked, and with ``attacks`` its
+    attack cells), as :func:`victim_cells` and :func:`attack_cells` name them, without hashing or reading anything."""
+    names = set()
+    for task in spec.tasks:
+        for victim in spec.victims:
+            plan = spec.attack_plan(task, victim)
+            for training in spec.training.seeds_for(task, victim) if plan else ():
+                names.add(str(CellName(task, victim, training=training)))
+                names.update(run_name(task, victim, attacker_folder_name(attacker), scenario, seed, training)
+                             for attacker, scenario, seed in plan if attacks)
+    return names
+
+
 def victim_identity(out_dir: str | Path) -> str:
     """The weights hash training recorded in ``victim.json`` (the victim's own identity), else a directory hash."""
     try:

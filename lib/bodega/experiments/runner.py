@@ -24,8 +24,8 @@ import yaml
 
 from bodega.layout import VICTIM_INFO
 from bodega.errors import BodegaError, MissingFileError
-from bodega.experiments.cells import (ATTACK_REQUIRED, VICTIM_REQUIRED, Cell, attack_cells, victim_cells,
-                                      victim_identity)
+from bodega.experiments.cells import (ATTACK_REQUIRED, VICTIM_REQUIRED, Cell, attack_cells, cell_names,
+                                      victim_cells, victim_identity)
 from bodega.experiments.engines import Engine, make_engine
 from bodega.experiments.execute import Outcome, is_done, read_marker, run_cell, terminate_running
 from bodega.experiments.hashing import HashCache
@@ -124,26 +124,34 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def _earlier_eta_runs(path: Path) -> list[dict]:
-    """The ``eta`` log of earlier runs of this grid (a resumed grid keeps the history of its ETAs)."""
+def _earlier_status(path: Path) -> tuple[dict[str, dict], list[dict]]:
+    """The cells and the ``eta`` log that earlier runs of this grid recorded (empty where there is no file or
+    it cannot be read)."""
     try:
-        runs = json.loads(path.read_text(encoding="utf-8")).get("eta", [])
-    except (FileNotFoundError, json.JSONDecodeError, AttributeError):
-        return []
-    return runs if isinstance(runs, list) else []
+        earlier = json.loads(path.read_text(encoding="utf-8"))
+    except (FileNotFoundError, json.JSONDecodeError):
+        return {}, []
+    cells = earlier.get("cells") if isinstance(earlier, dict) else None
+    runs = earlier.get("eta") if isinstance(earlier, dict) else None
+    return (cells if isinstance(cells, dict) else {}), (runs if isinstance(runs, list) else [])
 
 
 class _Status:
     """``<results>/grid-<name>.json``: the state of every cell, rewritten atomically on each change, and an
     ``eta`` log: per run of the grid, the progress estimate at each executed cell and when the run ended,
-    so that the estimate can later be compared with the time the run really took."""
+    so that the estimate can later be compared with the time the run really took.
 
-    def __init__(self, spec: GridSpec, workers: int) -> None:
+    A run owns the entries of its own cells (dropped when it starts, written as each settles) and keeps the
+    others as earlier runs left them: a run of part of the grid (``--tasks``, ``--victims``, ``--attackers``,
+    ``--train-only``) updates its part, and the file still tells the state of every cell."""
+
+    def __init__(self, spec: GridSpec, workers: int, train_only: bool = False) -> None:
         self.path = Path(spec.results) / f"grid-{spec.name}.json"
         self.spec = spec
-        self.cells: dict[str, dict] = {}
+        earlier, self.eta_runs = _earlier_status(self.path)
+        own = cell_names(spec, attacks=not train_only)
+        self.cells: dict[str, dict] = {name: entry for name, entry in earlier.items() if name not in own}
         self.started = time.monotonic()
-        self.eta_runs = _earlier_eta_runs(self.path)
         self.run = {"started": _now(), "workers": workers, "log": [], "ended": None, "elapsed_seconds": None,
                     "interrupted": None}
         self.eta_runs.append(self.run)
@@ -298,7 +306,7 @@ def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, 
     attack_params = check_notebook(spec.notebooks.attack, ATTACK_REQUIRED)
     hashes = HashCache()
     victims = victim_cells(spec, hashes, victim_params)
-    status = _Status(spec, workers)
+    status = _Status(spec, workers, train_only)
     progress = Progress({"victim": len(victims), "attack": 0 if train_only else spec.n_attack_cells}, workers,
                         show_progress)
     log.info("grid %s (%s): %d victims, %d attack cells (%d left out by its skip rules), %d workers (%s)",
