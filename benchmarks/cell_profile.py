@@ -1,7 +1,9 @@
 """Where one attack cell's CPU time goes: start-up, victim forwards, the attack's own models, search, scoring.
 
 Each (victim, attacker) pair runs as ``bodega attack`` does, in a fresh Python process (as a grid cell's
-notebook kernel is), on one thread, with empty caches unless ``--warm``. The child times, in process CPU
+notebook kernel is), on one thread, once per ``--runs`` entry: ``cold`` (empty caches), ``warm`` (the
+attack-side caches the runs before filled, as another victim's cell on the same texts) and ``reused`` (the
+second of two runs in one process, as a worker kept alive across cells). The child times, in process CPU
 seconds, the functions each part runs through (wrapping them; no profiler overhead):
 
 - ``victim_load``: opening the victim folder (weights, adapter, tokenizer);
@@ -20,7 +22,7 @@ Prints a table and writes JSON (``--out``)::
 
     nice -n 10 python benchmarks/cell_profile.py --n 8 --out /tmp/cell_profile.json \\
         --cell PR2=results/study/models/PR2-BiLSTM --cell FC=results/study/models/FC-BERT \\
-        --attacker BERT-ATTACK --attacker PWWS --attacker DeepWordBug
+        --attacker BERT-ATTACK --attacker PWWS --attacker DeepWordBug --runs cold,warm,reused
 """
 from __future__ import annotations
 
@@ -95,20 +97,28 @@ def _instrument(totals: dict[str, float], during_examples: dict[str, float]) -> 
 
 
 def _child(args: argparse.Namespace) -> None:
-    """Run one cell in this process and print its parts as JSON."""
+    """Run one cell in this process and print its parts as JSON (``--reused``: run it once untimed first, on a
+    victim prediction cache of its own, as a worker process that stays alive from one cell to the next)."""
     totals: dict[str, float] = {}
     during: dict[str, float] = {}
-    imported = time.process_time()
     _instrument(totals, during)
     from bodega.attacks import run_attack
 
-    with tempfile.TemporaryDirectory() as out:
-        report = run_attack(args.task, args.victim, args.data, args.attacker[0], out, targeted=args.targeted,
-                            n_examples=args.n, profile="cpu", prediction_cache=args.cache)
-    total = time.process_time()
+    def attack(cache: str):
+        with tempfile.TemporaryDirectory() as out:
+            return run_attack(args.task, args.victim, args.data, args.attacker[0], out, targeted=args.targeted,
+                              n_examples=args.n, profile="cpu", prediction_cache=cache)
+    start = 0.0
+    if args.reused:
+        attack(args.cache + ".first")
+        totals.clear()
+        during.clear()
+        start = time.process_time()
+    report = attack(args.cache)
+    total = time.process_time() - start
     lazy = sum(during.get(label, 0.0) for label in LOADS)
     examples = totals.get("examples", 0.0)
-    parts = {**totals, "total": total, "before_instrumenting": imported, "lazy_loads": lazy,
+    parts = {**totals, "total": total, "lazy_loads": lazy,
              "startup": total - examples - totals.get("scoring", 0.0) + lazy,
              "search": examples - sum(during.get(label, 0.0) for label in ("victim_forwards",) + ATTACK_MODELS)}
     outcome = [(r.index, r.adversarial, r.queries) for r in report.records]
@@ -129,20 +139,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=8, help="examples per cell")
     parser.add_argument("--targeted", action="store_true")
     parser.add_argument("--data", default="data", help="folder of the tasks' attack.tsv folders")
-    parser.add_argument("--warm", action="store_true",
-                        help="run each cell a second time on the attack-side caches the first filled (as another "
-                             "victim's cell on the same texts; the victim's prediction cache starts empty)")
+    parser.add_argument("--runs", default="cold",
+                        help="comma-separated, in order: cold (a new process, empty caches), warm (a new process on "
+                             "the attack-side caches the runs before filled, as another victim's cell on the same "
+                             "texts; the victim's prediction cache starts empty), reused (one process runs the cell "
+                             "twice and the second is timed: what a worker kept alive across cells would spend)")
     parser.add_argument("--out", default=None, help="JSON file for the measurements")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--task", help=argparse.SUPPRESS)
     parser.add_argument("--victim", help=argparse.SUPPRESS)
     parser.add_argument("--cache", help=argparse.SUPPRESS)
+    parser.add_argument("--reused", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         _child(args)
         return 0
     if not args.cell or not args.attacker:
         parser.error("give at least one --cell and one --attacker")
+    if set(args.runs.split(",")) - {"cold", "warm", "reused"}:
+        parser.error(f"--runs {args.runs}: use cold, warm and reused, comma-separated")
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
            "TOKENIZERS_PARALLELISM": "false"}
     rows = []
@@ -154,25 +169,26 @@ def main(argv: list[str] | None = None) -> int:
                 command = [sys.executable, __file__, "--child", "--task", task, "--victim", victim,
                            "--data", str(Path(args.data) / task), "--attacker", attacker, "--n", str(args.n)]
                 command += ["--targeted"] * args.targeted
-                for caches_state in ("cold", "warm")[:1 + args.warm]:
-                    # the victim's predictions are never cached from the first run: a warm run is another victim's
-                    # cell on the same texts, which only the attack's own caches serve
+                for caches_state in args.runs.split(","):
+                    # the victim's predictions are never cached from an earlier run: a warm or reused run is another
+                    # victim's cell on the same texts, which only the attack's own caches serve
                     command_run = command + ["--cache", str(Path(caches) / f"predictions-{caches_state}.sqlite")]
+                    command_run += ["--reused"] * (caches_state == "reused")
                     started = time.time()
                     done = subprocess.run(command_run, env=env_cell, capture_output=True, text=True)
                     if done.returncode != 0:
                         sys.stderr.write(done.stderr[-3000:])
                         raise SystemExit(f"{task} {victim} {attacker}: the cell failed")
                     row = {"task": task, "victim": Path(victim).name, "attacker": attacker, "n": args.n,
-                           "caches": caches_state, "wall": round(time.time() - started, 2),
+                           "run": caches_state, "wall": round(time.time() - started, 2),
                            **json.loads(done.stdout.strip().splitlines()[-1])}
                     rows.append(row)
                     print(f"{row['victim']:>12} {attacker:>12} {caches_state} {row['outcome_sha256'][:12]} "
                           + " ".join(f"{c}={row['parts'].get(c, 0.0):.2f}" for c in COLUMNS), flush=True)
-    header = ["victim", "attacker", "caches", "queries"] + list(COLUMNS)
+    header = ["victim", "attacker", "run", "queries"] + list(COLUMNS)
     print("\n" + " | ".join(header))
     for row in rows:
-        print(" | ".join([row["victim"], row["attacker"], row["caches"], str(row["queries"])]
+        print(" | ".join([row["victim"], row["attacker"], row["run"], str(row["queries"])]
                          + [f"{row['parts'].get(c, 0.0):.1f}" for c in COLUMNS]))
     if args.out:
         Path(args.out).write_text(json.dumps({"threads": 1, "rows": rows}, indent=1) + "\n", encoding="utf-8")
