@@ -50,5 +50,8 @@ def gate():
 def own_prediction_cache(tmp_path_factory, monkeypatch):
     """Each test gets its own persistent prediction cache: runs default to the user's cache file
     (``bodega.victims.cache.default_cache_path``), which tests must neither fill nor read, and two
-    tests' fake victims may share a weights hash while answering differently."""
-    monkeypatch.setenv("BODEGA_PREDICTION_CACHE", str(tmp_path_factory.mktemp("cache") / "predictions.sqlite"))
+    tests' fake victims may share a weights hash while answering differently. The substitute LM's
+    candidate cache (``bodega.mlm.substitute_cache``) is the test's own too."""
+    folder = tmp_path_factory.mktemp("cache")
+    monkeypatch.setenv("BODEGA_PREDICTION_CACHE", str(folder / "predictions.sqlite"))
+    monkeypatch.setenv("BODEGA_SUBSTITUTE_CACHE", str(folder / "substitutes.sqlite"))

@@ -40,6 +40,12 @@ def test_best_examples_rank_successes_with_highlighted_changes():
     assert all("<" in html for html in table["change"])
 
 
+def test_best_examples_take_the_runs_own_scores_without_scoring_again():
+    indexed = [dict(record, index=i) for i, record in enumerate(RECORDS)]
+    table = best_examples(indexed, "PR2", k=5, scores={0: 0.25, 1: 0.75, 2: 0.0, 3: 0.0})  # no semantic model
+    assert list(table["id"]) == ["b", "a"] and list(table["BODEGA"]) == [0.75, 0.25]
+
+
 def test_query_plot_leaves_errors_out():
     figure = query_distribution(RECORDS, "test")
     labels = [t.get_text() for t in figure.axes[0].get_legend().get_texts()]

@@ -62,6 +62,42 @@ def test_candidates_are_distinct_whole_words_of_the_right_kind(candidates):
     assert candidates.word_predictions(text, 5) == predictions  # deterministic
 
 
+def test_candidates_come_from_the_persistent_cache_without_loading_the_model(gemma_dir, tmp_path):
+    from bodega.mlm.substitute_cache import SubstituteCache
+
+    text = tokenize("The evil enemy will attack our great nation.")
+    computed = CausalLMCandidates(gemma_dir, tokenizer_cache=tmp_path / "bpe", cache=False).word_predictions(text, 5)
+    cache = SubstituteCache(tmp_path / "substitutes.sqlite")
+    first = CausalLMCandidates(gemma_dir, tokenizer_cache=tmp_path / "bpe", cache=cache)
+    first.warm_up()
+    assert first._loaded is None  # with the cache, the model waits for a text the cache lacks
+    assert first.word_predictions(text, 5) == computed and first._loaded is not None
+    second = CausalLMCandidates(gemma_dir, tokenizer_cache=tmp_path / "bpe", cache=cache)
+    assert second.word_predictions(text, 5) == computed  # exact scores back from the file
+    assert second.masked_predictions(text, [2, 4], 5) == {2: computed[2], 4: computed[4]}
+    assert second._loaded is None
+    second.word_predictions(text, 3)  # other settings, other rows
+    assert second._loaded is not None
+
+
+def test_the_cache_key_follows_the_model_files_and_the_words(tmp_path):
+    import os
+
+    from bodega.mlm.substitute_cache import SubstituteCache
+
+    cache = SubstituteCache(tmp_path / "substitutes.sqlite")
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "weights").write_bytes(b"one")
+    before = cache.folder_identity(folder)
+    assert cache.folder_identity(folder) == before
+    (folder / "weights").write_bytes(b"two")
+    os.utime(folder / "weights", ns=(1, 1))
+    assert cache.folder_identity(folder) != before  # rehashed: its size and time changed
+    assert SubstituteCache.key(["m"], "a b", [(0, 1), (2, 3)]) != SubstituteCache.key(["m"], "a b", [(0, 3)])
+    assert SubstituteCache.key(["m"], "a b", [(0, 3)]) != SubstituteCache.key(["n"], "a b", [(0, 3)])
+
+
 def test_english_word_lexicon():
     from bodega.mlm.causal import english_word
 

@@ -55,13 +55,9 @@ class WordNetSynonyms:
     def wordnet(self):
         """NLTK's WordNet reader, loaded on first use from the project's NLTK data."""
         if self._wordnet is None:
-            from bodega.resources import use_nltk_data
+            from bodega.wordnet import english_wordnet
 
-            use_nltk_data()
-            from nltk.corpus import wordnet
-
-            wordnet.ensure_loaded()
-            self._wordnet = wordnet
+            self._wordnet = english_wordnet()
         return self._wordnet
 
     def warm_up(self) -> None:

@@ -52,8 +52,8 @@ def key_of(inputs: dict[str, Any]) -> str:
 
 
 ORCHESTRATION = ("bodega.io", "bodega.threads", "bodega.plugins", "bodega.data.corpora", "bodega.victims.cache",
-                 "bodega.victims.reuse", "bodega.scoring.stream", "bodega.scoring.interchange", "bodega.profiles",
-                 "bodega.paths")
+                 "bodega.mlm.substitute_cache", "bodega.victims.reuse", "bodega.scoring.stream",
+                 "bodega.scoring.interchange", "bodega.profiles", "bodega.paths")
 """Modules a key's import closure never enters although result code imports them: they move bytes (files,
 locks, caches, plug-ins, downloads, threads, the project's folders), never numbers. ``profiles`` is mostly
 prose (the deviations); what a profile makes the code do enters each key as data (:func:`profile_settings`)."""

@@ -15,6 +15,10 @@ scores are BPE merge ranks, so it cuts common words into pieces ("▁ev" "il");
 :func:`bodega.gguf_tokenizer.bpe_tokenizer_json` rebuilds the BPE merges from those ranks,
 which restores the model's own segmentation ("▁evil"). The rebuilt tokenizer is cached
 under the project cache, keyed by the original's sha256.
+
+The candidates of every text are kept in the persistent :mod:`bodega.mlm.substitute_cache`:
+every victim, training and scenario of a task attacks the same texts, and a cell whose texts
+are all there loads neither the LM nor WordNet.
 """
 from __future__ import annotations
 
@@ -22,8 +26,10 @@ import json
 from pathlib import Path
 from typing import Callable, Sequence
 
-from bodega.gguf_tokenizer import BPE_VERSION, bpe_tokenizer_json, is_rank_scored_unigram
+from bodega import gguf_tokenizer
+from bodega.gguf_tokenizer import BPE_VERSION, TOKENIZER_REPAIRED, bpe_tokenizer_json, is_rank_scored_unigram
 from bodega.mlm.model import Candidate
+from bodega.mlm.substitute_cache import SubstituteCache, default_substitute_cache
 from bodega.text import TokenizedText
 
 WORD_START = "▁"
@@ -36,6 +42,8 @@ def load_causal_tokenizer(model_dir: str | Path, cache: str | Path | None = None
 
     model_dir = Path(model_dir)
     original = AutoTokenizer.from_pretrained(model_dir, trust_remote_code=False)
+    if (model_dir / TOKENIZER_REPAIRED).exists():  # rebuilt in place already: no 15 MB of JSON to read again
+        return original
     spec = json.loads((model_dir / "tokenizer.json").read_text(encoding="utf-8"))
     if not is_rank_scored_unigram(spec):
         return original
@@ -74,12 +82,9 @@ def english_word() -> Callable[[str], bool]:
     """
     from functools import lru_cache
 
-    from nltk.corpus import wordnet
-
-    from bodega.resources import use_nltk_data
     from bodega.text import default_stopwords
+    from bodega.wordnet import english_wordnet
 
-    use_nltk_data()
     stopwords = default_stopwords()
 
     @lru_cache(maxsize=None)
@@ -89,6 +94,7 @@ def english_word() -> Callable[[str], bool]:
             return True
         if len(lower) < 3:  # two-letter WordNet entries are mostly notes and symbols ("te", "la")
             return False
+        wordnet = english_wordnet()
         base = wordnet.morphy(lower)
         # a lower-case lemma: abbreviations and symbols ("ENE", "Na", "Te") and names do not count
         return base is not None and any(lemma.name() == base for synset in wordnet.synsets(base)
@@ -106,12 +112,16 @@ class CausalLMCandidates:
     """
 
     def __init__(self, path: str | Path, max_length: int = 1024, threads: int | None = None,
-                 tokenizer_cache: str | Path | None = None, lexicon: Callable[[str], bool] | None = None):
+                 tokenizer_cache: str | Path | None = None, lexicon: Callable[[str], bool] | None = None,
+                 cache: "SubstituteCache | bool" = True):
         self.path = str(path)
         self.lexicon = lexicon  # default: english_word(), made on first use
         self.max_length = max_length
         self.threads = threads
         self.tokenizer_cache = tokenizer_cache
+        # the persistent candidates (True: the default file); a caller's own lexicon has no identity to key them by
+        self._cache = cache if lexicon is None else False
+        self._cache_identity: list | None = None
         self._loaded = None
 
     def _load(self):
@@ -143,11 +153,53 @@ class CausalLMCandidates:
         return self._loaded
 
     def warm_up(self) -> None:
-        """Load the causal LM and its word-token tables now, so that the first example is not charged for it."""
-        self._load()
+        """Load the causal LM and its word-token tables now, so that the first example is not charged for it;
+        with the persistent cache, they load on the first text the cache lacks (a cell of cached texts never
+        loads them)."""
+        if self._substitute_cache() is None:
+            self._load()
+
+    def _substitute_cache(self) -> SubstituteCache | None:
+        """The persistent candidate cache, opened on first use; None when off."""
+        if self._cache is True:
+            self._cache = default_substitute_cache() or False
+        return self._cache or None
+
+    def _cache_key(self, cache: SubstituteCache, text: TokenizedText, k: int) -> bytes:
+        """What the candidates depend on: the model, the word list (stopwords, WordNet), this code, the
+        libraries, the precision and the settings; and the text with its word spans."""
+        if self._cache_identity is None:
+            from importlib.metadata import version
+
+            from bodega.io import file_sha256
+            from bodega.resources import nltk_data_dir
+            from bodega.text import default_stopwords
+
+            code = [file_sha256(source) for source in (Path(__file__), Path(gguf_tokenizer.__file__))]
+            self._cache_identity = [
+                "causal-lm", cache.folder_identity(self.path),
+                cache.folder_identity(nltk_data_dir() / "corpora" / "wordnet"),
+                sorted(default_stopwords()), code, BPE_VERSION,
+                [version(name) for name in ("torch", "transformers", "tokenizers", "nltk")]]
+        from bodega.precision import attack_precision
+
+        identity = [*self._cache_identity, attack_precision().name, self.max_length, k]
+        return cache.key(identity, text.text, [(w.start, w.end) for w in text.words])
 
     def word_predictions(self, text: TokenizedText, k: int) -> list[list[Candidate]]:
-        """Up to ``k`` distinct (case-insensitive) whole-word candidates per word, by log-probability."""
+        """Up to ``k`` distinct (case-insensitive) whole-word candidates per word, by log-probability (from the
+        persistent cache where it holds them)."""
+        cache = self._substitute_cache()
+        if cache is None:
+            return self._predict(text, k)
+        key = self._cache_key(cache, text, k)
+        found = cache.get(key)
+        if found is None:
+            found = self._predict(text, k)
+            cache.put(key, found)
+        return found
+
+    def _predict(self, text: TokenizedText, k: int) -> list[list[Candidate]]:
         torch, tokenizer, model, kinds, marker = self._load()
         encoded = tokenizer(text.text, truncation=True, max_length=self.max_length, return_offsets_mapping=True,
                             return_tensors="pt")

@@ -4,21 +4,31 @@ Display only: cell keys do not hash the report layer, so a figure's bins or a ro
 """
 from __future__ import annotations
 
+from typing import Mapping
 
-def best_examples(records: list[dict], task: str, semantic, k: int = 10):
-    """The ``k`` successful examples with the highest BODEGA score, as a DataFrame with highlighted diffs."""
+
+def best_examples(records: list[dict], task: str, semantic=None, k: int = 10,
+                  scores: Mapping[int, float] | None = None):
+    """The ``k`` successful examples with the highest BODEGA score, as a DataFrame with highlighted diffs.
+
+    ``scores`` are the run's own BODEGA scores by record index (an attack run scored every example
+    already: scoring them again with ``semantic`` would cost as much as the run's own scoring)."""
     import pandas as pd
 
-    from bodega.scoring import score_examples
     from bodega.report.diff import render_diff_html
 
     wins = [r for r in records if r["success"]]
     if not wins:
         return pd.DataFrame(columns=["id", "BODEGA", "queries", "change"])
-    scores = score_examples(task, [r["original"] for r in wins], [r["adversarial"] for r in wins],
-                            [True] * len(wins), semantic)
-    rows = [dict(id=r["id"], BODEGA=round(s.bodega, 3), queries=r["queries"],
-                 change=render_diff_html(r["original"], r["adversarial"])) for r, s in zip(wins, scores)]
+    if scores is not None:
+        bodega = [scores[r["index"]] for r in wins]
+    else:
+        from bodega.scoring import score_examples
+
+        bodega = [s.bodega for s in score_examples(task, [r["original"] for r in wins],
+                                                   [r["adversarial"] for r in wins], [True] * len(wins), semantic)]
+    rows = [dict(id=r["id"], BODEGA=round(b, 3), queries=r["queries"],
+                 change=render_diff_html(r["original"], r["adversarial"])) for r, b in zip(wins, bodega)]
     return pd.DataFrame(rows).sort_values("BODEGA", ascending=False).head(k).reset_index(drop=True)
 
 
