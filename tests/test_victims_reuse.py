@@ -126,6 +126,7 @@ def _committed(root: Path, name: str, fingerprint: TrainingFingerprint, weights:
     folder = _trained(root / "results" / "study" / "models" / name, fingerprint, weights)
     (folder / "cell.json").write_text(json.dumps({"status": "done", "key": "0" * 64, "name": name,
                                                   "seconds": 1200.0, "cpu_seconds": 1080.0}))
+    (folder / "metrics.json").write_text(json.dumps({"history": [{"rows_seen": 900}, {"rows_seen": 1800}]}))
     return folder
 
 
@@ -151,7 +152,7 @@ def test_a_committed_victim_whose_attacks_the_study_left_out_is_attacked(data_di
 
 
 def test_a_committed_victim_trained_otherwise_than_the_study_is_not_attacked(data_dir, tmp_path, monkeypatch,
-                                                                           capsys):
+                                                                           caplog):
     """Its weights match its own record, but the study trains the victim with other settings (here: on other
     training rows), so the folder is not the study's victim of this data; the notebook trains its own."""
     _study(tmp_path)
@@ -161,10 +162,10 @@ def test_a_committed_victim_trained_otherwise_than_the_study_is_not_attacked(dat
     trained = []
     monkeypatch.setattr("bodega.victims.train_victim", lambda *args, **kwargs: trained.append(args) or args[3])
     own = tmp_path / "results" / "models" / "FC-BiLSTM"
-    assert session.ensure_victim("FC", "BiLSTM", data_dir, own, "cpu", 0) == own and len(trained) == 1
-    out = capsys.readouterr().out
-    assert "no committed victim of FC-BiLSTM (training 0)" in out
-    assert "trained with other settings than the study's (train_sha256)" in out
+    with caplog.at_level("WARNING", logger="bodega.notebook.session"):
+        assert session.ensure_victim("FC", "BiLSTM", data_dir, own, "cpu", 0) == own and len(trained) == 1
+    assert "no committed victim of FC-BiLSTM (training 0)" in caplog.text
+    assert "trained with other settings than the study's (train_sha256)" in caplog.text
 
 
 def test_a_committed_victim_whose_weights_changed_is_refused(data_dir, tmp_path, monkeypatch):
@@ -178,29 +179,34 @@ def test_a_committed_victim_whose_weights_changed_is_refused(data_dir, tmp_path,
         session.ensure_victim("FC", "BiLSTM", data_dir, tmp_path / "own", "cpu", 0)
 
 
-def test_a_study_victim_without_weights_is_trained_with_the_estimate_printed(data_dir, tmp_path, monkeypatch,
-                                                                          capsys):
+def test_a_study_victim_without_weights_is_trained_with_the_estimate_first(data_dir, tmp_path, monkeypatch,
+                                                                          caplog):
     _study(tmp_path)
     monkeypatch.setattr(session, "project_root", lambda start=".": tmp_path)
     _committed(tmp_path, "FC-BERT", _study_training(data_dir, "BERT"), weights=False)
-    printed_before_training = []
+    said_before_training = []
 
     def train(*args, **kwargs):
-        printed_before_training.append(capsys.readouterr().out)
+        said_before_training.append(caplog.text)
         return args[3]
 
     monkeypatch.setattr("bodega.victims.train_victim", train)
     own = tmp_path / "results" / "models" / "FC-BERT"
-    assert session.ensure_victim("FC", "BERT", data_dir, own, "cpu", 0) == own
-    [out] = printed_before_training
-    assert "no committed victim of FC-BERT (training 0)" in out and "weights are not there" in out
-    assert "took 20 minutes of wall clock and 18 CPU-minutes on its machine" in out
+    with caplog.at_level("WARNING", logger="bodega.notebook.session"):
+        assert session.ensure_victim("FC", "BERT", data_dir, own, "cpu", 0) == own
+    [said] = said_before_training
+    assert "no committed victim of FC-BERT (training 0)" in said and "weights are not there" in said
+    # 1080 CPU-seconds over the 1800 rows the study's training saw: 0.6 a row
+    assert "took 20 minutes of wall clock and 18 CPU-minutes on its machine, 0.60 CPU-seconds a row" in said
+    epochs = training_fingerprint("FC", "BERT", data_dir, "cpu").epochs  # the profile's, over the 30 rows
+    assert f"sees at most {30 * epochs} rows ({epochs} epochs of 30): about {0.6 * 30 * epochs / 60:.0f} CPU" in said
 
 
-def test_a_victim_the_study_does_not_train_gets_no_estimate(data_dir, tmp_path, monkeypatch, capsys):
+def test_a_victim_the_study_does_not_train_gets_no_estimate(data_dir, tmp_path, monkeypatch, caplog):
     _study(tmp_path)
     monkeypatch.setattr(session, "project_root", lambda start=".": tmp_path)
     monkeypatch.setattr("bodega.victims.train_victim", lambda *args, **kwargs: args[3])
-    session.ensure_victim("FC", "GEMMA2B", data_dir, tmp_path / "own", "cpu", 0)
-    out = capsys.readouterr().out
-    assert f"the study ({session.STUDY_GRID}) does not train it" in out and "no measured training time" in out
+    with caplog.at_level("WARNING", logger="bodega.notebook.session"):
+        session.ensure_victim("FC", "GEMMA2B", data_dir, tmp_path / "own", "cpu", 0)
+    assert f"the study ({session.STUDY_GRID}) does not train it" in caplog.text
+    assert "no measured training time for this victim" in caplog.text

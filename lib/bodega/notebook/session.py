@@ -5,12 +5,14 @@ hash it; the tables and figures the notebooks show are in :mod:`bodega.report.ru
 """
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
 
+from bodega.data import read_tsv
 from bodega.errors import BodegaError
-from bodega.layout import VICTIM_INFO
+from bodega.layout import METRICS, VICTIM_INFO
 from bodega.records import TrainingFingerprint, read_victim_info
 from bodega.paths import project_root
 
@@ -126,9 +128,14 @@ def ensure_victim(task: str, victim: str, data_dir: Path, victim_dir: Path, prof
     if trained is not None:
         log.info("using %s, trained with the same settings", trained)
         return trained
-    print(f"no committed victim of {task}-{victim} (training {seed}): {why_not}.\n"
-          f"training it (profile {profile}, seed {seed}) into {victim_dir} first: "
-          f"{training_estimate(study.folder if study is not None else None)}", flush=True)
+    from bodega.victims.training import training_fingerprint
+
+    planned = training_fingerprint(task, victim, data_dir, profile, seed=seed, precision=precision)
+    rows = len(read_tsv(Path(data_dir) / "train.tsv"))
+    # a log line, so that it reaches the terminal running papermill before the training's progress bars
+    log.warning("no committed victim of %s-%s (training %d): %s. Training it (profile %s, seed %d) into %s "
+                "first: %s", task, victim, seed, why_not, profile, seed, victim_dir,
+                training_estimate(study.folder if study is not None else None, planned, rows))
     return Path(train_victim(task, victim, data_dir, victim_dir, profile=profile, seed=seed,
                             precision=precision))
 
@@ -149,7 +156,6 @@ def study_victim(task: str, victim: str, data_dir: Path, profile: str, training:
     """The study's training ``training`` of the victim of ``task`` and ``victim`` on ``data_dir``'s rows, or None
     where the study does not train it (another profile, task, victim or training seed). A victim all of whose
     attacks the study leaves out counts: the study trained it, and may have committed it."""
-    from bodega.data import read_tsv
     from bodega.experiments.cells import training_settings
     from bodega.experiments.spec import load_grid
     from bodega.layout import victim_dir
@@ -208,16 +214,34 @@ def _weights_present(folder: Path) -> bool:
     return all(Path(f).is_file() for f in files)
 
 
-def training_estimate(study: Path | None) -> str:
-    """How long the training is likely to take: what the study's training of this victim cost (its committed
-    cell marker: wall clock and CPU time of the whole training cell on the study's machine, with the settings its
-    victim.json records, which may not be the ones trained here), or a sentence saying that no measurement exists."""
+def training_estimate(study: Path | None, planned: TrainingFingerprint, train_rows: int) -> str:
+    """How long the ``planned`` training (on a file of ``train_rows`` rows) is likely to take, from what the
+    study's training of this victim cost (its committed cell marker: CPU time of the whole training cell,
+    evaluations included, on the study's machine) per training row it saw; or a sentence saying that no
+    measurement exists. The study's settings (rows, precision, fine-tuning) may not be the planned ones: both
+    are named."""
     from bodega.experiments.execute import read_marker
 
+    rows_per_epoch = min(planned.max_train or train_rows, train_rows)
+    planned_rows = rows_per_epoch * planned.epochs
+    this = (f"this training ({planned.finetuning} fine-tuning, {planned.precision}) sees at most {planned_rows:,} "
+            f"rows ({planned.epochs} epochs of {rows_per_epoch:,})")
     marker = read_marker(study) if study is not None else None
-    if not marker or not marker.get("seconds"):
-        return "no measured training time for this victim (the study did not train it); this may take a while"
-    recorded = read_victim_info(study).training if (study / VICTIM_INFO).is_file() else None
-    how = f" ({recorded.finetuning} fine-tuning, {recorded.epochs} epochs)" if recorded is not None else ""
-    return (f"the study's training of it{how} took {marker['seconds'] / 60:.0f} minutes of wall clock and "
-            f"{float(marker.get('cpu_seconds') or 0) / 60:.0f} CPU-minutes on its machine")
+    history = _history(study) if marker else []
+    seen = max((int(point.get("rows_seen") or 0) for point in history), default=0)
+    recorded = read_victim_info(study).training if marker and (study / VICTIM_INFO).is_file() else None
+    if not marker or not marker.get("cpu_seconds") or not seen or recorded is None:
+        return f"{this}; no measured training time for this victim (the study did not train it)"
+    per_row = float(marker["cpu_seconds"]) / seen
+    precision_note = ("" if recorded.precision == planned.precision else
+                      f", which is the study's {recorded.precision} rate: fp32 steps cost several times bf16 ones")
+    return (f"the study's training of it ({recorded.finetuning} fine-tuning, {recorded.precision}, {seen:,} rows "
+            f"seen) took {marker['seconds'] / 60:.0f} minutes of wall clock and "
+            f"{float(marker['cpu_seconds']) / 60:.0f} CPU-minutes on its machine, {per_row:.2f} CPU-seconds a row; "
+            f"{this}: about {per_row * planned_rows / 60:.0f} CPU-minutes at that rate{precision_note}")
+
+
+def _history(folder: Path) -> list[dict]:
+    """The learning curve a training recorded in its metrics file (empty where there is none)."""
+    path = folder / METRICS
+    return (json.loads(path.read_text(encoding="utf-8")).get("history") or []) if path.is_file() else []
