@@ -108,7 +108,7 @@ def _study(root: Path) -> None:
     (root / session.STUDY_GRID).write_text(
         "name: study\nprofile: cpu\ntasks: [FC]\nvictims: [BiLSTM, BERT, MiniLM]\nattackers: [PWWS]\n"
         "scenarios: [untargeted]\nresults: results/study\ntraining: {max_dev: 600, seeds: {BiLSTM: [0, 1]}}\n"
-        "skip: [{victims: [MiniLM], reason: too slow}]\n")
+        "skip: [{victims: [MiniLM], reason: too slow}]\nprecision: bf16\n")
 
 
 def _no_training(*args, **kwargs):
@@ -116,8 +116,9 @@ def _no_training(*args, **kwargs):
 
 
 def _study_training(data_dir: Path, victim: str, seed: int = 0) -> TrainingFingerprint:
-    """The training the study grid of :func:`_study` gives a victim (its max_dev is not the profile's)."""
-    return replace(training_fingerprint("FC", victim, data_dir, "cpu", seed=seed), max_dev=600)
+    """The training the study grid of :func:`_study` gives a victim (its max_dev is not the profile's; bf16
+    where the victim's family trains in it)."""
+    return replace(training_fingerprint("FC", victim, data_dir, "cpu", seed=seed, precision="bf16"), max_dev=600)
 
 
 def _committed(root: Path, name: str, fingerprint: TrainingFingerprint, weights: bool = True) -> Path:
@@ -210,3 +211,16 @@ def test_a_victim_the_study_does_not_train_gets_no_estimate(data_dir, tmp_path, 
         session.ensure_victim("FC", "GEMMA2B", data_dir, tmp_path / "own", "cpu", 0)
     assert f"the study ({session.STUDY_GRID}) does not train it" in caplog.text
     assert "no measured training time for this victim" in caplog.text
+
+
+def test_the_notebook_attacks_the_study_victim_in_the_study_precision_unless_told(data_dir, tmp_path, monkeypatch):
+    """The study attacked its victims in bf16: a notebook run against one, no precision asked, is the study's run;
+    any other victim runs in fp32 unless a precision is asked for."""
+    _study(tmp_path)
+    monkeypatch.setattr(session, "project_root", lambda start=".": tmp_path)
+    committed = _committed(tmp_path, "FC-BERT", _study_training(data_dir, "BERT"))
+    assert session.ensure_victim("FC", "BERT", data_dir, tmp_path / "own", "cpu", 0) == committed
+    assert session.attack_precision(None, committed, "FC", "BERT", data_dir, "cpu") == "bf16"
+    assert session.attack_precision("fp32", committed, "FC", "BERT", data_dir, "cpu") == "fp32"
+    assert session.attack_precision(None, tmp_path / "own", "FC", "BERT", data_dir, "cpu") == "fp32"
+    assert session.attack_precision(None, committed, "FC", "BERT", data_dir, "smoke") == "fp32"

@@ -150,6 +150,8 @@ class StudyVictim:
     training: TrainingFingerprint
     train_rows: int
     """The rows of the task's training file (a row cap at or above it is no cap)."""
+    precision: str
+    """The precision the study attacks it in (resolved on this machine)."""
 
 
 def study_victim(task: str, victim: str, data_dir: Path, profile: str, training: int = 0) -> StudyVictim | None:
@@ -172,10 +174,26 @@ def study_victim(task: str, victim: str, data_dir: Path, profile: str, training:
         return None
     settings = {k: v for k, v in training_settings(spec, task, victim, training).items()
                 if k not in ("task", "victim")}
-    precision = training_precision(victim, resolve_precision(spec.precision).name)
+    precision = resolve_precision(spec.precision).name
     return StudyVictim(victim_dir(root / spec.results, task, victim, training),
-                       training_fingerprint(task, victim, data_dir, precision=precision, **settings),
-                       len(read_tsv(Path(data_dir) / "train.tsv")))
+                       training_fingerprint(task, victim, data_dir, precision=training_precision(victim, precision),
+                                            **settings),
+                       len(read_tsv(Path(data_dir) / "train.tsv")), precision)
+
+
+def attack_precision(requested: str | None, victim_dir: Path, task: str, victim: str, data_dir: Path, profile: str,
+                     seed: int = 0) -> str:
+    """The precision a notebook attacks in: ``requested`` (resolved) where given; else, against the study's
+    committed victim (``victim_dir`` is its folder), the precision the study attacked it in, so that the run is
+    the study's; else fp32. A grid passes its precision, or fp32 cells their own victim folders."""
+    from bodega.precision import resolve_precision
+
+    if requested:
+        return resolve_precision(requested).name
+    study = study_victim(task, victim, data_dir, profile, seed)
+    if study is not None and Path(victim_dir).resolve() == study.folder.resolve():
+        return study.precision
+    return "fp32"
 
 
 def committed_problem(study: StudyVictim | None) -> str | None:
