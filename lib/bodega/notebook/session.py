@@ -192,6 +192,7 @@ def attack_precision(requested: str | None, victim_dir: Path, task: str, victim:
         return resolve_precision(requested).name
     study = study_victim(task, victim, data_dir, profile, seed)
     if study is not None and Path(victim_dir).resolve() == study.folder.resolve():
+        log.info("attacking in %s, the study's precision for its victims (-p precision fp32 for fp32)", study.precision)
         return study.precision
     return "fp32"
 
