@@ -102,41 +102,125 @@ def test_ensure_victim_refuses_its_own_folder_without_weights(data_dir, tmp_path
 
 
 def _study(root: Path) -> None:
-    """A project whose study grid trains FC's BiLSTM (settings of its own) and FC's BERT."""
+    """A project whose study grid trains FC's BiLSTM (settings of its own, two trainings) and FC's BERT, and
+    leaves out every attack on FC's MiniLM (which it still trains)."""
     (root / "parameters").mkdir()
     (root / session.STUDY_GRID).write_text(
-        "name: study\nprofile: cpu\ntasks: [FC]\nvictims: [BiLSTM, BERT]\nattackers: [PWWS]\n"
-        "scenarios: [untargeted]\nresults: results/study\ntraining: {max_dev: 600, seeds: {BiLSTM: [0, 1]}}\n")
+        "name: study\nprofile: cpu\ntasks: [FC]\nvictims: [BiLSTM, BERT, MiniLM]\nattackers: [PWWS]\n"
+        "scenarios: [untargeted]\nresults: results/study\ntraining: {max_dev: 600, seeds: {BiLSTM: [0, 1]}}\n"
+        "skip: [{victims: [MiniLM], reason: too slow}]\nprecision: bf16\n")
+
+
+def _no_training(*args, **kwargs):
+    raise AssertionError("trained a victim the study committed")
+
+
+def _study_training(data_dir: Path, victim: str, seed: int = 0) -> TrainingFingerprint:
+    """The training the study grid of :func:`_study` gives a victim (its max_dev is not the profile's; bf16
+    where the victim's family trains in it)."""
+    return replace(training_fingerprint("FC", victim, data_dir, "cpu", seed=seed, precision="bf16"), max_dev=600)
+
+
+def _committed(root: Path, name: str, fingerprint: TrainingFingerprint, weights: bool = True) -> Path:
+    """A study victim folder as committed: its weights (or only its metadata) and a marker whose cell key is
+    stale (the code changed since), with the training's measured cost."""
+    folder = _trained(root / "results" / "study" / "models" / name, fingerprint, weights)
+    (folder / "cell.json").write_text(json.dumps({"status": "done", "key": "0" * 64, "name": name,
+                                                  "seconds": 1200.0, "cpu_seconds": 1080.0}))
+    (folder / "metrics.json").write_text(json.dumps({"history": [{"rows_seen": 900}, {"rows_seen": 1800}]}))
+    return folder
 
 
 def test_the_notebook_attacks_the_study_victim_it_committed(data_dir, tmp_path, monkeypatch):
     _study(tmp_path)
     monkeypatch.setattr(session, "project_root", lambda start=".": tmp_path)
-    study = replace(training_fingerprint("FC", "BiLSTM", data_dir, "cpu"), max_dev=600)  # not the profile's
-    first = _trained(tmp_path / "results" / "study" / "models" / "FC-BiLSTM", replace(study, seed=0))
-    second = _trained(tmp_path / "results" / "study" / "models" / "FC-BiLSTM-t1", replace(study, seed=1))
-
-    def no_training(*args, **kwargs):
-        raise AssertionError("trained a victim the study committed")
-
-    monkeypatch.setattr("bodega.victims.train_victim", no_training)
+    first = _committed(tmp_path, "FC-BiLSTM", _study_training(data_dir, "BiLSTM", seed=0))
+    second = _committed(tmp_path, "FC-BiLSTM-t1", _study_training(data_dir, "BiLSTM", seed=1))
+    monkeypatch.setattr("bodega.victims.train_victim", _no_training)
     own = tmp_path / "results" / "models" / "FC-BiLSTM"
     assert session.ensure_victim("FC", "BiLSTM", data_dir, own, "cpu", 0) == first
     assert session.ensure_victim("FC", "BiLSTM", data_dir, own, "cpu", 1) == second
-    assert session.study_victim_dir("FC", "BiLSTM", "smoke") is None  # another profile: not the study's victim
+    assert session.study_victim("FC", "BiLSTM", data_dir, "smoke") is None  # another profile: not the study's
+    assert session.study_victim("FC", "BiLSTM", data_dir, "cpu", 2) is None  # a training the study does not run
 
 
-def test_a_study_victim_without_weights_is_trained_with_the_estimate_printed(data_dir, tmp_path, monkeypatch,
-                                                                          capsys):
+def test_a_committed_victim_whose_attacks_the_study_left_out_is_attacked(data_dir, tmp_path, monkeypatch):
     _study(tmp_path)
     monkeypatch.setattr(session, "project_root", lambda start=".": tmp_path)
-    committed = _trained(tmp_path / "results" / "study" / "models" / "FC-BERT",
-                         training_fingerprint("FC", "BERT", data_dir, "cpu"), weights=False)
-    (committed / "metrics.json").write_text(json.dumps({"history": [{"train_seconds": 600.0},
-                                                                    {"train_seconds": 600.0}]}))
+    committed = _committed(tmp_path, "FC-MiniLM", _study_training(data_dir, "MiniLM"))
+    monkeypatch.setattr("bodega.victims.train_victim", _no_training)
+    assert session.ensure_victim("FC", "MiniLM", data_dir, tmp_path / "own", "cpu", 0) == committed
+
+
+def test_a_committed_victim_trained_otherwise_than_the_study_is_not_attacked(data_dir, tmp_path, monkeypatch,
+                                                                           caplog):
+    """Its weights match its own record, but the study trains the victim with other settings (here: on other
+    training rows), so the folder is not the study's victim of this data; the notebook trains its own."""
+    _study(tmp_path)
+    monkeypatch.setattr(session, "project_root", lambda start=".": tmp_path)
+    other_rows = replace(_study_training(data_dir, "BiLSTM"), train_sha256="f" * 64)
+    _committed(tmp_path, "FC-BiLSTM", other_rows)
     trained = []
     monkeypatch.setattr("bodega.victims.train_victim", lambda *args, **kwargs: trained.append(args) or args[3])
+    own = tmp_path / "results" / "models" / "FC-BiLSTM"
+    with caplog.at_level("WARNING", logger="bodega.notebook.session"):
+        assert session.ensure_victim("FC", "BiLSTM", data_dir, own, "cpu", 0) == own and len(trained) == 1
+    assert "no committed victim of FC-BiLSTM (training 0)" in caplog.text
+    assert "trained with other settings than the study's (train_sha256)" in caplog.text
+
+
+def test_a_committed_victim_whose_weights_changed_is_refused(data_dir, tmp_path, monkeypatch):
+    _study(tmp_path)
+    monkeypatch.setattr(session, "project_root", lambda start=".": tmp_path)
+    committed = _committed(tmp_path, "FC-BiLSTM", _study_training(data_dir, "BiLSTM"))
+    (committed / "model.safetensors").write_text("other bytes")
+    monkeypatch.setattr("bodega.victims.train_victim", _no_training)
+    with pytest.raises(BodegaError, match=r"FC-BiLSTM cannot be attacked: its weights hash \w+ differs from the one "
+                                          r"recorded.*git checkout -- .*FC-BiLSTM"):
+        session.ensure_victim("FC", "BiLSTM", data_dir, tmp_path / "own", "cpu", 0)
+
+
+def test_a_study_victim_without_weights_is_trained_with_the_estimate_first(data_dir, tmp_path, monkeypatch,
+                                                                          caplog):
+    _study(tmp_path)
+    monkeypatch.setattr(session, "project_root", lambda start=".": tmp_path)
+    _committed(tmp_path, "FC-BERT", _study_training(data_dir, "BERT"), weights=False)
+    said_before_training = []
+
+    def train(*args, **kwargs):
+        said_before_training.append(caplog.text)
+        return args[3]
+
+    monkeypatch.setattr("bodega.victims.train_victim", train)
     own = tmp_path / "results" / "models" / "FC-BERT"
-    assert session.ensure_victim("FC", "BERT", data_dir, own, "cpu", 0) == own and len(trained) == 1
-    assert "about 20 minutes of training steps" in capsys.readouterr().out
-    assert "did not train it" in session.training_estimate(session.study_victim_dir("FC", "MiniLM", "cpu"))
+    with caplog.at_level("WARNING", logger="bodega.notebook.session"):
+        assert session.ensure_victim("FC", "BERT", data_dir, own, "cpu", 0) == own
+    [said] = said_before_training
+    assert "no committed victim of FC-BERT (training 0)" in said and "weights are not there" in said
+    # 1080 CPU-seconds over the 1800 rows the study's training saw: 0.6 a row
+    assert "took 20 minutes of wall clock and 18 CPU-minutes on its machine, 0.60 CPU-seconds a row" in said
+    epochs = training_fingerprint("FC", "BERT", data_dir, "cpu").epochs  # the profile's, over the 30 rows
+    assert f"sees at most {30 * epochs} rows ({epochs} epochs of 30): about {0.6 * 30 * epochs / 60:.0f} CPU" in said
+
+
+def test_a_victim_the_study_does_not_train_gets_no_estimate(data_dir, tmp_path, monkeypatch, caplog):
+    _study(tmp_path)
+    monkeypatch.setattr(session, "project_root", lambda start=".": tmp_path)
+    monkeypatch.setattr("bodega.victims.train_victim", lambda *args, **kwargs: args[3])
+    with caplog.at_level("WARNING", logger="bodega.notebook.session"):
+        session.ensure_victim("FC", "GEMMA2B", data_dir, tmp_path / "own", "cpu", 0)
+    assert f"the study ({session.STUDY_GRID}) does not train it" in caplog.text
+    assert "no measured training time for this victim" in caplog.text
+
+
+def test_the_notebook_attacks_the_study_victim_in_the_study_precision_unless_told(data_dir, tmp_path, monkeypatch):
+    """The study attacked its victims in bf16: a notebook run against one, no precision asked, is the study's run;
+    any other victim runs in fp32 unless a precision is asked for."""
+    _study(tmp_path)
+    monkeypatch.setattr(session, "project_root", lambda start=".": tmp_path)
+    committed = _committed(tmp_path, "FC-BERT", _study_training(data_dir, "BERT"))
+    assert session.ensure_victim("FC", "BERT", data_dir, tmp_path / "own", "cpu", 0) == committed
+    assert session.attack_precision(None, committed, "FC", "BERT", data_dir, "cpu") == "bf16"
+    assert session.attack_precision("fp32", committed, "FC", "BERT", data_dir, "cpu") == "fp32"
+    assert session.attack_precision(None, tmp_path / "own", "FC", "BERT", data_dir, "cpu") == "fp32"
+    assert session.attack_precision(None, committed, "FC", "BERT", data_dir, "smoke") == "fp32"

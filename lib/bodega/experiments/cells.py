@@ -99,6 +99,16 @@ def _with_precision(settings: dict[str, Any], precision: str, notebook: str,
     return {**settings, "precision": precision}
 
 
+def training_settings(spec: GridSpec, task: str, victim: str, training: int) -> dict[str, Any]:
+    """The settings the grid trains one training of a victim with (the victim notebook's parameters but the
+    precision): the one place that reads them from the grid, for its cells and for a notebook that looks for
+    the grid's victim."""
+    max_train, max_dev = spec.training.caps_for(task, victim)
+    return {"task": task, "victim": victim, "profile": spec.profile, "max_train": max_train, "max_dev": max_dev,
+            "epochs": spec.training.epochs_for(task, victim), "seed": training,
+            **spec.training.schedule_for(task, victim)}
+
+
 def victim_cells(spec: GridSpec, hashes: HashCache, declared: set[str] | None = None) -> list[Cell]:
     """One training cell per (task, victim), keyed by the data files, the notebook, the code and the settings."""
     from bodega.victims.training import training_precision
@@ -114,11 +124,7 @@ def victim_cells(spec: GridSpec, hashes: HashCache, declared: set[str] | None = 
             if not spec.attack_plan(task, victim, training):
                 continue  # every attack cell of this training is left out: nothing needs it trained
             out = victim_dir(results, task, victim, training)
-            epochs = spec.training.epochs_for(task, victim)
-            max_train, max_dev = spec.training.caps_for(task, victim)
-            settings = _with_precision({"task": task, "victim": victim, "profile": spec.profile,
-                                        "max_train": max_train, "max_dev": max_dev, "epochs": epochs,
-                                        "seed": training, **spec.training.schedule_for(task, victim)},
+            settings = _with_precision(training_settings(spec, task, victim, training),
                                        training_precision(victim, precision), spec.notebooks.victim, declared)
             unsupported = sorted(set(spec.training.schedule_for(task, victim)) - (declared or set(settings)))
             if unsupported:

@@ -10,8 +10,10 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from bodega.layout import METRICS, VICTIM_INFO
+from bodega.data import read_tsv
 from bodega.errors import BodegaError
+from bodega.layout import METRICS, VICTIM_INFO
+from bodega.records import TrainingFingerprint, read_victim_info
 from bodega.paths import project_root
 
 log = logging.getLogger(__name__)
@@ -98,7 +100,7 @@ def ensure_victim(task: str, victim: str, data_dir: Path, victim_dir: Path, prof
     :func:`~bodega.attacks.run_attack`. A finished folder trained with another profile is
     refused rather than silently used. ``precision`` (resolved) is the training's when one is needed."""
     from bodega.victims.external import is_spec, open_victim
-    from bodega.victims.modeldir import read_victim_info, weights_problem
+    from bodega.victims.modeldir import weights_problem
 
     if is_spec(victim):
         open_victim(victim, task, profile)
@@ -116,47 +118,149 @@ def ensure_victim(task: str, victim: str, data_dir: Path, victim_dir: Path, prof
     from bodega.victims import train_victim
     from bodega.victims.reuse import find_trained_victim
 
-    study = study_victim_dir(task, victim, profile, seed)
-    if study is not None and (study / VICTIM_INFO).exists():
-        problem = weights_problem(study)
-        if problem is None:
-            log.info("attacking the study's committed victim %s (training %d)", study, seed)
-            return study
-        log.info("not attacking the study's %s: %s", study, problem)
+    study = study_victim(task, victim, data_dir, profile, seed)
+    why_not = committed_problem(study)
+    if study is not None and why_not is None:
+        log.info("attacking the study's committed victim %s (training %d, weights hash %s)", study.folder, seed,
+                 read_victim_info(study.folder).weights_hash)
+        return study.folder
     trained = find_trained_victim(task, victim, data_dir, profile, seed, project_root() / "results", precision)
     if trained is not None:
         log.info("using %s, trained with the same settings", trained)
         return trained
+    from bodega.victims.training import training_fingerprint
 
-    print(f"training {task}-{victim} (profile {profile}, seed {seed}) into {victim_dir} first: "
-          f"{training_estimate(study)}")
+    planned = training_fingerprint(task, victim, data_dir, profile, seed=seed, precision=precision)
+    rows = len(read_tsv(Path(data_dir) / "train.tsv"))
+    # a log line, so that it reaches the terminal running papermill before the training's progress bars
+    log.warning("no committed victim of %s-%s (training %d): %s. Training it (profile %s, seed %d) into %s "
+                "first: %s", task, victim, seed, why_not, profile, seed, victim_dir,
+                training_estimate(study.folder if study is not None else None, planned, rows))
     return Path(train_victim(task, victim, data_dir, victim_dir, profile=profile, seed=seed,
                             precision=precision))
 
 
-def study_victim_dir(task: str, victim: str, profile: str, training: int = 0) -> Path | None:
-    """The folder of the study's victim of ``task`` and ``victim`` (one of its trainings), or None where the
-    study does not train it (another profile, task, victim or training seed, or every attack on it left out)."""
-    from bodega.experiments.cells import victim_dir
+@dataclass(frozen=True)
+class StudyVictim:
+    """One training of a victim as the study (:data:`STUDY_GRID`) trains it: where the study keeps it and the
+    training fingerprint it trains it with, by which a committed folder is recognised (not by its cell key,
+    which any change of the code in its closure moves)."""
+
+    folder: Path
+    training: TrainingFingerprint
+    train_rows: int
+    """The rows of the task's training file (a row cap at or above it is no cap)."""
+    precision: str
+    """The precision the study attacks it in (resolved on this machine)."""
+
+
+def study_victim(task: str, victim: str, data_dir: Path, profile: str, training: int = 0) -> StudyVictim | None:
+    """The study's training ``training`` of the victim of ``task`` and ``victim`` on ``data_dir``'s rows, or None
+    where the study does not train it (another profile, task, victim or training seed). A victim all of whose
+    attacks the study leaves out counts: the study trained it, and may have committed it."""
+    from bodega.experiments.cells import training_settings
     from bodega.experiments.spec import load_grid
+    from bodega.layout import victim_dir
+    from bodega.precision import resolve_precision
+    from bodega.tasks import get_task
+    from bodega.victims.training import training_fingerprint, training_precision
 
     root = project_root()
     if not (root / STUDY_GRID).is_file():
         return None  # an installed package without the project's parameters
-    spec = load_grid(root / STUDY_GRID)
+    spec, task = load_grid(root / STUDY_GRID), get_task(task).name
     if (spec.profile != profile or task not in spec.tasks or victim not in spec.victims
-            or training not in spec.training.seeds_for(task, victim) or not spec.attack_plan(task, victim)):
+            or training not in spec.training.seeds_for(task, victim)):
         return None
-    return victim_dir(root / spec.results, task, victim, training)
+    settings = {k: v for k, v in training_settings(spec, task, victim, training).items()
+                if k not in ("task", "victim")}
+    precision = resolve_precision(spec.precision).name
+    return StudyVictim(victim_dir(root / spec.results, task, victim, training),
+                       training_fingerprint(task, victim, data_dir, precision=training_precision(victim, precision),
+                                            **settings),
+                       len(read_tsv(Path(data_dir) / "train.tsv")), precision)
 
 
-def training_estimate(study: Path | None) -> str:
-    """How long the training is likely to take: the training steps the study measured for this victim (its
-    committed metrics.json), or a sentence saying that no measurement exists."""
-    metrics = study / METRICS if study is not None else None
-    if metrics is None or not metrics.is_file():
-        return "no measured training time for this victim (the study did not train it); this may take a while"
-    history = json.loads(metrics.read_text(encoding="utf-8")).get("history") or []
-    seconds = sum(point.get("train_seconds", 0.0) for point in history)
-    return (f"the study's training of it took about {seconds / 60:.0f} minutes of training steps on its "
-            f"machine ({len(history)} evaluation points, whose dev evaluations come on top)")
+def attack_precision(requested: str | None, victim_dir: Path, task: str, victim: str, data_dir: Path, profile: str,
+                     seed: int = 0) -> str:
+    """The precision a notebook attacks in: ``requested`` (resolved) where given; else, against the study's
+    committed victim (``victim_dir`` is its folder), the precision the study attacked it in, so that the run is
+    the study's; else fp32. A grid passes its precision, or fp32 cells their own victim folders."""
+    from bodega.precision import resolve_precision
+
+    if requested:
+        return resolve_precision(requested).name
+    study = study_victim(task, victim, data_dir, profile, seed)
+    if study is not None and Path(victim_dir).resolve() == study.folder.resolve():
+        log.info("attacking in %s, the study's precision for its victims (-p precision fp32 for fp32)", study.precision)
+        return study.precision
+    return "fp32"
+
+
+def committed_problem(study: StudyVictim | None) -> str | None:
+    """Why no committed victim stands for this study training, or None when its folder holds one: trained as
+    the study trains it, with the weights whose hash training recorded. A folder whose weights are there but
+    hash otherwise was changed after training: it is refused (:class:`BodegaError`), not trained over."""
+    from bodega.victims.modeldir import weights_problem
+    from bodega.victims.reuse import same_training
+
+    if study is None:
+        return f"the study ({STUDY_GRID}) does not train it"
+    if not (study.folder / VICTIM_INFO).is_file():
+        return f"the study has not trained it ({study.folder} holds no {VICTIM_INFO})"
+    problem = weights_problem(study.folder)
+    if problem is not None and _weights_present(study.folder):
+        raise BodegaError(f"{study.folder} cannot be attacked: {problem}; restore the committed folder "
+                          f"(git checkout -- {study.folder}), or pass victim_dir to train a victim of your own")
+    if problem is not None:
+        return f"{study.folder} holds the study's record of its training, but {problem}"
+    recorded = read_victim_info(study.folder).training
+    if recorded is None or not same_training(recorded, study.training, study.train_rows):
+        return (f"{study.folder} was trained with other settings than the study's "
+                f"({', '.join(study.training.differences(recorded))})")
+    return None
+
+
+def _weights_present(folder: Path) -> bool:
+    """Whether every weight file the victim's family hashes is in ``folder`` (whatever their hash)."""
+    from bodega.victims.kinds import victim_class
+
+    info = read_victim_info(folder)
+    try:
+        files, _ = victim_class(info.kind).files_for_hash(folder, info.to_dict())
+    except FileNotFoundError:
+        return False
+    return all(Path(f).is_file() for f in files)
+
+
+def training_estimate(study: Path | None, planned: TrainingFingerprint, train_rows: int) -> str:
+    """How long the ``planned`` training (on a file of ``train_rows`` rows) is likely to take, from what the
+    study's training of this victim cost (its committed cell marker: CPU time of the whole training cell,
+    evaluations included, on the study's machine) per training row it saw; or a sentence saying that no
+    measurement exists. The study's settings (rows, precision, fine-tuning) may not be the planned ones: both
+    are named."""
+    from bodega.experiments.execute import read_marker
+
+    rows_per_epoch = min(planned.max_train or train_rows, train_rows)
+    planned_rows = rows_per_epoch * planned.epochs
+    this = (f"this training ({planned.finetuning} fine-tuning, {planned.precision}) sees at most {planned_rows:,} "
+            f"rows ({planned.epochs} epochs of {rows_per_epoch:,})")
+    marker = read_marker(study) if study is not None else None
+    history = _history(study) if marker else []
+    seen = max((int(point.get("rows_seen") or 0) for point in history), default=0)
+    recorded = read_victim_info(study).training if marker and (study / VICTIM_INFO).is_file() else None
+    if not marker or not marker.get("cpu_seconds") or not seen or recorded is None:
+        return f"{this}; no measured training time for this victim (the study did not train it)"
+    per_row = float(marker["cpu_seconds"]) / seen
+    precision_note = ("" if recorded.precision == planned.precision else
+                      f", which is the study's {recorded.precision} rate: fp32 steps cost several times bf16 ones")
+    return (f"the study's training of it ({recorded.finetuning} fine-tuning, {recorded.precision}, {seen:,} rows "
+            f"seen) took {marker['seconds'] / 60:.0f} minutes of wall clock and "
+            f"{float(marker['cpu_seconds']) / 60:.0f} CPU-minutes on its machine, {per_row:.2f} CPU-seconds a row; "
+            f"{this}: about {per_row * planned_rows / 60:.0f} CPU-minutes at that rate{precision_note}")
+
+
+def _history(folder: Path) -> list[dict]:
+    """The learning curve a training recorded in its metrics file (empty where there is none)."""
+    path = folder / METRICS
+    return (json.loads(path.read_text(encoding="utf-8")).get("history") or []) if path.is_file() else []
