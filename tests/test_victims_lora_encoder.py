@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 from victims_fixtures import (assert_batch_independent, mixed_texts, one_thread,  # noqa: F401
@@ -69,3 +70,25 @@ def test_lora_victim_predicts_as_recorded_and_refuses_another_base(data, mpnet_r
     (mpnet_role / "config.json").write_text(json.dumps(dict(config, note="another base")))
     with pytest.raises(BodegaError, match="base model"):
         load_victim(out, profile="cpu")
+
+
+def test_adapter_config_lists_modules_in_one_order(tmp_path):
+    """peft saves target_modules from a set, in the order of the process's string hashes: the same weights
+    would give another adapter_config.json, and so another weights hash, in the next process."""
+    from bodega.victims.adapters import ADAPTER_CONFIG, write_adapter
+
+    class SavedInHashOrder:
+        def parameters(self):
+            return iter(())
+
+        def save_pretrained(self, out_dir, safe_serialization=True):
+            Path(out_dir).mkdir(parents=True, exist_ok=True)
+            (Path(out_dir) / ADAPTER_CONFIG).write_text(json.dumps({
+                "base_model_name_or_path": "/machine/path", "target_modules": ["v", "dense", "k", "out_proj", "q"],
+                "modules_to_save": ["score", "classifier"]}))
+
+    write_adapter(SavedInHashOrder(), tmp_path, "resource:mpnet")
+    config = json.loads((tmp_path / ADAPTER_CONFIG).read_text())
+    assert config["target_modules"] == ["dense", "k", "out_proj", "q", "v"]
+    assert config["modules_to_save"] == ["classifier", "score"]
+    assert config["base_model_name_or_path"] == "resource:mpnet"

@@ -77,7 +77,8 @@ def write_adapter(model, out_dir: Path, base_model: str, storage: str = "fp32") 
     """Write a peft model's adapter (and the head it trains) to ``out_dir``, portable and compact.
 
     peft writes the base model's path into adapter_config.json and a model card; the config names the base as
-    victim.json does (``resource:<role>``) and the card is not kept, so the folder names no machine path.
+    victim.json does (``resource:<role>``) and the card is not kept, so the folder names no machine path; its module
+    lists are sorted, so the same weights give the same files (and weights hash) in every process.
     ``storage`` ``bf16`` rounds the trained tensors to bf16 in the model first and stores them so (half the
     bytes): the model in memory is then the one on disk, and its attack-set numbers are the stored victim's.
     """
@@ -100,5 +101,8 @@ def write_adapter(model, out_dir: Path, base_model: str, storage: str = "fp32") 
     config_path = Path(out_dir) / ADAPTER_CONFIG
     config = json.loads(config_path.read_text(encoding="utf-8"))
     config["base_model_name_or_path"] = base_model
+    for name in ("target_modules", "modules_to_save"):  # peft saves sets in the process's hash order
+        if isinstance(config.get(name), list):
+            config[name] = sorted(config[name])
     config_path.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     (Path(out_dir) / "README.md").unlink(missing_ok=True)
