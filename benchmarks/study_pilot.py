@@ -121,11 +121,60 @@ def trained_cpu_seconds(models: Path | None, name: str) -> float | None:
     return record.get("cpu_seconds") if record.get("status") == "done" else None
 
 
+def calibration(results: Path, planned: Path) -> dict[str, dict]:
+    """Measured over estimated CPU of a finished grid's cells (``results``, planned by the pilot file ``planned``),
+    per attacker and per victim kind's training: the factor this pilot's estimates of those cells are scaled by.
+
+    A pilot of k examples misjudges a whole cell (an example's cost varies tenfold), so a finished grid at the same
+    profile corrects each family by what its cells actually cost; code made faster since keeps it an upper bound.
+    """
+    from bodega.layout import CellName
+
+    estimates = json.loads(planned.read_text(encoding="utf-8"))["cells"]
+    sums: dict[str, list[float]] = {}
+    for cell in cell_costs_of(results).itertuples():
+        estimate = (estimates.get(cell.name) or {}).get("estimate_cpu_seconds")
+        if not cell.cpu_seconds or not estimate:
+            continue
+        name = CellName.parse(cell.name)
+        group = name.attacker if name.is_attack else f"training:{name.victim}"
+        total = sums.setdefault(group, [0.0, 0.0, 0])
+        total[0], total[1], total[2] = total[0] + cell.cpu_seconds, total[1] + estimate, total[2] + 1
+    return {group: {"factor": round(measured / estimated, 3), "cells": n,
+                    "measured_cpu_hours": round(measured / 3600, 3), "estimated_cpu_hours": round(estimated / 3600, 3),
+                    "from": f"{results} planned by {planned}"}
+            for group, (measured, estimated, n) in sorted(sums.items())}
+
+
+def cell_costs_of(results: Path):
+    """The finished cells' markers of a results tree (a seam for tests)."""
+    from bodega.report.results import cell_costs
+
+    return cell_costs(results)
+
+
+def calibrated(cells: dict[str, dict], factors: dict[str, dict]) -> dict[str, dict]:
+    """``cells`` with each estimate scaled by its family's factor (the raw one kept as ``pilot_cpu_seconds``)."""
+    from bodega.layout import CellName
+
+    out = {}
+    for name, cell in cells.items():
+        parsed = CellName.parse(name)
+        group = factors.get(parsed.attacker if parsed.is_attack else f"training:{parsed.victim}")
+        if group is None or cell["estimate_cpu_seconds"] is None or cell.get("measured"):
+            out[name] = cell
+            continue
+        out[name] = {**cell, "pilot_cpu_seconds": cell["estimate_cpu_seconds"],
+                     "estimate_cpu_seconds": round(cell["estimate_cpu_seconds"] * group["factor"], 1),
+                     "calibrated_by": group["factor"]}
+    return out
+
+
 def estimate(spec, per_text: dict, pilots: dict, overhead: float, data_root: Path,
              models: Path | None = None) -> dict[str, dict]:
     """Estimated CPU seconds of every cell of ``spec`` (training and attacks), with the model's terms."""
     from bodega.data import read_tsv
-    from bodega.experiments.cells import run_name
+    from bodega.layout import CellName, run_name
     from bodega.profiles import get_profile
 
     profile = get_profile(spec.profile)
@@ -139,28 +188,30 @@ def estimate(spec, per_text: dict, pilots: dict, overhead: float, data_root: Pat
             rows = min(sizes["train"], max_train or sizes["train"])
             dev = min(sizes["dev"], max_dev or sizes["dev"])
             epochs = spec.training.epochs_for(task, victim) or profile.epochs_for(task, victim)
-            measured_training = trained_cpu_seconds(models, f"{task}-{victim}")
-            cells[f"{task}-{victim}"] = {"kind": "victim", "estimate_cpu_seconds": round(
-                overhead + epochs * (3 * rows + dev + sizes["attack"]) * c, 1) if measured_training is None
-                else round(measured_training, 1), "measured": measured_training is not None,
-                # a victim trained already spent its CPU from the budget, whether or not it is attacked
-                "skip": None if spec.attack_plan(task, victim) or measured_training is not None
-                else "every attack cell of this victim is left out"}
-            for attacker in spec.attackers:
-                for scenario in spec.scenarios:
-                    name = run_name(task, victim, attacker, scenario)
-                    n = spec.examples_of(task, victim, attacker, scenario) or sizes["attack"]
-                    entry = {"kind": "attack", "examples": n,
-                             "skip": spec.skip_reason(task, victim, attacker, scenario)}
-                    measured = (pilot or {}).get(f"{attacker}/{scenario}")
-                    if measured is None:
-                        entry["estimate_cpu_seconds"] = None
-                        entry["why_no_estimate"] = "no pilot for this task and attacker"
-                    else:
-                        forwards = min(measured["forwards"], spec.query_budget or math.inf)
-                        entry["estimate_cpu_seconds"] = round(
-                            overhead + n * (measured["attacker_cpu_seconds"] + forwards * c), 1)
-                    cells[name] = entry
+            for training in spec.training.seeds_for(task, victim):
+                victim_name = str(CellName(task, victim, training=training))
+                measured_training = trained_cpu_seconds(models, victim_name)
+                cells[victim_name] = {"kind": "victim", "training": training, "estimate_cpu_seconds": round(
+                    overhead + epochs * (3 * rows + dev + sizes["attack"]) * c, 1) if measured_training is None
+                    else round(measured_training, 1), "measured": measured_training is not None,
+                    # a victim trained already spent its CPU from the budget, whether or not it is attacked
+                    "skip": None if spec.attack_plan(task, victim, training) or measured_training is not None
+                    else "every attack cell of this victim is left out"}
+                for attacker in spec.attackers:
+                    for scenario in spec.scenarios:
+                        name = run_name(task, victim, attacker, scenario, training=training)
+                        n = spec.examples_of(task, victim, attacker, scenario, training) or sizes["attack"]
+                        entry = {"kind": "attack", "examples": n, "training": training,
+                                 "skip": spec.skip_reason(task, victim, attacker, scenario, training)}
+                        measured = (pilot or {}).get(f"{attacker}/{scenario}")
+                        if measured is None:
+                            entry["estimate_cpu_seconds"] = None
+                            entry["why_no_estimate"] = "no pilot for this task and attacker"
+                        else:
+                            forwards = min(measured["forwards"], spec.query_budget or math.inf)
+                            entry["estimate_cpu_seconds"] = round(
+                                overhead + n * (measured["attacker_cpu_seconds"] + forwards * c), 1)
+                        cells[name] = entry
     return cells
 
 
@@ -178,6 +229,9 @@ def main() -> None:
     parser.add_argument("--replan", action="store_true",
                         help="re-plan from the measurements in --out alone (after a change of the skip rules), on any "
                              "machine: time nothing, keep the kernels they were timed on")
+    parser.add_argument("--calibrate-from", default=None, metavar="RESULTS=PILOT",
+                        help="a finished grid's results and the pilot file that planned it: scale each attacker's and "
+                             "victim kind's estimates by what those cells measured against their estimates")
     parser.add_argument("--precision", default=None, help="fp32 or bf16 (default: the grid's precision)")
     parser.add_argument("--models", default=None,
                         help="the grid's trained victims (e.g. results/study/models): per-text cost of each trained "
@@ -239,7 +293,14 @@ def write(args, previous: dict, spec, precision: str, kernels: str, models: Path
           pilots: dict, victims: dict, data_root: Path, measured: bool) -> None:
     """Estimate every cell from the measurements so far and write ``--out``."""
     overhead = cell_overhead(Path(args.overhead_from))
-    cells = estimate(spec, per_text, pilots, overhead, data_root, models)
+    if args.calibrate_from:
+        results, sep, planned = args.calibrate_from.partition("=")
+        if not sep:
+            raise SystemExit(f"--calibrate-from {args.calibrate_from!r}: give RESULTS=PILOT")
+        factors = calibration(Path(results), Path(planned))
+    else:  # a re-plan keeps the calibration the file records
+        factors = previous.get("calibration", {})
+    cells = calibrated(estimate(spec, per_text, pilots, overhead, data_root, models), factors)
     planned = [c["estimate_cpu_seconds"] for c in cells.values() if not c.get("skip") and c["estimate_cpu_seconds"]]
     result = {
         "command": "python benchmarks/study_pilot.py " + " ".join(sys.argv[1:]),
@@ -250,7 +311,7 @@ def write(args, previous: dict, spec, precision: str, kernels: str, models: Path
         "k": args.k, "grid": args.grid, "precision": precision,
         "kernels": kernels,  # of the per-text costs: with AMX bf16 costs 1.6-2.3x less
         "per_text_cpu_seconds": per_text, "attack_pilot": pilots, "pilot_victims": victims,
-        "cell_overhead_cpu_seconds": overhead, "cells": cells,
+        "cell_overhead_cpu_seconds": overhead, "calibration": factors, "cells": cells,
         "planned_cpu_hours": sum(planned) / 3600,
         "unestimated_planned_cells": sorted(n for n, c in cells.items()
                                             if not c.get("skip") and c["estimate_cpu_seconds"] is None)}

@@ -67,3 +67,50 @@ def test_replan_refuses_what_it_cannot_do_without_timing(script, monkeypatch, tm
     out.write_text(json.dumps(pilot))
     with pytest.raises(SystemExit):
         run(script, monkeypatch, "--grid", str(GRID), "--replan", "--out", str(out))
+
+
+def test_every_training_of_a_victim_is_planned_with_its_own_rules(script, monkeypatch, tmp_path):
+    if not (ROOT / "data" / "PR2" / "attack.tsv").exists():
+        pytest.skip("prepared data absent: bodega data prepare-missing --raw-root ../shared/data/raw --out-root data")
+    grid = yaml.safe_load(GRID.read_text())
+    grid.update(tasks=["PR2"], victims=["BiLSTM"], attackers=["BAE", "PWWS"], skip=[
+        {"trainings": [1, 2], "attackers": ["PWWS"], "reason": "the extra trainings run BAE only"}],
+        training={**{k: v for k, v in grid["training"].items() if k != "seed"}, "seeds": [0, 1, 2]})
+    path = tmp_path / "grid.yaml"
+    path.write_text(yaml.safe_dump(grid))
+    out = tmp_path / "pilot.json"
+    shutil.copy(PILOT, out)
+    run(script, monkeypatch, "--grid", str(path), "--overhead-from", "results/cpu", "--replan", "--out", str(out))
+    cells = json.loads(out.read_text())["cells"]
+    assert {"PR2-BiLSTM", "PR2-BiLSTM-t1", "PR2-BiLSTM-t2"} <= set(cells)
+    assert cells["PR2-BiLSTM-t2"]["training"] == 2
+    assert not cells["PR2-BiLSTM-BAE-U-t1"]["skip"] and not cells["PR2-BiLSTM-PWWS-U"]["skip"]
+    assert cells["PR2-BiLSTM-PWWS-U-t1"]["skip"] == "the extra trainings run BAE only"
+    assert cells["PR2-BiLSTM-BAE-U-t2"]["estimate_cpu_seconds"] == cells["PR2-BiLSTM-BAE-U"]["estimate_cpu_seconds"]
+
+
+def test_calibration_scales_each_family_by_what_its_finished_cells_cost(script, monkeypatch, tmp_path):
+    import pandas as pd
+
+    planned = tmp_path / "planned.json"
+    planned.write_text(json.dumps({"cells": {
+        "PR2-BERT-BAE-U": {"estimate_cpu_seconds": 100.0}, "FC-BERT-BAE-T": {"estimate_cpu_seconds": 300.0},
+        "PR2-BERT-PWWS-U": {"estimate_cpu_seconds": 50.0}, "PR2-BERT": {"estimate_cpu_seconds": 1000.0},
+        "RD-BERT-PWWS-U": {"estimate_cpu_seconds": None}}}))
+    measured = pd.DataFrame([("attack", "PR2-BERT-BAE-U", 60.0), ("attack", "FC-BERT-BAE-T", 140.0),
+                             ("attack", "PR2-BERT-PWWS-U", 75.0), ("victim", "PR2-BERT", 500.0),
+                             ("attack", "RD-BERT-PWWS-U", 10.0), ("attack", "HN-BERT-PWWS-U", 10.0)],
+                            columns=["kind", "name", "cpu_seconds"])
+    monkeypatch.setattr(script, "cell_costs_of", lambda results: measured)
+    factors = script.calibration(tmp_path, planned)
+    assert factors["BAE"]["factor"] == 0.5 and factors["BAE"]["cells"] == 2  # (60 + 140) / (100 + 300)
+    assert factors["PWWS"]["factor"] == 1.5 and factors["PWWS"]["cells"] == 1  # cells without an estimate ignored
+    assert factors["training:BERT"]["factor"] == 0.5
+    cells = script.calibrated({
+        "HN-BERT-BAE-T-t1": {"kind": "attack", "estimate_cpu_seconds": 80.0},
+        "HN-BERT-t2": {"kind": "victim", "estimate_cpu_seconds": 10.0, "measured": True},
+        "HN-BERT-TextFooler-U": {"kind": "attack", "estimate_cpu_seconds": 20.0}}, factors)
+    assert cells["HN-BERT-BAE-T-t1"]["estimate_cpu_seconds"] == 40.0
+    assert cells["HN-BERT-BAE-T-t1"]["pilot_cpu_seconds"] == 80.0
+    assert cells["HN-BERT-t2"]["estimate_cpu_seconds"] == 10.0  # measured: what it cost, not scaled
+    assert cells["HN-BERT-TextFooler-U"]["estimate_cpu_seconds"] == 20.0  # no finished cell of its family
