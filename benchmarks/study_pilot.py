@@ -18,6 +18,11 @@ estimate of every cell of the grid, the ones its skip rules leave out included, 
 book's study page shows it beside the measured cost. After a change of the grid's skip rules, ``--replan``
 estimates every cell again from the measurements ``--out`` holds, timing nothing, on any machine.
 
+Every training of a victim (``training.seeds``) is its own victim cell with its own attack cells and rules.
+``--calibrate-from RESULTS=PILOT`` scales each attacker's (and each victim kind's training) estimates by what a
+finished grid's cells of that family measured against the pilot that planned them; the factors go to ``--out``
+and a later ``--replan`` keeps them.
+
     python benchmarks/study_pilot.py --grid parameters/grid_cpu.yaml --k 3 \\
         --victim PR2=results/demo/models/PR2-BERT --victim FC=results/demo/models/FC-BERT \\
         --overhead-from results/demo --out book/data/study_pilot.json
