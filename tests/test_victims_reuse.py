@@ -105,7 +105,7 @@ def _study(root: Path) -> None:
     """A project whose study grid trains FC's BiLSTM (settings of its own, two trainings) and FC's BERT, and
     leaves out every attack on FC's MiniLM (which it still trains)."""
     (root / "parameters").mkdir()
-    (root / session.STUDY_GRID).write_text(
+    (root / session.STUDY_GRIDS[0]).write_text(
         "name: study\nprofile: cpu\ntasks: [FC]\nvictims: [BiLSTM, BERT, MiniLM]\nattackers: [PWWS]\n"
         "scenarios: [untargeted]\nresults: results/study\ntraining: {max_dev: 600, seeds: {BiLSTM: [0, 1]}}\n"
         "skip: [{victims: [MiniLM], reason: too slow}]\nprecision: bf16\n")
@@ -142,6 +142,28 @@ def test_the_notebook_attacks_the_study_victim_it_committed(data_dir, tmp_path, 
     assert session.ensure_victim("FC", "BiLSTM", data_dir, own, "cpu", 1) == second
     assert session.study_victim("FC", "BiLSTM", data_dir, "smoke") is None  # another profile: not the study's
     assert session.study_victim("FC", "BiLSTM", data_dir, "cpu", 2) is None  # a training the study does not run
+
+
+def test_a_victim_the_newest_study_has_not_trained_yet_comes_from_the_one_before(data_dir, tmp_path, monkeypatch):
+    """The newest study trains FC's BiLSTM (results/study) but has committed only training 1; the study before
+    it (its own results folder) committed training 0 with the same settings: the notebook attacks that one,
+    and training 1 from the newest."""
+    _study(tmp_path)
+    older = (tmp_path / session.STUDY_GRIDS[0]).read_text().replace("name: study\n", "name: older\n").replace(
+        "results/study", "results/older")
+    (tmp_path / session.STUDY_GRIDS[1]).write_text(older)
+    monkeypatch.setattr(session, "project_root", lambda start=".": tmp_path)
+    newest_t1 = _committed(tmp_path, "FC-BiLSTM-t1", _study_training(data_dir, "BiLSTM", seed=1))
+    older_t0 = _trained(tmp_path / "results" / "older" / "models" / "FC-BiLSTM",
+                        _study_training(data_dir, "BiLSTM", seed=0))
+    monkeypatch.setattr("bodega.victims.train_victim", _no_training)
+    own = tmp_path / "results" / "models" / "FC-BiLSTM"
+    assert session.ensure_victim("FC", "BiLSTM", data_dir, own, "cpu", 0) == older_t0
+    assert session.study_victim("FC", "BiLSTM", data_dir, "cpu", 0).grid == session.STUDY_GRIDS[1]
+    assert session.ensure_victim("FC", "BiLSTM", data_dir, own, "cpu", 1) == newest_t1
+    # once the newest commits training 0, it wins
+    newest_t0 = _committed(tmp_path, "FC-BiLSTM", _study_training(data_dir, "BiLSTM", seed=0))
+    assert session.ensure_victim("FC", "BiLSTM", data_dir, own, "cpu", 0) == newest_t0
 
 
 def test_a_committed_victim_whose_attacks_the_study_left_out_is_attacked(data_dir, tmp_path, monkeypatch):
@@ -209,7 +231,7 @@ def test_a_victim_the_study_does_not_train_gets_no_estimate(data_dir, tmp_path, 
     monkeypatch.setattr("bodega.victims.train_victim", lambda *args, **kwargs: args[3])
     with caplog.at_level("WARNING", logger="bodega.notebook.session"):
         session.ensure_victim("FC", "GEMMA2B", data_dir, tmp_path / "own", "cpu", 0)
-    assert f"the study ({session.STUDY_GRID}) does not train it" in caplog.text
+    assert f"no study ({', '.join(session.STUDY_GRIDS)}) trains it" in caplog.text
     assert "no measured training time for this victim" in caplog.text
 
 

@@ -17,8 +17,9 @@ from bodega.records import TrainingFingerprint, read_victim_info
 from bodega.paths import project_root
 
 log = logging.getLogger(__name__)
-STUDY_GRID = "parameters/grid_study.yaml"
-"""The grid whose committed victims a notebook attacks before it would train one of its own."""
+STUDY_GRIDS = ("parameters/grid_study_v3.yaml", "parameters/grid_study.yaml")
+"""The grids whose committed victims a notebook attacks before it would train one of its own, newest study
+first: a victim the newest has not trained yet is taken from the one before, where that committed it."""
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,7 @@ def ensure_data(task: str, data_dir: Path, raw_root: str | None = None) -> None:
 def ensure_victim(task: str, victim: str, data_dir: Path, victim_dir: Path, profile: str, seed: int = 0,
                   precision: str = "fp32") -> Path:
     """Train the victim with the profile's settings unless a finished model folder is there, or the study
-    (:data:`STUDY_GRID`) committed this victim and training with its weights, or one trained with the same
+    (:data:`STUDY_GRIDS`) committed this victim and training with its weights, or one trained with the same
     settings is elsewhere under ``results/`` (a grid's ``models/``): returns the folder. ``seed`` is the
     training seed (the study's training 0 for seed 0).
 
@@ -142,7 +143,7 @@ def ensure_victim(task: str, victim: str, data_dir: Path, victim_dir: Path, prof
 
 @dataclass(frozen=True)
 class StudyVictim:
-    """One training of a victim as the study (:data:`STUDY_GRID`) trains it: where the study keeps it and the
+    """One training of a victim as a study grid (one of :data:`STUDY_GRIDS`) trains it: where it keeps it and the
     training fingerprint it trains it with, by which a committed folder is recognised (not by its cell key,
     which any change of the code in its closure moves)."""
 
@@ -152,12 +153,25 @@ class StudyVictim:
     """The rows of the task's training file (a row cap at or above it is no cap)."""
     precision: str
     """The precision the study attacks it in (resolved on this machine)."""
+    grid: str
+    """The study grid file that trains it (one of :data:`STUDY_GRIDS`)."""
 
 
 def study_victim(task: str, victim: str, data_dir: Path, profile: str, training: int = 0) -> StudyVictim | None:
-    """The study's training ``training`` of the victim of ``task`` and ``victim`` on ``data_dir``'s rows, or None
-    where the study does not train it (another profile, task, victim or training seed). A victim all of whose
-    attacks the study leaves out counts: the study trained it, and may have committed it."""
+    """The study's training ``training`` of the victim of ``task`` and ``victim`` on ``data_dir``'s rows: from the
+    newest of :data:`STUDY_GRIDS` that trains it and has committed it, else from the newest that trains it (not
+    committed: :func:`committed_problem` says why), or None where no study trains it (another profile, task,
+    victim or training seed). A victim all of whose attacks a study leaves out counts: the study trained it, and
+    may have committed it."""
+    candidates = [found for grid in STUDY_GRIDS
+                  if (found := _grid_victim(grid, task, victim, data_dir, profile, training)) is not None]
+    return next((found for found in candidates if committed_problem(found) is None),
+                candidates[0] if candidates else None)
+
+
+def _grid_victim(grid: str, task: str, victim: str, data_dir: Path, profile: str,
+                 training: int) -> StudyVictim | None:
+    """The training of one victim as the study grid ``grid`` trains it, or None where it does not."""
     from bodega.experiments.cells import training_settings
     from bodega.experiments.spec import load_grid
     from bodega.layout import victim_dir
@@ -166,9 +180,9 @@ def study_victim(task: str, victim: str, data_dir: Path, profile: str, training:
     from bodega.victims.training import training_fingerprint, training_precision
 
     root = project_root()
-    if not (root / STUDY_GRID).is_file():
+    if not (root / grid).is_file():
         return None  # an installed package without the project's parameters
-    spec, task = load_grid(root / STUDY_GRID), get_task(task).name
+    spec, task = load_grid(root / grid), get_task(task).name
     if (spec.profile != profile or task not in spec.tasks or victim not in spec.victims
             or training not in spec.training.seeds_for(task, victim)):
         return None
@@ -178,7 +192,7 @@ def study_victim(task: str, victim: str, data_dir: Path, profile: str, training:
     return StudyVictim(victim_dir(root / spec.results, task, victim, training),
                        training_fingerprint(task, victim, data_dir, precision=training_precision(victim, precision),
                                             **settings),
-                       len(read_tsv(Path(data_dir) / "train.tsv")), precision)
+                       len(read_tsv(Path(data_dir) / "train.tsv")), precision, grid)
 
 
 def attack_precision(requested: str | None, victim_dir: Path, task: str, victim: str, data_dir: Path, profile: str,
@@ -205,9 +219,9 @@ def committed_problem(study: StudyVictim | None) -> str | None:
     from bodega.victims.reuse import same_training
 
     if study is None:
-        return f"the study ({STUDY_GRID}) does not train it"
+        return f"no study ({', '.join(STUDY_GRIDS)}) trains it"
     if not (study.folder / VICTIM_INFO).is_file():
-        return f"the study has not trained it ({study.folder} holds no {VICTIM_INFO})"
+        return f"the study ({study.grid}) has not trained it ({study.folder} holds no {VICTIM_INFO})"
     problem = weights_problem(study.folder)
     if problem is not None and _weights_present(study.folder):
         raise BodegaError(f"{study.folder} cannot be attacked: {problem}; restore the committed folder "
