@@ -20,8 +20,9 @@ estimates every cell again from the measurements ``--out`` holds, timing nothing
 
 Every training of a victim (``training.seeds``) is its own victim cell with its own attack cells and rules.
 ``--calibrate-from RESULTS=PILOT`` scales each attacker's (and each victim kind's training) estimates by what a
-finished grid's cells of that family measured against the pilot that planned them; the factors go to ``--out``
-and a later ``--replan`` keeps them.
+finished grid's cells of that family measured against the pilot that planned them; ``--training-from RESULTS``
+estimates each training from that grid's measured training of the same task and victim (CPU per epoch). Both go
+to ``--out`` and a later ``--replan`` keeps them.
 
     python benchmarks/study_pilot.py --grid parameters/grid_cpu.yaml --k 3 \\
         --victim PR2=results/demo/models/PR2-BERT --victim FC=results/demo/models/FC-BERT \\
@@ -126,6 +127,27 @@ def trained_cpu_seconds(models: Path | None, name: str) -> float | None:
     return record.get("cpu_seconds") if record.get("status") == "done" else None
 
 
+def training_rate(results: Path, task: str, kind: str) -> tuple[float, str] | None:
+    """CPU seconds per epoch that a finished grid (``results``) spent training ``task``'s victim of ``kind``, or
+    of the kind it derives from (the GloVe BiLSTM: the BiLSTM), with the folder read; None where it trained
+    neither. A training's cost is its rows times its steps, which a forward time per text cannot tell (a long
+    article's backward pass, the evaluations), so a measured training of the same settings is the estimate."""
+    from bodega.victims.kinds import victim_class
+
+    for family in victim_class(kind).__mro__:
+        name = getattr(family, "kind", None)
+        if not isinstance(name, str):
+            continue
+        folder = results / "models" / f"{task}-{name}"
+        cpu = trained_cpu_seconds(results / "models", folder.name)
+        metrics = folder / "metrics.json"
+        history = json.loads(metrics.read_text(encoding="utf-8")).get("history") or [] if metrics.exists() else []
+        epochs = max((int(point.get("epoch") or 0) for point in history), default=0)
+        if cpu and epochs:
+            return cpu / epochs, str(folder)
+    return None
+
+
 def calibration(results: Path, planned: Path) -> dict[str, dict]:
     """Measured over estimated CPU of a finished grid's cells (``results``, planned by the pilot file ``planned``),
     per attacker and per victim kind's training: the factor this pilot's estimates of those cells are scaled by.
@@ -166,7 +188,8 @@ def calibrated(cells: dict[str, dict], factors: dict[str, dict]) -> dict[str, di
     for name, cell in cells.items():
         parsed = CellName.parse(name)
         group = factors.get(parsed.attacker if parsed.is_attack else f"training:{parsed.victim}")
-        if group is None or cell["estimate_cpu_seconds"] is None or cell.get("measured"):
+        if (group is None or cell["estimate_cpu_seconds"] is None or cell.get("measured")
+                or cell.get("training_from")):
             out[name] = cell
             continue
         out[name] = {**cell, "pilot_cpu_seconds": cell["estimate_cpu_seconds"],
@@ -176,7 +199,7 @@ def calibrated(cells: dict[str, dict], factors: dict[str, dict]) -> dict[str, di
 
 
 def estimate(spec, per_text: dict, pilots: dict, overhead: float, data_root: Path,
-             models: Path | None = None) -> dict[str, dict]:
+             models: Path | None = None, training_from: Path | None = None) -> dict[str, dict]:
     """Estimated CPU seconds of every cell of ``spec`` (training and attacks), with the model's terms."""
     from bodega.data import read_tsv
     from bodega.layout import CellName, run_name
@@ -193,15 +216,21 @@ def estimate(spec, per_text: dict, pilots: dict, overhead: float, data_root: Pat
             rows = min(sizes["train"], max_train or sizes["train"])
             dev = min(sizes["dev"], max_dev or sizes["dev"])
             epochs = spec.training.epochs_for(task, victim) or profile.epochs_for(task, victim)
+            rate = training_rate(training_from, task, victim) if training_from is not None else None
             for training in spec.training.seeds_for(task, victim):
                 victim_name = str(CellName(task, victim, training=training))
                 measured_training = trained_cpu_seconds(models, victim_name)
-                cells[victim_name] = {"kind": "victim", "training": training, "estimate_cpu_seconds": round(
-                    overhead + epochs * (3 * rows + dev + sizes["attack"]) * c, 1) if measured_training is None
-                    else round(measured_training, 1), "measured": measured_training is not None,
-                    # a victim trained already spent its CPU from the budget, whether or not it is attacked
-                    "skip": None if spec.attack_plan(task, victim, training) or measured_training is not None
-                    else "every attack cell of this victim is left out"}
+                cell = {"kind": "victim", "training": training, "measured": measured_training is not None,
+                        # a victim trained already spent its CPU from the budget, whether or not it is attacked
+                        "skip": None if spec.attack_plan(task, victim, training) or measured_training is not None
+                        else "every attack cell of this victim is left out"}
+                if measured_training is not None:
+                    cell["estimate_cpu_seconds"] = round(measured_training, 1)
+                elif rate is not None:  # every epoch run: an upper bound where patience stops it earlier
+                    cell.update(estimate_cpu_seconds=round(rate[0] * epochs, 1), training_from=rate[1])
+                else:
+                    cell["estimate_cpu_seconds"] = round(overhead + epochs * (3 * rows + dev + sizes["attack"]) * c, 1)
+                cells[victim_name] = cell
                 for attacker in spec.attackers:
                     for scenario in spec.scenarios:
                         name = run_name(task, victim, attacker, scenario, training=training)
@@ -237,6 +266,9 @@ def main() -> None:
     parser.add_argument("--calibrate-from", default=None, metavar="RESULTS=PILOT",
                         help="a finished grid's results and the pilot file that planned it: scale each attacker's and "
                              "victim kind's estimates by what those cells measured against their estimates")
+    parser.add_argument("--training-from", default=None, metavar="RESULTS",
+                        help="a finished grid's results whose victims were trained with the same settings: each "
+                             "training is estimated at their measured CPU per epoch times its epochs")
     parser.add_argument("--precision", default=None, help="fp32 or bf16 (default: the grid's precision)")
     parser.add_argument("--models", default=None,
                         help="the grid's trained victims (e.g. results/study/models): per-text cost of each trained "
@@ -305,7 +337,9 @@ def write(args, previous: dict, spec, precision: str, kernels: str, models: Path
         factors = calibration(Path(results), Path(planned))
     else:  # a re-plan keeps the calibration the file records
         factors = previous.get("calibration", {})
-    cells = calibrated(estimate(spec, per_text, pilots, overhead, data_root, models), factors)
+    training_from = args.training_from or previous.get("training_from")  # a re-plan keeps it
+    cells = calibrated(estimate(spec, per_text, pilots, overhead, data_root, models,
+                                Path(training_from) if training_from else None), factors)
     planned = [c["estimate_cpu_seconds"] for c in cells.values() if not c.get("skip") and c["estimate_cpu_seconds"]]
     result = {
         "command": "python benchmarks/study_pilot.py " + " ".join(sys.argv[1:]),
@@ -316,7 +350,8 @@ def write(args, previous: dict, spec, precision: str, kernels: str, models: Path
         "k": args.k, "grid": args.grid, "precision": precision,
         "kernels": kernels,  # of the per-text costs: with AMX bf16 costs 1.6-2.3x less
         "per_text_cpu_seconds": per_text, "attack_pilot": pilots, "pilot_victims": victims,
-        "cell_overhead_cpu_seconds": overhead, "calibration": factors, "cells": cells,
+        "cell_overhead_cpu_seconds": overhead, "calibration": factors,
+        "training_from": training_from, "cells": cells,
         "planned_cpu_hours": sum(planned) / 3600,
         "unestimated_planned_cells": sorted(n for n, c in cells.items()
                                             if not c.get("skip") and c["estimate_cpu_seconds"] is None)}

@@ -114,3 +114,16 @@ def test_calibration_scales_each_family_by_what_its_finished_cells_cost(script, 
     assert cells["HN-BERT-BAE-T-t1"]["pilot_cpu_seconds"] == 80.0
     assert cells["HN-BERT-t2"]["estimate_cpu_seconds"] == 10.0  # measured: what it cost, not scaled
     assert cells["HN-BERT-TextFooler-U"]["estimate_cpu_seconds"] == 20.0  # no finished cell of its family
+
+
+def test_a_training_is_estimated_from_a_measured_training_of_its_kind_or_the_kind_it_derives_from(script,
+                                                                                                  tmp_path):
+    folder = tmp_path / "models" / "HN-BiLSTM"
+    folder.mkdir(parents=True)
+    (folder / "cell.json").write_text(json.dumps({"status": "done", "cpu_seconds": 1200.0}))
+    (folder / "metrics.json").write_text(json.dumps({"history": [{"epoch": 1}, {"epoch": 2}, {"epoch": 3}]}))
+    assert script.training_rate(tmp_path, "HN", "BiLSTM") == (400.0, str(folder))
+    assert script.training_rate(tmp_path, "HN", "GloVeBiLSTM") == (400.0, str(folder))  # a BiLSTM underneath
+    assert script.training_rate(tmp_path, "PR2", "BiLSTM") is None
+    (folder / "cell.json").write_text(json.dumps({"status": "running"}))
+    assert script.training_rate(tmp_path, "HN", "BiLSTM") is None  # unfinished: nothing measured
