@@ -38,10 +38,14 @@ def plan_facts(study: Study, results_root: str | Path) -> dict[str, Any]:
 
 
 def run_bodega_intervals(study: Study) -> pd.DataFrame:
-    """One row per finished run: its BODEGA score's interval (``bodega_lo``, ``bodega_hi``), for the figures."""
-    rows = [{"task": t, "victim": v, "attacker": a, "scenario": s, "bodega_lo": i.low, "bodega_hi": i.high}
-            for (t, v, a, s), examples in study.examples.items() for i in [run_intervals(examples)["bodega"]]]
-    return pd.DataFrame(rows, columns=["task", "victim", "attacker", "scenario", "bodega_lo", "bodega_hi"])
+    """One row per finished run (named by its folder; every training's run): its BODEGA score's interval
+    (``bodega_lo``, ``bodega_hi``), for the figures."""
+    rows = [{"name": examples.name, "task": t, "victim": v, "attacker": a, "scenario": s, "training": training,
+             "bodega_lo": i.low, "bodega_hi": i.high}
+            for (t, v, a, s, training), examples in study.examples.items()
+            for i in [run_intervals(examples)["bodega"]]]
+    return pd.DataFrame(rows, columns=["name", "task", "victim", "attacker", "scenario", "training", "bodega_lo",
+                                       "bodega_hi"])
 
 
 def budget_facts(total: Budget, runs: pd.DataFrame) -> dict[str, Any]:

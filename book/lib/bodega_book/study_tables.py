@@ -11,7 +11,7 @@ import pandas as pd
 from bodega.experiments.spec import CellRule, GridSpec
 from bodega_book.findings import comparable, grouped, groups, verdict_bound, verdict_value
 from bodega.report.published import NOT_STATED, RERUN_LABEL, RERUN_VICTIMS, Statement
-from bodega_book.study import Study
+from bodega_book.study import Study, has_trainings
 from bodega_book.tables import METRIC_TITLES
 from bodega.report.uncertainty import MEASURES, Interval, mean_intervals, rank_attackers, success_interval
 
@@ -69,8 +69,8 @@ def table5_intervals(study: Study) -> pd.DataFrame:
     """Best BODEGA score per task and victim in each scenario, with its attacker, interval, queries and the
     attackers not distinguishable from it; victim F1 ours beside the paper's (Table 3), with the attack-set
     AUC and whether the victim is competent (:func:`bodega.victims.competence.competence`)."""
-    f1 = {(r.task, r.victim): r.f1 for r in study.results.victims.itertuples()}
-    quality = {(r.task, r.victim): r for r in study.results.victims.itertuples()}
+    f1 = {(r.task, r.victim): r.f1 for r in study.first.victims.itertuples()}
+    quality = {(r.task, r.victim): r for r in study.first.victims.itertuples()}
     rows = []
     for task in study.spec.tasks:
         for victim in study.spec.victims:
@@ -90,20 +90,24 @@ def table5_intervals(study: Study) -> pd.DataFrame:
 def sample_table(study: Study) -> pd.DataFrame:
     """Each attack cell's sample: examples, label mix (from ``summary.json``; runs made before the seeded
     samples did not record it) and how many of its rows every other victim's cell of the same task,
-    attacker and scenario also attacked (the overlap of the samples a comparison of victims pairs)."""
+    attacker and scenario also attacked (the overlap of the samples a comparison of victims pairs). Where a
+    victim has several trainings, each training's cell is a row and a ``training`` column says which."""
     rows = []
-    for (task, victim, attacker, scenario), run in sorted(study.examples.items()):
+    for (task, victim, attacker, scenario, training), run in sorted(study.examples.items()):
         summary = study.results.runs[study.results.runs.name == run.name]
         zero, one = (summary.labels_0.iloc[0], summary.labels_1.iloc[0]) if len(summary) else (None, None)
-        others = [other for (t, v, a, sc), other in study.examples.items()
+        others = [other for (t, v, a, sc, _), other in study.examples.items()
                   if (t, a, sc) == (task, attacker, scenario) and v != victim]
         shared = set(run.keys).intersection(*(set(o.keys) for o in others)) if others else set(run.keys)
-        rows.append({"task": task, "victim": victim, "attacker": attacker, "scenario": scenario, "examples": run.n,
+        rows.append({"task": task, "victim": victim, "training": training, "attacker": attacker,
+                     "scenario": scenario, "examples": run.n,
                      "label 0 / 1": f"{int(zero)} / {int(one)}" if zero is not None and not pd.isna(zero)
                      else "not recorded",
                      "rows every victim's cell shares": f"{len(shared)} of {run.n}" if others else "no other victim"})
-    return pd.DataFrame(rows, columns=["task", "victim", "attacker", "scenario", "examples", "label 0 / 1",
-                                       "rows every victim's cell shares"])
+    columns = ["task", "victim", "training", "attacker", "scenario", "examples", "label 0 / 1",
+               "rows every victim's cell shares"]
+    frame = pd.DataFrame(rows, columns=columns)
+    return frame if has_trainings(study) else frame.drop(columns="training")
 
 
 def _competence_cells(victim) -> dict[tuple[str, str], str]:
@@ -207,7 +211,7 @@ ROLE_MODELS = {"BiLSTM": "BiLSTM trained from scratch (as in the paper)"}
 
 def models_table(study: Study, deviations: dict[str, str]) -> pd.DataFrame:
     """The victims in each paper role: the model this profile uses, its size and training rows per task."""
-    victims = study.results.victims
+    victims = study.first.victims
     rows = []
     for role in study.spec.victims:
         trained = victims[victims.victim == role]

@@ -1,0 +1,122 @@
+"""A study whose grid trains a victim several times: the loader's rows, the runs of each training, and that
+whatever reads "the" run or victim of a cell reads the victim's first training in the grid."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from bodega.report.results import load_results
+from bodega.victims.competence import competence
+from bodega_book.findings import competent_split
+from bodega_book.study import Study, has_trainings, load_study
+from run_fixtures import write_run_examples, write_victim_info
+
+LORA = Path(__file__).resolve().parents[1] / "results" / "finetuning" / "lora"
+LORA_GRID = Path(__file__).resolve().parents[1] / "parameters" / "grid_finetuning_lora.yaml"
+
+
+def write_victim(root: Path, folder: str, task: str, kind: str, f1: float, competent: bool = True) -> None:
+    """A finished victim folder with its attack-set F1 and a competence measured from made-up probabilities."""
+    path = root / "models" / folder
+    write_victim_info(path, task, kind, {"BiLSTM": 1_000, "BERT": 100_000}[kind])
+    labels = [1] * 20 + [0] * 20
+    scores = [0.8] * 20 + [0.2] * 20 if competent else [0.9] * 40
+    (path / "metrics.json").write_text(json.dumps({"attack": {"f1": f1, "accuracy": 0.8},
+                                                   "dev": {"f1": f1, "accuracy": 0.8},
+                                                   "attack_quality": competence(labels, scores).to_dict()}))
+
+
+def write_run(root: Path, name: str, scores: list[float]) -> None:
+    """A finished attack run ``name`` whose example i scores ``scores[i]`` (attack rows 0..n-1)."""
+    task, victim, attacker, letter = name.split("-")[:4]
+    scenario = {"T": "targeted", "U": "untargeted"}[letter]
+    write_run_examples(root / "runs" / name, task, victim, attacker, scenario,
+                       [(i, f"x{i}", score) for i, score in enumerate(scores)])
+
+
+def write_grid(path: Path, seeds: list[int], **extra) -> Path:
+    grid = {"name": "trainings", "profile": "cpu", "tasks": ["PR2"], "victims": ["BiLSTM", "BERT"],
+            "attackers": ["PWWS", "DeepWordBug"], "scenarios": ["untargeted", "targeted"],
+            "training": {"seeds": {"BiLSTM": seeds}}, **extra}
+    path.write_text(yaml.safe_dump(grid))
+    return path
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """PR2's BiLSTM trained twice (training 1 not competent), its BERT once; PWWS targeted on every training,
+    DeepWordBug targeted on the BiLSTM's training 0 only."""
+    root = tmp_path / "results"
+    write_victim(root, "PR2-BiLSTM", "PR2", "BiLSTM", 0.70)
+    write_victim(root, "PR2-BiLSTM-t1", "PR2", "BiLSTM", 0.60, competent=False)
+    write_victim(root, "PR2-BERT", "PR2", "BERT", 0.80)
+    write_run(root, "PR2-BiLSTM-PWWS-T", [0.5, 0.5, 0.0, 0.0])
+    write_run(root, "PR2-BiLSTM-PWWS-T-t1", [0.9, 0.9, 0.9, 0.0])
+    write_run(root, "PR2-BERT-PWWS-T", [0.2, 0.0, 0.0, 0.0])
+    write_run(root, "PR2-BiLSTM-DeepWordBug-T", [0.1, 0.0, 0.0, 0.0])
+    return root
+
+
+def test_the_loader_gives_each_training_its_row(root):
+    results = load_results(root)
+    assert results.victims[["task", "victim", "training", "f1"]].values.tolist() == [
+        ["PR2", "BiLSTM", 0, 0.70], ["PR2", "BiLSTM", 1, 0.60], ["PR2", "BERT", 0, 0.80]]
+    runs = results.runs.set_index("name")
+    assert runs.training.to_dict() == {"PR2-BiLSTM-DeepWordBug-T": 0, "PR2-BiLSTM-PWWS-T": 0,
+                                       "PR2-BiLSTM-PWWS-T-t1": 1, "PR2-BERT-PWWS-T": 0}
+    assert set(runs.victim) == {"BiLSTM", "BERT"}  # the training is not part of the victim's name
+
+
+def test_trainings_holds_every_finished_training_in_the_grids_order(root, tmp_path):
+    study = load_study(root, write_grid(tmp_path / "grid.yaml", [0, 1, 2]))
+    assert [r.name for r in study.trainings("PR2", "BiLSTM", "PWWS", "targeted")] == [
+        "PR2-BiLSTM-PWWS-T", "PR2-BiLSTM-PWWS-T-t1"]  # training 2 has not finished
+    assert study.training_seeds("PR2", "BiLSTM", "PWWS", "targeted") == [0, 1]
+    assert [r.name for r in study.trainings("PR2", "BiLSTM", "DeepWordBug", "targeted")] == [
+        "PR2-BiLSTM-DeepWordBug-T"]
+    assert [r.name for r in study.trainings("PR2", "BERT", "PWWS", "targeted")] == ["PR2-BERT-PWWS-T"]
+    assert study.status("PR2", "BiLSTM", "DeepWordBug", "targeted", training=1) == "not finished"
+    assert study.status("PR2", "BERT", "PWWS", "targeted", training=1).startswith("not run: training 1 of PR2-BERT")
+    assert has_trainings(study)
+
+
+def test_single_run_readers_get_the_first_training(root, tmp_path):
+    study = load_study(root, write_grid(tmp_path / "grid.yaml", [0, 1]))
+    assert study.run("PR2", "BiLSTM", "PWWS", "targeted").name == "PR2-BiLSTM-PWWS-T"
+    assert study.victims_run("PR2", "PWWS", "targeted") == ["BiLSTM", "BERT"]
+    assert study.first.victims[["victim", "training", "f1"]].values.tolist() == [["BiLSTM", 0, 0.70],
+                                                                                 ["BERT", 0, 0.80]]
+    assert "PR2-BiLSTM-PWWS-T-t1" not in set(study.first.runs.name)
+    # a grid whose first training of the BiLSTM is seed 1 means that one
+    reordered = load_study(root, write_grid(tmp_path / "grid.yaml", [1, 0]))
+    assert reordered.run("PR2", "BiLSTM", "PWWS", "targeted").name == "PR2-BiLSTM-PWWS-T-t1"
+    assert [r.name for r in reordered.trainings("PR2", "BiLSTM", "PWWS", "targeted")] == [
+        "PR2-BiLSTM-PWWS-T-t1", "PR2-BiLSTM-PWWS-T"]
+    assert reordered.first.victims[["victim", "training"]].values.tolist() == [["BiLSTM", 1], ["BERT", 0]]
+
+
+def test_a_victim_is_competent_only_if_every_finished_training_is(root, tmp_path):
+    study = load_study(root, write_grid(tmp_path / "grid.yaml", [0, 1]))
+    flag, why = study.competence("PR2", "BiLSTM")
+    assert flag is False and why.startswith("training 1: ROC AUC 0.500")
+    kept, left = competent_split(study, "PR2", ["BiLSTM", "BERT"])
+    assert kept == ["BERT"] and left["BiLSTM"].startswith("not competent (training 1: ROC AUC 0.500")
+    # a grid that names training 0 only does not read the other training's folder
+    one = load_study(root, write_grid(tmp_path / "grid.yaml", [0]))
+    assert one.competence("PR2", "BiLSTM")[0] is True
+    assert [r.name for r in one.trainings("PR2", "BiLSTM", "PWWS", "targeted")] == ["PR2-BiLSTM-PWWS-T"]
+    assert not has_trainings(one)
+
+
+@pytest.mark.skipif(not (LORA / "runs").is_dir(), reason="the fine-tuning ablation's results are not in this tree")
+def test_the_lora_ablation_holds_three_trainings_of_pr2_bert():
+    study: Study = load_study(LORA, LORA_GRID)
+    runs = study.trainings("PR2", "BERT", "BERT-ATTACK", "targeted")
+    assert [r.name for r in runs] == ["PR2-BERT-BERT-ATTACK-T", "PR2-BERT-BERT-ATTACK-T-t1",
+                                      "PR2-BERT-BERT-ATTACK-T-t2"]
+    assert study.run("PR2", "BERT", "BERT-ATTACK", "targeted").name == "PR2-BERT-BERT-ATTACK-T"
+    pr2 = study.results.victims[study.results.victims.task == "PR2"]
+    assert pr2.training.tolist() == [0, 1, 2]
