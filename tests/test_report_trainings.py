@@ -12,6 +12,7 @@ from bodega.report.results import load_results
 from bodega.victims.competence import competence
 from bodega_book.findings import competent_split
 from bodega_book.study import Study, has_trainings, load_study
+from bodega_book.study_tables import ACROSS_TRAININGS, table4_intervals, table5_intervals
 from run_fixtures import write_run_examples, write_victim_info
 
 LORA = Path(__file__).resolve().parents[1] / "results" / "finetuning" / "lora"
@@ -47,8 +48,8 @@ def write_grid(path: Path, seeds: list[int], **extra) -> Path:
 
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
-    """PR2's BiLSTM trained twice (training 1 not competent), its BERT once; PWWS targeted on every training,
-    DeepWordBug targeted on the BiLSTM's training 0 only."""
+    """PR2's BiLSTM trained twice (training 1 not competent), its BERT once; PWWS in both scenarios on every
+    training, DeepWordBug targeted on the BiLSTM's training 0 only."""
     root = tmp_path / "results"
     write_victim(root, "PR2-BiLSTM", "PR2", "BiLSTM", 0.70)
     write_victim(root, "PR2-BiLSTM-t1", "PR2", "BiLSTM", 0.60, competent=False)
@@ -57,6 +58,9 @@ def root(tmp_path: Path) -> Path:
     write_run(root, "PR2-BiLSTM-PWWS-T-t1", [0.9, 0.9, 0.9, 0.0])
     write_run(root, "PR2-BERT-PWWS-T", [0.2, 0.0, 0.0, 0.0])
     write_run(root, "PR2-BiLSTM-DeepWordBug-T", [0.1, 0.0, 0.0, 0.0])
+    write_run(root, "PR2-BiLSTM-PWWS-U", [0.4, 0.4, 0.4, 0.4])
+    write_run(root, "PR2-BiLSTM-PWWS-U-t1", [0.6, 0.6, 0.6, 0.6])
+    write_run(root, "PR2-BERT-PWWS-U", [0.3, 0.3, 0.0, 0.0])
     return root
 
 
@@ -66,7 +70,8 @@ def test_the_loader_gives_each_training_its_row(root):
         ["PR2", "BiLSTM", 0, 0.70], ["PR2", "BiLSTM", 1, 0.60], ["PR2", "BERT", 0, 0.80]]
     runs = results.runs.set_index("name")
     assert runs.training.to_dict() == {"PR2-BiLSTM-DeepWordBug-T": 0, "PR2-BiLSTM-PWWS-T": 0,
-                                       "PR2-BiLSTM-PWWS-T-t1": 1, "PR2-BERT-PWWS-T": 0}
+                                       "PR2-BiLSTM-PWWS-T-t1": 1, "PR2-BiLSTM-PWWS-U": 0, "PR2-BiLSTM-PWWS-U-t1": 1,
+                                       "PR2-BERT-PWWS-T": 0, "PR2-BERT-PWWS-U": 0}
     assert set(runs.victim) == {"BiLSTM", "BERT"}  # the training is not part of the victim's name
 
 
@@ -120,3 +125,26 @@ def test_the_lora_ablation_holds_three_trainings_of_pr2_bert():
     assert study.run("PR2", "BERT", "BERT-ATTACK", "targeted").name == "PR2-BERT-BERT-ATTACK-T"
     pr2 = study.results.victims[study.results.victims.task == "PR2"]
     assert pr2.training.tolist() == [0, 1, 2]
+
+
+def test_table4_gives_each_victims_spread_over_its_trainings(root, tmp_path):
+    study = load_study(root, write_grid(tmp_path / "grid.yaml", [0, 1]))
+    pwws = table4_intervals(study).loc[("PR2", "PWWS")]
+    assert pwws["victims"] == "BiLSTM, BERT"
+    assert pwws["BODEGA"].startswith("0.275 [")  # training 0's runs: (0.4 + 0.15) / 2
+    assert pwws[ACROSS_TRAININGS] == "BiLSTM trainings 0.40-0.60 (2)"
+    one = load_study(root, write_grid(tmp_path / "grid.yaml", [0]))
+    assert ACROSS_TRAININGS not in table4_intervals(one).columns  # one training each: the table as before
+
+
+def test_table5_gives_the_spread_of_f1_auc_and_the_best_attack(root, tmp_path):
+    study = load_study(root, write_grid(tmp_path / "grid.yaml", [0, 1]))
+    bilstm, bert = (table5_intervals(study).loc[("PR2", v)] for v in ("BiLSTM", "BERT"))
+    assert bilstm[("F1", "ours")] == "0.700; trainings 0.60-0.70 (2)"
+    assert bilstm[("victim", "AUC")] == "1.000; trainings 0.50-1.00 (2)"
+    assert bilstm[("victim", "competent")].startswith("no (training 1: ROC AUC 0.500")
+    assert bilstm[("targeted", "attacker")] == "PWWS"
+    assert bilstm[("targeted", "BODEGA")].startswith("0.250 [") and \
+        bilstm[("targeted", "BODEGA")].endswith("; trainings 0.25-0.68 (2)")
+    assert bert[("F1", "ours")] == "0.800" and bert[("victim", "competent")] == "yes"
+    assert "trainings" not in bert[("targeted", "BODEGA")]

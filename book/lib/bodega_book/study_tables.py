@@ -2,11 +2,15 @@
 cells the grid does not run with their reasons.
 
 Cells read ``0.562 [0.490, 0.631]`` (estimate [95% interval]); "–" where a figure does not exist (no
-successful example, so no semantic score).
+successful example, so no semantic score). The interval resamples the examples of the run against the victim's
+first training; where a victim has several finished trainings, the cell adds their spread
+(``; trainings 0.55-0.61 (3)``: the lowest and highest estimate over the trainings, and how many).
 """
 from __future__ import annotations
 
 import pandas as pd
+
+from typing import Sequence
 
 from bodega.experiments.spec import CellRule, GridSpec
 from bodega_book.findings import comparable, grouped, groups, verdict_bound, verdict_value
@@ -16,10 +20,34 @@ from bodega_book.tables import METRIC_TITLES
 from bodega.report.uncertainty import MEASURES, Interval, mean_intervals, rank_attackers, success_interval
 
 DIGITS = {"queries": 1}
+ACROSS_TRAININGS = "BODEGA across trainings"
 
 
 def _cells(intervals: dict[str, Interval]) -> dict[str, str]:
     return {METRIC_TITLES[m]: intervals[m].text(DIGITS.get(m, 3)) for m in MEASURES}
+
+
+def spread_text(values: Sequence[float], digits: int = 2) -> str:
+    """``trainings 0.55-0.61 (3)``: the range of one figure over a victim's trainings; '' for one training."""
+    values = [float(v) for v in values if not pd.isna(v)]
+    if len(values) < 2:
+        return ""
+    return f"trainings {min(values):.{digits}f}-{max(values):.{digits}f} ({len(values)})"
+
+
+def with_spread(text: str, values: Sequence[float], digits: int = 2) -> str:
+    """``text`` followed by the spread over trainings where there are several."""
+    spread = spread_text(values, digits)
+    return f"{text}; {spread}" if spread else text
+
+
+def _bodega_spread(study: Study, task: str, victims: Sequence[str], attacker: str, scenario: str) -> str:
+    """``BERT trainings 0.41-0.47 (3)``: each victim's BODEGA score over its finished trainings, where it has
+    several; '' where none has."""
+    parts = [f"{v} {spread}" for v in victims
+             if (spread := spread_text([run.bodega.mean() for run in study.trainings(task, v, attacker, scenario)
+                                        if run.n]))]
+    return "; ".join(parts)
 
 
 def _best_attackers(study: Study, task: str) -> frozenset[str]:
@@ -44,8 +72,10 @@ def _paper_text(statements: list[Statement]) -> str:
 
 
 def table4_intervals(study: Study) -> pd.DataFrame:
-    """Untargeted results per task and attacker, mean over the victims attacked, with intervals and the examples
-    stopped at the query budget; the paper's stated values beside ours; rows the grid does not run say why."""
+    """Untargeted results per task and attacker, mean over the victims attacked (their first trainings), with
+    intervals and the examples stopped at the query budget; the paper's stated values beside ours; rows the grid
+    does not run say why. Where a victim has several finished trainings, ``BODEGA across trainings`` gives each
+    such victim's spread (the column exists only in a study that has them)."""
     rows = []
     for task in study.spec.tasks:
         best = _best_attackers(study, task)
@@ -56,29 +86,32 @@ def table4_intervals(study: Study) -> pd.DataFrame:
                 runs = [study.run(task, v, attacker, "untargeted") for v in victims]
                 row.update(_cells(mean_intervals(runs)))
                 row["stopped at budget"] = _stopped(runs)
+                row[ACROSS_TRAININGS] = _bodega_spread(study, task, victims, attacker, "untargeted")
             row["not run"] = grouped({v: study.status(task, v, attacker, "untargeted")
                                       for v in study.spec.victims if v not in victims})
             row["paper (text)"] = _paper_text(study.published.about(task, attacker, best))
             rows.append(row)
-    columns = ["task", "attacker", "victims", *(METRIC_TITLES[m] for m in MEASURES), "stopped at budget", "not run",
-               "paper (text)"]
+    columns = ["task", "attacker", "victims", *(METRIC_TITLES[m] for m in MEASURES), "stopped at budget",
+               *([ACROSS_TRAININGS] if has_trainings(study) else []), "not run", "paper (text)"]
     return pd.DataFrame(rows, columns=columns).fillna("").set_index(["task", "attacker"])
 
 
 def table5_intervals(study: Study) -> pd.DataFrame:
-    """Best BODEGA score per task and victim in each scenario, with its attacker, interval, queries and the
-    attackers not distinguishable from it; victim F1 ours beside the paper's (Table 3), with the attack-set
-    AUC and whether the victim is competent (:func:`bodega.victims.competence.competence`)."""
-    f1 = {(r.task, r.victim): r.f1 for r in study.first.victims.itertuples()}
-    quality = {(r.task, r.victim): r for r in study.first.victims.itertuples()}
+    """Best BODEGA score per task and victim in each scenario (on the victim's first training), with its
+    attacker, interval, queries and the attackers not distinguishable from it; victim F1 ours beside the
+    paper's (Table 3), with the attack-set AUC and whether the victim is competent
+    (:func:`bodega.victims.competence.competence`; over every finished training: :meth:`Study.competence`).
+    Where a victim has several finished trainings, F1, AUC and the best attacker's BODEGA add their spread."""
     rows = []
     for task in study.spec.tasks:
         for victim in study.spec.victims:
             paper_f1 = study.published.f1(task, victim)
+            trained = study.victim_rows(task, victim)
+            first = trained[trained.training == study.first_training(task, victim)]
             row = {("", "task"): task, ("", "victim"): victim,
-                   ("F1", "ours"): f"{f1[(task, victim)]:.3f}" if (task, victim) in f1 else "",
+                   ("F1", "ours"): with_spread(f"{first.f1.iloc[0]:.3f}", trained.f1) if len(first) else "",
                    ("F1", "paper"): f"{paper_f1:.3f}" if paper_f1 is not None else NOT_STATED,
-                   **_competence_cells(quality.get((task, victim)))}
+                   **_competence_cells(study, task, victim, trained)}
             for scenario in ("untargeted", "targeted"):
                 row.update({(scenario, k): v for k, v in _best_cell(study, task, victim, scenario).items()})
             rows.append(row)
@@ -110,12 +143,15 @@ def sample_table(study: Study) -> pd.DataFrame:
     return frame if has_trainings(study) else frame.drop(columns="training")
 
 
-def _competence_cells(victim) -> dict[tuple[str, str], str]:
-    """AUC and the competence verdict of one victim row of ``results.victims`` (None: not trained)."""
-    if victim is None or getattr(victim, "competent", None) is None or pd.isna(victim.competent):
+def _competence_cells(study: Study, task: str, victim: str, trained: pd.DataFrame) -> dict[tuple[str, str], str]:
+    """AUC of the victim's first training (with the spread over its ``trained`` rows) and the competence verdict
+    over every finished training; blank where it is not trained or its competence was never measured."""
+    first = trained[trained.training == study.first_training(task, victim)]
+    flag, why = study.competence(task, victim)
+    if first.empty or flag is None or pd.isna(first.competent.iloc[0]):
         return {("victim", "AUC"): "", ("victim", "competent"): ""}
-    return {("victim", "AUC"): f"{victim.roc_auc:.3f}",
-            ("victim", "competent"): "yes" if victim.competent else f"no ({victim.competence})"}
+    return {("victim", "AUC"): with_spread(f"{first.roc_auc.iloc[0]:.3f}", trained.roc_auc),
+            ("victim", "competent"): "yes" if flag else f"no ({why})"}
 
 
 def _best_cell(study: Study, task: str, victim: str, scenario: str) -> dict[str, str]:
@@ -127,7 +163,8 @@ def _best_cell(study: Study, task: str, victim: str, scenario: str) -> dict[str,
     ranking = rank_attackers({a: [study.run(task, victim, a, scenario)] for a in attackers})
     best = ranking[0]
     queries = mean_intervals([study.run(task, victim, best.attacker, scenario)])["queries"]
-    return {"attacker": best.attacker, "BODEGA": best.bodega.text(), "queries": queries.text(1),
+    spread = [run.bodega.mean() for run in study.trainings(task, victim, best.attacker, scenario) if run.n]
+    return {"attacker": best.attacker, "BODEGA": with_spread(best.bodega.text(), spread), "queries": queries.text(1),
             "tied": ", ".join(r.attacker for r in ranking[1:] if r.tied_with_best), "note": ""}
 
 
