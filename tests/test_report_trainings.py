@@ -5,15 +5,22 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import matplotlib
+import numpy as np
 import pytest
 import yaml
 
 from bodega.report.results import load_results
 from bodega.victims.competence import competence
+from bodega_book.f1_intervals import f1_intervals
+from bodega_book.figures import figure2, figure2_table
 from bodega_book.findings import competent_split
 from bodega_book.study import Study, has_trainings, load_study
 from bodega_book.study_tables import ACROSS_TRAININGS, table4_intervals, table5_intervals
+from bodega_book.study_facts import run_bodega_intervals
 from run_fixtures import write_run_examples, write_victim_info
+
+matplotlib.use("Agg")
 
 LORA = Path(__file__).resolve().parents[1] / "results" / "finetuning" / "lora"
 LORA_GRID = Path(__file__).resolve().parents[1] / "parameters" / "grid_finetuning_lora.yaml"
@@ -148,3 +155,25 @@ def test_table5_gives_the_spread_of_f1_auc_and_the_best_attack(root, tmp_path):
         bilstm[("targeted", "BODEGA")].endswith("; trainings 0.25-0.68 (2)")
     assert bert[("F1", "ours")] == "0.800" and bert[("victim", "competent")] == "yes"
     assert "trainings" not in bert[("targeted", "BODEGA")]
+
+
+def test_figure2_has_a_point_per_training_for_the_first_trainings_best_attacker(root, tmp_path):
+    write_victim(root, "PR2-BiLSTM-t1", "PR2", "BiLSTM", 0.60)  # competent this time, so that it is drawn
+    study = load_study(root, write_grid(tmp_path / "grid.yaml", [0, 1]))
+    table = figure2_table(study.results, f1_intervals(study.results, resamples=50), run_bodega_intervals(study),
+                          study.first_training)
+    assert table[["victim", "training", "first", "attacker"]].values.tolist() == [
+        ["BiLSTM", 0, True, "PWWS"], ["BiLSTM", 1, False, "PWWS"], ["BERT", 0, True, "PWWS"]]
+    np.testing.assert_allclose(table.bodega, [0.25, 0.675, 0.05])  # PWWS, training 0's best, on each training
+    np.testing.assert_allclose(table.f1, [0.70, 0.60, 0.80])
+    assert table.bodega_lo.notna().all()
+    fig = figure2(study.results, None, run_bodega_intervals(study), study.first_training)
+    f1_first, bodega_first, f1_other, bodega_other = fig.axes[0].containers
+    np.testing.assert_allclose(bodega_first.lines[0].get_ydata(), [0.25, 0.05])
+    np.testing.assert_allclose(bodega_other.lines[0].get_ydata(), [0.675])
+    assert bodega_other.lines[0].get_markerfacecolor() == "none"
+    assert bodega_first.lines[0].get_markerfacecolor() != "none"
+    # the reordered grid makes training 1 the first: its best attacker and filled point
+    reordered = load_study(root, write_grid(tmp_path / "grid.yaml", [1, 0]))
+    table = figure2_table(reordered.results, first_training=reordered.first_training)
+    assert table[table.victim == "BiLSTM"][["training", "first"]].values.tolist() == [[0, False], [1, True]]
