@@ -16,7 +16,8 @@ from bodega_book.f1_intervals import f1_intervals
 from bodega_book.figures import figure2, figure2_table
 from bodega_book.findings import competent_split
 from bodega_book.study import Study, has_trainings, load_study
-from bodega_book.study_tables import ACROSS_TRAININGS, table4_intervals, table5_intervals
+from bodega_book.study_tables import (ACROSS_TRAININGS, coverage_counts, coverage_reasons, coverage_table,
+                                      coverage_text, table4_intervals, table5_intervals)
 from bodega_book.study_facts import run_bodega_intervals
 from run_fixtures import write_run_examples, write_victim_info
 
@@ -177,3 +178,28 @@ def test_figure2_has_a_point_per_training_for_the_first_trainings_best_attacker(
     reordered = load_study(root, write_grid(tmp_path / "grid.yaml", [1, 0]))
     table = figure2_table(reordered.results, first_training=reordered.first_training)
     assert table[table.victim == "BiLSTM"][["training", "first"]].values.tolist() == [[0, False], [1, True]]
+
+
+def test_coverage_gives_every_paper_cell_a_number_or_the_reason_it_has_none(root, tmp_path):
+    skip = [{"victims": ["BERT"], "attackers": ["DeepWordBug"], "reason": "too slow here"}]
+    study = load_study(root, write_grid(tmp_path / "grid.yaml", [0, 1], skip=skip))
+    coverage = coverage_table(study)
+    assert len(coverage) == 2 * 128
+    untargeted = coverage.loc["Table 4"]
+    assert untargeted.loc[("PR2", "BiLSTM", "PWWS")].tolist() == ["0.400; trainings 0.40-0.60 (2)", ""]
+    assert untargeted.loc[("PR2", "BERT", "PWWS")].tolist() == ["0.150", ""]
+    assert untargeted.loc[("PR2", "BiLSTM", "DeepWordBug"), "why not"] == "not finished"
+    assert untargeted.loc[("PR2", "BERT", "DeepWordBug"), "why not"] == "not run: too slow here"
+    assert untargeted.loc[("PR2", "BiLSTM", "SCPN"), "why not"] == "not run: attacker SCPN is not in the trainings grid"
+    assert untargeted.loc[("HN", "GEMMA7B", "PWWS"), "why not"] == "not run: task HN is not in the trainings grid"
+    assert coverage.loc[("Table 5", "PR2", "BiLSTM", "DeepWordBug"), "BODEGA here"] == "0.025"
+    counts = coverage_counts(coverage)
+    assert counts.loc["Table 4"].to_dict() == {"HN": "0 of 32", "PR2": "2 of 32", "FC": "0 of 32", "RD": "0 of 32",
+                                               "all": "2 of 128"}
+    assert counts.loc["Table 5", "PR2"] == "3 of 32"
+    assert coverage_text(counts) == ("Table 4: 2 of 128 cells have a number; "
+                                     "Table 5: 3 of 128 cells have a number")
+    reasons = coverage_reasons(coverage)
+    assert reasons.loc[("Table 4", "not run: too slow here"), "cells"] == 1
+    assert reasons.loc[("Table 4", "not run: task HN is not in the trainings grid"), "cells"] == 32
+    assert int(reasons.loc["Table 4"].cells.sum()) == 128 - 2

@@ -14,6 +14,7 @@ from typing import Sequence
 
 from bodega.experiments.spec import CellRule, GridSpec
 from bodega_book.findings import comparable, grouped, groups, verdict_bound, verdict_value
+from bodega_book.findings_rules import PAPER_ATTACKERS
 from bodega.report.published import NOT_STATED, RERUN_LABEL, RERUN_VICTIMS, Statement
 from bodega_book.study import Study, has_trainings
 from bodega_book.tables import METRIC_TITLES
@@ -241,6 +242,59 @@ def plan_table(study: Study) -> pd.DataFrame:
                          "not finished": states.count("not finished"),
                          "examples per cell": ", ".join(str(n) for n in sorted(sizes, key=str)) or "–"})
     return pd.DataFrame(rows).set_index(["task", "victim"])
+
+
+PAPER_TABLES = {"Table 4": "untargeted", "Table 5": "targeted"}
+"""The paper's result tables and the scenario of each."""
+
+
+def coverage_table(study: Study) -> pd.DataFrame:
+    """Each cell of the paper's Tables 4 and 5 (its tasks and victim roles, Table 3's, times its eight
+    attackers): the BODEGA score here (the victim's first training, with the spread over its trainings) or why
+    there is none (:meth:`Study.status`: the grid's skip reason, not in this grid, or not finished)."""
+    rows = []
+    for table, scenario in PAPER_TABLES.items():
+        for task, roles in study.published.table3_f1.items():
+            for victim in roles:
+                for attacker in PAPER_ATTACKERS:
+                    run = study.run(task, victim, attacker, scenario)
+                    here = with_spread(f"{run.bodega.mean():.3f}", [r.bodega.mean() for r in study.trainings(
+                        task, victim, attacker, scenario) if r.n]) if run is not None and run.n else ""
+                    why = "" if here else _why_not(study, task, victim, attacker, scenario)
+                    rows.append({"table": table, "task": task, "victim": victim, "attacker": attacker,
+                                 "BODEGA here": here, "why not": why})
+    frame = pd.DataFrame(rows, columns=["table", "task", "victim", "attacker", "BODEGA here", "why not"])
+    return frame.set_index(["table", "task", "victim", "attacker"])
+
+
+def _why_not(study: Study, task: str, victim: str, attacker: str, scenario: str) -> str:
+    """The status of a cell without a number; a finished run without examples (no eligible row) says so."""
+    status = study.status(task, victim, attacker, scenario)
+    return "finished without an eligible example" if status == "finished" else status
+
+
+def coverage_counts(coverage: pd.DataFrame) -> pd.DataFrame:
+    """Per paper table: ``N of M`` cells with a number here, per task and over all (``coverage_table``'s rows)."""
+    has = coverage["BODEGA here"] != ""
+    rows = {}
+    for table in dict.fromkeys(coverage.index.get_level_values("table")):
+        cells = has.xs(table, level="table")
+        per_task = cells.groupby(level="task", sort=False)
+        rows[table] = {**{task: f"{int(n.sum())} of {len(n)}" for task, n in per_task},
+                       "all": f"{int(cells.sum())} of {len(cells)}"}
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("table")
+
+
+def coverage_text(counts: pd.DataFrame) -> str:
+    """``Table 4: 59 of 128 cells have a number; Table 5: 40 of 128 cells have a number``."""
+    return "; ".join(f"{table}: {row['all']} cells have a number" for table, row in counts.iterrows())
+
+
+def coverage_reasons(coverage: pd.DataFrame) -> pd.DataFrame:
+    """The cells without a number, grouped by paper table and reason, with how many there are."""
+    missing = coverage[coverage["why not"] != ""].reset_index()
+    return (missing.groupby(["table", "why not"], sort=False).size().rename("cells").reset_index()
+            .set_index(["table", "why not"]))
 
 
 ROLE_MODELS = {"BiLSTM": "BiLSTM trained from scratch (as in the paper)"}
