@@ -133,6 +133,11 @@ def test_the_lora_ablation_holds_three_trainings_of_pr2_bert():
     assert study.run("PR2", "BERT", "BERT-ATTACK", "targeted").name == "PR2-BERT-BERT-ATTACK-T"
     pr2 = study.results.victims[study.results.victims.task == "PR2"]
     assert pr2.training.tolist() == [0, 1, 2]
+    cell = table5_intervals(study).loc[("PR2", "BERT"), ("targeted", "BODEGA")]
+    assert cell.startswith(f"{runs[0].bodega.mean():.3f} [") and cell.endswith(" (3)")
+    points = figure2_table(study.results, first_training=study.first_training)
+    assert points[points.task == "PR2"][["training", "first", "attacker"]].values.tolist() == [
+        [0, True, "BERT-ATTACK"], [1, False, "BERT-ATTACK"], [2, False, "BERT-ATTACK"]]
 
 
 def test_table4_gives_each_victims_spread_over_its_trainings(root, tmp_path):
