@@ -17,7 +17,7 @@ from bodega_book.figures import figure2, figure2_table
 from bodega_book.findings import competent_split
 from bodega_book.study import Study, has_trainings, load_study
 from bodega_book.study_tables import (ACROSS_TRAININGS, coverage_counts, coverage_reasons, coverage_table,
-                                      coverage_text, table4_intervals, table5_intervals)
+                                      coverage_text, plan_table, table4_intervals, table5_intervals)
 from bodega_book.study_facts import run_bodega_intervals
 from run_fixtures import write_run_examples, write_victim_info
 
@@ -87,7 +87,6 @@ def test_trainings_holds_every_finished_training_in_the_grids_order(root, tmp_pa
     study = load_study(root, write_grid(tmp_path / "grid.yaml", [0, 1, 2]))
     assert [r.name for r in study.trainings("PR2", "BiLSTM", "PWWS", "targeted")] == [
         "PR2-BiLSTM-PWWS-T", "PR2-BiLSTM-PWWS-T-t1"]  # training 2 has not finished
-    assert study.training_seeds("PR2", "BiLSTM", "PWWS", "targeted") == [0, 1]
     assert [r.name for r in study.trainings("PR2", "BiLSTM", "DeepWordBug", "targeted")] == [
         "PR2-BiLSTM-DeepWordBug-T"]
     assert [r.name for r in study.trainings("PR2", "BERT", "PWWS", "targeted")] == ["PR2-BERT-PWWS-T"]
@@ -208,3 +207,10 @@ def test_coverage_gives_every_paper_cell_a_number_or_the_reason_it_has_none(root
     assert reasons.loc[("Table 4", "not run: too slow here"), "cells"] == 1
     assert reasons.loc[("Table 4", "not run: task HN is not in the trainings grid"), "cells"] == 32
     assert int(reasons.loc["Table 4"].cells.sum()) == 128 - 2
+
+
+def test_the_plan_counts_the_cells_of_every_training(root, tmp_path):
+    study = load_study(root, write_grid(tmp_path / "grid.yaml", [0, 1]))
+    plan = plan_table(study)
+    assert plan.loc[("PR2", "BiLSTM"), ["finished", "not run", "not finished"]].tolist() == [5, 0, 3]
+    assert plan.loc[("PR2", "BERT"), ["finished", "not run", "not finished"]].tolist() == [2, 0, 2]

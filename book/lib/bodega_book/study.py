@@ -51,17 +51,12 @@ class Study:
         return [self.examples[key] for training in self.spec.training.seeds_for(task, victim)
                 if (key := (task, victim, attacker, scenario, training)) in self.examples]
 
-    def training_seeds(self, task: str, victim: str, attacker: str, scenario: str) -> list[int]:
-        """The trainings of :meth:`trainings`' runs, in the same order."""
-        return [training for training in self.spec.training.seeds_for(task, victim)
-                if (task, victim, attacker, scenario, training) in self.examples]
-
     def victim_rows(self, task: str, victim: str) -> pd.DataFrame:
         """The finished trainings of a victim that the grid names (rows of ``results.victims``), in its order."""
         table = self.results.victims
         seeds = self.spec.training.seeds_for(task, victim)
         rows = table[(table.task == task) & (table.victim == victim) & table.training.isin(seeds)]
-        return rows.iloc[sorted(range(len(rows)), key=lambda i: seeds.index(int(rows.training.iloc[i])))]
+        return rows.sort_values("training", key=lambda column: column.map(seeds.index), kind="stable")
 
     def competence(self, task: str, victim: str) -> tuple[bool | None, str]:
         """(competent, why) of a victim for a comparison: competent only if every one of its trainings that

@@ -230,13 +230,16 @@ def not_run_table(study: Study) -> pd.DataFrame:
 
 
 def plan_table(study: Study) -> pd.DataFrame:
-    """Attack cells per task and victim: finished, not run (a skip rule) and not finished yet."""
+    """Attack cells per task and victim, over every training of the victim the grid names: finished, not run (a
+    skip rule) and not finished yet."""
     rows = []
     for task in study.spec.tasks:
         for victim in study.spec.victims:
-            states = [study.status(task, victim, a, s) for a in study.spec.attackers for s in study.spec.scenarios]
-            sizes = {study.spec.examples_of(task, victim, a, s) for a in study.spec.attackers
-                     for s in study.spec.scenarios if study.spec.skip_reason(task, victim, a, s) is None}
+            cells = [(a, s, training) for training in study.spec.training.seeds_for(task, victim)
+                     for a in study.spec.attackers for s in study.spec.scenarios]
+            states = [study.status(task, victim, a, s, training) for a, s, training in cells]
+            sizes = {study.spec.examples_of(task, victim, a, s, training) for a, s, training in cells
+                     if study.spec.skip_reason(task, victim, a, s, training) is None}
             rows.append({"task": task, "victim": victim, "finished": states.count("finished"),
                          "not run": sum(s.startswith("not run") for s in states),
                          "not finished": states.count("not finished"),
