@@ -17,7 +17,8 @@ from bodega_book.figures import figure2, figure2_table
 from bodega_book.findings import competent_split
 from bodega_book.study import Study, has_trainings, load_study
 from bodega_book.study_tables import (ACROSS_TRAININGS, coverage_counts, coverage_reasons, coverage_table,
-                                      coverage_text, plan_table, table4_intervals, table5_intervals)
+                                      coverage_text, not_run_table, plan_table, table4_intervals,
+                                      table5_intervals)
 from bodega_book.study_facts import run_bodega_intervals
 from run_fixtures import write_run_examples, write_victim_info
 
@@ -214,3 +215,13 @@ def test_the_plan_counts_the_cells_of_every_training(root, tmp_path):
     plan = plan_table(study)
     assert plan.loc[("PR2", "BiLSTM"), ["finished", "not run", "not finished"]].tolist() == [5, 0, 3]
     assert plan.loc[("PR2", "BERT"), ["finished", "not run", "not finished"]].tolist() == [2, 0, 2]
+
+
+def test_cells_not_run_hold_every_trainings_skipped_cells(root, tmp_path):
+    skip = [{"trainings": [1], "attackers": ["DeepWordBug"], "reason": "extra trainings: PWWS only"}]
+    study = load_study(root, write_grid(tmp_path / "grid.yaml", [0, 1], skip=skip))
+    table = not_run_table(study).set_index("reason")
+    assert table.loc["extra trainings: PWWS only"].to_dict() == {
+        "cells": 2, "tasks": "PR2", "victims": "BiLSTM", "attackers": "DeepWordBug",
+        "scenarios": "untargeted, targeted", "trainings": "1"}
+    assert len(study.skipped_cells()) == 2

@@ -112,6 +112,14 @@ class Study:
         reason = self.spec.skip_reason(task, victim, attacker, scenario, training)
         return f"not run: {reason}" if reason else "not finished"
 
+    def skipped_cells(self) -> list[tuple[str, str, str, str, int, str]]:
+        """(task, victim, attacker, scenario, training, reason) of every cell of every training the grid names
+        that a ``skip`` rule leaves out."""
+        spec = self.spec
+        return [(t, v, a, s, training, reason) for t in spec.tasks for v in spec.victims
+                for training in spec.training.seeds_for(t, v) for a in spec.attackers for s in spec.scenarios
+                if (reason := spec.skip_reason(t, v, a, s, training)) is not None]
+
     def short_cells(self) -> list[tuple[str, int, int]]:
         """(run, examples, planned) of finished cells with fewer examples than planned: a targeted cell takes
         only eligible rows (label 1, called 1 by the victim), and a victim that calls few texts 1 has few."""

@@ -28,7 +28,7 @@ def plan_facts(study: Study, results_root: str | Path) -> dict[str, Any]:
     return {
         "grid": spec.name, "profile": spec.profile, "tasks": ", ".join(spec.tasks),
         "victims": ", ".join(spec.victims), "attackers": ", ".join(spec.attackers), "n_attackers": len(spec.attackers),
-        "n_planned": planned, "n_skipped": len(spec.skipped_cells()), "n_finished": len(study.examples),
+        "n_planned": planned, "n_skipped": len(study.skipped_cells()), "n_finished": len(study.examples),
         "n_unfinished": planned - len(study.examples), "examples_min": sizes[0] if sizes else 0,
         "examples_max": sizes[-1] if sizes else 0, "query_budget": spec.query_budget or 0,
         "resamples": RESAMPLES, "seed": SEED, "level": LEVEL, "first_finished": first_finished,

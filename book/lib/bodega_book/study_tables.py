@@ -217,16 +217,17 @@ def rerun_table(study: Study) -> pd.DataFrame:
 
 
 def not_run_table(study: Study) -> pd.DataFrame:
-    """The grid's skipped cells grouped by reason: which tasks, victims, attackers, scenarios, how many."""
-    by_reason: dict[str, list[tuple[str, str, str, str]]] = {}
-    for task, victim, attacker, scenario, reason in study.spec.skipped_cells():
-        by_reason.setdefault(reason, []).append((task, victim, attacker, scenario))
+    """The grid's skipped cells (of every training) grouped by reason: which tasks, victims, attackers, scenarios
+    and, where the grid trains a victim several times, trainings, and how many."""
+    by_reason: dict[str, list[tuple[str, str, str, str, int]]] = {}
+    for task, victim, attacker, scenario, training, reason in study.skipped_cells():
+        by_reason.setdefault(reason, []).append((task, victim, attacker, scenario, training))
+    names = ["tasks", "victims", "attackers", "scenarios", "trainings"]
     rows = [{"reason": reason, "cells": len(cells),
-             "tasks": ", ".join(dict.fromkeys(c[0] for c in cells)),
-             "victims": ", ".join(dict.fromkeys(c[1] for c in cells)),
-             "attackers": ", ".join(dict.fromkeys(c[2] for c in cells)),
-             "scenarios": ", ".join(dict.fromkeys(c[3] for c in cells))} for reason, cells in by_reason.items()]
-    return pd.DataFrame(rows, columns=["reason", "cells", "tasks", "victims", "attackers", "scenarios"])
+             **{name: ", ".join(dict.fromkeys(str(c[i]) for c in cells)) for i, name in enumerate(names)}}
+            for reason, cells in by_reason.items()]
+    several = any(len(study.spec.training.seeds_for(t, v)) > 1 for t in study.spec.tasks for v in study.spec.victims)
+    return pd.DataFrame(rows, columns=["reason", "cells", *names[:4], *(names[4:] if several else [])])
 
 
 def plan_table(study: Study) -> pd.DataFrame:
