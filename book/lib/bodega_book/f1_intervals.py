@@ -11,18 +11,16 @@ with neither gets no interval (NaN), never a made-up one.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
-from bodega.layout import MODELS, PREDICTIONS
+from bodega.layout import PREDICTIONS, victim_dir
 from bodega.io import read_jsonl
 from bodega.report.results import Results
 from bodega.report.uncertainty import bootstrap_indices, percentile_interval
 from bodega.victims.competence import Competence, competence_of_model
 
-COLUMNS = ["task", "victim", "n_params", "f1", "f1_lo", "f1_hi", "rows", "source"]
+COLUMNS = ["task", "victim", "training", "n_params", "f1", "f1_lo", "f1_hi", "rows", "source"]
 FROM_PREDICTIONS = PREDICTIONS
 FROM_RATES = "metrics.json attack_quality"
 
@@ -75,12 +73,12 @@ def rows_from_rates(quality: Competence, tolerance: float = 1e-6) -> tuple[np.nd
 
 
 def f1_intervals(results: Results, resamples: int = 2000, seed: int = 0) -> pd.DataFrame:
-    """One row per finished victim: ``task, victim, n_params, f1, f1_lo, f1_hi, rows, source``; ``source``
-    names where the rows came from (:data:`FROM_PREDICTIONS`, else :data:`FROM_RATES`); NaN interval, rows 0
-    and no source where neither is there. ``f1`` is the rows' F1 where there are rows."""
+    """One row per finished training of a victim: ``task, victim, training, n_params, f1, f1_lo, f1_hi, rows,
+    source``; ``source`` names where the rows came from (:data:`FROM_PREDICTIONS`, else :data:`FROM_RATES`); NaN
+    interval, rows 0 and no source where neither is there. ``f1`` is the rows' F1 where there are rows."""
     out = []
     for victim in results.victims.itertuples():
-        folder = Path(results.root) / MODELS / f"{victim.task}-{victim.victim}"
+        folder = victim_dir(results.root, victim.task, victim.victim, victim.training)
         records = list(read_jsonl(folder / PREDICTIONS))
         rows, source = None, None
         if records:
@@ -93,7 +91,8 @@ def f1_intervals(results: Results, resamples: int = 2000, seed: int = 0) -> pd.D
             f1, low, high = bootstrap_f1(*rows, resamples, seed=seed)
         else:
             f1, low, high = victim.f1, np.nan, np.nan
-        out.append({"task": victim.task, "victim": victim.victim, "n_params": victim.n_params, "f1": f1,
-                    "f1_lo": low, "f1_hi": high, "rows": len(rows[0]) if rows is not None else 0,
+        out.append({"task": victim.task, "victim": victim.victim, "training": victim.training,
+                    "n_params": victim.n_params, "f1": f1, "f1_lo": low, "f1_hi": high,
+                    "rows": len(rows[0]) if rows is not None else 0,
                     "source": source})
     return pd.DataFrame(out, columns=COLUMNS)

@@ -5,7 +5,8 @@ Intervals are inputs, not computed here (see :mod:`bodega_book.f1_intervals` for
 
 - ``run_intervals``: one row per attack run, keyed by ``name`` (the run folder, e.g. ``PR2-BiLSTM-PWWS-T``)
   or by ``task, victim, attacker, scenario``; columns ``bodega_lo`` and ``bodega_hi`` (other columns ignored);
-- ``f1_intervals``: one row per victim, keyed by ``task, victim``; columns ``f1_lo`` and ``f1_hi``.
+- ``f1_intervals``: one row per victim, keyed by ``task, victim`` (and ``training`` where it has that column);
+  columns ``f1_lo`` and ``f1_hi``.
 
 A missing interval (no row, or NaN) draws the point without a bar; it never invents one.
 Each ``*_table`` function returns the numbers its figure draws.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import math
 import textwrap
+from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -57,20 +59,32 @@ def _yerr(values: pd.Series, low: pd.Series, high: pd.Series) -> np.ndarray:
 
 
 def figure2_table(results: Results, f1_intervals: pd.DataFrame | None = None,
-                  run_intervals: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Per task and victim: parameters, F1 (and interval), the best targeted run's attacker and BODEGA (and
-    interval)."""
-    victims = results.victims.dropna(subset=["n_params"])[["task", "victim", "n_params", "f1", "competent"]].astype(
-        {"n_params": float, "f1": float})
+                  run_intervals: pd.DataFrame | None = None,
+                  first_training: Callable[[str, str], int] | None = None) -> pd.DataFrame:
+    """Per task, victim and training: parameters, F1 (and interval), whether it is the victim's first training
+    (``first``; ``first_training(task, victim)`` names it, else the lowest training seed trained), the best
+    targeted attacker on that first training and its BODEGA score (and interval) against this training (NaN
+    where that attacker did not attack it), so that every training's point measures the same attack."""
+    victims = results.victims.dropna(subset=["n_params"])[["task", "victim", "training", "n_params", "f1",
+                                                           "competent"]].astype({"n_params": float, "f1": float})
     if f1_intervals is not None and not f1_intervals.empty:
-        victims = victims.merge(f1_intervals[["task", "victim", "f1_lo", "f1_hi"]], on=["task", "victim"], how="left")
+        keys = ["task", "victim", *(["training"] if "training" in f1_intervals else [])]
+        victims = victims.merge(f1_intervals[[*keys, "f1_lo", "f1_hi"]], on=keys, how="left")
     else:
         victims = victims.assign(f1_lo=np.nan, f1_hi=np.nan)
+    lowest = victims.groupby(["task", "victim"]).training.min().to_dict() if len(victims) else {}
+    first = {(t, v): first_training(t, v) if first_training else lowest[(t, v)] for t, v in lowest}
+    victims["first"] = [first[(t, v)] == training for t, v, training in zip(victims.task, victims.victim,
+                                                                             victims.training)]
     runs = with_run_intervals(results.runs[results.runs.scenario == "targeted"], run_intervals)
-    best = (runs.sort_values(["bodega", "queries"], ascending=[False, True])
-            .drop_duplicates(["task", "victim"])[["task", "victim", "attacker", "bodega", "bodega_lo", "bodega_hi"]])
-    merged = victims.merge(best, on=["task", "victim"], how="left")
-    return merged.sort_values(["task", "n_params"]).reset_index(drop=True)
+    runs = runs.sort_values(["bodega", "queries"], ascending=[False, True])
+    on_first = [first.get((t, v)) == training for t, v, training in zip(runs.task, runs.victim, runs.training)]
+    best = runs[on_first].drop_duplicates(["task", "victim"])[["task", "victim", "attacker"]]
+    scores = (runs.merge(best, on=["task", "victim", "attacker"]).drop_duplicates(["task", "victim", "training"])
+              [["task", "victim", "training", "bodega", "bodega_lo", "bodega_hi"]])
+    merged = victims.merge(best, on=["task", "victim"], how="left").merge(scores, on=["task", "victim", "training"],
+                                                                          how="left")
+    return merged.sort_values(["task", "n_params", "training"]).reset_index(drop=True)
 
 
 def _not_competent(flag) -> bool:
@@ -78,15 +92,17 @@ def _not_competent(flag) -> bool:
     return flag is not None and not pd.isna(flag) and not bool(flag)
 
 
-def figure2(results: Results, f1_intervals: pd.DataFrame | None = None, run_intervals: pd.DataFrame | None = None):
+def figure2(results: Results, f1_intervals: pd.DataFrame | None = None, run_intervals: pd.DataFrame | None = None,
+            first_training: Callable[[str, str], int] | None = None):
     """One panel per task: victim F1 and best targeted BODEGA score against parameter count (log x),
-    error bars the 95% intervals; each BODEGA point names its attacker. A victim that is not competent
-    (:func:`bodega.victims.competence.competence`) can show nothing about size and robustness, so it is
-    not drawn: its panel names it instead."""
+    error bars the 95% intervals; each BODEGA point names its attacker. A victim's first training is drawn
+    filled and joined by lines; its other trainings (:func:`figure2_table`) hollow, at the same size. A victim
+    that is not competent in one of its trainings (:func:`bodega.victims.competence.competence`) can show
+    nothing about size and robustness, so it is not drawn: its panel names it instead."""
     import matplotlib.pyplot as plt
     from matplotlib.ticker import NullLocator
 
-    table = figure2_table(results, f1_intervals, run_intervals)
+    table = figure2_table(results, f1_intervals, run_intervals, first_training)
     tasks = _present(table, "task", TASK_ORDER) if not table.empty else []
     # two panels a row, so that each is wide enough for the three pretrained victims' close sizes
     n_panels = max(1, len(tasks))
@@ -100,16 +116,20 @@ def figure2(results: Results, f1_intervals: pd.DataFrame | None = None, run_inte
     panels = panels[:n_panels]
     for ax, task in zip(panels, tasks):
         rows = table[table.task == task]
-        weak = np.array([_not_competent(c) for c in rows.competent], dtype=bool)
-        if weak.any():
-            ax.text(0.02, 0.03, "not competent, not drawn: " + ", ".join(rows.victim[weak]), fontsize=7,
-                    transform=ax.transAxes, color="dimgray")
-        rows = rows[~weak]
+        weak_victims = set(rows.victim[[_not_competent(c) for c in rows.competent]])
+        if weak_victims:
+            ax.text(0.02, 0.03, "not competent, not drawn: " + ", ".join(dict.fromkeys(
+                v for v in rows.victim if v in weak_victims)), fontsize=7, transform=ax.transAxes, color="dimgray")
+        drawn = rows[~rows.victim.isin(weak_victims)]
+        rows, others = drawn[drawn["first"]], drawn[~drawn["first"]]
         x = rows.n_params.to_numpy(float)
-        ax.errorbar(x, rows.f1.to_numpy(float), yerr=_yerr(rows.f1, rows.f1_lo, rows.f1_hi), fmt="o:", capsize=3,
-                    label="F1")
-        ax.errorbar(x, rows.bodega.to_numpy(float), yerr=_yerr(rows.bodega, rows.bodega_lo, rows.bodega_hi),
-                    fmt="s-", capsize=3, label="best targeted BODEGA")
+        f1_bars = ax.errorbar(x, rows.f1.to_numpy(float), yerr=_yerr(rows.f1, rows.f1_lo, rows.f1_hi), fmt="o:",
+                              capsize=3, label="F1")
+        bodega_bars = ax.errorbar(x, rows.bodega.to_numpy(float),
+                                  yerr=_yerr(rows.bodega, rows.bodega_lo, rows.bodega_hi), fmt="s-", capsize=3,
+                                  label="best targeted BODEGA")
+        if len(others):
+            _other_trainings(ax, others, f1_bars.lines[0].get_color(), bodega_bars.lines[0].get_color())
         for row in rows.itertuples():
             if isinstance(row.attacker, str):
                 ax.annotate(row.attacker, (row.n_params, row.bodega), fontsize=6, xytext=(4, -8),
@@ -132,6 +152,15 @@ def figure2(results: Results, f1_intervals: pd.DataFrame | None = None, run_inte
         fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=3, frameon=False)
     fig.tight_layout(rect=(0, 0.06 / grid_rows, 1, 1))
     return fig
+
+
+def _other_trainings(ax, others: pd.DataFrame, f1_color: str, bodega_color: str) -> None:
+    """The points of the victims' other trainings: hollow markers in their first training's colours, no lines."""
+    x = others.n_params.to_numpy(float)
+    ax.errorbar(x, others.f1.to_numpy(float), yerr=_yerr(others.f1, others.f1_lo, others.f1_hi), fmt="o",
+                mfc="none", color=f1_color, capsize=2, label="F1, other trainings")
+    ax.errorbar(x, others.bodega.to_numpy(float), yerr=_yerr(others.bodega, others.bodega_lo, others.bodega_hi),
+                fmt="s", mfc="none", color=bodega_color, capsize=2, label="best targeted BODEGA, other trainings")
 
 
 def figure3_table(results: Results, run_intervals: pd.DataFrame | None = None,

@@ -41,7 +41,6 @@ from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Sequence
 
 import numpy as np
-import pandas as pd
 
 from bodega.errors import BodegaError
 from bodega.report.published import Statement
@@ -169,15 +168,12 @@ def quote(study: Study, statement_id: str, fragment: str | None = None) -> str:
 
 def competent_split(study: Study, task: str, victims: Sequence[str]) -> tuple[list[str], dict[str, str]]:
     """(victims whose results a comparison may use, {victim: why it is left out}). A victim measured and
-    found not competent is left out, and so is one the study excludes (``Study.excluded``); one whose competence
-    was never measured is kept."""
-    table = study.results.victims
-    flags = {} if "competent" not in table else {
-        r.victim: (r.competent, r.competence) for r in table[table.task == task].itertuples()}
+    found not competent (in any of its finished trainings: :meth:`Study.competence`) is left out, and so is one
+    the study excludes (``Study.excluded``); one whose competence was never measured is kept."""
     kept, left = [], {}
     for victim in victims:
-        flag, why = flags.get(victim, (None, ""))
-        if flag is not None and not pd.isna(flag) and not bool(flag):
+        flag, why = study.competence(task, victim)
+        if flag is False:
             left[victim] = f"not competent ({why})"
         elif (task, victim) in study.excluded:
             left[victim] = study.excluded[(task, victim)]
@@ -531,7 +527,7 @@ def model_family(study: Study, role: str, task: str | None = None) -> tuple[str,
     from bodega.profiles import get_profile
     from bodega.resources import SPECS
 
-    table = study.results.victims
+    table = study.first.victims
     trained = table[(table.task == task) & (table.victim == role)] if "base_role" in table else table.iloc[0:0]
     recorded = trained.base_role.dropna().tolist() if not trained.empty else []
     resource = recorded[0] if recorded else get_profile(study.spec.profile).models.get(role)

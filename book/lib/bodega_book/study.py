@@ -3,11 +3,18 @@
 Why one object: the study's tables and findings must tell apart a cell that finished, a cell the grid
 deliberately does not run (a ``skip`` rule and its reason) and a cell that has not finished yet, and
 they need each run's examples to compute intervals.
+
+A grid may train a victim several times (``training.seeds``). Whatever reads "the" run or victim of a cell reads
+the victim's first training in the grid (:meth:`Study.first_training`), the one every attacker meets;
+:meth:`Study.trainings` and :attr:`Study.results` hold every training.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
+
+import pandas as pd
 
 from bodega.layout import RUNS, SCORES, cell_markers
 from bodega.experiments import load_grid
@@ -21,64 +28,126 @@ from bodega.report.uncertainty import SEED, RunExamples, run_examples
 class Study:
     """A grid's results with its spec, per-run examples and the published values: what the findings read."""
 
-    results: Results
+    results: Results  # every training of every victim (the ``training`` column)
     spec: GridSpec
-    examples: dict[tuple[str, str, str, str], RunExamples]  # (task, victim, attacker, scenario) -> examples
+    examples: dict[tuple[str, str, str, str, int], RunExamples]  # (task, victim, attacker, scenario, training)
     published: Published
     seed: int = SEED  # the bootstrap seed every interval of the findings uses (varied to test a verdict's robustness)
     excluded: dict[tuple[str, str], str] = field(default_factory=dict)  # (task, victim) -> why a comparison leaves
     # it out beside the competence rule (the robustness check leaves out the marginal victims)
 
+    def first_training(self, task: str, victim: str) -> int:
+        """The training seed of the victim's first training in the grid: the one every single-run reader means."""
+        return self.spec.training.seeds_for(task, victim)[0]
+
     def run(self, task: str, victim: str, attacker: str, scenario: str) -> RunExamples | None:
-        """The examples of the finished run (task, victim, attacker, scenario), or None."""
-        return self.examples.get((task, victim, attacker, scenario))
+        """The examples of the finished run (task, victim, attacker, scenario) against the victim's first
+        training, or None."""
+        return self.examples.get((task, victim, attacker, scenario, self.first_training(task, victim)))
 
     def trainings(self, task: str, victim: str, attacker: str, scenario: str) -> list[RunExamples]:
-        """The finished run of (task, victim, attacker, scenario) against each training of the victim, in training
-        order: a grid names one training per victim until it names training seeds, so this is that one run."""
-        found = self.run(task, victim, attacker, scenario)
-        return [found] if found is not None else []
+        """The finished run of (task, victim, attacker, scenario) against each training of the victim the grid
+        names, in the grid's training order (a training whose run has not finished is absent)."""
+        return [self.examples[key] for training in self.spec.training.seeds_for(task, victim)
+                if (key := (task, victim, attacker, scenario, training)) in self.examples]
+
+    def victim_rows(self, task: str, victim: str) -> pd.DataFrame:
+        """The finished trainings of a victim that the grid names (rows of ``results.victims``), in its order."""
+        table = self.results.victims
+        seeds = self.spec.training.seeds_for(task, victim)
+        rows = table[(table.task == task) & (table.victim == victim) & table.training.isin(seeds)]
+        return rows.sort_values("training", key=lambda column: column.map(seeds.index), kind="stable")
+
+    def competence(self, task: str, victim: str) -> tuple[bool | None, str]:
+        """(competent, why) of a victim for a comparison: competent only if every one of its trainings that
+        finished is (:func:`bodega.victims.competence.competence` judges each), since a comparison draws on
+        all of them; not competent names its first training that is not; None: competence never measured."""
+        rows = self.victim_rows(task, victim)
+        measured = rows[rows.competent.notna()] if "competent" in rows else rows.iloc[0:0]
+        if measured.empty:
+            return None, ""
+        failing = measured[~measured.competent.astype(bool)]
+        if failing.empty:
+            return True, str(measured.competence.iloc[0])
+        row = failing.iloc[0]
+        why = str(row.competence)
+        return False, why if len(rows) == 1 else f"training {int(row.training)}: {why}"
+
+    @cached_property
+    def first(self) -> Results:
+        """The results of each victim's first training only (its victims and runs): what single-run readers
+        (the heat map, Figure 3, Table 5's F1) draw."""
+        first = {(t, v): self.first_training(t, v) for t, v in
+                 {*zip(self.results.victims.task, self.results.victims.victim),
+                  *zip(self.results.runs.task, self.results.runs.victim)}}
+
+        def keep(frame: pd.DataFrame) -> pd.DataFrame:
+            mask = [first[(t, v)] == training for t, v, training in zip(frame.task, frame.victim, frame.training)]
+            return frame[mask].reset_index(drop=True) if len(frame) else frame
+
+        return replace(self.results, victims=keep(self.results.victims), runs=keep(self.results.runs))
 
     def attackers_run(self, task: str, victim: str, scenario: str) -> list[str]:
-        """Attackers with a finished run on (task, victim, scenario), in the grid's order."""
-        return [a for a in self.spec.attackers if (task, victim, a, scenario) in self.examples]
+        """Attackers with a finished run on (task, victim, scenario) against its first training, in the grid's
+        order."""
+        return [a for a in self.spec.attackers if self.run(task, victim, a, scenario) is not None]
 
     def victims_run(self, task: str, attacker: str, scenario: str) -> list[str]:
-        """Victims with a finished run of (task, attacker, scenario), in the grid's order."""
-        return [v for v in self.spec.victims if (task, v, attacker, scenario) in self.examples]
+        """Victims whose first training has a finished run of (task, attacker, scenario), in the grid's order."""
+        return [v for v in self.spec.victims if self.run(task, v, attacker, scenario) is not None]
 
-    def status(self, task: str, victim: str, attacker: str, scenario: str) -> str:
-        """``finished``, ``not in the <grid> grid``, ``not run: <reason>`` (a skip rule) or ``not finished``."""
-        if (task, victim, attacker, scenario) in self.examples:
+    def status(self, task: str, victim: str, attacker: str, scenario: str, training: int | None = None) -> str:
+        """``finished``, ``not in the <grid> grid``, ``not run: <reason>`` (a skip rule) or ``not finished``, of
+        one training of the victim (None: its first)."""
+        training = self.first_training(task, victim) if training is None else training
+        if (task, victim, attacker, scenario, training) in self.examples:
             return "finished"
         for name, value, planned in (("task", task, self.spec.tasks), ("victim", victim, self.spec.victims),
                                      ("attacker", attacker, self.spec.attackers),
                                      ("scenario", scenario, self.spec.scenarios)):
             if value not in planned:
                 return f"not run: {name} {value} is not in the {self.spec.name} grid"
-        reason = self.spec.skip_reason(task, victim, attacker, scenario)
+        if training not in self.spec.training.seeds_for(task, victim):
+            return f"not run: training {training} of {task}-{victim} is not in the {self.spec.name} grid"
+        reason = self.spec.skip_reason(task, victim, attacker, scenario, training)
         return f"not run: {reason}" if reason else "not finished"
+
+    def skipped_cells(self) -> list[tuple[str, str, str, str, int, str]]:
+        """(task, victim, attacker, scenario, training, reason) of every cell of every training the grid names
+        that a ``skip`` rule leaves out."""
+        spec = self.spec
+        return [(t, v, a, s, training, reason) for t in spec.tasks for v in spec.victims
+                for training in spec.training.seeds_for(t, v) for a in spec.attackers for s in spec.scenarios
+                if (reason := spec.skip_reason(t, v, a, s, training)) is not None]
 
     def short_cells(self) -> list[tuple[str, int, int]]:
         """(run, examples, planned) of finished cells with fewer examples than planned: a targeted cell takes
         only eligible rows (label 1, called 1 by the victim), and a victim that calls few texts 1 has few."""
         short = []
-        for (task, victim, attacker, scenario), run in self.examples.items():
-            planned = self.spec.examples_of(task, victim, attacker, scenario)
+        for (task, victim, attacker, scenario, training), run in self.examples.items():
+            planned = self.spec.examples_of(task, victim, attacker, scenario, training)
             if planned is not None and run.n < planned:
                 short.append((run.name, run.n, planned))
         return short
 
 
+def has_trainings(study: Study) -> bool:
+    """Whether the study holds a finished run against a training other than a victim's first (then its tables
+    show the trainings)."""
+    return any(training != study.first_training(task, victim)
+               for (task, victim, _, _, training) in study.examples)
+
+
 def load_study(results_root: str | Path, grid: str | Path, published: str | Path | None = None) -> Study:
-    """Read everything finished under ``results_root`` that has per-example scores."""
-    results = load_results(results_root)
+    """Read everything finished under ``results_root`` that has per-example scores; runs against a training the
+    grid does not name are in ``results`` only."""
+    results, spec = load_results(results_root), load_grid(grid)
     examples = {}
     for row in results.runs.itertuples():
         folder = Path(results_root) / RUNS / row.name
-        if (folder / SCORES).exists():
-            examples[(row.task, row.victim, row.attacker, row.scenario)] = run_examples(folder)
-    return Study(results, load_grid(grid), examples, load_published(published))
+        if (folder / SCORES).exists() and row.training in spec.training.seeds_for(row.task, row.victim):
+            examples[(row.task, row.victim, row.attacker, row.scenario, row.training)] = run_examples(folder)
+    return Study(results, spec, examples, load_published(published))
 
 
 def finished_span(results_root: str | Path) -> tuple[str, str]:

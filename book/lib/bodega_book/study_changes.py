@@ -27,7 +27,7 @@ def label_shares(study: Study, labels: dict[str, list[int]], scenario: str = "un
     """{task: the share of label 1 (non-credible) among each finished ``scenario`` run's attacked rows}, from the
     attack-set ``labels`` of :func:`attack_labels`."""
     shares: dict[str, list[float]] = {}
-    for (task, _, _, run_scenario), run in sorted(study.examples.items()):
+    for (task, _, _, run_scenario, _), run in sorted(study.examples.items()):
         if run_scenario == scenario and run.n:
             shares.setdefault(task, []).append(sum(labels[task][index] for index, _ in run.keys) / run.n)
     return shares
@@ -43,7 +43,7 @@ def _share_text(shares: Sequence[float]) -> str:
 
 def _victims_text(study: Study, task: str) -> str:
     """``BiLSTM 1.1M, BERT 109.5M (not competent)``: each trained victim of the task, its size and competence."""
-    table = study.results.victims
+    table = study.first.victims
     rows = table[table.task == task]
     parts = []
     for row in rows.itertuples():

@@ -28,7 +28,7 @@ def plan_facts(study: Study, results_root: str | Path) -> dict[str, Any]:
     return {
         "grid": spec.name, "profile": spec.profile, "tasks": ", ".join(spec.tasks),
         "victims": ", ".join(spec.victims), "attackers": ", ".join(spec.attackers), "n_attackers": len(spec.attackers),
-        "n_planned": planned, "n_skipped": len(spec.skipped_cells()), "n_finished": len(study.examples),
+        "n_planned": planned, "n_skipped": len(study.skipped_cells()), "n_finished": len(study.examples),
         "n_unfinished": planned - len(study.examples), "examples_min": sizes[0] if sizes else 0,
         "examples_max": sizes[-1] if sizes else 0, "query_budget": spec.query_budget or 0,
         "resamples": RESAMPLES, "seed": SEED, "level": LEVEL, "first_finished": first_finished,
@@ -38,10 +38,14 @@ def plan_facts(study: Study, results_root: str | Path) -> dict[str, Any]:
 
 
 def run_bodega_intervals(study: Study) -> pd.DataFrame:
-    """One row per finished run: its BODEGA score's interval (``bodega_lo``, ``bodega_hi``), for the figures."""
-    rows = [{"task": t, "victim": v, "attacker": a, "scenario": s, "bodega_lo": i.low, "bodega_hi": i.high}
-            for (t, v, a, s), examples in study.examples.items() for i in [run_intervals(examples)["bodega"]]]
-    return pd.DataFrame(rows, columns=["task", "victim", "attacker", "scenario", "bodega_lo", "bodega_hi"])
+    """One row per finished run (named by its folder; every training's run): its BODEGA score's interval
+    (``bodega_lo``, ``bodega_hi``), for the figures."""
+    rows = [{"name": examples.name, "task": t, "victim": v, "attacker": a, "scenario": s, "training": training,
+             "bodega_lo": i.low, "bodega_hi": i.high}
+            for (t, v, a, s, training), examples in study.examples.items()
+            for i in [run_intervals(examples)["bodega"]]]
+    return pd.DataFrame(rows, columns=["name", "task", "victim", "attacker", "scenario", "training", "bodega_lo",
+                                       "bodega_hi"])
 
 
 def budget_facts(total: Budget, runs: pd.DataFrame) -> dict[str, Any]:

@@ -2,24 +2,53 @@
 cells the grid does not run with their reasons.
 
 Cells read ``0.562 [0.490, 0.631]`` (estimate [95% interval]); "–" where a figure does not exist (no
-successful example, so no semantic score).
+successful example, so no semantic score). The interval resamples the examples of the run against the victim's
+first training; where a victim has several finished trainings, the cell adds their spread
+(``; trainings 0.55-0.61 (3)``: the lowest and highest estimate over the trainings, and how many).
 """
 from __future__ import annotations
 
 import pandas as pd
 
+from typing import Sequence
+
 from bodega.experiments.spec import CellRule, GridSpec
 from bodega_book.findings import comparable, grouped, groups, verdict_bound, verdict_value
+from bodega_book.findings_rules import PAPER_ATTACKERS
 from bodega.report.published import NOT_STATED, RERUN_LABEL, RERUN_VICTIMS, Statement
-from bodega_book.study import Study
+from bodega_book.study import Study, has_trainings
 from bodega_book.tables import METRIC_TITLES
 from bodega.report.uncertainty import MEASURES, Interval, mean_intervals, rank_attackers, success_interval
 
 DIGITS = {"queries": 1}
+ACROSS_TRAININGS = "BODEGA across trainings"
 
 
 def _cells(intervals: dict[str, Interval]) -> dict[str, str]:
     return {METRIC_TITLES[m]: intervals[m].text(DIGITS.get(m, 3)) for m in MEASURES}
+
+
+def spread_text(values: Sequence[float], digits: int = 2) -> str:
+    """``trainings 0.55-0.61 (3)``: the range of one figure over a victim's trainings; '' for one training."""
+    values = [float(v) for v in values if not pd.isna(v)]
+    if len(values) < 2:
+        return ""
+    return f"trainings {min(values):.{digits}f}-{max(values):.{digits}f} ({len(values)})"
+
+
+def with_spread(text: str, values: Sequence[float], digits: int = 2) -> str:
+    """``text`` followed by the spread over trainings where there are several."""
+    spread = spread_text(values, digits)
+    return f"{text}; {spread}" if spread else text
+
+
+def _bodega_spread(study: Study, task: str, victims: Sequence[str], attacker: str, scenario: str) -> str:
+    """``BERT trainings 0.41-0.47 (3)``: each victim's BODEGA score over its finished trainings, where it has
+    several; '' where none has."""
+    parts = [f"{v} {spread}" for v in victims
+             if (spread := spread_text([run.bodega.mean() for run in study.trainings(task, v, attacker, scenario)
+                                        if run.n]))]
+    return "; ".join(parts)
 
 
 def _best_attackers(study: Study, task: str) -> frozenset[str]:
@@ -44,8 +73,10 @@ def _paper_text(statements: list[Statement]) -> str:
 
 
 def table4_intervals(study: Study) -> pd.DataFrame:
-    """Untargeted results per task and attacker, mean over the victims attacked, with intervals and the examples
-    stopped at the query budget; the paper's stated values beside ours; rows the grid does not run say why."""
+    """Untargeted results per task and attacker, mean over the victims attacked (their first trainings), with
+    intervals and the examples stopped at the query budget; the paper's stated values beside ours; rows the grid
+    does not run say why. Where a victim has several finished trainings, ``BODEGA across trainings`` gives each
+    such victim's spread (the column exists only in a study that has them)."""
     rows = []
     for task in study.spec.tasks:
         best = _best_attackers(study, task)
@@ -56,29 +87,32 @@ def table4_intervals(study: Study) -> pd.DataFrame:
                 runs = [study.run(task, v, attacker, "untargeted") for v in victims]
                 row.update(_cells(mean_intervals(runs)))
                 row["stopped at budget"] = _stopped(runs)
+                row[ACROSS_TRAININGS] = _bodega_spread(study, task, victims, attacker, "untargeted")
             row["not run"] = grouped({v: study.status(task, v, attacker, "untargeted")
                                       for v in study.spec.victims if v not in victims})
             row["paper (text)"] = _paper_text(study.published.about(task, attacker, best))
             rows.append(row)
-    columns = ["task", "attacker", "victims", *(METRIC_TITLES[m] for m in MEASURES), "stopped at budget", "not run",
-               "paper (text)"]
+    columns = ["task", "attacker", "victims", *(METRIC_TITLES[m] for m in MEASURES), "stopped at budget",
+               *([ACROSS_TRAININGS] if has_trainings(study) else []), "not run", "paper (text)"]
     return pd.DataFrame(rows, columns=columns).fillna("").set_index(["task", "attacker"])
 
 
 def table5_intervals(study: Study) -> pd.DataFrame:
-    """Best BODEGA score per task and victim in each scenario, with its attacker, interval, queries and the
-    attackers not distinguishable from it; victim F1 ours beside the paper's (Table 3), with the attack-set
-    AUC and whether the victim is competent (:func:`bodega.victims.competence.competence`)."""
-    f1 = {(r.task, r.victim): r.f1 for r in study.results.victims.itertuples()}
-    quality = {(r.task, r.victim): r for r in study.results.victims.itertuples()}
+    """Best BODEGA score per task and victim in each scenario (on the victim's first training), with its
+    attacker, interval, queries and the attackers not distinguishable from it; victim F1 ours beside the
+    paper's (Table 3), with the attack-set AUC and whether the victim is competent
+    (:func:`bodega.victims.competence.competence`; over every finished training: :meth:`Study.competence`).
+    Where a victim has several finished trainings, F1, AUC and the best attacker's BODEGA add their spread."""
     rows = []
     for task in study.spec.tasks:
         for victim in study.spec.victims:
             paper_f1 = study.published.f1(task, victim)
+            trained = study.victim_rows(task, victim)
+            first = trained[trained.training == study.first_training(task, victim)]
             row = {("", "task"): task, ("", "victim"): victim,
-                   ("F1", "ours"): f"{f1[(task, victim)]:.3f}" if (task, victim) in f1 else "",
+                   ("F1", "ours"): with_spread(f"{first.f1.iloc[0]:.3f}", trained.f1) if len(first) else "",
                    ("F1", "paper"): f"{paper_f1:.3f}" if paper_f1 is not None else NOT_STATED,
-                   **_competence_cells(quality.get((task, victim)))}
+                   **_competence_cells(study, task, victim, trained)}
             for scenario in ("untargeted", "targeted"):
                 row.update({(scenario, k): v for k, v in _best_cell(study, task, victim, scenario).items()})
             rows.append(row)
@@ -90,28 +124,35 @@ def table5_intervals(study: Study) -> pd.DataFrame:
 def sample_table(study: Study) -> pd.DataFrame:
     """Each attack cell's sample: examples, label mix (from ``summary.json``; runs made before the seeded
     samples did not record it) and how many of its rows every other victim's cell of the same task,
-    attacker and scenario also attacked (the overlap of the samples a comparison of victims pairs)."""
+    attacker and scenario also attacked (the overlap of the samples a comparison of victims pairs). Where a
+    victim has several trainings, each training's cell is a row and a ``training`` column says which."""
     rows = []
-    for (task, victim, attacker, scenario), run in sorted(study.examples.items()):
+    for (task, victim, attacker, scenario, training), run in sorted(study.examples.items()):
         summary = study.results.runs[study.results.runs.name == run.name]
         zero, one = (summary.labels_0.iloc[0], summary.labels_1.iloc[0]) if len(summary) else (None, None)
-        others = [other for (t, v, a, sc), other in study.examples.items()
+        others = [other for (t, v, a, sc, _), other in study.examples.items()
                   if (t, a, sc) == (task, attacker, scenario) and v != victim]
         shared = set(run.keys).intersection(*(set(o.keys) for o in others)) if others else set(run.keys)
-        rows.append({"task": task, "victim": victim, "attacker": attacker, "scenario": scenario, "examples": run.n,
+        rows.append({"task": task, "victim": victim, "training": training, "attacker": attacker,
+                     "scenario": scenario, "examples": run.n,
                      "label 0 / 1": f"{int(zero)} / {int(one)}" if zero is not None and not pd.isna(zero)
                      else "not recorded",
                      "rows every victim's cell shares": f"{len(shared)} of {run.n}" if others else "no other victim"})
-    return pd.DataFrame(rows, columns=["task", "victim", "attacker", "scenario", "examples", "label 0 / 1",
-                                       "rows every victim's cell shares"])
+    columns = ["task", "victim", "training", "attacker", "scenario", "examples", "label 0 / 1",
+               "rows every victim's cell shares"]
+    frame = pd.DataFrame(rows, columns=columns)
+    return frame if has_trainings(study) else frame.drop(columns="training")
 
 
-def _competence_cells(victim) -> dict[tuple[str, str], str]:
-    """AUC and the competence verdict of one victim row of ``results.victims`` (None: not trained)."""
-    if victim is None or getattr(victim, "competent", None) is None or pd.isna(victim.competent):
+def _competence_cells(study: Study, task: str, victim: str, trained: pd.DataFrame) -> dict[tuple[str, str], str]:
+    """AUC of the victim's first training (with the spread over its ``trained`` rows) and the competence verdict
+    over every finished training; blank where it is not trained or its competence was never measured."""
+    first = trained[trained.training == study.first_training(task, victim)]
+    flag, why = study.competence(task, victim)
+    if first.empty or flag is None or pd.isna(first.competent.iloc[0]):
         return {("victim", "AUC"): "", ("victim", "competent"): ""}
-    return {("victim", "AUC"): f"{victim.roc_auc:.3f}",
-            ("victim", "competent"): "yes" if victim.competent else f"no ({victim.competence})"}
+    return {("victim", "AUC"): with_spread(f"{first.roc_auc.iloc[0]:.3f}", trained.roc_auc),
+            ("victim", "competent"): "yes" if flag else f"no ({why})"}
 
 
 def _best_cell(study: Study, task: str, victim: str, scenario: str) -> dict[str, str]:
@@ -123,7 +164,8 @@ def _best_cell(study: Study, task: str, victim: str, scenario: str) -> dict[str,
     ranking = rank_attackers({a: [study.run(task, victim, a, scenario)] for a in attackers})
     best = ranking[0]
     queries = mean_intervals([study.run(task, victim, best.attacker, scenario)])["queries"]
-    return {"attacker": best.attacker, "BODEGA": best.bodega.text(), "queries": queries.text(1),
+    spread = [run.bodega.mean() for run in study.trainings(task, victim, best.attacker, scenario) if run.n]
+    return {"attacker": best.attacker, "BODEGA": with_spread(best.bodega.text(), spread), "queries": queries.text(1),
             "tied": ", ".join(r.attacker for r in ranking[1:] if r.tied_with_best), "note": ""}
 
 
@@ -175,26 +217,30 @@ def rerun_table(study: Study) -> pd.DataFrame:
 
 
 def not_run_table(study: Study) -> pd.DataFrame:
-    """The grid's skipped cells grouped by reason: which tasks, victims, attackers, scenarios, how many."""
-    by_reason: dict[str, list[tuple[str, str, str, str]]] = {}
-    for task, victim, attacker, scenario, reason in study.spec.skipped_cells():
-        by_reason.setdefault(reason, []).append((task, victim, attacker, scenario))
+    """The grid's skipped cells (of every training) grouped by reason: which tasks, victims, attackers, scenarios
+    and, where the grid trains a victim several times, trainings, and how many."""
+    by_reason: dict[str, list[tuple[str, str, str, str, int]]] = {}
+    for task, victim, attacker, scenario, training, reason in study.skipped_cells():
+        by_reason.setdefault(reason, []).append((task, victim, attacker, scenario, training))
+    names = ["tasks", "victims", "attackers", "scenarios", "trainings"]
     rows = [{"reason": reason, "cells": len(cells),
-             "tasks": ", ".join(dict.fromkeys(c[0] for c in cells)),
-             "victims": ", ".join(dict.fromkeys(c[1] for c in cells)),
-             "attackers": ", ".join(dict.fromkeys(c[2] for c in cells)),
-             "scenarios": ", ".join(dict.fromkeys(c[3] for c in cells))} for reason, cells in by_reason.items()]
-    return pd.DataFrame(rows, columns=["reason", "cells", "tasks", "victims", "attackers", "scenarios"])
+             **{name: ", ".join(dict.fromkeys(str(c[i]) for c in cells)) for i, name in enumerate(names)}}
+            for reason, cells in by_reason.items()]
+    several = any(len(study.spec.training.seeds_for(t, v)) > 1 for t in study.spec.tasks for v in study.spec.victims)
+    return pd.DataFrame(rows, columns=["reason", "cells", *names[:4], *(names[4:] if several else [])])
 
 
 def plan_table(study: Study) -> pd.DataFrame:
-    """Attack cells per task and victim: finished, not run (a skip rule) and not finished yet."""
+    """Attack cells per task and victim, over every training of the victim the grid names: finished, not run (a
+    skip rule) and not finished yet."""
     rows = []
     for task in study.spec.tasks:
         for victim in study.spec.victims:
-            states = [study.status(task, victim, a, s) for a in study.spec.attackers for s in study.spec.scenarios]
-            sizes = {study.spec.examples_of(task, victim, a, s) for a in study.spec.attackers
-                     for s in study.spec.scenarios if study.spec.skip_reason(task, victim, a, s) is None}
+            cells = [(a, s, training) for training in study.spec.training.seeds_for(task, victim)
+                     for a in study.spec.attackers for s in study.spec.scenarios]
+            states = [study.status(task, victim, a, s, training) for a, s, training in cells]
+            sizes = {study.spec.examples_of(task, victim, a, s, training) for a, s, training in cells
+                     if study.spec.skip_reason(task, victim, a, s, training) is None}
             rows.append({"task": task, "victim": victim, "finished": states.count("finished"),
                          "not run": sum(s.startswith("not run") for s in states),
                          "not finished": states.count("not finished"),
@@ -202,12 +248,65 @@ def plan_table(study: Study) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index(["task", "victim"])
 
 
+PAPER_TABLES = {"Table 4": "untargeted", "Table 5": "targeted"}
+"""The paper's result tables and the scenario of each."""
+
+
+def coverage_table(study: Study) -> pd.DataFrame:
+    """Each cell of the paper's Tables 4 and 5 (its tasks and victim roles, Table 3's, times its eight
+    attackers): the BODEGA score here (the victim's first training, with the spread over its trainings) or why
+    there is none (:meth:`Study.status`: the grid's skip reason, not in this grid, or not finished)."""
+    rows = []
+    for table, scenario in PAPER_TABLES.items():
+        for task, roles in study.published.table3_f1.items():
+            for victim in roles:
+                for attacker in PAPER_ATTACKERS:
+                    run = study.run(task, victim, attacker, scenario)
+                    here = with_spread(f"{run.bodega.mean():.3f}", [r.bodega.mean() for r in study.trainings(
+                        task, victim, attacker, scenario) if r.n]) if run is not None and run.n else ""
+                    why = "" if here else _why_not(study, task, victim, attacker, scenario)
+                    rows.append({"table": table, "task": task, "victim": victim, "attacker": attacker,
+                                 "BODEGA here": here, "why not": why})
+    frame = pd.DataFrame(rows, columns=["table", "task", "victim", "attacker", "BODEGA here", "why not"])
+    return frame.set_index(["table", "task", "victim", "attacker"])
+
+
+def _why_not(study: Study, task: str, victim: str, attacker: str, scenario: str) -> str:
+    """The status of a cell without a number; a finished run without examples (no eligible row) says so."""
+    status = study.status(task, victim, attacker, scenario)
+    return "finished without an eligible example" if status == "finished" else status
+
+
+def coverage_counts(coverage: pd.DataFrame) -> pd.DataFrame:
+    """Per paper table: ``N of M`` cells with a number here, per task and over all (``coverage_table``'s rows)."""
+    has = coverage["BODEGA here"] != ""
+    rows = {}
+    for table in dict.fromkeys(coverage.index.get_level_values("table")):
+        cells = has.xs(table, level="table")
+        per_task = cells.groupby(level="task", sort=False)
+        rows[table] = {**{task: f"{int(n.sum())} of {len(n)}" for task, n in per_task},
+                       "all": f"{int(cells.sum())} of {len(cells)}"}
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("table")
+
+
+def coverage_text(counts: pd.DataFrame) -> str:
+    """``Table 4: 59 of 128 cells have a number; Table 5: 40 of 128 cells have a number``."""
+    return "; ".join(f"{table}: {row['all']} cells have a number" for table, row in counts.iterrows())
+
+
+def coverage_reasons(coverage: pd.DataFrame) -> pd.DataFrame:
+    """The cells without a number, grouped by paper table and reason, with how many there are."""
+    missing = coverage[coverage["why not"] != ""].reset_index()
+    return (missing.groupby(["table", "why not"], sort=False).size().rename("cells").reset_index()
+            .set_index(["table", "why not"]))
+
+
 ROLE_MODELS = {"BiLSTM": "BiLSTM trained from scratch (as in the paper)"}
 
 
 def models_table(study: Study, deviations: dict[str, str]) -> pd.DataFrame:
     """The victims in each paper role: the model this profile uses, its size and training rows per task."""
-    victims = study.results.victims
+    victims = study.first.victims
     rows = []
     for role in study.spec.victims:
         trained = victims[victims.victim == role]

@@ -13,11 +13,11 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
 
+from bodega.layout import victim_dir
 from bodega_book.f1_intervals import f1_of, rows_from_rates
 from bodega_book.findings import Finding
 from bodega_book.study import Study
@@ -51,11 +51,15 @@ def f1_margin(labels: np.ndarray, predicted: np.ndarray, resamples: int = RESAMP
 
 
 def marginal_victims(study: Study) -> dict[tuple[str, str], str]:
-    """{(task, victim): why it is marginal} over the study's competent victims whose AUC or F1 margin interval
-    contains 0 (the confusion counts are rebuilt from the attack-set rates training recorded)."""
+    """{(task, victim): why it is marginal} over the study's competent victims, one of whose trainings the grid
+    names has an AUC or F1 margin interval that contains 0 (the confusion counts are rebuilt from the attack-set
+    rates training recorded)."""
     marginal = {}
     for row in study.results.victims.itertuples():
-        quality = competence_of_model(Path(study.results.root) / "models" / f"{row.task}-{row.victim}")
+        if (row.task, row.victim) in marginal or row.training not in study.spec.training.seeds_for(row.task,
+                                                                                                  row.victim):
+            continue
+        quality = competence_of_model(victim_dir(study.results.root, row.task, row.victim, row.training))
         if quality is None or not quality.competent:
             continue
         rows = rows_from_rates(quality)
@@ -72,7 +76,8 @@ def marginal_victims(study: Study) -> dict[tuple[str, str], str]:
                 notes.append(f"F1 {quality.f1:.3f} is {quality.f1 - quality.all_non_credible_f1:+.3f} from the "
                              f"all-non-credible F1, margin interval [{low:+.3f}, {high:+.3f}]")
         if notes:
-            marginal[(row.task, row.victim)] = "marginal: " + "; ".join(notes)
+            which = f"training {row.training}: " if len(study.spec.training.seeds_for(row.task, row.victim)) > 1 else ""
+            marginal[(row.task, row.victim)] = f"marginal: {which}" + "; ".join(notes)
     return marginal
 
 

@@ -1,8 +1,11 @@
 """Read a results folder (the grid's layout) into tidy tables; nothing here computes or trains.
 
-- ``models/<TASK>-<VICTIM>/victim.json`` + ``metrics.json`` -> one row per victim (with its competence:
-  :mod:`bodega.victims.competence`);
+- ``models/<TASK>-<VICTIM>[-t<training>]/victim.json`` + ``metrics.json`` -> one row per trained victim (with its
+  competence: :mod:`bodega.victims.competence`);
 - ``runs/<name>/summary.json`` -> one row per attack run; ``records.jsonl`` read on demand.
+
+Both tables carry a ``training`` column: the training seed the folder's name names (0 where it names none), so
+that a grid with several trainings of a victim keeps them apart.
 """
 from __future__ import annotations
 
@@ -20,9 +23,9 @@ from bodega.records import read_summary, read_victim_info
 from bodega.victims.competence import competence_of_model
 from bodega.victims.kinds import VICTIM_KINDS
 
-RUN_COLUMNS = ["name", "victim", "task", "attacker", "scenario", "n_examples", "budget", "seed", "profile", "backend",
-               "errors", "bodega", "confusion", "semantic", "character", "queries", "attack_seconds", "labels_0",
-               "labels_1"]
+RUN_COLUMNS = ["name", "victim", "training", "task", "attacker", "scenario", "n_examples", "budget", "seed", "profile",
+               "backend", "errors", "bodega", "confusion", "semantic", "character", "queries", "attack_seconds",
+               "labels_0", "labels_1"]
 VICTIM_ORDER = tuple(VICTIM_KINDS)  # by size
 TASK_ORDER = tuple(TASKS)  # the paper's order
 
@@ -48,14 +51,15 @@ def _load_json(path: Path) -> dict:
 
 
 def load_victims(root: Path) -> pd.DataFrame:
-    """One row per finished victim under ``root/models``: its scores, size, training and competence."""
+    """One row per finished training of a victim under ``root/models``: its scores, size, training and competence."""
     rows = []
     for folder in victim_folders(root):
         if not (folder / METRICS).exists():
             continue  # not finished
         info, metrics = read_victim_info(folder), _load_json(folder / METRICS)
         quality = competence_of_model(folder)
-        rows.append({"task": info.task or CellName.parse(folder.name, attack=False).task, "victim": info.kind,
+        cell = CellName.parse(folder.name, attack=False)
+        rows.append({"task": info.task or cell.task, "victim": info.kind, "training": cell.training,
                      "f1": metrics["attack"]["f1"], "accuracy": metrics["attack"]["accuracy"],
                      "dev_f1": metrics["dev"]["f1"], "dev_accuracy": metrics["dev"]["accuracy"],
                      "n_params": info.family.get("n_params"), "base_model": info.family.get("base_model"),
@@ -64,8 +68,8 @@ def load_victims(root: Path) -> pd.DataFrame:
                      "roc_auc": quality.roc_auc if quality else None,
                      "competent": quality.competent if quality else None,
                      "competence": quality.reason if quality else "no attack-set probabilities recorded"})
-    columns = ["task", "victim", "f1", "accuracy", "dev_f1", "dev_accuracy", "n_params", "base_model", "base_role",
-               "train_rows", "epochs", "profile", "roc_auc", "competent", "competence"]
+    columns = ["task", "victim", "training", "f1", "accuracy", "dev_f1", "dev_accuracy", "n_params", "base_model",
+               "base_role", "train_rows", "epochs", "profile", "roc_auc", "competent", "competence"]
     return _ordered(pd.DataFrame(rows, columns=columns))
 
 
@@ -77,22 +81,25 @@ def _grid_attacker_name(name: str | None) -> str | None:
     return recorded_attacker(name) if name else name
 
 
-def _run_victim(name: str) -> str | None:
-    """The victim a run folder's name names (None for a folder not named as a grid cell)."""
+def _run_cell(name: str) -> CellName | None:
+    """The attack cell a run folder's name names (None for a folder not named as a grid cell)."""
     try:
-        return CellName.parse(name, attack=True).victim
+        return CellName.parse(name, attack=True)
     except BodegaError:
         return None
 
 
 def load_runs(root: Path) -> pd.DataFrame:
-    """One row per finished attack run under ``root/runs``: its settings and summary numbers."""
+    """One row per finished attack run under ``root/runs``: its settings, summary numbers and the training of the
+    victim it attacked (0 for a folder not named as a grid cell)."""
     rows = []
     for folder in run_folders(root):
         run = read_summary(folder)
         config, scores = run.config, run.scores
         labels = (run.sample or {}).get("labels")  # runs before the seeded samples lack it
-        rows.append({"name": folder.name, "victim": _run_victim(folder.name), "task": config.task,
+        cell = _run_cell(folder.name)
+        rows.append({"name": folder.name, "victim": cell.victim if cell else None,
+                     "training": cell.training if cell else 0, "task": config.task,
                      "attacker": _grid_attacker_name(config.attacker), "scenario": config.scenario,
                      "n_examples": run.n_examples, "budget": config.budget, "seed": config.seed,
                      "profile": config.profile, "backend": config.backend, "errors": run.errors,
@@ -104,14 +111,14 @@ def load_runs(root: Path) -> pd.DataFrame:
 
 
 def _ordered(frame: pd.DataFrame) -> pd.DataFrame:
-    """Paper order: tasks HN, PR2, FC, RD; victims by size."""
+    """Paper order: tasks HN, PR2, FC, RD; victims by size; a victim's trainings in seed order."""
     if frame.empty:
         return frame
     frame = frame.copy()
     frame["_t"] = frame["task"].map({t: i for i, t in enumerate(TASK_ORDER)})
     frame["_v"] = frame["victim"].map({v: i for i, v in enumerate(VICTIM_ORDER)})
-    keys = ["_t", "_v"] + (["attacker", "scenario"] if "attacker" in frame else [])
-    return frame.sort_values(keys).drop(columns=["_t", "_v"]).reset_index(drop=True)
+    keys = ["_t", "_v"] + (["attacker", "scenario"] if "attacker" in frame else []) + ["training"]
+    return frame.sort_values(keys, kind="stable").drop(columns=["_t", "_v"]).reset_index(drop=True)
 
 
 def cell_costs(root: str | Path) -> pd.DataFrame:

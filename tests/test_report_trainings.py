@@ -1,0 +1,227 @@
+"""A study whose grid trains a victim several times: the loader's rows, the runs of each training, and that
+whatever reads "the" run or victim of a cell reads the victim's first training in the grid."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+import pytest
+import yaml
+
+from bodega.report.results import load_results
+from bodega.victims.competence import competence
+from bodega_book.f1_intervals import f1_intervals
+from bodega_book.figures import figure2, figure2_table
+from bodega_book.findings import competent_split
+from bodega_book.study import Study, has_trainings, load_study
+from bodega_book.study_tables import (ACROSS_TRAININGS, coverage_counts, coverage_reasons, coverage_table,
+                                      coverage_text, not_run_table, plan_table, table4_intervals,
+                                      table5_intervals)
+from bodega_book.study_facts import run_bodega_intervals
+from run_fixtures import write_run_examples, write_victim_info
+
+matplotlib.use("Agg")
+
+LORA = Path(__file__).resolve().parents[1] / "results" / "finetuning" / "lora"
+LORA_GRID = Path(__file__).resolve().parents[1] / "parameters" / "grid_finetuning_lora.yaml"
+
+
+def write_victim(root: Path, folder: str, task: str, kind: str, f1: float, competent: bool = True) -> None:
+    """A finished victim folder with its attack-set F1 and a competence measured from made-up probabilities."""
+    path = root / "models" / folder
+    write_victim_info(path, task, kind, {"BiLSTM": 1_000, "BERT": 100_000}[kind])
+    labels = [1] * 20 + [0] * 20
+    scores = [0.8] * 20 + [0.2] * 20 if competent else [0.9] * 40
+    (path / "metrics.json").write_text(json.dumps({"attack": {"f1": f1, "accuracy": 0.8},
+                                                   "dev": {"f1": f1, "accuracy": 0.8},
+                                                   "attack_quality": competence(labels, scores).to_dict()}))
+
+
+def write_run(root: Path, name: str, scores: list[float]) -> None:
+    """A finished attack run ``name`` whose example i scores ``scores[i]`` (attack rows 0..n-1)."""
+    task, victim, attacker, letter = name.split("-")[:4]
+    scenario = {"T": "targeted", "U": "untargeted"}[letter]
+    write_run_examples(root / "runs" / name, task, victim, attacker, scenario,
+                       [(i, f"x{i}", score) for i, score in enumerate(scores)])
+
+
+def write_grid(path: Path, seeds: list[int], **extra) -> Path:
+    grid = {"name": "trainings", "profile": "cpu", "tasks": ["PR2"], "victims": ["BiLSTM", "BERT"],
+            "attackers": ["PWWS", "DeepWordBug"], "scenarios": ["untargeted", "targeted"],
+            "training": {"seeds": {"BiLSTM": seeds}}, **extra}
+    path.write_text(yaml.safe_dump(grid))
+    return path
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """PR2's BiLSTM trained twice (training 1 not competent), its BERT once; PWWS in both scenarios on every
+    training, DeepWordBug targeted on the BiLSTM's training 0 only."""
+    root = tmp_path / "results"
+    write_victim(root, "PR2-BiLSTM", "PR2", "BiLSTM", 0.70)
+    write_victim(root, "PR2-BiLSTM-t1", "PR2", "BiLSTM", 0.60, competent=False)
+    write_victim(root, "PR2-BERT", "PR2", "BERT", 0.80)
+    write_run(root, "PR2-BiLSTM-PWWS-T", [0.5, 0.5, 0.0, 0.0])
+    write_run(root, "PR2-BiLSTM-PWWS-T-t1", [0.9, 0.9, 0.9, 0.0])
+    write_run(root, "PR2-BERT-PWWS-T", [0.2, 0.0, 0.0, 0.0])
+    write_run(root, "PR2-BiLSTM-DeepWordBug-T", [0.1, 0.0, 0.0, 0.0])
+    write_run(root, "PR2-BiLSTM-PWWS-U", [0.4, 0.4, 0.4, 0.4])
+    write_run(root, "PR2-BiLSTM-PWWS-U-t1", [0.6, 0.6, 0.6, 0.6])
+    write_run(root, "PR2-BERT-PWWS-U", [0.3, 0.3, 0.0, 0.0])
+    return root
+
+
+def test_the_loader_gives_each_training_its_row(root):
+    results = load_results(root)
+    assert results.victims[["task", "victim", "training", "f1"]].values.tolist() == [
+        ["PR2", "BiLSTM", 0, 0.70], ["PR2", "BiLSTM", 1, 0.60], ["PR2", "BERT", 0, 0.80]]
+    runs = results.runs.set_index("name")
+    assert runs.training.to_dict() == {"PR2-BiLSTM-DeepWordBug-T": 0, "PR2-BiLSTM-PWWS-T": 0,
+                                       "PR2-BiLSTM-PWWS-T-t1": 1, "PR2-BiLSTM-PWWS-U": 0, "PR2-BiLSTM-PWWS-U-t1": 1,
+                                       "PR2-BERT-PWWS-T": 0, "PR2-BERT-PWWS-U": 0}
+    assert set(runs.victim) == {"BiLSTM", "BERT"}  # the training is not part of the victim's name
+
+
+def test_trainings_holds_every_finished_training_in_the_grids_order(root, tmp_path):
+    study = load_study(root, write_grid(tmp_path / "grid.yaml", [0, 1, 2]))
+    assert [r.name for r in study.trainings("PR2", "BiLSTM", "PWWS", "targeted")] == [
+        "PR2-BiLSTM-PWWS-T", "PR2-BiLSTM-PWWS-T-t1"]  # training 2 has not finished
+    assert [r.name for r in study.trainings("PR2", "BiLSTM", "DeepWordBug", "targeted")] == [
+        "PR2-BiLSTM-DeepWordBug-T"]
+    assert [r.name for r in study.trainings("PR2", "BERT", "PWWS", "targeted")] == ["PR2-BERT-PWWS-T"]
+    assert study.status("PR2", "BiLSTM", "DeepWordBug", "targeted", training=1) == "not finished"
+    assert study.status("PR2", "BERT", "PWWS", "targeted", training=1).startswith("not run: training 1 of PR2-BERT")
+    assert has_trainings(study)
+
+
+def test_single_run_readers_get_the_first_training(root, tmp_path):
+    study = load_study(root, write_grid(tmp_path / "grid.yaml", [0, 1]))
+    assert study.run("PR2", "BiLSTM", "PWWS", "targeted").name == "PR2-BiLSTM-PWWS-T"
+    assert study.victims_run("PR2", "PWWS", "targeted") == ["BiLSTM", "BERT"]
+    assert study.first.victims[["victim", "training", "f1"]].values.tolist() == [["BiLSTM", 0, 0.70],
+                                                                                 ["BERT", 0, 0.80]]
+    assert "PR2-BiLSTM-PWWS-T-t1" not in set(study.first.runs.name)
+    # a grid whose first training of the BiLSTM is seed 1 means that one
+    reordered = load_study(root, write_grid(tmp_path / "grid.yaml", [1, 0]))
+    assert reordered.run("PR2", "BiLSTM", "PWWS", "targeted").name == "PR2-BiLSTM-PWWS-T-t1"
+    assert [r.name for r in reordered.trainings("PR2", "BiLSTM", "PWWS", "targeted")] == [
+        "PR2-BiLSTM-PWWS-T-t1", "PR2-BiLSTM-PWWS-T"]
+    assert reordered.first.victims[["victim", "training"]].values.tolist() == [["BiLSTM", 1], ["BERT", 0]]
+
+
+def test_a_victim_is_competent_only_if_every_finished_training_is(root, tmp_path):
+    study = load_study(root, write_grid(tmp_path / "grid.yaml", [0, 1]))
+    flag, why = study.competence("PR2", "BiLSTM")
+    assert flag is False and why.startswith("training 1: ROC AUC 0.500")
+    kept, left = competent_split(study, "PR2", ["BiLSTM", "BERT"])
+    assert kept == ["BERT"] and left["BiLSTM"].startswith("not competent (training 1: ROC AUC 0.500")
+    # a grid that names training 0 only does not read the other training's folder
+    one = load_study(root, write_grid(tmp_path / "grid.yaml", [0]))
+    assert one.competence("PR2", "BiLSTM")[0] is True
+    assert [r.name for r in one.trainings("PR2", "BiLSTM", "PWWS", "targeted")] == ["PR2-BiLSTM-PWWS-T"]
+    assert not has_trainings(one)
+
+
+@pytest.mark.skipif(not (LORA / "runs").is_dir(), reason="the fine-tuning ablation's results are not in this tree")
+def test_the_lora_ablation_holds_three_trainings_of_pr2_bert():
+    study: Study = load_study(LORA, LORA_GRID)
+    runs = study.trainings("PR2", "BERT", "BERT-ATTACK", "targeted")
+    assert [r.name for r in runs] == ["PR2-BERT-BERT-ATTACK-T", "PR2-BERT-BERT-ATTACK-T-t1",
+                                      "PR2-BERT-BERT-ATTACK-T-t2"]
+    assert study.run("PR2", "BERT", "BERT-ATTACK", "targeted").name == "PR2-BERT-BERT-ATTACK-T"
+    pr2 = study.results.victims[study.results.victims.task == "PR2"]
+    assert pr2.training.tolist() == [0, 1, 2]
+    cell = table5_intervals(study).loc[("PR2", "BERT"), ("targeted", "BODEGA")]
+    assert cell.startswith(f"{runs[0].bodega.mean():.3f} [") and cell.endswith(" (3)")
+    points = figure2_table(study.results, first_training=study.first_training)
+    assert points[points.task == "PR2"][["training", "first", "attacker"]].values.tolist() == [
+        [0, True, "BERT-ATTACK"], [1, False, "BERT-ATTACK"], [2, False, "BERT-ATTACK"]]
+
+
+def test_table4_gives_each_victims_spread_over_its_trainings(root, tmp_path):
+    study = load_study(root, write_grid(tmp_path / "grid.yaml", [0, 1]))
+    pwws = table4_intervals(study).loc[("PR2", "PWWS")]
+    assert pwws["victims"] == "BiLSTM, BERT"
+    assert pwws["BODEGA"].startswith("0.275 [")  # training 0's runs: (0.4 + 0.15) / 2
+    assert pwws[ACROSS_TRAININGS] == "BiLSTM trainings 0.40-0.60 (2)"
+    one = load_study(root, write_grid(tmp_path / "grid.yaml", [0]))
+    assert ACROSS_TRAININGS not in table4_intervals(one).columns  # one training each: the table as before
+
+
+def test_table5_gives_the_spread_of_f1_auc_and_the_best_attack(root, tmp_path):
+    study = load_study(root, write_grid(tmp_path / "grid.yaml", [0, 1]))
+    bilstm, bert = (table5_intervals(study).loc[("PR2", v)] for v in ("BiLSTM", "BERT"))
+    assert bilstm[("F1", "ours")] == "0.700; trainings 0.60-0.70 (2)"
+    assert bilstm[("victim", "AUC")] == "1.000; trainings 0.50-1.00 (2)"
+    assert bilstm[("victim", "competent")].startswith("no (training 1: ROC AUC 0.500")
+    assert bilstm[("targeted", "attacker")] == "PWWS"
+    assert bilstm[("targeted", "BODEGA")].startswith("0.250 [") and \
+        bilstm[("targeted", "BODEGA")].endswith("; trainings 0.25-0.68 (2)")
+    assert bert[("F1", "ours")] == "0.800" and bert[("victim", "competent")] == "yes"
+    assert "trainings" not in bert[("targeted", "BODEGA")]
+
+
+def test_figure2_has_a_point_per_training_for_the_first_trainings_best_attacker(root, tmp_path):
+    write_victim(root, "PR2-BiLSTM-t1", "PR2", "BiLSTM", 0.60)  # competent this time, so that it is drawn
+    study = load_study(root, write_grid(tmp_path / "grid.yaml", [0, 1]))
+    table = figure2_table(study.results, f1_intervals(study.results, resamples=50), run_bodega_intervals(study),
+                          study.first_training)
+    assert table[["victim", "training", "first", "attacker"]].values.tolist() == [
+        ["BiLSTM", 0, True, "PWWS"], ["BiLSTM", 1, False, "PWWS"], ["BERT", 0, True, "PWWS"]]
+    np.testing.assert_allclose(table.bodega, [0.25, 0.675, 0.05])  # PWWS, training 0's best, on each training
+    np.testing.assert_allclose(table.f1, [0.70, 0.60, 0.80])
+    assert table.bodega_lo.notna().all()
+    fig = figure2(study.results, None, run_bodega_intervals(study), study.first_training)
+    f1_first, bodega_first, f1_other, bodega_other = fig.axes[0].containers
+    np.testing.assert_allclose(bodega_first.lines[0].get_ydata(), [0.25, 0.05])
+    np.testing.assert_allclose(bodega_other.lines[0].get_ydata(), [0.675])
+    assert bodega_other.lines[0].get_markerfacecolor() == "none"
+    assert bodega_first.lines[0].get_markerfacecolor() != "none"
+    # the reordered grid makes training 1 the first: its best attacker and filled point
+    reordered = load_study(root, write_grid(tmp_path / "grid.yaml", [1, 0]))
+    table = figure2_table(reordered.results, first_training=reordered.first_training)
+    assert table[table.victim == "BiLSTM"][["training", "first"]].values.tolist() == [[0, False], [1, True]]
+
+
+def test_coverage_gives_every_paper_cell_a_number_or_the_reason_it_has_none(root, tmp_path):
+    skip = [{"victims": ["BERT"], "attackers": ["DeepWordBug"], "reason": "too slow here"}]
+    study = load_study(root, write_grid(tmp_path / "grid.yaml", [0, 1], skip=skip))
+    coverage = coverage_table(study)
+    assert len(coverage) == 2 * 128
+    untargeted = coverage.loc["Table 4"]
+    assert untargeted.loc[("PR2", "BiLSTM", "PWWS")].tolist() == ["0.400; trainings 0.40-0.60 (2)", ""]
+    assert untargeted.loc[("PR2", "BERT", "PWWS")].tolist() == ["0.150", ""]
+    assert untargeted.loc[("PR2", "BiLSTM", "DeepWordBug"), "why not"] == "not finished"
+    assert untargeted.loc[("PR2", "BERT", "DeepWordBug"), "why not"] == "not run: too slow here"
+    assert untargeted.loc[("PR2", "BiLSTM", "SCPN"), "why not"] == "not run: attacker SCPN is not in the trainings grid"
+    assert untargeted.loc[("HN", "GEMMA7B", "PWWS"), "why not"] == "not run: task HN is not in the trainings grid"
+    assert coverage.loc[("Table 5", "PR2", "BiLSTM", "DeepWordBug"), "BODEGA here"] == "0.025"
+    counts = coverage_counts(coverage)
+    assert counts.loc["Table 4"].to_dict() == {"HN": "0 of 32", "PR2": "2 of 32", "FC": "0 of 32", "RD": "0 of 32",
+                                               "all": "2 of 128"}
+    assert counts.loc["Table 5", "PR2"] == "3 of 32"
+    assert coverage_text(counts) == ("Table 4: 2 of 128 cells have a number; "
+                                     "Table 5: 3 of 128 cells have a number")
+    reasons = coverage_reasons(coverage)
+    assert reasons.loc[("Table 4", "not run: too slow here"), "cells"] == 1
+    assert reasons.loc[("Table 4", "not run: task HN is not in the trainings grid"), "cells"] == 32
+    assert int(reasons.loc["Table 4"].cells.sum()) == 128 - 2
+
+
+def test_the_plan_counts_the_cells_of_every_training(root, tmp_path):
+    study = load_study(root, write_grid(tmp_path / "grid.yaml", [0, 1]))
+    plan = plan_table(study)
+    assert plan.loc[("PR2", "BiLSTM"), ["finished", "not run", "not finished"]].tolist() == [5, 0, 3]
+    assert plan.loc[("PR2", "BERT"), ["finished", "not run", "not finished"]].tolist() == [2, 0, 2]
+
+
+def test_cells_not_run_hold_every_trainings_skipped_cells(root, tmp_path):
+    skip = [{"trainings": [1], "attackers": ["DeepWordBug"], "reason": "extra trainings: PWWS only"}]
+    study = load_study(root, write_grid(tmp_path / "grid.yaml", [0, 1], skip=skip))
+    table = not_run_table(study).set_index("reason")
+    assert table.loc["extra trainings: PWWS only"].to_dict() == {
+        "cells": 2, "tasks": "PR2", "victims": "BiLSTM", "attackers": "DeepWordBug",
+        "scenarios": "untargeted, targeted", "trainings": "1"}
+    assert len(study.skipped_cells()) == 2
