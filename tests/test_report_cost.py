@@ -217,6 +217,28 @@ def test_left_out_cost_sums_estimates_and_bounds_the_unestimated_cells(tmp_path)
     assert row.lower_bound_cpu_hours == 10 * 400.0 * 3.0 / 3600
 
 
+def test_left_out_cost_counts_the_cells_a_victims_other_trainings_leave_out(tmp_path):
+    from bodega.experiments import parse_grid
+    from bodega_book.cost import left_out_cost
+
+    spec = parse_grid({"name": "g", "profile": "cpu", "tasks": ["PR2"], "victims": ["BERT"],
+                       "attackers": ["PWWS", "BAE"], "scenarios": ["targeted"], "examples": 10,
+                       "training": {"seeds": [0, 1, 2]},
+                       "skip": [{"attackers": ["BAE"], "reason": "too slow"},
+                                {"trainings": [1, 2], "attackers": ["PWWS"], "reason": "first training only"}]})
+    pilot = tmp_path / "pilot.json"
+    pilot.write_text(json.dumps({"per_text_cpu_seconds": {}, "cells": {
+        "PR2-BERT-BAE-T": {"estimate_cpu_seconds": 3600.0}, "PR2-BERT-BAE-T-t1": {"estimate_cpu_seconds": 3600.0},
+        "PR2-BERT-PWWS-T-t1": {"estimate_cpu_seconds": 1800.0},
+        "PR2-BERT-PWWS-T-t2": {"estimate_cpu_seconds": 1800.0}}}))
+    table = left_out_cost(spec, pilot, {}).set_index("reason")
+    # a rule that leaves out every training counts the first training's cells (what the plan would run first)
+    assert table.loc["too slow", "cells"] == 1 and table.loc["too slow", "estimate_cpu_hours"] == 1.0
+    row = table.loc["first training only"]
+    assert row["left out"] == "PR2-BERT-PWWS-T-{t1,t2}"
+    assert (row.cells, row.estimate_cpu_hours) == (2, 1.0)
+
+
 def test_pilot_plan_sums_estimates_per_task_and_counts_what_it_cannot_estimate(tmp_path):
     pilot = tmp_path / "pilot.json"
     pilot.write_text(json.dumps({"planned_cpu_hours": 3.0, "cells": {

@@ -297,9 +297,9 @@ def eta_summary(table: pd.DataFrame) -> pd.DataFrame:
 
 def left_out_cost(spec, pilot: str | Path, words_per_example: dict[str, float],
                   ratios: dict[str, float] | None = None) -> pd.DataFrame:
-    """Per skip reason of ``spec``: the cells it leaves out and what they would cost, so the book can show why
-    the budget cannot hold them. A cell the pilot estimated counts its estimate; one it could not (no attack
-    pilot for the task) counts a lower bound: one victim query per word of each example (every word-level
+    """Per skip reason of ``spec``: the cells it leaves out (of every training) and what they would cost, so the
+    book can show why the budget cannot hold them. A cell the pilot estimated counts its estimate; one it could
+    not (no attack pilot for the task) counts a lower bound: one victim query per word of each example (every word-level
     attacker here ranks each word with at least one query) at the pilot's CPU seconds per text; SCPN, which
     is not word-level, gets neither. With ``ratios`` (:func:`attacker_ratios`), ``at_measured_ratio_cpu_hours``
     scales each estimate by its attacker's measured ratio (the ratio over every attacker where that one has
@@ -307,10 +307,15 @@ def left_out_cost(spec, pilot: str | Path, words_per_example: dict[str, float],
     data = json.loads(Path(pilot).read_text(encoding="utf-8"))
     cells, per_text = data["cells"], data["per_text_cpu_seconds"]
     rows: dict[str, dict] = {}
-    names: dict[str, list[tuple[str, ...]]] = {}
-    for task, victim, attacker, scenario, reason in spec.skipped_cells():
-        name = run_name(task, victim, attacker, scenario)
-        names.setdefault(reason, []).append((task, victim, attacker, "T" if scenario == "targeted" else "U"))
+    names: dict[str, dict[bool, list[tuple[str, ...]]]] = {}  # reason -> (of another training) -> cells
+    # the first training's cells, then those a victim's other trainings leave out besides (named with -tN)
+    skipped = ([(*cell[:4], None, cell[4]) for cell in spec.skipped_cells()] + spec.skipped_training_cells())
+    for task, victim, attacker, scenario, training, reason in skipped:
+        seed = training if training is not None else spec.training.seeds_for(task, victim)[0]
+        name = run_name(task, victim, attacker, scenario, training=seed)
+        short = (task, victim, attacker, "T" if scenario == "targeted" else "U")
+        names.setdefault(reason, {}).setdefault(training is not None, []).append(
+            short if training is None else (*short, f"t{training}"))
         row = rows.setdefault(reason, {"reason": reason, "cells": 0, "estimated_cells": 0, "estimate_cpu_hours": 0.0,
                                        "at_measured_ratio_cpu_hours": 0.0, "bounded_cells": 0,
                                        "lower_bound_cpu_hours": 0.0})
@@ -323,11 +328,11 @@ def left_out_cost(spec, pilot: str | Path, words_per_example: dict[str, float],
                 row["at_measured_ratio_cpu_hours"] += estimate * ratios.get(attacker, ratios["all"]) / 3600
         elif attacker != "SCPN" and task in words_per_example and victim in per_text.get(task, {}):
             # (SCPN paraphrases whole sentences and asks a handful of queries: no per-word bound)
-            examples = spec.examples_of(task, victim, attacker, scenario) or 0
+            examples = spec.examples_of(task, victim, attacker, scenario, seed) or 0
             row["bounded_cells"] += 1
             row["lower_bound_cpu_hours"] += examples * words_per_example[task] * per_text[task][victim] / 3600
     for reason, row in rows.items():
-        row["left out"] = "; ".join(compact_names(names[reason]))
+        row["left out"] = "; ".join(name for group in names[reason].values() for name in compact_names(group))
     columns = ["left out", "cells", "estimated_cells", "estimate_cpu_hours", "at_measured_ratio_cpu_hours",
                "bounded_cells", "lower_bound_cpu_hours", "reason"]
     return pd.DataFrame(list(rows.values()), columns=columns if ratios else
