@@ -76,6 +76,28 @@ def test_gemma_adapter_round_trip_and_batch_independence(data, tmp_path, quantiz
     assert_batch_independent(victim, mixed_texts(), tolerance=1e-4 if quantize else 1e-5)
 
 
+def test_a_decoder_trained_in_bf16_stores_its_adapter_in_bf16_and_predicts_as_recorded(data, tmp_path):
+    from safetensors import safe_open
+
+    from bodega.data import read_tsv
+    from bodega.victims.metrics import f1_accuracy
+
+    base = tiny_gemma_dir(tmp_path / "tiny-gemma")
+    out = train_victim("PR2", "GEMMA2B", data, tmp_path / "gemma", profile="cpu", epochs=1, base_model=base,
+                       precision="bf16", progress=False)
+    info = json.loads((out / "victim.json").read_text())
+    assert info["adapter_storage"] == "bf16" and info["precision"] == "bf16"
+    with safe_open(str(out / "adapter_model.safetensors"), "pt") as weights:
+        names = list(weights.keys())
+        assert {str(weights.get_tensor(name).dtype) for name in names} == {"torch.bfloat16"}
+    assert any("score" in name for name in names)  # the head travels with the adapter
+    victim = load_victim(out, precision="bf16")
+    assert victim.weights_hash == info["weights_hash"]
+    rows = read_tsv(data / "attack.tsv")  # the stored victim is the one whose attack-set numbers were recorded
+    recomputed = f1_accuracy([row.label for row in rows], victim.predict([row.text for row in rows]))
+    assert recomputed == json.loads((out / "metrics.json").read_text())["attack"]
+
+
 def test_gemma_refuses_a_different_base_model(data, tmp_path):
     base = tiny_gemma_dir(tmp_path / "tiny-gemma")
     out = train_victim("PR2", "GEMMA7B", data, tmp_path / "gemma", profile="cpu", epochs=1, max_train=16,

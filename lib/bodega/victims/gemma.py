@@ -137,9 +137,10 @@ class GemmaVictim(TorchVictim):
         return victim
 
     def save(self, out_dir: Path) -> tuple[list[Path], str]:
-        """Write the adapter, naming its base by role (:func:`bodega.victims.adapters.write_adapter`); return
-        the files and extra text that define predictions."""
-        write_adapter(self.model, out_dir, self.base["base_model"])
+        """Write the adapter and score head in the storage precision (bf16 where it runs in bf16: half the bytes),
+        naming its base by role (:func:`bodega.victims.adapters.write_adapter`); return the files and extra text
+        that define predictions."""
+        write_adapter(self.model, out_dir, self.base["base_model"], self.storage)
         return self.files_for_hash(out_dir, self.base)
 
     def bf16_model(self, model: torch.nn.Module) -> torch.nn.Module:
@@ -155,7 +156,7 @@ class GemmaVictim(TorchVictim):
         """Base, tokenizer, parameter counts and LoRA settings for victim.json."""
         trainable = sum(p.numel() for p in self.model.parameters() if p.requires_grad)
         return dict(self.base, tokenizer=f"{self.base['base_model']} tokenizer (reference)",
-                    n_params=self.n_params, n_trainable_params=trainable,
+                    n_params=self.n_params, n_trainable_params=trainable, adapter_storage=self.storage,
                     lora={"r": LORA_RANK, "alpha": LORA_ALPHA, "dropout": LORA_DROPOUT,
                           "targets": list(LORA_TARGETS)})
 
