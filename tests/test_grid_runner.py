@@ -425,3 +425,84 @@ def test_a_running_marker_from_another_boot_or_machine_stops_nothing(monkeypatch
     assert killed == []
     execute._stop_orphan({**here, "boot": execute._boot_id()})
     assert killed == ([999_999] if execute._boot_id() else [])
+
+
+BURNING = """import json, os, pathlib, time
+out = pathlib.Path(out_dir)
+if attacker == "Genetic":
+    end = time.process_time() + 3.0
+    while time.process_time() < end:
+        pass
+with open(out.parents[1] / "executions.log", "a") as f: f.write(f"attack {out.name} {os.getpid()}\\n")
+while attacker == "Genetic" and (out.parents[1] / "slow").exists():
+    time.sleep(0.2)
+(out / "records.jsonl").write_text("")
+(out / "summary.json").write_text("{}")"""
+
+
+def _start_runner(grid, tmp_path, body: str):
+    """A grid runner in a process of its own, whose Genetic notebook waits while ``results/slow`` exists."""
+    import subprocess
+    import sys
+
+    import yaml
+
+    make, root = grid
+    spec = make(attackers=["DeepWordBug", "Genetic"], scenarios=["untargeted"],
+                notebooks={"victim": str(tmp_path / "victim.ipynb"), "data": "absent",
+                           "attack": _notebook(tmp_path / "stoppable.ipynb", ATTACK_PARAMS, body)})
+    (root / "results").mkdir(exist_ok=True)
+    (root / "results" / "slow").write_text("")
+    grid_file = tmp_path / "grid.yaml"
+    raw = {k: getattr(spec, k) for k in ("name", "profile", "results", "data_root", "generated", "examples")}
+    grid_file.write_text(yaml.safe_dump({**raw, "tasks": ["PR2"], "victims": ["BiLSTM"],
+                                         "attackers": ["DeepWordBug", "Genetic"], "scenarios": ["untargeted"],
+                                         "notebooks": vars(spec.notebooks)}))
+    return spec, subprocess.Popen([sys.executable, "-c", RUNNER, str(grid_file)])
+
+
+def _wait_for_log(root: Path, text: str) -> str:
+    import time
+
+    log = root / "results" / "executions.log"
+    deadline = time.monotonic() + 90
+    while not (log.exists() and text in log.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return next(line for line in log.read_text().splitlines() if text in line)
+
+
+def test_a_stopped_cell_counts_the_cpu_time_of_its_kernel(grid, tmp_path):
+    """jupyter_client starts the kernel in a session of its own: stopping papermill's process group left it
+    running, unreaped, and its CPU time in no marker."""
+    import signal
+
+    import psutil
+
+    spec, runner = _start_runner(grid, tmp_path, BURNING)
+    root = Path(spec.results).parent
+    kernel = int(_wait_for_log(root, "attack PR2-BiLSTM-Genetic-U").split()[-1])  # it has burnt 3 CPU-s
+    runner.send_signal(signal.SIGTERM)
+    assert runner.wait(timeout=30) != 0
+    assert not psutil.pid_exists(kernel) or psutil.Process(kernel).status() == psutil.STATUS_ZOMBIE
+    stopped = read_marker(root / "results" / "runs" / "PR2-BiLSTM-Genetic-U")
+    assert stopped["status"] == "stopped" and stopped["spent_cpu_seconds"] >= 3.0
+
+
+def test_a_second_runner_beside_a_live_one_fails_and_stops_nothing(grid, tmp_path):
+    """A second runner took the first one's live notebooks for orphans and stopped them."""
+    import signal
+
+    import psutil
+
+    spec, runner = _start_runner(grid, tmp_path, STOPPABLE)
+    root = Path(spec.results).parent
+    _wait_for_log(root, "attack PR2-BiLSTM-Genetic-U")
+    marker = read_marker(root / "results" / "runs" / "PR2-BiLSTM-Genetic-U")
+    try:
+        with pytest.raises(BodegaError, match=f"another grid runner \\(pid {runner.pid}\\) is running "
+                                              "PR2-BiLSTM-Genetic-U"):
+            run_grid(spec, show_progress=False)
+        assert psutil.pid_exists(marker["pid"]) and runner.poll() is None
+    finally:
+        runner.send_signal(signal.SIGTERM)
+        runner.wait(timeout=30)

@@ -4,6 +4,9 @@ The child process isolates every failure (an exception, an out-of-memory kill, a
 cell. The marker ``cell.json`` records the key with status ``running`` before the notebook starts
 and ``done`` after its outputs exist, so a killed grid resumes partial work only when the inputs
 are unchanged and never trusts output written for other inputs.
+
+psutil (the jupyter extra's, as papermill is) is imported where a notebook's processes are handled, so that a core
+install reads markers without it.
 """
 from __future__ import annotations
 
@@ -19,27 +22,37 @@ import time
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
 
+from bodega.errors import BodegaError
 from bodega.experiments.cells import Cell
 from bodega.layout import CELL_MARKER
 from bodega.io import atomic_write_json, atomic_write_text, relative_path
 from bodega.threads import thread_environment
 
+if TYPE_CHECKING:
+    import psutil
+
 LOG_NAME = ".grid.log"
 PARAMS_NAME = ".papermill-params.yaml"
 
 _LIVE: set[int] = set()  # process groups of the notebooks this process is running
+_STOPPED: dict[int, float] = {}  # process group of a notebook the runner stopped -> its kernel's CPU seconds
 _LIVE_LOCK = threading.Lock()
 
 
 def terminate_running() -> None:
-    """Stop every notebook this process started (the runner is being stopped)."""
+    """Stop every notebook this process started (the runner is being stopped); each cell's worker then records
+    its run as stopped, with the CPU time of its kernel (recorded before the kill wakes the worker)."""
     with _LIVE_LOCK:
         groups = list(_LIVE)
     for group in groups:
-        _kill_group(group)
+        kernel = _kernel_processes(group)
+        with _LIVE_LOCK:
+            _STOPPED[group] = _cpu_seconds(kernel)
+        _stop_processes(group, kernel)
 
 
 def _kill_group(group: int) -> None:
@@ -47,6 +60,62 @@ def _kill_group(group: int) -> None:
         os.killpg(group, signal.SIGTERM)
     except ProcessLookupError:
         pass
+
+
+def _kernel_processes(group: int) -> list[psutil.Process]:
+    """The processes a notebook's papermill (process group ``group``) started: its kernel. jupyter_client starts
+    the kernel in a session of its own, so stopping papermill's group leaves it running until it notices, and
+    papermill, stopped, never reaps it: its CPU time is in no rusage the runner sees."""
+    import psutil
+
+    try:
+        return psutil.Process(group).children(recursive=True)
+    except psutil.NoSuchProcess:
+        return []
+
+
+def _cpu_seconds(processes: list[psutil.Process]) -> float:
+    """CPU seconds ``processes`` and the children they reaped have spent (0 for those already gone)."""
+    import psutil
+
+    spent = 0.0
+    for process in processes:
+        try:
+            times = process.cpu_times()
+        except psutil.NoSuchProcess:
+            continue
+        spent += times.user + times.system + times.children_user + times.children_system
+    return spent
+
+
+def _stop_processes(group: int, kernel: list[psutil.Process]) -> None:
+    """Stop papermill's group first, so that it does not reap (and count) the kernel as it stops, then the kernel."""
+    import psutil
+
+    _kill_group(group)
+    for process in kernel:
+        try:
+            process.terminate()
+        except psutil.NoSuchProcess:
+            pass
+    _, alive = psutil.wait_procs(kernel, timeout=10)
+    for process in alive:
+        try:
+            process.kill()
+        except psutil.NoSuchProcess:
+            pass
+
+
+def _stop_notebook(group: int) -> float:
+    """Stop a notebook (papermill and its kernel) and return the CPU seconds its kernel had spent."""
+    kernel = _kernel_processes(group)
+    spent = _cpu_seconds(kernel)
+    _stop_processes(group, kernel)
+    return spent
+
+
+class CellStopped(Exception):
+    """The runner stopped this cell's notebook; its partial output resumes on the next run."""
 
 
 @dataclass(frozen=True)
@@ -95,16 +164,49 @@ def _boot_id() -> str | None:
         return None
 
 
-def _stop_orphan(marker: dict | None) -> None:
-    """A runner killed with SIGKILL leaves its notebook running: stop it before starting again, but only
-    when the marker was written on this machine since its last boot."""
+def _running_here(marker: dict | None) -> int | None:
+    """The process group of the notebook a ``running`` marker names, when the marker was written on this
+    machine since its last boot (a marker copied from another machine, or written before a reboot, names an
+    unrelated process here) and this process did not start it; else None."""
     if not marker or marker.get("status") != "running" or marker.get("host") != socket.gethostname():
-        return
+        return None
     if marker.get("boot") is None or marker.get("boot") != _boot_id():
-        return
+        return None
     group = marker.get("pid")
-    if isinstance(group, int) and group not in _LIVE:
-        _kill_group(group)
+    return group if isinstance(group, int) and group not in _LIVE else None
+
+
+def live_runner(marker: dict | None) -> int | None:
+    """The pid of another grid runner on this machine still running the notebook ``marker`` names, else None
+    (no notebook, or an orphan whose runner died)."""
+    import psutil
+
+    group = _running_here(marker)
+    if group is None:
+        return None
+    try:
+        notebook = psutil.Process(group)
+        if not any("papermill" in part for part in notebook.cmdline()):
+            return None  # the pid names another process now
+        runner = notebook.parent()
+    except psutil.Error:
+        return None
+    # an orphan's parent is no longer the runner that wrote the marker
+    return runner.pid if runner is not None and runner.pid == marker.get("runner") != os.getpid() else None
+
+
+def _stop_orphan(marker: dict | None) -> None:
+    """A runner killed with SIGKILL leaves its notebook running: stop it before starting again. A notebook
+    that another live runner is running is not an orphan: running the cell beside it would stop that
+    runner's work, so this fails instead."""
+    runner = live_runner(marker)
+    if runner is not None:
+        raise BodegaError(f"{marker.get('name', 'a cell')} is being run by another grid runner (pid {runner}) on "
+                          f"this machine; stop it with `kill -TERM {runner}` and wait for 'grid stopped' in its log, "
+                          "or let it finish")
+    group = _running_here(marker)
+    if group is not None:
+        _stop_notebook(group)
 
 
 def _prepare_dir(cell: Cell) -> None:
@@ -162,21 +264,27 @@ def run_cell(cell: Cell) -> Outcome:
         try:
             atomic_write_json(out / CELL_MARKER, {"status": "running", "key": cell.key, "name": cell.name,
                                              "inputs": cell.inputs, "started": _now(), "pid": child.pid,
-                                             "host": socket.gethostname(), "boot": _boot_id(), **spent})
+                                             "runner": os.getpid(), "host": socket.gethostname(),
+                                             "boot": _boot_id(), **spent})
             # wait4 also reports the CPU time of the notebook's kernel (reaped by papermill):
             # a measure of a cell's cost that does not depend on how busy the machine is.
             _, status, usage = os.wait4(child.pid, 0)
             code = child.returncode = os.waitstatus_to_exitcode(status)
+            with _LIVE_LOCK:
+                kernel_cpu = _STOPPED.pop(child.pid, None)
+            if kernel_cpu is not None and code != 0:  # the runner stopped this notebook (terminate_running)
+                raise CellStopped(cell.name)
             cpu_seconds = round(spent_cpu + usage.ru_utime + usage.ru_stime, 2)
-        except BaseException:
-            _kill_group(child.pid)
-            _, status, usage = os.wait4(child.pid, 0)
-            child.returncode = os.waitstatus_to_exitcode(status)
+        except BaseException as error:
+            if not isinstance(error, CellStopped):
+                kernel_cpu = _stop_notebook(child.pid)
+                _, status, usage = os.wait4(child.pid, 0)
+                child.returncode = os.waitstatus_to_exitcode(status)
             # the stopped run's work stays in the partial output, and its cost in the marker
             atomic_write_json(out / CELL_MARKER, {
                 "status": "stopped", "key": cell.key, "name": cell.name, "inputs": cell.inputs, "stopped": _now(),
                 "spent_seconds": round(spent_seconds + time.monotonic() - start, 2),
-                "spent_cpu_seconds": round(spent_cpu + usage.ru_utime + usage.ru_stime, 2)})
+                "spent_cpu_seconds": round(spent_cpu + usage.ru_utime + usage.ru_stime + kernel_cpu, 2)})
             raise
         finally:
             with _LIVE_LOCK:

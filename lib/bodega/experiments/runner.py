@@ -22,12 +22,12 @@ from pathlib import Path
 
 import yaml
 
-from bodega.layout import VICTIM_INFO
+from bodega.layout import CELL_MARKER, VICTIM_INFO
 from bodega.errors import BodegaError, MissingFileError
 from bodega.experiments.cells import (ATTACK_REQUIRED, VICTIM_REQUIRED, Cell, attack_cells, cell_names,
                                       victim_cells, victim_identity)
 from bodega.experiments.engines import Engine, make_engine
-from bodega.experiments.execute import Outcome, is_done, read_marker, run_cell, terminate_running
+from bodega.experiments.execute import Outcome, is_done, live_runner, read_marker, run_cell, terminate_running
 from bodega.experiments.hashing import HashCache
 from bodega.experiments.progress import Progress, format_seconds
 from bodega.experiments.spec import GridSpec
@@ -107,6 +107,19 @@ def ensure_data(spec: GridSpec) -> None:
     still = [t for t in missing if not all((Path(spec.data_root) / t / f).exists() for f in SPLIT_FILES)]
     if still:
         raise RuntimeError(f"data notebook {notebook} ran but left no TSV files for {', '.join(still)}")
+
+
+def refuse_beside_live_runner(spec: GridSpec, train_only: bool = False) -> None:
+    """Fail before any work when another grid runner on this machine is running cells of this grid: a second
+    runner would take its notebooks for orphans and stop them, and both would write the grid's status file."""
+    own = cell_names(spec, attacks=not train_only)
+    for path in Path(spec.results).rglob(CELL_MARKER):
+        marker = read_marker(path.parent)
+        runner = live_runner(marker) if marker and marker.get("name") in own else None
+        if runner is not None:
+            raise BodegaError(f"another grid runner (pid {runner}) is running {marker['name']} of grid {spec.name} "
+                              f"in {spec.results}; stop it with `kill -TERM {runner}` and wait for 'grid stopped' "
+                              "in its log, or let it finish")
 
 
 def _stop_on_sigterm():
@@ -301,6 +314,7 @@ def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, 
     """Execute every cell of ``spec`` that is not already done with the same inputs (``train_only``: the
     victim cells only)."""
     workers = workers or spec.workers
+    refuse_beside_live_runner(spec, train_only)
     ensure_data(spec)
     victim_params = check_notebook(spec.notebooks.victim, VICTIM_REQUIRED)
     attack_params = check_notebook(spec.notebooks.attack, ATTACK_REQUIRED)
