@@ -132,6 +132,7 @@ def training_rate(results: Path, task: str, kind: str) -> tuple[float, str] | No
     of the kind it derives from (the GloVe BiLSTM: the BiLSTM), with the folder read; None where it trained
     neither. A training's cost is its rows times its steps, which a forward time per text cannot tell (a long
     article's backward pass, the evaluations), so a measured training of the same settings is the estimate."""
+    from bodega.report.training_history import recorded_points
     from bodega.victims.kinds import victim_class
 
     for family in victim_class(kind).__mro__:
@@ -140,9 +141,7 @@ def training_rate(results: Path, task: str, kind: str) -> tuple[float, str] | No
             continue
         folder = results / "models" / f"{task}-{name}"
         cpu = trained_cpu_seconds(results / "models", folder.name)
-        metrics = folder / "metrics.json"
-        history = json.loads(metrics.read_text(encoding="utf-8")).get("history") or [] if metrics.exists() else []
-        epochs = max((int(point.get("epoch") or 0) for point in history), default=0)
+        epochs = max((int(point.get("epoch") or 0) for point in recorded_points(folder)), default=0)
         if cpu and epochs:
             return cpu / epochs, str(folder)
     return None

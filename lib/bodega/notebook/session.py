@@ -5,14 +5,13 @@ hash it; the tables and figures the notebooks show are in :mod:`bodega.report.ru
 """
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
 
 from bodega.data import read_tsv
 from bodega.errors import BodegaError
-from bodega.layout import METRICS, VICTIM_INFO
+from bodega.layout import VICTIM_INFO
 from bodega.records import TrainingFingerprint, read_victim_info
 from bodega.paths import project_root
 
@@ -254,13 +253,14 @@ def training_estimate(study: Path | None, planned: TrainingFingerprint, train_ro
     measurement exists. The study's settings (rows, precision, fine-tuning) may not be the planned ones: both
     are named."""
     from bodega.experiments.execute import read_marker
+    from bodega.report.training_history import recorded_points
 
     rows_per_epoch = min(planned.max_train or train_rows, train_rows)
     planned_rows = rows_per_epoch * planned.epochs
     this = (f"this training ({planned.finetuning} fine-tuning, {planned.precision}) sees at most {planned_rows:,} "
             f"rows ({planned.epochs} epochs of {rows_per_epoch:,})")
     marker = read_marker(study) if study is not None else None
-    history = _history(study) if marker else []
+    history = recorded_points(study) if marker else []
     seen = max((int(point.get("rows_seen") or 0) for point in history), default=0)
     recorded = read_victim_info(study).training if marker and (study / VICTIM_INFO).is_file() else None
     if not marker or not marker.get("cpu_seconds") or not seen or recorded is None:
@@ -274,7 +274,3 @@ def training_estimate(study: Path | None, planned: TrainingFingerprint, train_ro
             f"{this}: about {per_row * planned_rows / 60:.0f} CPU-minutes at that rate{precision_note}")
 
 
-def _history(folder: Path) -> list[dict]:
-    """The learning curve a training recorded in its metrics file (empty where there is none)."""
-    path = folder / METRICS
-    return (json.loads(path.read_text(encoding="utf-8")).get("history") or []) if path.is_file() else []

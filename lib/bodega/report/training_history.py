@@ -9,6 +9,13 @@ import pandas as pd
 from bodega.layout import METRICS
 
 
+def recorded_points(model_dir: str | Path) -> list[dict]:
+    """The evaluation points a training recorded in its metrics file, in order (empty where it recorded none):
+    the one reader of a training's learning curve, for the views below, run-time estimates and cost plans."""
+    path = Path(model_dir) / METRICS
+    return (json.loads(path.read_text(encoding="utf-8")).get("history") or []) if path.is_file() else []
+
+
 def training_history(model_dir: str | Path) -> pd.DataFrame:
     """The learning curve: one row per evaluation point (epoch, training rows seen, loss, dev F1, accuracy and
     ROC AUC) and which point was kept. Attack-set numbers belong to the kept model only (metrics.json)."""
