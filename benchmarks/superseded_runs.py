@@ -8,6 +8,12 @@ marker), and ``--append`` to add the entries the file lacks:
 
     .venv/bin/python benchmarks/superseded_runs.py results/study --since 3d81ca6 --append
     .venv/bin/python benchmarks/superseded_runs.py results/study --append     # the whole history
+
+``--uncounted`` lists instead the finished attack cells whose marker holds less CPU time than their examples
+record (each example's CPU seconds in ``records.jsonl``): a run stopped by a runner that did not count its
+notebook's kernel (before 79dabe1), or killed outright, left examples behind for the run that resumed it and took
+their cost along; the gap is a lower bound of what the marker misses. A training records only wall seconds per
+point, which exceed its CPU time on a busy machine, so it gives no such bound and is not listed.
 """
 from __future__ import annotations
 
@@ -16,6 +22,7 @@ import json
 import subprocess
 from pathlib import Path, PurePosixPath
 
+from bodega.layout import RECORDS, cell_markers
 from bodega_book.cost import OUTSIDE_MARKERS
 
 MARKERS = "*/*/cell.json"  # <kind>/<cell>/cell.json under a results folder, as cell_costs reads them
@@ -46,6 +53,31 @@ def superseded_runs(results: str | Path, commit: str) -> list[dict]:
     return entries
 
 
+def examples_cpu_seconds(folder: Path) -> float:
+    """The CPU seconds a finished attack cell's examples record (``records.jsonl``)."""
+    with open(folder / RECORDS, encoding="utf-8") as handle:
+        return sum(float(json.loads(line).get("cpu_seconds") or 0.0) for line in handle if line.strip())
+
+
+def uncounted_runs(results: str | Path) -> list[dict]:
+    """One entry per finished attack cell whose marker's CPU seconds (every run of it) fall short of its examples'
+    (:func:`examples_cpu_seconds`): the shortfall, a lower bound of the CPU time of runs no marker holds."""
+    entries = []
+    for path in cell_markers(results):
+        marker = json.loads(path.read_text(encoding="utf-8"))
+        if marker.get("status") != "done" or marker.get("cpu_seconds") is None or not (path.parent / RECORDS).is_file():
+            continue
+        examples, counted = examples_cpu_seconds(path.parent), float(marker["cpu_seconds"])
+        if examples > counted:
+            entries.append({"cell": marker["name"], "stopped": marker["finished"], "wall_seconds": 0.0,
+                            "cpu_seconds": round(examples - counted, 2),
+                            "source": f"uncounted: its examples' CPU seconds in records.jsonl ({examples:.1f}) exceed "
+                                      f"the CPU seconds of every run its marker holds ({counted:.2f}); the run "
+                                      "finished at 'stopped' resumed examples an uncounted run had attacked "
+                                      "(a lower bound)"})
+    return entries
+
+
 def as_yaml(entries: list[dict]) -> str:
     """The entries as lines of the file's ``runs:`` list."""
     lines = []
@@ -72,10 +104,15 @@ def main() -> None:
     parser.add_argument("results", help="a grid's results folder, e.g. results/study (run from the repository root)")
     parser.add_argument("--since", default=None, help="the commit whose markers the later runs overwrote "
                         "(default: every commit that changed a marker)")
+    parser.add_argument("--uncounted", action="store_true", help="list the finished cells whose markers hold less "
+                        "CPU time than their outputs record, instead of superseded runs")
     parser.add_argument("--append", action="store_true", help=f"add the entries {OUTSIDE_MARKERS} lacks to it")
     args = parser.parse_args()
-    entries = (superseded_runs(args.results, args.since) if args.since
-               else superseded_in_history(args.results))
+    if args.uncounted:
+        entries = uncounted_runs(args.results)
+    else:
+        entries = (superseded_runs(args.results, args.since) if args.since
+                   else superseded_in_history(args.results))
     path = Path(args.results) / OUTSIDE_MARKERS
     if args.append:
         import yaml
@@ -84,7 +121,7 @@ def main() -> None:
         known = {(run["cell"], run["stopped"]) for run in (yaml.safe_load(text) or {}).get("runs") or []}
         entries = [entry for entry in entries if (entry["cell"], entry["stopped"]) not in known]
         path.write_text(text + as_yaml(entries), encoding="utf-8")
-        print(f"{len(entries)} superseded run(s) added to {path}")
+        print(f"{len(entries)} run(s) added to {path}")
     else:
         print(as_yaml(entries), end="")
 

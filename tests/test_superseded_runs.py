@@ -69,3 +69,25 @@ def test_without_since_every_commit_that_changed_a_marker_is_searched(repo, monk
     monkeypatch.setattr(sys, "argv", ["superseded_runs.py", "results/g", "--append"])
     module.main()
     assert len(outside_markers("results/g")) == 3
+
+
+def test_uncounted_lists_attack_cells_whose_examples_cost_more_than_their_marker_holds(tmp_path):
+    """A runner that did not count its stopped notebook's kernel left the examples that kernel attacked to the
+    run that resumed them, whose marker then holds less CPU time than its own records."""
+    module = load_benchmark("superseded_runs")
+    results = tmp_path / "results"
+    for name, counted in (("PR2-BiLSTM-BAE-U", 19.85), ("PR2-BiLSTM-BAE-T", 130.0)):
+        folder = results / "runs" / name
+        folder.mkdir(parents=True)
+        (folder / "cell.json").write_text(json.dumps({"status": "done", "name": name, "finished": "t9",
+                                                      "seconds": 160.0, "cpu_seconds": counted}))
+        (folder / "records.jsonl").write_text("".join(json.dumps({"index": i, "cpu_seconds": 40.0}) + "\n"
+                                                      for i in range(3)))
+    training = results / "models" / "PR2-BiLSTM"  # wall seconds only: no bound, not listed
+    training.mkdir(parents=True)
+    (training / "cell.json").write_text(json.dumps({"status": "done", "name": "PR2-BiLSTM", "finished": "t1",
+                                                    "seconds": 900.0, "cpu_seconds": 10.0}))
+    (training / "metrics.json").write_text(json.dumps({"history": [{"train_seconds": 800.0}]}))
+    (entry,) = module.uncounted_runs(results)
+    assert entry["cell"] == "PR2-BiLSTM-BAE-U" and entry["cpu_seconds"] == pytest.approx(120.0 - 19.85)
+    assert entry["stopped"] == "t9" and entry["wall_seconds"] == 0.0 and "a lower bound" in entry["source"]
