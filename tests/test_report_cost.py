@@ -317,3 +317,28 @@ def test_left_out_cells_at_each_attackers_measured_ratio(tmp_path, costs):
     # BERT-ATTACK at its own ratio, Genetic (no finished cell) at the ratio over every attack cell
     assert row.at_measured_ratio_cpu_hours == pytest.approx(0.9 + 420 / 680)
     assert "at_measured_ratio_cpu_hours" not in left_out_cost(spec, pilot, {})
+
+
+def test_the_projection_per_family_scales_each_family_by_its_own_finished_cells(costs, tmp_path):
+    """BERT-ATTACK's finished cells cost half their estimate; PWWS has none finished, so its cells keep the pilot's
+    estimate rather than BERT-ATTACK's ratio; a skipped cell is not projected."""
+    from bodega_book.cost import eta_wall_hours, projection_by_family
+
+    pilot = tmp_path / "pilot.json"
+    pilot.write_text(json.dumps({"cells": {
+        "PR2-BiLSTM": {"estimate_cpu_seconds": 300.0},  # measured 600
+        "PR2-BiLSTM-BERT-ATTACK-U": {"estimate_cpu_seconds": 240.0},  # measured 120
+        "PR2-BiLSTM-BERT-ATTACK-T": {"estimate_cpu_seconds": 120.0},  # measured 60
+        "FC-BiLSTM-BERT-ATTACK-U": {"estimate_cpu_seconds": 3600.0},
+        "RD-BiLSTM-PWWS-U": {"estimate_cpu_seconds": 3600.0},
+        "RD-BiLSTM-SCPN-U": {"estimate_cpu_seconds": 7200.0, "skip": "no weights"}}}))
+    table = projection_by_family(costs, pilot)
+    assert list(table.index) == ["attack BERT-ATTACK", "attack PWWS", "training BiLSTM"]
+    bert_attack, pwws, training = (table.loc[name] for name in table.index)
+    assert bert_attack["ratio"] == pytest.approx(0.5) and bert_attack["projected_remaining_cpu_hours"] == 0.5
+    assert math.isnan(pwws["ratio"]) and pwws["projected_remaining_cpu_hours"] == 1.0
+    assert "pilot" in pwws["ratio from"] and training["ratio"] == pytest.approx(2.0)
+    assert training["remaining cells"] == 0 and bert_attack["finished cells"] == 2
+    timed = costs[costs.cpu_seconds.notna()]
+    share = timed.cpu_seconds.sum() / timed.seconds.sum()
+    assert eta_wall_hours(1.5, costs, 2) == pytest.approx(1.5 / (2 * share))

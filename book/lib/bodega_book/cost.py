@@ -216,6 +216,53 @@ def projection(costs: pd.DataFrame, pilot: str | Path) -> Projection:
                       remaining_cells=len(remaining), ratio=ratio)
 
 
+def cost_family(name: str) -> str:
+    """The family a cell's cost is judged with: ``training BERT`` (a victim role's trainings, every task) or
+    ``attack BERT-ATTACK`` (an attacker's cells, every task, victim and scenario)."""
+    cell = parse_cell_name(name)
+    return f"training {cell['victim']}" if cell["attacker"] == TRAINING else f"attack {cell['attacker']}"
+
+
+def projection_by_family(costs: pd.DataFrame, pilot: str | Path) -> pd.DataFrame:
+    """:func:`projection` per :func:`cost_family`: each family's finished cells (measured and estimated CPU-hours,
+    their ratio) and its planned unfinished cells, whose estimate is scaled by the family's own ratio, or kept as
+    the pilot gave it where no cell of the family has finished (``ratio from`` says which). A single ratio over
+    every finished cell misleads while the finished cells are of a few families only (one attacker, say)."""
+    cells = _pilot_cells(Path(pilot))
+    measured = costs.dropna(subset=["cpu_seconds"]).set_index("name").cpu_seconds
+    rows: dict[str, dict] = {}
+    for name, entry in cells.items():
+        if entry.get("skip"):
+            continue
+        row = rows.setdefault(cost_family(name), dict.fromkeys(
+            ("finished cells", "measured_cpu_hours", "estimated_cpu_hours", "remaining cells",
+             "remaining_estimate_cpu_hours"), 0))
+        estimate = float(entry["estimate_cpu_seconds"] or 0.0) / 3600
+        if name in measured.index:
+            row["finished cells"] += 1
+            row["measured_cpu_hours"] += float(measured[name]) / 3600
+            row["estimated_cpu_hours"] += estimate
+        else:
+            row["remaining cells"] += 1
+            row["remaining_estimate_cpu_hours"] += estimate
+    table = pd.DataFrame.from_dict(rows, orient="index").sort_index()
+    table.index.name = "family"
+    finished = table["finished cells"] > 0
+    table["ratio"] = (table.measured_cpu_hours / table.estimated_cpu_hours).where(finished)
+    table["ratio from"] = finished.map({True: "its finished cells", False: "none finished: the pilot's estimate"})
+    table["projected_remaining_cpu_hours"] = table.remaining_estimate_cpu_hours * table.ratio.fillna(1.0)
+    return table
+
+
+def eta_wall_hours(remaining_cpu_hours: float, costs: pd.DataFrame, workers: int) -> float:
+    """Wall-clock hours ``workers`` cells at a time need for ``remaining_cpu_hours``, at the CPU time per wall second
+    the finished cells (``costs``) got on their machines (a busy machine gives a cell less than one core)."""
+    timed = costs.dropna(subset=["cpu_seconds"])
+    timed = timed[timed.seconds > 0]
+    share = float(timed.cpu_seconds.sum() / timed.seconds.sum()) if len(timed) else 1.0
+    return remaining_cpu_hours / (workers * min(share, 1.0))
+
+
 def attacker_ratios(costs: pd.DataFrame, pilot: str | Path) -> dict[str, float]:
     """Measured over estimated CPU time of the finished attack cells, per attacker, and under ``"all"`` over
     every finished attack cell: how far each attacker's pilot estimate is to be trusted for the cells not run."""
