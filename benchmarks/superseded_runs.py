@@ -108,6 +108,8 @@ def main() -> None:
                         "CPU time than their outputs record, instead of superseded runs")
     parser.add_argument("--append", action="store_true", help=f"add the entries {OUTSIDE_MARKERS} lacks to it")
     args = parser.parse_args()
+    if not Path(args.results).is_dir():
+        parser.error(f"{args.results} is not a results folder; give a grid's results folder, e.g. results/study")
     if args.uncounted:
         entries = uncounted_runs(args.results)
     else:

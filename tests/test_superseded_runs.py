@@ -91,3 +91,11 @@ def test_uncounted_lists_attack_cells_whose_examples_cost_more_than_their_marker
     (entry,) = module.uncounted_runs(results)
     assert entry["cell"] == "PR2-BiLSTM-BAE-U" and entry["cpu_seconds"] == pytest.approx(120.0 - 19.85)
     assert entry["stopped"] == "t9" and entry["wall_seconds"] == 0.0 and "a lower bound" in entry["source"]
+
+
+def test_a_missing_results_folder_is_an_error_not_an_empty_list(tmp_path, monkeypatch, capsys):
+    module = load_benchmark("superseded_runs")
+    monkeypatch.setattr(sys, "argv", ["superseded_runs.py", str(tmp_path / "nope"), "--uncounted"])
+    with pytest.raises(SystemExit) as stopped:
+        module.main()
+    assert stopped.value.code == 2 and "is not a results folder" in capsys.readouterr().err
