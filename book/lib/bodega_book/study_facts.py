@@ -38,18 +38,18 @@ def plan_facts(study: Study, results_root: str | Path) -> dict[str, Any]:
 
 
 def progress_text(study: Study) -> str:
-    """What the page shows of a grid that is still running (or that every planned cell finished): the finished
-    cells and victim trainings of those planned, and what a verdict that waits for a cell says."""
-    planned, finished = study.spec.n_attack_cells, len(study.examples)
+    """The page's first words: which grid it renders and how much of it finished; for a grid still running, the
+    finished cells and victim trainings of those planned, and what a verdict that waits for a cell says."""
+    name, planned, finished = study.spec.name, study.spec.n_attack_cells, len(study.examples)
     if finished >= planned:
-        return f"Every one of the {study.spec.name} grid's {planned} planned attack cells has finished."
+        return f"This page renders the {name} grid: every one of its {planned} planned attack cells has finished."
     trained, trainings = (sum(counts) for counts in zip(*(victim_trainings(study, t) for t in study.spec.tasks)))
-    return (f"**The {study.spec.name} grid is still running:** {finished} of its {planned} planned attack cells "
-            f"have finished ({planned - finished} still to run), and {trained} of its {trainings} victim trainings. "
-            "A table leaves a cell that has not finished blank or says \"not finished\"; a claim that reads a "
-            "planned cell still to run cannot tell yet: its verdict reads \"cannot tell\", its reason begins or "
-            "ends with \"not measured yet\" and the cells it waits for, and says what the finished cells show so "
-            "far. Every number here will change as the grid finishes.")
+    return (f"This page renders the {name} grid, **which is still running**: {finished} of its {planned} planned "
+            f"attack cells have finished ({planned - finished} still to run), and {trained} of its {trainings} "
+            "victim trainings. A table leaves a cell that has not finished blank or says \"not finished\". A claim "
+            "that reads a planned cell still to run cannot tell yet: its verdict reads \"cannot tell\" and its "
+            "reason says \"not measured yet\", names the cells it waits for and what the finished cells show so far. "
+            "Every number here may change as the grid finishes.")
 
 
 def run_bodega_intervals(study: Study) -> pd.DataFrame:
