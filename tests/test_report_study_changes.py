@@ -95,10 +95,12 @@ def test_a_rendered_notebook_gives_back_the_verdicts_it_glued():
 
 
 def _graded(root: Path, name: str, runs: dict[tuple[str, str, str, int], list[float]], attackers: list[str],
-            scenarios: list[str], trainings: tuple[int, ...] = (0,), task: str = "RD"):
-    """A study of ``task`` with victims BiLSTM and BERT trained ``trainings`` times and runs
-    ``{(victim, attacker, scenario, training): each example's BODEGA score}`` on rows 0, 1, ..."""
+            scenarios: list[str], trainings: tuple[int, ...] = (0,), task: str = "RD", not_competent: str = ""):
+    """A study of ``task`` with victims BiLSTM and BERT trained ``trainings`` times (``not_competent``: one that
+    calls every attack row non-credible) and runs ``{(victim, attacker, scenario, training): each example's BODEGA
+    score}`` on rows 0, 1, ..."""
     from bodega.layout import run_name
+    from bodega.victims.competence import competence
     from run_fixtures import write_run_examples
 
     results = root / name
@@ -106,8 +108,10 @@ def _graded(root: Path, name: str, runs: dict[tuple[str, str, str, int], list[fl
         for training in trainings:
             folder = results / "models" / (f"{task}-{victim}" + (f"-t{training}" if training else ""))
             write_victim_info(folder, task, victim, 1000)
-            (folder / "metrics.json").write_text(json.dumps({split: {"f1": 0.7, "accuracy": 0.8}
-                                                             for split in ("attack", "dev")}))
+            scores = [0.9] * 40 if victim == not_competent else [0.8] * 20 + [0.2] * 20
+            (folder / "metrics.json").write_text(json.dumps({
+                **{split: {"f1": 0.7, "accuracy": 0.8} for split in ("attack", "dev")},
+                "attack_quality": competence([1] * 20 + [0] * 20, scores).to_dict()}))
     for (victim, attacker, scenario, training), scores in runs.items():
         write_run_examples(results / "runs" / run_name(task, victim, attacker, scenario, training=training), task,
                            victim, attacker, scenario, [(i, f"x{i}", s) for i, s in enumerate(scores)])
@@ -164,3 +168,13 @@ def _attack_file(root: Path, task: str) -> Path:
     folder.mkdir(parents=True)
     (folder / "attack.tsv").write_text("".join(f"{i % 2}\tx{i}\ttext {i}\n" for i in range(30)))
     return root / "data"
+
+
+def test_a_verdict_that_other_victims_decide_is_put_down_to_the_rules(tmp_path):
+    runs = {("BiLSTM", "PWWS", "targeted", 0): [0.9] * 30, ("BERT", "PWWS", "targeted", 0): [0.3] * 30}
+    before = _graded(tmp_path, "v2", runs, ["PWWS"], ["targeted"])
+    after = _graded(tmp_path, "v3", runs, ["PWWS"], ["targeted"], not_competent="BERT")
+    row = verdict_changes(before, after).loc["q2-bilstm-RD"]
+    assert (row["study v2"], row["study v3"], row["cause"]) == (AGREE, CANNOT_TELL, "rule")
+    assert row["why"] == ("the victims compared differ (competence and skip rules): RD-BiLSTM, RD-BERT before, "
+                          "RD-BiLSTM in study v3")

@@ -16,7 +16,7 @@ import pandas as pd
 
 from bodega.data import read_tsv
 from bodega_book.deviations_page import format_size
-from bodega_book.findings import Finding, awaiting, claims, cells_text
+from bodega_book.findings import Finding, awaiting, cells_text, claims, competent_split
 from bodega_book.study import Study, victim_trainings
 
 
@@ -152,8 +152,19 @@ def earlier_attackers(study: Study, earlier: Study) -> Study:
                                     if (key[0], key[2], key[3]) in ran})
 
 
+def compared_victims(study: Study, finding: Finding) -> list[str]:
+    """``PR2-BERT``: the victims a claim's verdict compares in a study: those of the cells it reads that the
+    competence rule keeps and that have a finished run against their first training."""
+    compared = []
+    for read in finding.reads:
+        named = [v for v in study.spec.victims if not read.victims or v in read.victims]
+        compared += [f"{read.task}-{v}" for v in competent_split(study, read.task, named)[0]
+                     if any(study.run(read.task, v, a, s) for a in study.spec.attackers for s in read.scenarios)]
+    return list(dict.fromkeys(compared))
+
+
 def change_cause(before: Finding, after: Finding, counterfactual: Callable[[str], dict[str, str]],
-                 after_name: str) -> tuple[str, str]:
+                 after_name: str, compared: tuple[Sequence[str], Sequence[str]] = ((), ())) -> tuple[str, str]:
     """(cause, why) of a verdict that differs between two studies, the first that explains it:
 
     - not yet measured: the later study has not finished every planned cell the claim reads;
@@ -161,7 +172,8 @@ def change_cause(before: Finding, after: Finding, counterfactual: Callable[[str]
       earlier study's attackers are kept, when only each victim's first training is (the training component of
       its intervals is what moved it), or when both are (``counterfactual(name)`` gives the claims' verdicts on
       ``"attackers"``, ``"trainings"`` or ``"both"``);
-    - rule: the competence rule leaves out other victims;
+    - rule: the claim compares other victims (``compared``, before and after: the competence rule or a skip rule
+      leaves out others);
     - data: none of these (the victims trained again, other samples).
     """
     if after.unfinished:
@@ -173,9 +185,9 @@ def change_cause(before: Finding, after: Finding, counterfactual: Callable[[str]
         verdict = counterfactual(name).get(after.claim)
         if verdict == before.verdict:
             return cause, f"{why} the verdict is {verdict}, as before"
-    if before.left_out != after.left_out:
-        return RULE, (f"the competence rule leaves out {before.left_out or 'no victim'} before and "
-                      f"{after.left_out or 'no victim'} in {after_name}")
+    if set(compared[0]) != set(compared[1]):
+        return RULE, (f"the victims compared differ (competence and skip rules): {', '.join(compared[0]) or 'none'} "
+                      f"before, {', '.join(compared[1]) or 'none'} in {after_name}")
     return DATA, "the same attackers, first trainings and victims compared still give the new verdict"
 
 
@@ -200,7 +212,8 @@ def verdict_changes(before: Study, after: Study, names: tuple[str, str] = ("stud
     for now, raw in zip(later, so_far):
         was = earlier.get(now.claim)
         cause, why = ("", "") if was is not None and was.verdict == now.verdict else \
-            change_cause(was, now, counterfactual, names[1]) if was is not None else \
+            change_cause(was, now, counterfactual, names[1],
+                         (compared_victims(before, was), compared_victims(after, now))) if was is not None else \
             (f"not in {names[0]}", "")
         rows.append({"claim": now.claim, "task": now.task, names[0]: was.verdict if was else "absent",
                      names[1]: now.verdict, f"{names[1]} on its finished cells": raw.verdict, "cause": cause,
