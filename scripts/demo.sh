@@ -33,6 +33,11 @@ grid_status=0
 .venv/bin/papermill notebooks/study.ipynb book/generated/study.ipynb --cwd . --no-progress-bar \
   -p results_root results/study -p grid parameters/grid_study.yaml \
   -p pilot book/data/study_pilot_v2.json -p data_root data
+# Study v3 (results/study-v3, running over several sessions) on the same notebook: the page says how much of
+# the grid has finished, and a verdict that waits for a planned cell reads "cannot tell" until it has.
+.venv/bin/papermill notebooks/study.ipynb book/generated/study_v3.ipynb --cwd . --no-progress-bar \
+  -p results_root results/study-v3 -p grid parameters/grid_study_v3.yaml \
+  -p pilot book/data/study_pilot_v3.json -p data_root data
 .venv/bin/jupyter-book build book/ -W -n --keep-going
 echo "book: book/_build/html/index.html"
 if [ "$grid_status" -ne 0 ]; then

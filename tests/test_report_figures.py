@@ -173,3 +173,11 @@ def test_figure2_leaves_out_a_victim_that_is_not_competent_and_names_it(tmp_path
     np.testing.assert_allclose(bodega_bars.lines[0].get_xdata(), [SIZES["BERT"]])
     assert [t.get_text() for t in fig.axes[0].texts if "not competent" in t.get_text()] == [
         "not competent, not drawn: BiLSTM"]
+
+
+def test_figure2_names_a_victim_it_draws_without_a_targeted_run(tmp_path):
+    for kind in ("BiLSTM", "BERT"):
+        _victim(tmp_path, "FC", kind, 0.67)
+    _run(tmp_path, "FC", "BERT", "DeepWordBug", "targeted", 0.5, 40)  # the BiLSTM's cells are still to run
+    fig = figure2(load_results(tmp_path))
+    assert [t.get_text() for t in fig.axes[0].texts if "run" in t.get_text()] == ["no targeted run: BiLSTM"]

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from bodega.errors import BodegaError
-from bodega_book.findings import (AGREE, CANNOT_TELL, DISAGREE, Figure, best_attacker_findings, combine,
+from bodega_book.findings import (AGREE, CANNOT_TELL, DISAGREE, Figure, best_attacker_findings, claims, combine,
                                     findings, manual_finding, query_findings, scenario_findings, size_findings,
                                     range_text, verdict_best, verdict_bound, verdict_order, verdict_range,
                                     verdict_value)
@@ -18,8 +18,8 @@ from bodega_book.findings_html import numbers_html
 from bodega.report.published import NOT_STATED, load_published
 from bodega_book.study import load_study
 from bodega.experiments.spec import parse_grid
-from bodega_book.study_tables import (grid_deviations, not_run_table, statements_table, table4_intervals,
-                                        table5_intervals)
+from bodega_book.study_tables import (grid_deviations, not_run_table, spread_text, statements_table,
+                                        table4_intervals, table5_intervals)
 from bodega.report.uncertainty import Interval, Ranked
 from run_fixtures import write_run_summary, write_victim_info
 
@@ -576,3 +576,32 @@ def test_sample_table_shows_label_mix_and_the_rows_victims_share(study, tmp_path
     assert table.loc[("FC", "BiLSTM", "PWWS", "untargeted"), "rows every victim's cell shares"] == "no other victim"
     found = by_claim(size_findings(study))["q2-bilstm-PR2"]
     assert "12 of 12 and 12 rows shared" in found.evidence
+
+
+def test_a_claim_whose_planned_cells_have_not_all_finished_cannot_tell_yet(study, tmp_path):
+    grid = yaml.safe_load((tmp_path / "grid.yaml").read_text())
+    grid["attackers"].append("DeepWordBug")  # planned on every victim, not run yet
+    (tmp_path / "grid.yaml").write_text(yaml.safe_dump(grid))
+    running = load_study(tmp_path / "results", tmp_path / "grid.yaml", tmp_path / "published.yaml")
+    assert by_claim(claims(running))["q3-queries-PR2"].verdict == AGREE  # PWWS at 40 queries, on the finished cells
+    waiting = by_claim(findings(running))["q3-queries-PR2"]  # the old code called this agree
+    assert waiting.verdict == CANNOT_TELL and waiting.unfinished == ("PR2-BiLSTM-DeepWordBug-T",
+                                                                     "PR2-BERT-DeepWordBug-T")
+    assert waiting.reason.startswith("not measured yet: 2 planned cell(s) it reads have not finished "
+                                     "(PR2-BiLSTM-DeepWordBug-T, PR2-BERT-DeepWordBug-T); so far, on the finished "
+                                     "cells: agree, ")
+    assert by_claim(findings(study))["q3-queries-PR2"] == by_claim(claims(study))["q3-queries-PR2"]  # all finished
+
+
+def test_a_training_still_to_run_is_waited_for_and_counted(tmp_path):
+    study = _study(tmp_path, [_targeted("BiLSTM", "PWWS", 0.9), _targeted("BERT", "PWWS", 0.3)],
+                   victims=["BiLSTM", "BERT"])
+    grid = yaml.safe_load((tmp_path / "grid.yaml").read_text())
+    grid.update(attackers=["PWWS"], scenarios=["targeted"], training={"seeds": {"FC": [0, 1]}})
+    (tmp_path / "grid.yaml").write_text(yaml.safe_dump(grid))
+    study = load_study(tmp_path / "results", tmp_path / "grid.yaml", tmp_path / "published.yaml")
+    bilstm = by_claim(findings(study))["q2-bilstm-FC"]
+    assert bilstm.verdict == CANNOT_TELL and bilstm.unfinished == ("FC-BiLSTM-PWWS-T-t1", "FC-BERT-PWWS-T-t1")
+    assert spread_text([0.5], planned=3) == "1 of 3 trainings finished"
+    assert spread_text([0.5, 0.61], planned=3) == "trainings 0.50-0.61 (2 of 3)"
+    assert spread_text([0.5, 0.61], planned=2) == "trainings 0.50-0.61 (2)" and spread_text([0.5]) == ""

@@ -98,7 +98,8 @@ def figure2(results: Results, f1_intervals: pd.DataFrame | None = None, run_inte
     error bars the 95% intervals; each BODEGA point names its attacker. A victim's first training is drawn
     filled and joined by lines; its other trainings (:func:`figure2_table`) hollow, at the same size. A victim
     that is not competent in one of its trainings (:func:`bodega.victims.competence.competence`) can show
-    nothing about size and robustness, so it is not drawn: its panel names it instead."""
+    nothing about size and robustness, so it is not drawn: its panel names it instead, as it names a victim drawn
+    by its F1 alone (no finished targeted run against its first training: skipped, or not finished yet)."""
     import matplotlib.pyplot as plt
     from matplotlib.ticker import NullLocator
 
@@ -122,6 +123,10 @@ def figure2(results: Results, f1_intervals: pd.DataFrame | None = None, run_inte
                 v for v in rows.victim if v in weak_victims)), fontsize=7, transform=ax.transAxes, color="dimgray")
         drawn = rows[~rows.victim.isin(weak_victims)]
         rows, others = drawn[drawn["first"]], drawn[~drawn["first"]]
+        unattacked = list(dict.fromkeys(rows.victim[rows.bodega.isna()]))
+        if unattacked:  # drawn by its F1 alone: say why its BODEGA point is missing
+            ax.text(0.02, 0.10 if weak_victims else 0.03, "no targeted run: " + ", ".join(unattacked), fontsize=7,
+                    transform=ax.transAxes, color="dimgray")
         x = rows.n_params.to_numpy(float)
         f1_bars = ax.errorbar(x, rows.f1.to_numpy(float), yerr=_yerr(rows.f1, rows.f1_lo, rows.f1_hi), fmt="o:",
                               capsize=3, label="F1")

@@ -17,8 +17,9 @@ sentence of the paper's text it tests (``quote``) and is read as written. The ru
   the paper ran on the task was run here; a value the paper states agrees when it lies inside our interval;
 - a stated magnitude ("27% higher") agrees when our ratio's interval lies above 1 and contains it;
 - a claim whose cells are not finished, or need data we do not have (human judgments), cannot be told, and
-  the reason says which; one whose attacker the grid's skip rules leave out for every victim of the task is
-  "not testable here" (a cannot-tell whose reason says so);
+  the reason says which; so does a claim some of whose planned cells have not finished (a grid still running:
+  the reason keeps what the finished ones say so far); one whose attacker the grid's skip rules leave out
+  for every victim of the task is "not testable here" (a cannot-tell whose reason says so);
 - every claim examines the named deviations: a disagreement is **not comparable** only when a deviation pushes
   our figure in the direction of the gap, and where the deviation has a size (re-asking, the budget cut) only
   when applying it closes the gap;
@@ -43,6 +44,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 
 from bodega.errors import BodegaError
+from bodega.layout import run_name
 from bodega.report.published import Statement
 from bodega.report.results import TASK_ORDER, VICTIM_ORDER
 from bodega_book.findings_rules import (AGREE, CANNOT_TELL, DISAGREE, DOWN, NOT_COMPARABLE, PAPER_ATTACKERS,
@@ -81,6 +83,19 @@ class Figure:
 
 
 @dataclass(frozen=True)
+class Reads:
+    """The planned cells a claim's verdict draws on: one task's cells in ``scenarios``, of ``victims`` and
+    ``attackers`` (empty: every one of the grid's), against each victim's first training or, where the claim's
+    intervals resample trainings, every training the grid names."""
+
+    task: str
+    scenarios: tuple[str, ...]
+    victims: tuple[str, ...] = ()
+    attackers: tuple[str, ...] = ()
+    every_training: bool = False
+
+
+@dataclass(frozen=True)
 class Finding:
     """One row of the findings table: a claim of the paper, our evidence for it, and the verdict."""
 
@@ -98,6 +113,8 @@ class Finding:
     proxy: bool = False  # the numbers are not the paper's measure, so not set against its value
     examined: str = ""  # each named deviation examined for this claim, what it moves and which way
     fragile: str = ""  # why the verdict is fragile (it changes under another seed or without marginal victims)
+    reads: tuple[Reads, ...] = ()  # the planned cells the verdict draws on (none: it reads no attack cell)
+    unfinished: tuple[str, ...] = ()  # those of them not finished yet (run names): the verdict waits for them
 
 
 # ---- verdict rules (pure: intervals in, verdict out) -------------------------------------------------
@@ -394,7 +411,8 @@ def best_attacker_findings(study: Study) -> list[Finding]:
                                 _differs(study, ["semantic", "masked-lm", "attackers (fidelity=fixed)", "BERT"], task),
                                 quote=statement.text,
                                 left_out=left_out_text(competent_split(study, task, study.spec.victims)[1]),
-                                numbers=numbers, paper_value=_best_paper_value(statement), examined=examined))
+                                numbers=numbers, paper_value=_best_paper_value(statement), examined=examined,
+                                reads=(Reads(task, ("untargeted",)),)))
     return findings
 
 
@@ -460,9 +478,11 @@ def _ordering(study: Study, claim_id: str, paper: str, task: str, pairs: Sequenc
     why = "; ".join(filter(None, [grouped(absent), left_out_text(left)]))
     paper_value = ABOVE_ZERO if ratio is None else f"{ratio:g}"
     examined = examined_text(effects_for(deviations_in_force(study, task), "victim difference", task), UNKNOWN)
+    reads = (Reads(task, (scenario,), tuple(named), every_training=True),)
     if not compared:
         return Finding(claim_id, paper, task, "–", CANNOT_TELL, f"not enough victims with finished runs ({why})",
-                       differs, quote_text, left_out_text(left), paper_value=paper_value, examined=examined)
+                       differs, quote_text, left_out_text(left), paper_value=paper_value, examined=examined,
+                       reads=reads)
     level = adjusted_level(len(compared))
     parts, sides, trained = [], [], []
     for more, less, shared, best_more, best_less in compared:
@@ -496,7 +516,7 @@ def _ordering(study: Study, claim_id: str, paper: str, task: str, pairs: Sequenc
     if reading:
         reason = f"{reading}; {reason}"
     return Finding(claim_id, paper, task, evidence, verdict, reason + (f"; not compared: {why}" if why else ""),
-                   differs, quote_text, left_out_text(left), numbers, paper_value, examined=examined)
+                   differs, quote_text, left_out_text(left), numbers, paper_value, examined=examined, reads=reads)
 
 
 def grouped(reasons: dict[str, str]) -> str:
@@ -600,7 +620,7 @@ def query_findings(study: Study) -> list[Finding]:
             findings.append(Finding(f"q3-queries-{task}", f"good attacks need {words} queries per example", task, "–",
                                     CANNOT_TELL, _task_missing(study, task, "targeted"),
                                     _differs(study, ["queries"], task), quote(study, "q3-queries"),
-                                    paper_value=range_text(low, high)))
+                                    paper_value=range_text(low, high), reads=(Reads(task, ("targeted",)),)))
             continue
         best = ranking[0].attacker
         runs = groups(study, task, "targeted", victims, [best])[best]
@@ -617,7 +637,7 @@ def query_findings(study: Study) -> list[Finding]:
             _differs(study, ["queries"], task), quote(study, "q3-queries", "HN and RD" if task in ("HN", "RD")
                                                      else "good attacks"),
             left_out_text(competent_split(study, task, study.spec.victims)[1]), (Figure(best, queries, 1),),
-            range_text(low, high), examined=examined))
+            range_text(low, high), examined=examined, reads=(Reads(task, ("targeted",)),)))
     findings += _genetic_findings(study)
     return findings
 
@@ -664,7 +684,8 @@ def _genetic_findings(study: Study) -> list[Finding]:
                                 verdict, reason, _differs(study, ["queries"], task),
                                 quote(study, "q1-pr-genetic-queries"),
                                 left_out_text(competent_split(study, task, study.spec.victims)[1]), tuple(figures),
-                                statement.bound or "", examined=" || ".join(examined)))
+                                statement.bound or "", examined=" || ".join(examined),
+                                reads=(Reads(task, ("untargeted",), attackers=tuple(attackers)),)))
     return findings
 
 
@@ -750,7 +771,10 @@ def scenario_findings(study: Study) -> list[Finding]:
                                 reason + (f"; left out: {left_out_text(left)}" if left else ""),
                                 _differs(study, ["epoch selection", "epochs"], task),
                                 quote(study, "q4-targeting", "targeted task" if harder == "targeted" else "untargeted"),
-                                left_out_text(left), tuple(figures), ABOVE_ZERO, examined=examined))
+                                left_out_text(left), tuple(figures), ABOVE_ZERO, examined=examined,
+                                reads=(Reads(task, ("untargeted", "targeted"),
+                                             tuple(v for v in VICTIM_ORDER if v not in excepted),
+                                             every_training=True),)))
     return findings
 
 
@@ -782,7 +806,53 @@ def _top_successes(run: RunExamples, n: int) -> RunExamples | None:
     return run.take(take)
 
 
-def findings(study: Study) -> list[Finding]:
-    """Every claim of the paper's text that our grid can speak to, in the paper's order."""
+def unfinished_cells(study: Study, reads: Sequence[Reads]) -> tuple[str, ...]:
+    """The run names of the planned cells in ``reads`` that have not finished (a skip rule's cells are not
+    planned; a victim a comparison leaves out, measured not competent or excluded, is not waited for)."""
+    names = []
+    for read in reads:
+        if read.task not in study.spec.tasks:
+            continue
+        victims = competent_split(study, read.task, [v for v in study.spec.victims
+                                                     if not read.victims or v in read.victims])[0]
+        for victim in victims:
+            seeds = study.spec.training.seeds_for(read.task, victim)
+            names += [run_name(read.task, victim, attacker, scenario, training=training)
+                      for training in (seeds if read.every_training else seeds[:1])
+                      for attacker in study.spec.attackers if not read.attackers or attacker in read.attackers
+                      for scenario in read.scenarios
+                      if study.status(read.task, victim, attacker, scenario, training) == "not finished"]
+    return tuple(dict.fromkeys(names))
+
+
+def cells_text(names: Sequence[str], shown: int = 4) -> str:
+    """``PR2-BERT-PWWS-T, PR2-BERT-PWWS-U and 3 more``."""
+    more = len(names) - shown
+    return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "")
+
+
+def awaiting(study: Study, finding: Finding) -> Finding:
+    """The finding with the planned cells it reads that have not finished (a grid still running). Its verdict
+    cannot stand on part of its cells, so one other than "cannot tell" is held back as "cannot tell" until they
+    finish, and the reason keeps what the finished cells say so far."""
+    missing = unfinished_cells(study, finding.reads)
+    if not missing:
+        return finding
+    note = f"not measured yet: {len(missing)} planned cell(s) it reads have not finished ({cells_text(missing)})"
+    if finding.verdict == CANNOT_TELL:
+        return replace(finding, unfinished=missing, reason=f"{finding.reason}; {note}")
+    return replace(finding, verdict=CANNOT_TELL, unfinished=missing,
+                   reason=f"{note}; so far, on the finished cells: {finding.verdict}, {finding.reason}")
+
+
+def claims(study: Study) -> list[Finding]:
+    """Every claim of the paper's text that our grid can speak to, in the paper's order, judged on the cells
+    that have finished (what :func:`findings` holds back while planned cells are still to run)."""
     return [*best_attacker_findings(study), *size_findings(study), *query_findings(study),
             *scenario_findings(study), manual_finding(study)]
+
+
+def findings(study: Study) -> list[Finding]:
+    """Every claim of the paper's text that our grid can speak to, in the paper's order; a claim whose planned
+    cells have not all finished cannot tell yet (:func:`awaiting`)."""
+    return [awaiting(study, f) for f in claims(study)]

@@ -138,6 +138,17 @@ def has_trainings(study: Study) -> bool:
                for (task, victim, _, _, training) in study.examples)
 
 
+def victim_trainings(study: Study, task: str) -> tuple[int, int]:
+    """(finished, planned) victim trainings of a task: planned are those with an attack cell the grid runs, and
+    any the grid names that finished all the same (a victim trained before its attacks were ruled out)."""
+    spec = study.spec
+    table = study.results.victims[study.results.victims.task == task]
+    trained = {(v, t) for v, t in zip(table.victim, table.training) if t in spec.training.seeds_for(task, v)}
+    planned = trained | {(v, t) for v in spec.victims for t in spec.training.seeds_for(task, v)
+                         if spec.attack_plan(task, v, t)}
+    return len(trained), len(planned)
+
+
 def load_study(results_root: str | Path, grid: str | Path, published: str | Path | None = None) -> Study:
     """Read everything finished under ``results_root`` that has per-example scores; runs against a training the
     grid does not name are in ``results`` only."""

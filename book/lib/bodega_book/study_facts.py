@@ -11,7 +11,7 @@ import pandas as pd
 from bodega.experiments.spec import GridSpec
 from bodega_book.cost import Budget, attacker_ratios, left_out_cost, projection, words_per_example
 from bodega_book.findings import AGREE, CANNOT_TELL, DISAGREE, NOT_COMPARABLE, QUERY_RANGES, Finding, range_text
-from bodega_book.study import Study, finished_span
+from bodega_book.study import Study, finished_span, victim_trainings
 from bodega.report.uncertainty import LEVEL, RESAMPLES, SEED, run_intervals
 
 
@@ -35,6 +35,21 @@ def plan_facts(study: Study, results_root: str | Path) -> dict[str, Any]:
         "last_finished": last_finished, "citation": study.published.citation,
         "short_cells": "; ".join(f"{name} {n} of {cells}" for name, n, cells in study.short_cells()) or "none",
     }
+
+
+def progress_text(study: Study) -> str:
+    """The page's first words: which grid it renders and how much of it finished; for a grid still running, the
+    finished cells and victim trainings of those planned, and what a verdict that waits for a cell says."""
+    name, planned, finished = study.spec.name, study.spec.n_attack_cells, len(study.examples)
+    if finished >= planned:
+        return f"This page renders the {name} grid: every one of its {planned} planned attack cells has finished."
+    trained, trainings = (sum(counts) for counts in zip(*(victim_trainings(study, t) for t in study.spec.tasks)))
+    return (f"This page renders the {name} grid, **which is still running**: {finished} of its {planned} planned "
+            f"attack cells have finished ({planned - finished} still to run), and {trained} of its {trainings} "
+            "victim trainings. A table leaves a cell that has not finished blank or says \"not finished\". A claim "
+            "that reads a planned cell still to run cannot tell yet: its verdict reads \"cannot tell\" and its "
+            "reason says \"not measured yet\", names the cells it waits for and what the finished cells show so far. "
+            "Every number here may change as the grid finishes.")
 
 
 def run_bodega_intervals(study: Study) -> pd.DataFrame:

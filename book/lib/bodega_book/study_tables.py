@@ -28,18 +28,30 @@ def _cells(intervals: dict[str, Interval]) -> dict[str, str]:
     return {METRIC_TITLES[m]: intervals[m].text(DIGITS.get(m, 3)) for m in MEASURES}
 
 
-def spread_text(values: Sequence[float], digits: int = 2) -> str:
-    """``trainings 0.55-0.61 (3)``: the range of one figure over a victim's trainings; '' for one training."""
+def spread_text(values: Sequence[float], digits: int = 2, planned: int = 1) -> str:
+    """``trainings 0.55-0.61 (3)``: the range of one figure over a victim's trainings, ``(2 of 3)`` where the grid
+    plans more trainings than have finished, ``1 of 3 trainings finished`` for one of several; '' for the only
+    training the grid plans."""
     values = [float(v) for v in values if not pd.isna(v)]
+    count = f"{len(values)} of {planned}" if planned > len(values) else f"{len(values)}"
     if len(values) < 2:
-        return ""
-    return f"trainings {min(values):.{digits}f}-{max(values):.{digits}f} ({len(values)})"
+        return f"{count} trainings finished" if planned > 1 and values else ""
+    return f"trainings {min(values):.{digits}f}-{max(values):.{digits}f} ({count})"
 
 
-def with_spread(text: str, values: Sequence[float], digits: int = 2) -> str:
-    """``text`` followed by the spread over trainings where there are several."""
-    spread = spread_text(values, digits)
+def with_spread(text: str, values: Sequence[float], digits: int = 2, planned: int = 1) -> str:
+    """``text`` followed by the spread over trainings where there are several (or where more are planned)."""
+    spread = spread_text(values, digits, planned)
     return f"{text}; {spread}" if spread else text
+
+
+def _planned(study: Study, task: str, victim: str, attacker: str | None = None, scenario: str = "") -> int:
+    """How many trainings of the victim the grid names, or, with an attacker, how many of them it attacks with it
+    in ``scenario`` (a skip rule may keep a cell to the first training)."""
+    seeds = study.spec.training.seeds_for(task, victim)
+    if attacker is None:
+        return len(seeds)
+    return sum(study.spec.skip_reason(task, victim, attacker, scenario, training) is None for training in seeds)
 
 
 def _bodega_spread(study: Study, task: str, victims: Sequence[str], attacker: str, scenario: str) -> str:
@@ -47,7 +59,7 @@ def _bodega_spread(study: Study, task: str, victims: Sequence[str], attacker: st
     several; '' where none has."""
     parts = [f"{v} {spread}" for v in victims
              if (spread := spread_text([run.bodega.mean() for run in study.trainings(task, v, attacker, scenario)
-                                        if run.n]))]
+                                        if run.n], planned=_planned(study, task, v, attacker, scenario)))]
     return "; ".join(parts)
 
 
@@ -110,7 +122,8 @@ def table5_intervals(study: Study) -> pd.DataFrame:
             trained = study.victim_rows(task, victim)
             first = trained[trained.training == study.first_training(task, victim)]
             row = {("", "task"): task, ("", "victim"): victim,
-                   ("F1", "ours"): with_spread(f"{first.f1.iloc[0]:.3f}", trained.f1) if len(first) else "",
+                   ("F1", "ours"): with_spread(f"{first.f1.iloc[0]:.3f}", trained.f1,
+                                                         planned=_planned(study, task, victim)) if len(first) else "",
                    ("F1", "paper"): f"{paper_f1:.3f}" if paper_f1 is not None else NOT_STATED,
                    **_competence_cells(study, task, victim, trained)}
             for scenario in ("untargeted", "targeted"):
@@ -151,7 +164,8 @@ def _competence_cells(study: Study, task: str, victim: str, trained: pd.DataFram
     flag, why = study.competence(task, victim)
     if first.empty or flag is None or pd.isna(first.competent.iloc[0]):
         return {("victim", "AUC"): "", ("victim", "competent"): ""}
-    return {("victim", "AUC"): with_spread(f"{first.roc_auc.iloc[0]:.3f}", trained.roc_auc),
+    return {("victim", "AUC"): with_spread(f"{first.roc_auc.iloc[0]:.3f}", trained.roc_auc,
+                                                   planned=_planned(study, task, victim)),
             ("victim", "competent"): "yes" if flag else f"no ({why})"}
 
 
@@ -165,7 +179,9 @@ def _best_cell(study: Study, task: str, victim: str, scenario: str) -> dict[str,
     best = ranking[0]
     queries = mean_intervals([study.run(task, victim, best.attacker, scenario)])["queries"]
     spread = [run.bodega.mean() for run in study.trainings(task, victim, best.attacker, scenario) if run.n]
-    return {"attacker": best.attacker, "BODEGA": with_spread(best.bodega.text(), spread), "queries": queries.text(1),
+    planned = _planned(study, task, victim, best.attacker, scenario)
+    return {"attacker": best.attacker, "BODEGA": with_spread(best.bodega.text(), spread, planned=planned),
+            "queries": queries.text(1),
             "tied": ", ".join(r.attacker for r in ranking[1:] if r.tied_with_best), "note": ""}
 
 
@@ -263,7 +279,8 @@ def coverage_table(study: Study) -> pd.DataFrame:
                 for attacker in PAPER_ATTACKERS:
                     run = study.run(task, victim, attacker, scenario)
                     here = with_spread(f"{run.bodega.mean():.3f}", [r.bodega.mean() for r in study.trainings(
-                        task, victim, attacker, scenario) if r.n]) if run is not None and run.n else ""
+                        task, victim, attacker, scenario) if r.n], planned=_planned(
+                        study, task, victim, attacker, scenario)) if run is not None and run.n else ""
                     why = "" if here else _why_not(study, task, victim, attacker, scenario)
                     rows.append({"table": table, "task": task, "victim": victim, "attacker": attacker,
                                  "BODEGA here": here, "why not": why})
