@@ -244,6 +244,23 @@ def test_dask_engine_runs_the_grid(grid):
     assert again.count("skipped") == 2
 
 
+@pytest.mark.parametrize("workers", [0, -1])
+def test_fewer_than_one_worker_fails_before_any_work(grid, workers):
+    """0 fell back to the grid's workers and ran it; -1 failed with a thread pool's traceback."""
+    make, root = grid
+    with pytest.raises(BodegaError, match=f"workers must be at least 1, got {workers}"):
+        run_grid(make(), workers=workers, show_progress=False)
+    assert _executions(root) == []
+
+
+def test_the_command_refuses_fewer_than_one_worker(capsys):
+    from bodega.cli import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["grid", "run", "parameters/grid_smoke.yaml", "--workers", "0"])
+    assert stopped.value.code == 2 and "--workers: must be >= 1, got 0" in capsys.readouterr().err
+
+
 def test_missing_notebook_parameter_fails_before_any_work(grid, tmp_path):
     make, root = grid
     lacking = _notebook(tmp_path / "lacking.ipynb", ATTACK_PARAMS.replace('backend = "native"', ""), ATTACK_BODY)

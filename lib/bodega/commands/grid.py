@@ -7,6 +7,7 @@ import logging
 from pathlib import Path
 from typing import Iterator
 
+from bodega.commands import at_least_one
 from bodega.precision import PRECISIONS
 
 
@@ -19,7 +20,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _common(run)
     run.add_argument("--engine", choices=("local", "dask"), default="local",
                      help="local worker threads, or Dask distributed (a LocalCluster unless --scheduler)")
-    run.add_argument("--workers", type=int, default=None, help="cells at a time (default: the grid's workers)")
+    run.add_argument("--workers", type=at_least_one, default=None,
+                     help="cells at a time, N >= 1 (default: the grid's workers)")
     run.add_argument("--scheduler", default=None, help="address of a running Dask scheduler (with --engine dask)")
     run.add_argument("--no-progress", action="store_true", help="no progress bar (logs only)")
     run.add_argument("--train-only", action="store_true", help="train the grid's victims and run no attack cell")

@@ -313,6 +313,8 @@ def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, 
              processes: bool = True, show_progress: bool = True, train_only: bool = False) -> GridReport:
     """Execute every cell of ``spec`` that is not already done with the same inputs (``train_only``: the
     victim cells only)."""
+    if workers is not None and workers < 1:
+        raise BodegaError(f"workers must be at least 1, got {workers}; leave it out for the grid's ({spec.workers})")
     workers = workers or spec.workers
     refuse_beside_live_runner(spec, train_only)
     ensure_data(spec)
