@@ -280,6 +280,7 @@ def main() -> None:
     from bodega.threads import apply_thread_policy
 
     apply_thread_policy(1)
+    check_sources(parser, args)
     spec, data_root = load_grid(args.grid), Path(args.data)
     precision = args.precision or spec.precision
     models = Path(args.models) if args.models else None
@@ -325,15 +326,35 @@ def main() -> None:
     write(args, previous, spec, precision, kernels, models, per_text, pilots, victims, data_root, measured)
 
 
+def check_sources(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse a ``--calibrate-from`` or ``--training-from`` that names nothing to learn from: a plan quietly
+    left uncalibrated looks like a calibrated one."""
+    from bodega.layout import cell_markers
+
+    if args.calibrate_from:
+        results, sep, planned = args.calibrate_from.partition("=")
+        if not sep or not results or not planned:
+            parser.error(f"--calibrate-from {args.calibrate_from!r}: give RESULTS=PILOT, e.g. "
+                         "results/study=book/data/study_pilot_v2.json")
+        if not cell_markers(results):
+            parser.error(f"--calibrate-from: {results} holds no cell markers; give a finished grid's results folder")
+        if not Path(planned).is_file():
+            parser.error(f"--calibrate-from: {planned} does not exist; give the pilot file that planned {results}")
+    if args.training_from and not any(Path(args.training_from, "models").glob("*/cell.json")):
+        parser.error(f"--training-from: {args.training_from} holds no trained victims (models/*/cell.json); give a "
+                     "finished grid's results folder")
+
+
 def write(args, previous: dict, spec, precision: str, kernels: str, models: Path | None, per_text: dict,
           pilots: dict, victims: dict, data_root: Path, measured: bool) -> None:
     """Estimate every cell from the measurements so far and write ``--out``."""
     overhead = cell_overhead(Path(args.overhead_from))
     if args.calibrate_from:
-        results, sep, planned = args.calibrate_from.partition("=")
-        if not sep:
-            raise SystemExit(f"--calibrate-from {args.calibrate_from!r}: give RESULTS=PILOT")
+        results, _, planned = args.calibrate_from.partition("=")  # checked by check_sources
         factors = calibration(Path(results), Path(planned))
+        if not factors:
+            raise SystemExit(f"--calibrate-from: no finished cell of {results} has an estimate in {planned}; "
+                             "give the pilot file that planned that grid")
     else:  # a re-plan keeps the calibration the file records
         factors = previous.get("calibration", {})
     training_from = args.training_from or previous.get("training_from")  # a re-plan keeps it

@@ -69,6 +69,24 @@ def test_replan_refuses_what_it_cannot_do_without_timing(script, monkeypatch, tm
         run(script, monkeypatch, "--grid", str(GRID), "--replan", "--out", str(out))
 
 
+@pytest.mark.parametrize("option, message", [
+    (["--calibrate-from", "results/study"], "give RESULTS=PILOT"),
+    (["--calibrate-from", "{tmp}=book/data/study_pilot_v2.json"], "holds no cell markers"),
+    (["--calibrate-from", "results/study={tmp}/absent.json"], "absent.json does not exist"),
+    (["--training-from", "{tmp}"], "holds no trained victims"),
+])
+def test_a_source_to_learn_from_that_names_nothing_is_refused(script, monkeypatch, tmp_path, capsys, option, message):
+    """An empty --calibrate-from or --training-from folder left the plan quietly uncalibrated (70.8 CPU-hours
+    instead of 49.2), and a missing pilot file raised a traceback."""
+    out = tmp_path / "pilot.json"
+    shutil.copy(PILOT, out)
+    with pytest.raises(SystemExit) as stopped:
+        run(script, monkeypatch, "--grid", str(GRID), "--replan", "--out", str(out),
+            *(part.format(tmp=tmp_path) for part in option))
+    assert stopped.value.code == 2 and message in capsys.readouterr().err
+    assert out.read_bytes() == PILOT.read_bytes()  # nothing written
+
+
 def test_every_training_of_a_victim_is_planned_with_its_own_rules(script, monkeypatch, tmp_path):
     if not (ROOT / "data" / "PR2" / "attack.tsv").exists():
         pytest.skip("prepared data absent: bodega data prepare-missing --raw-root ../shared/data/raw --out-root data")
