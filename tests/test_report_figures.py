@@ -181,3 +181,16 @@ def test_figure2_names_a_victim_it_draws_without_a_targeted_run(tmp_path):
     _run(tmp_path, "FC", "BERT", "DeepWordBug", "targeted", 0.5, 40)  # the BiLSTM's cells are still to run
     fig = figure2(load_results(tmp_path))
     assert [t.get_text() for t in fig.axes[0].texts if "run" in t.get_text()] == ["no targeted run: BiLSTM"]
+
+
+def test_figure2_gives_a_task_of_the_grid_with_no_trained_victim_a_panel_that_says_so(tmp_path):
+    """A grid still running had no panel at all for a task none of whose victims was trained yet."""
+    _victim(tmp_path, "FC", "BERT", 0.67)
+    _run(tmp_path, "FC", "BERT", "DeepWordBug", "targeted", 0.5, 40)
+    results = load_results(tmp_path)
+    assert [ax.get_title(loc="left") for ax in figure2(results).axes if ax.get_title(loc="left")] == ["FC"]
+    fig = figure2(results, tasks=["RD", "FC"])
+    panels = {ax.get_title(loc="left"): ax for ax in fig.axes if ax.get_title(loc="left")}
+    assert list(panels) == ["FC", "RD"]  # the paper's task order
+    assert [t.get_text() for t in panels["RD"].texts] == ["no victim trained yet"]
+    assert not panels["FC"].texts or "no victim" not in panels["FC"].texts[0].get_text()

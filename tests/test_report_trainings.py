@@ -96,6 +96,35 @@ def test_trainings_holds_every_finished_training_in_the_grids_order(root, tmp_pa
     assert has_trainings(study)
 
 
+def test_paired_trainings_hold_the_trainings_both_cells_finished_paired_by_seed(root, tmp_path):
+    """Pairing by position put training 1 of one side beside training 2 of the other, or failed on 1 against 3."""
+    write_victim(root, "PR2-BiLSTM-t2", "PR2", "BiLSTM", 0.70)
+    write_run(root, "PR2-BiLSTM-PWWS-U-t2", [0.1, 0.1, 0.1, 0.1])  # training 2 untargeted only
+    study = load_study(root, write_grid(tmp_path / "grid.yaml", [0, 1, 2]))
+    targeted, untargeted = study.paired_trainings("PR2", ("BiLSTM", "PWWS", "targeted"),
+                                                  ("BiLSTM", "PWWS", "untargeted"))
+    assert [r.name for r in targeted] == ["PR2-BiLSTM-PWWS-T", "PR2-BiLSTM-PWWS-T-t1"]
+    assert [r.name for r in untargeted] == ["PR2-BiLSTM-PWWS-U", "PR2-BiLSTM-PWWS-U-t1"]
+    bilstm, bert = study.paired_trainings("PR2", ("BiLSTM", "PWWS", "untargeted"), ("BERT", "PWWS", "untargeted"))
+    assert [r.name for r in bilstm] == ["PR2-BiLSTM-PWWS-U"] and [r.name for r in bert] == ["PR2-BERT-PWWS-U"]
+
+
+def test_a_claim_comparing_victims_with_unequal_finished_trainings_waits_instead_of_failing(root, tmp_path):
+    """Study v3's render failed ("1 and 3 trainings") once FC's GEMMA2B had one training attacked and its BERT
+    three: the claim now reads the trainings both have and waits for the rest."""
+    from bodega_book.findings import CANNOT_TELL, findings
+
+    write_victim(root, "PR2-BERT-t1", "PR2", "BERT", 0.80)  # trained, its cells not finished
+    write_victim(root, "PR2-BiLSTM-t1", "PR2", "BiLSTM", 0.60)  # competent this time
+    write_victim(root, "PR2-BiLSTM-t2", "PR2", "BiLSTM", 0.70)
+    write_run(root, "PR2-BiLSTM-PWWS-T-t2", [0.4, 0.4, 0.0, 0.0])
+    study = load_study(root, write_grid(tmp_path / "grid.yaml", [0, 1, 2],
+                                        training={"seeds": {"BiLSTM": [0, 1, 2], "BERT": [0, 1]}}))
+    waiting = [f for f in findings(study) if f.unfinished]
+    assert waiting and all(f.verdict == CANNOT_TELL for f in waiting)
+    assert any("PR2-BERT-PWWS-T-t1" in f.unfinished for f in waiting)
+
+
 def test_single_run_readers_get_the_first_training(root, tmp_path):
     study = load_study(root, write_grid(tmp_path / "grid.yaml", [0, 1]))
     assert study.run("PR2", "BiLSTM", "PWWS", "targeted").name == "PR2-BiLSTM-PWWS-T"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import textwrap
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -93,18 +93,20 @@ def _not_competent(flag) -> bool:
 
 
 def figure2(results: Results, f1_intervals: pd.DataFrame | None = None, run_intervals: pd.DataFrame | None = None,
-            first_training: Callable[[str, str], int] | None = None):
+            first_training: Callable[[str, str], int] | None = None, tasks: Sequence[str] | None = None):
     """One panel per task: victim F1 and best targeted BODEGA score against parameter count (log x),
     error bars the 95% intervals; each BODEGA point names its attacker. A victim's first training is drawn
     filled and joined by lines; its other trainings (:func:`figure2_table`) hollow, at the same size. A victim
     that is not competent in one of its trainings (:func:`bodega.victims.competence.competence`) can show
     nothing about size and robustness, so it is not drawn: its panel names it instead, as it names a victim drawn
-    by its F1 alone (no finished targeted run against its first training: skipped, or not finished yet)."""
+    by its F1 alone (no finished targeted run against its first training: skipped, or not finished yet). ``tasks``
+    (a grid's) gives a task none of whose victims is trained yet a panel that says so, rather than no panel."""
     import matplotlib.pyplot as plt
     from matplotlib.ticker import NullLocator
 
     table = figure2_table(results, f1_intervals, run_intervals, first_training)
-    tasks = _present(table, "task", TASK_ORDER) if not table.empty else []
+    present = _present(table, "task", TASK_ORDER) if not table.empty else []
+    tasks = [t for t in TASK_ORDER if t in present or (tasks is not None and t in tasks)]
     # two panels a row, so that each is wide enough for the three pretrained victims' close sizes
     n_panels = max(1, len(tasks))
     columns = min(2, n_panels)
@@ -116,7 +118,13 @@ def figure2(results: Results, f1_intervals: pd.DataFrame | None = None, run_inte
         spare.remove()
     panels = panels[:n_panels]
     for ax, task in zip(panels, tasks):
-        rows = table[table.task == task]
+        rows = table[table.task == task] if not table.empty else table
+        if rows.empty:
+            ax.text(0.5, 0.5, "no victim trained yet", ha="center", va="center", fontsize=8,
+                    transform=ax.transAxes, color="dimgray")
+            ax.set_title(task, fontsize=10, loc="left")
+            ax.set_xticks([])
+            continue
         weak_victims = set(rows.victim[[_not_competent(c) for c in rows.competent]])
         if weak_victims:
             ax.text(0.02, 0.03, "not competent, not drawn: " + ", ".join(dict.fromkeys(

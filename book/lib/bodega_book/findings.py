@@ -488,8 +488,7 @@ def _ordering(study: Study, claim_id: str, paper: str, task: str, pairs: Sequenc
     for more, less, shared, best_more, best_less in compared:
         first, second, n_shared = on_shared_rows(best_more[1], best_less[1])
         sides.append((first, second))
-        trained.append((study.trainings(task, more, best_more[0], scenario),
-                        study.trainings(task, less, best_less[0], scenario)))
+        trained.append(study.paired_trainings(task, (more, best_more[0], scenario), (less, best_less[0], scenario)))
         parts.append(f"{more} vs {less} over {', '.join(shared)}: "
                      f"{_best_text(study, task, more, scenario, best_more, shared)}, "
                      f"{_best_text(study, task, less, scenario, best_less, shared)}, "
@@ -723,8 +722,7 @@ def scenario_gaps(study: Study, task: str) -> tuple[ScenarioGaps, dict[str, str]
         if hard is not None and easy is not None:
             victims.append(victim)
             sides.append((easy[1], hard[1]))
-            trained.append((study.trainings(task, victim, easy[0], easier),
-                            study.trainings(task, victim, hard[0], harder)))
+            trained.append(study.paired_trainings(task, (victim, easy[0], easier), (victim, hard[0], harder)))
     level = adjusted_level(len(sides))
     gaps = tuple(training_difference_interval(a, b, seed=study.seed, level=level, paired=False) for a, b in trained)
     pooled = difference_interval([a for a, _ in sides], [b for _, b in sides], seed=study.seed) if sides else None

@@ -51,6 +51,20 @@ class Study:
         return [self.examples[key] for training in self.spec.training.seeds_for(task, victim)
                 if (key := (task, victim, attacker, scenario, training)) in self.examples]
 
+    def paired_trainings(self, task: str, first: tuple[str, str, str],
+                         second: tuple[str, str, str]) -> tuple[list[RunExamples], list[RunExamples]]:
+        """The finished runs of two cells, each (victim, attacker, scenario), against the trainings both have
+        finished, paired by training seed in the grid's order: a grid still running may have finished training 1
+        of one and not of the other, and a pair must hold one training's run on each side (for one victim in two
+        scenarios, the same training's)."""
+        def finished(victim: str, attacker: str, scenario: str) -> dict[int, RunExamples]:
+            return {training: self.examples[key] for training in self.spec.training.seeds_for(task, victim)
+                    if (key := (task, victim, attacker, scenario, training)) in self.examples}
+
+        one, other = finished(*first), finished(*second)
+        shared = [training for training in one if training in other]
+        return [one[t] for t in shared], [other[t] for t in shared]
+
     def victim_rows(self, task: str, victim: str) -> pd.DataFrame:
         """The finished trainings of a victim that the grid names (rows of ``results.victims``), in its order."""
         table = self.results.victims
