@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Stage a study grid's FINISHED cells for a commit (records, scores, summaries, markers, executed notebooks;
 # the weights .gitignore admits (study v2: BiLSTM and decoder adapters, not MPNet's 419 MB); never a running
-# cell's partial output), then commit them. Safe while the grid runs; refuses while other work is staged.
+# cell's partial output), and the bare markers of cells whose runs stopped or failed (the CPU time they spent,
+# which the run that finishes the cell counts, on this machine or a clone), then commit them. Safe while the grid
+# runs; refuses while other work is staged.
 #   bash scripts/commit-study.sh ["message"] [grid: study (default), cpu (study v1), or a grid file such as
 #                                              parameters/grid_finetuning_lora.yaml (its name and results folder)]
 set -euo pipefail
@@ -23,6 +25,10 @@ fi
 staged=0
 for marker in "$root"/runs/*/cell.json "$root"/models/*/cell.json; do
   [ -f "$marker" ] || continue
+  if grep -q '^  "status": "\(stopped\|failed\)"' "$marker"; then
+    git add -- "$marker"   # its partial output stays behind: the cell starts again where the clone has none
+    continue
+  fi
   grep -q '^  "status": "done"' "$marker" || continue
   cell=$(dirname "$marker")
   kind=$(basename "$(dirname "$cell")")

@@ -63,3 +63,18 @@ def test_refuses_while_other_work_is_staged(repo: Path):
     out = subprocess.run(["bash", "scripts/commit-study.sh"], cwd=repo, capture_output=True, text=True)
     assert out.returncode == 1 and "README.md" in out.stderr
     assert _git(repo, "log", "--format=%s") == "start\n"
+
+
+def test_a_stopped_or_failed_cell_commits_its_marker_alone(repo: Path):
+    """The CPU time a stopped run spent is in its marker only: committed, the run that finishes the cell on a
+    clone counts it; the partial output (a checkpoint, a half-written notebook) stays behind."""
+    root = repo / "results" / "study"
+    _marker(root / "models" / "FC-GEMMA2B", "stopped")
+    (root / "models" / "FC-GEMMA2B" / "checkpoints").mkdir()
+    (root / "models" / "FC-GEMMA2B" / "checkpoints" / "point-2.json").write_text("{}")
+    _marker(root / "runs" / "FC-BERT-PWWS-U", "failed")
+    (root / "runs" / "FC-BERT-PWWS-U" / "records.jsonl").write_text("{}\n")
+    out = subprocess.run(["bash", "scripts/commit-study.sh", "cells"], cwd=repo, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    committed = sorted(_git(repo, "show", "--name-only", "--format=", "HEAD").split())
+    assert committed == ["results/study/models/FC-GEMMA2B/cell.json", "results/study/runs/FC-BERT-PWWS-U/cell.json"]

@@ -342,3 +342,22 @@ def test_the_projection_per_family_scales_each_family_by_its_own_finished_cells(
     timed = costs[costs.cpu_seconds.notna()]
     share = timed.cpu_seconds.sum() / timed.seconds.sum()
     assert eta_wall_hours(1.5, costs, 2) == pytest.approx(1.5 / (2 * share))
+
+
+def test_the_ledger_counts_what_stopped_and_failed_runs_spent_until_the_cell_finishes(tmp_path):
+    """A cell stopped at a session's end left its runs' CPU time in its marker only, which no total read."""
+    from bodega_book.cost import UNFINISHED_SOURCE
+
+    _marker(tmp_path, "models", "PR2-BiLSTM", 600, 900)
+    stopped = tmp_path / "models" / "FC-GEMMA2B"
+    stopped.mkdir(parents=True)
+    (stopped / "cell.json").write_text(json.dumps({"status": "stopped", "name": "FC-GEMMA2B", "stopped": "t1",
+                                                   "spent_seconds": 1000.0, "spent_cpu_seconds": 720.0}))
+    _marker(tmp_path, "runs", "FC-BERT-PWWS-U", None, 0, status="running")  # running: nothing spent yet
+    runs = ledger(tmp_path)
+    row = runs[runs.name == "FC-GEMMA2B"].iloc[0]
+    assert not row.current and row.cpu_seconds == 720.0 and row.source == UNFINISHED_SOURCE
+    assert budget(runs, 1.0).bound_hours == pytest.approx((600 + 720) / 3600)
+    (stopped / "cell.json").write_text(json.dumps({"status": "done", "name": "FC-GEMMA2B", "seconds": 1500.0,
+                                                   "cpu_seconds": 1200.0, "earlier_runs_cpu_seconds": 720.0}))
+    assert budget(ledger(tmp_path), 1.0).bound_hours == pytest.approx((600 + 1200) / 3600)  # counted once

@@ -83,13 +83,36 @@ def outside_markers(results: str | Path) -> pd.DataFrame:
     return frame.astype({"wall_seconds": float, "cpu_seconds": float})
 
 
+UNFINISHED_SOURCE = "spent by runs that stopped or failed (its marker; the run that finishes the cell counts them)"
+
+
+def unfinished_runs(results: str | Path) -> pd.DataFrame:
+    """The cells whose marker says ``stopped`` or ``failed``, with the wall and CPU seconds their runs spent
+    (``spent_seconds``, ``spent_cpu_seconds``) in :data:`OUTSIDE_COLUMNS`: work no finished marker holds yet, which
+    the run that finishes the cell adds to its own (and which a clone carries when the marker is committed)."""
+    from bodega.experiments.execute import read_marker
+    from bodega.layout import cell_markers
+
+    rows = []
+    for path in cell_markers(results):
+        marker = read_marker(path.parent) or {}
+        if marker.get("status") in ("stopped", "failed") and (marker.get("spent_seconds") or
+                                                               marker.get("spent_cpu_seconds")):
+            rows.append({"cell": marker.get("name", path.parent.name),
+                         "stopped": marker.get("stopped") or marker.get("finished"),
+                         "wall_seconds": float(marker.get("spent_seconds") or 0.0),
+                         "cpu_seconds": float(marker.get("spent_cpu_seconds") or 0.0), "source": UNFINISHED_SOURCE})
+    return pd.DataFrame(rows, columns=OUTSIDE_COLUMNS)
+
+
 def ledger(results: str | Path) -> pd.DataFrame:
     """Every run of a grid, one row each, from its marker: the finished cells' current markers (``current``
-    True, :func:`cell_minutes`) and the earlier runs :func:`outside_markers` lists (``current`` False, their
-    recorded CPU time, or NaN where only the wall time is known). The one table every cost total is summed from."""
+    True, :func:`cell_minutes`), the earlier runs :func:`outside_markers` lists and the unfinished cells' spent
+    runs (:func:`unfinished_runs`) (``current`` False, their recorded CPU time, or NaN where only the wall time
+    is known). The one table every cost total is summed from."""
     current = cell_minutes(results).assign(current=True, source="marker")
     rows = []
-    for run in outside_markers(results).itertuples(index=False):
+    for run in pd.concat([outside_markers(results), unfinished_runs(results)]).itertuples(index=False):
         keys = parse_cell_name(run.cell)
         rows.append({"kind": "victim" if keys["attacker"] == TRAINING else "attack", "name": run.cell, **keys,
                      "seconds": run.wall_seconds, "cpu_seconds": run.cpu_seconds,
