@@ -287,31 +287,13 @@ run_grid(parse_grid(yaml.safe_load(open(sys.argv[1])), "test-grid"), show_progre
 def test_a_stopped_runner_stops_its_notebooks_and_recomputes_nothing_finished(grid, tmp_path):
     import os
     import signal
-    import subprocess
-    import sys
     import time
 
-    import yaml
-
-    make, root = grid
-    spec = make(attackers=["DeepWordBug", "Genetic"], scenarios=["untargeted"],
-                notebooks={"victim": str(tmp_path / "victim.ipynb"), "data": "absent",
-                           "attack": _notebook(tmp_path / "stoppable.ipynb", ATTACK_PARAMS, STOPPABLE)})
-    (root / "results").mkdir()
-    (root / "results" / "slow").write_text("")
-    grid_file = tmp_path / "grid.yaml"
-    raw = {k: getattr(spec, k) for k in ("name", "profile", "results", "data_root", "generated", "examples")}
-    grid_file.write_text(yaml.safe_dump({**raw, "tasks": ["PR2"], "victims": ["BiLSTM"],
-                                         "attackers": ["DeepWordBug", "Genetic"], "scenarios": ["untargeted"],
-                                         "notebooks": vars(spec.notebooks)}))
-    runner = subprocess.Popen([sys.executable, "-c", RUNNER, str(grid_file)])
+    spec, runner = _start_runner(grid, tmp_path, STOPPABLE)
+    root = Path(spec.results).parent
     marker = root / "results" / "runs" / "PR2-BiLSTM-Genetic-U" / "cell.json"
-    deadline = time.monotonic() + 60
-    log = root / "results" / "executions.log"
     # the Genetic notebook has started (its kernel logged it), so it has spent CPU when it is stopped
-    while not (marker.exists() and "pid" in marker.read_text() and log.exists()
-               and "attack PR2-BiLSTM-Genetic-U" in log.read_text()) and time.monotonic() < deadline:
-        time.sleep(0.2)
+    _wait_for_log(root, "attack PR2-BiLSTM-Genetic-U")
     notebook_group = json.loads(marker.read_text())["pid"]
     runner.send_signal(signal.SIGTERM)
     assert runner.wait(timeout=30) != 0
