@@ -439,8 +439,9 @@ while attacker == "Genetic" and (out.parents[1] / "slow").exists():
 (out / "summary.json").write_text("{}")"""
 
 
-def _start_runner(grid, tmp_path, body: str):
-    """A grid runner in a process of its own, whose Genetic notebook waits while ``results/slow`` exists."""
+def _start_runner(grid, tmp_path, body: str, runner: str = RUNNER):
+    """A grid runner (the script ``runner``) in a process of its own, whose Genetic notebook waits while
+    ``results/slow`` exists."""
     import subprocess
     import sys
 
@@ -457,7 +458,7 @@ def _start_runner(grid, tmp_path, body: str):
     grid_file.write_text(yaml.safe_dump({**raw, "tasks": ["PR2"], "victims": ["BiLSTM"],
                                          "attackers": ["DeepWordBug", "Genetic"], "scenarios": ["untargeted"],
                                          "notebooks": vars(spec.notebooks)}))
-    return spec, subprocess.Popen([sys.executable, "-c", RUNNER, str(grid_file)])
+    return spec, subprocess.Popen([sys.executable, "-c", runner, str(grid_file)])
 
 
 def _wait_for_log(root: Path, text: str) -> str:
@@ -505,3 +506,39 @@ def test_a_second_runner_beside_a_live_one_fails_and_stops_nothing(grid, tmp_pat
     finally:
         runner.send_signal(signal.SIGTERM)
         runner.wait(timeout=30)
+
+
+def test_a_runner_killed_outright_leaves_what_its_cells_spent_in_their_markers(grid, tmp_path):
+    """A session's end kills the runner and its notebooks at once (SIGKILL): no stopped marker is written, so a
+    running marker now records the wall and CPU time spent so far, which the run that resumes the cell counts."""
+    import os
+    import signal
+    import time
+
+    spec, _ = _start_runner(grid, tmp_path, BURNING, runner=HEARTBEAT_RUNNER)
+    root = Path(spec.results).parent
+    kernel = int(_wait_for_log(root, "attack PR2-BiLSTM-Genetic-U").split()[-1])  # it has burnt 3 CPU-s
+    folder = root / "results" / "runs" / "PR2-BiLSTM-Genetic-U"
+    time.sleep(1.0)  # a heartbeat or more since
+    running = read_marker(folder)
+    assert running["status"] == "running" and running["spent_cpu_seconds"] >= 3.0
+    for pid in (running["runner"], running["pid"], kernel):  # everything dies at once
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    time.sleep(0.5)
+    killed = read_marker(folder)
+    assert killed["status"] == "running" and killed["spent_cpu_seconds"] >= 3.0
+
+    (root / "results" / "slow").unlink()
+    report = run_grid(spec, show_progress=False)
+    assert {o.name: o.status for o in report.outcomes}["PR2-BiLSTM-Genetic-U"] == "done"
+    done = read_marker(folder)
+    assert done["earlier_runs_cpu_seconds"] == killed["spent_cpu_seconds"]
+    assert done["cpu_seconds"] >= killed["spent_cpu_seconds"]
+
+
+HEARTBEAT_RUNNER = RUNNER.replace("from bodega.experiments.runner import run_grid",
+                                  "from bodega.experiments.runner import run_grid\n"
+                                  "from bodega.experiments import execute; execute.HEARTBEAT_SECONDS = 0.2")

@@ -10,6 +10,7 @@ install reads markers without it.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -22,7 +23,7 @@ import time
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 import yaml
 
@@ -37,6 +38,9 @@ if TYPE_CHECKING:
 
 LOG_NAME = ".grid.log"
 PARAMS_NAME = ".papermill-params.yaml"
+HEARTBEAT_SECONDS = 60.0
+"""How often a running cell's marker records what its run has spent so far: a runner killed outright (a
+session's end) leaves that much in the marker, and the run that resumes the cell counts it."""
 
 _LIVE: set[int] = set()  # process groups of the notebooks this process is running
 _STOPPED: dict[int, float] = {}  # process group of a notebook the runner stopped -> its kernel's CPU seconds
@@ -235,6 +239,35 @@ def _spent_before(out: Path, key: str) -> tuple[float, float]:
     return float(marker.get("spent_seconds") or 0.0), float(marker.get("spent_cpu_seconds") or 0.0)
 
 
+@contextlib.contextmanager
+def _heartbeat(path: Path, running: dict, group: int, start: float, spent_seconds: float,
+               spent_cpu: float) -> Iterator[None]:
+    """While the block runs, rewrite the ``running`` marker every :data:`HEARTBEAT_SECONDS` with the wall and CPU
+    seconds spent so far (earlier runs', papermill's and its kernel's); stopped before the block's end is
+    recorded, so that the final marker is never overwritten."""
+    import psutil
+
+    stop = threading.Event()
+
+    def beat() -> None:
+        while not stop.wait(HEARTBEAT_SECONDS):
+            try:
+                papermill = psutil.Process(group)
+                tree = [papermill, *papermill.children(recursive=True)]
+            except psutil.NoSuchProcess:
+                return
+            atomic_write_json(path, {**running, "spent_seconds": round(spent_seconds + time.monotonic() - start, 2),
+                                     "spent_cpu_seconds": round(spent_cpu + _cpu_seconds(tree), 2)})
+
+    thread = threading.Thread(target=beat, name="cell-heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
 def run_cell(cell: Cell) -> Outcome:
     """Execute ``cell`` with papermill in a child process; never raises for a failing notebook."""
     start = time.monotonic()
@@ -256,19 +289,20 @@ def run_cell(cell: Cell) -> Outcome:
                relative_path(cell.output_notebook, cell.cwd), "-f", str(Path(params).resolve()),
                "--cwd", ".", "--log-output", "--no-progress-bar"]
     with open(log, "w", encoding="utf-8") as handle:
-        # A session of its own, so that stopping the cell stops papermill and its kernel together.
+        # A session of its own: a process group the runner stops (the kernel papermill starts has another).
         child = subprocess.Popen(command, stdout=handle, stderr=subprocess.STDOUT, env=env, cwd=cell.cwd,
                                  start_new_session=True)
         with _LIVE_LOCK:
             _LIVE.add(child.pid)
         try:
-            atomic_write_json(out / CELL_MARKER, {"status": "running", "key": cell.key, "name": cell.name,
-                                             "inputs": cell.inputs, "started": _now(), "pid": child.pid,
-                                             "runner": os.getpid(), "host": socket.gethostname(),
-                                             "boot": _boot_id(), **spent})
+            running = {"status": "running", "key": cell.key, "name": cell.name, "inputs": cell.inputs,
+                       "started": _now(), "pid": child.pid, "runner": os.getpid(), "host": socket.gethostname(),
+                       "boot": _boot_id(), **spent}
+            atomic_write_json(out / CELL_MARKER, running)
             # wait4 also reports the CPU time of the notebook's kernel (reaped by papermill):
             # a measure of a cell's cost that does not depend on how busy the machine is.
-            _, status, usage = os.wait4(child.pid, 0)
+            with _heartbeat(out / CELL_MARKER, running, child.pid, start, spent_seconds, spent_cpu):
+                _, status, usage = os.wait4(child.pid, 0)
             code = child.returncode = os.waitstatus_to_exitcode(status)
             with _LIVE_LOCK:
                 kernel_cpu = _STOPPED.pop(child.pid, None)
