@@ -22,7 +22,8 @@ import json
 import subprocess
 from pathlib import Path, PurePosixPath
 
-from bodega.layout import RECORDS, cell_markers
+from bodega.experiments.execute import read_marker
+from bodega.layout import CELL_MARKER, RECORDS, cell_markers
 from bodega_book.cost import OUTSIDE_MARKERS
 
 MARKERS = "*/*/cell.json"  # <kind>/<cell>/cell.json under a results folder, as cell_costs reads them
@@ -39,12 +40,12 @@ def superseded_runs(results: str | Path, commit: str) -> list[dict]:
     entries = []
     for path in sorted(_git("ls-tree", "-r", "--name-only", commit, "--", str(results)).split()):
         marker = PurePosixPath(path).relative_to(PurePosixPath(results))
-        if len(marker.parts) != 3 or marker.name != "cell.json":  # <kind>/<cell>/cell.json, as cell_costs reads
+        if len(marker.parts) != 3 or marker.name != CELL_MARKER:  # <kind>/<cell>/cell.json, as cell_costs reads
             continue
         old = json.loads(_git("show", f"{commit}:{path}"))
         if old.get("status") != "done":
             continue
-        current = json.loads(Path(path).read_text(encoding="utf-8")) if Path(path).exists() else {}
+        current = read_marker(Path(path).parent) or {}
         if current.get("finished") == old["finished"]:
             continue
         entries.append({"cell": old["name"], "stopped": old["finished"], "wall_seconds": old["seconds"],
@@ -64,7 +65,7 @@ def uncounted_runs(results: str | Path) -> list[dict]:
     (:func:`examples_cpu_seconds`): the shortfall, a lower bound of the CPU time of runs no marker holds."""
     entries = []
     for path in cell_markers(results):
-        marker = json.loads(path.read_text(encoding="utf-8"))
+        marker = read_marker(path.parent) or {}
         if marker.get("status") != "done" or marker.get("cpu_seconds") is None or not (path.parent / RECORDS).is_file():
             continue
         examples, counted = examples_cpu_seconds(path.parent), float(marker["cpu_seconds"])
@@ -104,8 +105,8 @@ def main() -> None:
     parser.add_argument("results", help="a grid's results folder, e.g. results/study (run from the repository root)")
     parser.add_argument("--since", default=None, help="the commit whose markers the later runs overwrote "
                         "(default: every commit that changed a marker)")
-    parser.add_argument("--uncounted", action="store_true", help="list the finished cells whose markers hold less "
-                        "CPU time than their outputs record, instead of superseded runs")
+    parser.add_argument("--uncounted", action="store_true", help="list the finished attack cells whose markers hold "
+                        "less CPU time than their examples record, instead of superseded runs")
     parser.add_argument("--append", action="store_true", help=f"add the entries {OUTSIDE_MARKERS} lacks to it")
     args = parser.parse_args()
     if not Path(args.results).is_dir():

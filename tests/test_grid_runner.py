@@ -6,6 +6,8 @@ and append a line to ``executions.log`` each time they run, so the tests can cou
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
@@ -408,22 +410,32 @@ def test_a_slice_of_the_grid_updates_only_its_own_cells_in_the_status_file(grid,
     assert {entry["status"] for entry in json.loads(path.read_text())["cells"].values()} == {"skipped"}
 
 
-def test_a_running_marker_from_another_boot_or_machine_stops_nothing(monkeypatch):
+def test_a_running_marker_from_another_boot_or_machine_or_of_another_process_stops_nothing(monkeypatch):
     """A results folder copied from a dead machine keeps its "running" marker; on a new machine with the
-    same hostname its pid names an unrelated process, which must not be killed."""
+    same hostname its pid names an unrelated process, which must not be killed; so does a pid of this boot that
+    names a process other than a notebook's papermill by now."""
     import socket
 
     from bodega.experiments import execute
 
     killed: list[int] = []
     monkeypatch.setattr(execute, "_kill_group", killed.append)
-    here = {"status": "running", "pid": 999_999, "host": socket.gethostname()}
-    execute._stop_orphan({**here, "boot": "another-boot"})
-    execute._stop_orphan(here)  # written before markers carried a boot id
-    execute._stop_orphan({**here, "host": "another-host", "boot": execute._boot_id()})
-    assert killed == []
-    execute._stop_orphan({**here, "boot": execute._boot_id()})
-    assert killed == ([999_999] if execute._boot_id() else [])
+    notebook = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "papermill"],
+                                start_new_session=True)
+    unrelated = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
+    try:
+        here = {"status": "running", "pid": notebook.pid, "host": socket.gethostname()}
+        execute._stop_orphan({**here, "boot": "another-boot"})
+        execute._stop_orphan(here)  # written before markers carried a boot id
+        execute._stop_orphan({**here, "host": "another-host", "boot": execute._boot_id()})
+        execute._stop_orphan({**here, "pid": unrelated.pid, "boot": execute._boot_id()})  # the pid names another
+        assert killed == []
+        execute._stop_orphan({**here, "boot": execute._boot_id()})
+        assert killed == ([notebook.pid] if execute._boot_id() else [])
+    finally:
+        for process in (notebook, unrelated):
+            process.kill()
+            process.wait()
 
 
 BURNING = """import json, os, pathlib, time

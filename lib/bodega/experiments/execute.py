@@ -180,9 +180,9 @@ def _running_here(marker: dict | None) -> int | None:
     return group if isinstance(group, int) and group not in _LIVE else None
 
 
-def live_runner(marker: dict | None) -> int | None:
-    """The pid of another grid runner on this machine still running the notebook ``marker`` names, else None
-    (no notebook, or an orphan whose runner died)."""
+def _notebook(marker: dict | None) -> psutil.Process | None:
+    """The papermill process a ``running`` marker of this machine names, when it is alive, is still papermill (a
+    pid can name another process by now) and this process did not start it; else None."""
     import psutil
 
     group = _running_here(marker)
@@ -190,27 +190,43 @@ def live_runner(marker: dict | None) -> int | None:
         return None
     try:
         notebook = psutil.Process(group)
-        if not any("papermill" in part for part in notebook.cmdline()):
-            return None  # the pid names another process now
+        return notebook if any("papermill" in part for part in notebook.cmdline()) else None
+    except psutil.Error:
+        return None
+
+
+def _live_runner_of(notebook: psutil.Process, marker: dict) -> int | None:
+    """The pid of the grid runner, not this one, that started ``notebook`` and wrote ``marker``, while it lives
+    (an orphan's parent is no longer that runner)."""
+    import psutil
+
+    try:
         runner = notebook.parent()
     except psutil.Error:
         return None
-    # an orphan's parent is no longer the runner that wrote the marker
     return runner.pid if runner is not None and runner.pid == marker.get("runner") != os.getpid() else None
+
+
+def live_runner(marker: dict | None) -> int | None:
+    """The pid of another grid runner on this machine still running the notebook ``marker`` names, else None
+    (no notebook, or an orphan whose runner died)."""
+    notebook = _notebook(marker)
+    return None if notebook is None else _live_runner_of(notebook, marker)
 
 
 def _stop_orphan(marker: dict | None) -> None:
     """A runner killed with SIGKILL leaves its notebook running: stop it before starting again. A notebook
     that another live runner is running is not an orphan: running the cell beside it would stop that
     runner's work, so this fails instead."""
-    runner = live_runner(marker)
+    notebook = _notebook(marker)
+    if notebook is None:
+        return
+    runner = _live_runner_of(notebook, marker)
     if runner is not None:
         raise BodegaError(f"{marker.get('name', 'a cell')} is being run by another grid runner (pid {runner}) on "
                           f"this machine; stop it with `kill -TERM {runner}` and wait for 'grid stopped' in its log, "
                           "or let it finish")
-    group = _running_here(marker)
-    if group is not None:
-        _stop_notebook(group)
+    _stop_notebook(notebook.pid)
 
 
 def _prepare_dir(cell: Cell) -> None:
@@ -253,9 +269,9 @@ def _heartbeat(path: Path, running: dict, group: int, start: float, spent_second
         while not stop.wait(HEARTBEAT_SECONDS):
             try:
                 papermill = psutil.Process(group)
-                tree = [papermill, *papermill.children(recursive=True)]
             except psutil.NoSuchProcess:
                 return
+            tree = [papermill, *_kernel_processes(group)]
             atomic_write_json(path, {**running, "spent_seconds": round(spent_seconds + time.monotonic() - start, 2),
                                      "spent_cpu_seconds": round(spent_cpu + _cpu_seconds(tree), 2)})
 
