@@ -107,7 +107,7 @@ def _child(args: argparse.Namespace) -> None:
     def attack(cache: str):
         with tempfile.TemporaryDirectory() as out:
             return run_attack(args.task, args.victim, args.data, args.attacker[0], out, targeted=args.targeted,
-                              n_examples=args.n, profile="cpu", prediction_cache=cache)
+                              n_examples=args.n, profile="cpu", prediction_cache=cache, precision=args.precision)
     start = 0.0
     if args.reused:
         attack(args.cache + ".first")
@@ -144,7 +144,9 @@ def main(argv: list[str] | None = None) -> int:
                              "the attack-side caches the runs before filled, as another victim's cell on the same "
                              "texts; the victim's prediction cache starts empty), reused (one process runs the cell "
                              "twice and the second is timed: what a worker kept alive across cells would spend)")
-    parser.add_argument("--out", default=None, help="JSON file for the measurements")
+    parser.add_argument("--precision", default="fp32", choices=("fp32", "bf16"),
+                        help="the victim's and the attack's models' precision (a study grid's cells run at bf16)")
+    parser.add_argument("--out", default=None, help="JSON file for the measurements (book/data/cell_profile*.json)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--task", help=argparse.SUPPRESS)
     parser.add_argument("--victim", help=argparse.SUPPRESS)
@@ -167,7 +169,8 @@ def main(argv: list[str] | None = None) -> int:
             with tempfile.TemporaryDirectory() as caches:
                 env_cell = {**env, "BODEGA_SUBSTITUTE_CACHE": str(Path(caches) / "substitutes.sqlite")}
                 command = [sys.executable, __file__, "--child", "--task", task, "--victim", victim,
-                           "--data", str(Path(args.data) / task), "--attacker", attacker, "--n", str(args.n)]
+                           "--data", str(Path(args.data) / task), "--attacker", attacker, "--n", str(args.n),
+                           "--precision", args.precision]
                 command += ["--targeted"] * args.targeted
                 for caches_state in args.runs.split(","):
                     # the victim's predictions are never cached from an earlier run: a warm or reused run is another
@@ -191,7 +194,12 @@ def main(argv: list[str] | None = None) -> int:
         print(" | ".join([row["victim"], row["attacker"], row["run"], str(row["queries"])]
                          + [f"{row['parts'].get(c, 0.0):.1f}" for c in COLUMNS]))
     if args.out:
-        Path(args.out).write_text(json.dumps({"threads": 1, "rows": rows}, indent=1) + "\n", encoding="utf-8")
+        from bodega.precision import bf16_kernels, cpu_flags
+        from bodega_book.page_data import write_page_data
+
+        write_page_data("cell_profile", args.out, {
+            "command": "python benchmarks/cell_profile.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+            "threads": 1, "precision": args.precision, "kernels": bf16_kernels(cpu_flags()), "rows": rows})
     return 0
 
 

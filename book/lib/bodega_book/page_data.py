@@ -63,6 +63,9 @@ SCHEMAS: dict[str, Schema] = {
                                    {"command": str, "rows": list, "settings": dict}),
     "bilstm_padding": Schema("python benchmarks/bilstm_padding.py --out book/data/FILE",
                              {"command": str, "models": dict, "attack_rows": int}),
+    "cell_profile": Schema("python benchmarks/cell_profile.py --cell TASK=VICTIM_FOLDER --attacker ATTACKER "
+                           "--runs cold,warm,reused --out book/data/FILE",
+                           {"command": str, "precision": str, "kernels": str, "rows": list}),
     "contention": _CONTENTION,
     "decoder_pilot": Schema("python benchmarks/decoder_pilot.py --json book/data/FILE", {"rows": list}),
     "folding_effect": Schema("python benchmarks/folding_effect.py --runs RUNS --out book/data/FILE",
@@ -98,6 +101,7 @@ SCHEMAS: dict[str, Schema] = {
 # every data file a page reads -> its kind
 FILES: dict[str, str] = {
     "attack_vs_openattack.json": "attack_vs_openattack", "bilstm_padding.json": "bilstm_padding",
+    "cell_profile_v3.json": "cell_profile",
     "contention.json": "contention", "contention_options.json": "contention", "decoder_pilot.json": "decoder_pilot",
     "folding_effect.json": "folding_effect", "grid_cost_demo.json": "grid_cost", "mlm_recovery.json": "mlm_recovery",
     "own_attacker/summary.json": "own_attacker", "precision.json": "precision",
