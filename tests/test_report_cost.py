@@ -6,12 +6,13 @@ import json
 import math
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from bodega.errors import BodegaError
 from bodega_book.cost import (OUTSIDE_MARKERS, TRAINING, budget, cell_minutes, cost_by, estimate_vs_measured,
-                              eta_accuracy, eta_summary, grid_budget, ledger, outside_markers, parse_cell_name,
-                              pilot_plan_facts, pilot_plan_table, projection)
+                              eta_accuracy, eta_summary, grid_budget, ledger, measured_against_estimate_by,
+                              outside_markers, parse_cell_name, pilot_plan_facts, pilot_plan_table, projection)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -154,6 +155,22 @@ def test_pilot_estimates_beside_measured_costs(costs, tmp_path):
     pilot.write_text(json.dumps({"PR2-BiLSTM": 3}))
     with pytest.raises(BodegaError, match="estimate_cpu_seconds"):
         estimate_vs_measured(costs, pilot)
+
+
+def test_measured_against_estimate_sums_per_training_seed_from_the_cell_names():
+    measured = pd.DataFrame({
+        "name": ["PR2-BERT", "PR2-BERT-t1", "PR2-BERT-BERT-ATTACK-U", "PR2-BERT-BERT-ATTACK-U-t2", "RD-BERT-PWWS-T"],
+        "task": ["PR2", "PR2", "PR2", "PR2", "RD"], "victim": ["BERT"] * 5,
+        "attacker": [TRAINING, TRAINING, "BERT-ATTACK", "BERT-ATTACK", "PWWS"],
+        "measured_cpu_seconds": [3600.0, 7200.0, 360.0, 720.0, 90.0],
+        "estimate_cpu_seconds": [3600.0, 3600.0, 720.0, 720.0, float("nan")]})  # the last has no estimate
+    by_training = measured_against_estimate_by(measured, "training")
+    assert list(by_training.index) == [0, 1, 2] and list(by_training["finished cells"]) == [2, 1, 1]
+    assert by_training.loc[0, "measured_over_estimate"] == pytest.approx(3960 / 4320)
+    assert by_training.loc[1, "measured_over_estimate"] == pytest.approx(2.0)
+    by_task = measured_against_estimate_by(measured, "task")
+    assert list(by_task.index) == ["PR2"]  # RD's only cell has no estimate to set it against
+    assert by_task.loc["PR2", "measured_cpu_hours"] == pytest.approx(3.3)
 
 
 def _entry(elapsed: float, left: int, eta: float | None, cell: str = "c") -> dict:

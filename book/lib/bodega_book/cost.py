@@ -207,6 +207,21 @@ def estimate_vs_measured(costs: pd.DataFrame, pilot: str | Path) -> tuple[pd.Dat
     return table, note
 
 
+def measured_against_estimate_by(measured: pd.DataFrame, column: str) -> pd.DataFrame:
+    """:func:`estimate_vs_measured`'s table summed per value of ``column`` (``task``, ``victim``, ``attacker``,
+    ``training``: the training seed, from each cell's name): finished cells, their measured and estimated
+    CPU-hours and the ratio, over the cells that have an estimate."""
+    table = measured.assign(training=[CellName.parse(name).training for name in measured.name])
+    table = table.dropna(subset=["estimate_cpu_seconds"])
+    grouped = table.groupby(column, sort=True)
+    frame = pd.DataFrame({"finished cells": grouped.size(),
+                          "measured_cpu_hours": grouped.measured_cpu_seconds.sum() / 3600,
+                          "estimated_cpu_hours": grouped.estimate_cpu_seconds.sum() / 3600})
+    frame["measured_over_estimate"] = frame.measured_cpu_hours / frame.estimated_cpu_hours
+    frame.index.name = column
+    return frame
+
+
 @dataclass(frozen=True)
 class Projection:
     """The whole grid's cost from what is measured so far: the finished cells' CPU time, plus the pilot's
