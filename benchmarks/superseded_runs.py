@@ -79,6 +79,13 @@ def uncounted_runs(results: str | Path) -> list[dict]:
     return entries
 
 
+def _identity(entry: dict) -> tuple[str, str, str]:
+    """What makes an entry of the file one account of CPU time: the run (cell, when it stopped) and what the entry
+    counts (the source's first word): a run's superseded marker and the gap between its examples and that marker
+    are two parts of one run's time, both to be counted."""
+    return entry["cell"], entry["stopped"], str(entry.get("source", "")).split(":")[0]
+
+
 def as_yaml(entries: list[dict]) -> str:
     """The entries as lines of the file's ``runs:`` list."""
     lines = []
@@ -121,8 +128,8 @@ def main() -> None:
         import yaml
 
         text = path.read_text(encoding="utf-8") if path.exists() else "runs:\n"
-        known = {(run["cell"], run["stopped"]) for run in (yaml.safe_load(text) or {}).get("runs") or []}
-        entries = [entry for entry in entries if (entry["cell"], entry["stopped"]) not in known]
+        known = {_identity(run) for run in (yaml.safe_load(text) or {}).get("runs") or []}
+        entries = [entry for entry in entries if _identity(entry) not in known]
         path.write_text(text + as_yaml(entries), encoding="utf-8")
         print(f"{len(entries)} run(s) added to {path}")
     else:

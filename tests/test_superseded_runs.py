@@ -93,6 +93,24 @@ def test_uncounted_lists_attack_cells_whose_examples_cost_more_than_their_marker
     assert entry["stopped"] == "t9" and entry["wall_seconds"] == 0.0 and "a lower bound" in entry["source"]
 
 
+def test_a_runs_superseded_marker_and_its_uncounted_examples_are_both_appended(tmp_path, monkeypatch):
+    """A run whose marker held less than its examples was then superseded: the file had its uncounted gap, and
+    --append took the superseded marker for the same entry (same cell, same stop) and left its time out."""
+    module = load_benchmark("superseded_runs")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "results" / "g").mkdir(parents=True)
+    (tmp_path / "results" / "g" / OUTSIDE_MARKERS).write_text(
+        "runs:\n  - cell: X\n    stopped: \"t1\"\n    wall_seconds: 0.0\n    cpu_seconds: 100.0\n"
+        "    source: \"uncounted: its examples' CPU seconds exceed its marker's\"\n")
+    entry = {"cell": "X", "stopped": "t1", "wall_seconds": 150.0, "cpu_seconds": 20.0,
+             "source": "superseded: its marker at commit abc1234"}
+    monkeypatch.setattr(module, "superseded_in_history", lambda results: [entry])
+    monkeypatch.setattr(sys, "argv", ["superseded_runs.py", "results/g", "--append"])
+    module.main()
+    module.main()  # again: nothing new
+    assert list(outside_markers("results/g").cpu_seconds) == [100.0, 20.0]
+
+
 def test_a_missing_results_folder_is_an_error_not_an_empty_list(tmp_path, monkeypatch, capsys):
     module = load_benchmark("superseded_runs")
     monkeypatch.setattr(sys, "argv", ["superseded_runs.py", str(tmp_path / "nope"), "--uncounted"])
