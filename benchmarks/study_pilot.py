@@ -329,7 +329,7 @@ def main() -> None:
 def check_sources(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Refuse a ``--calibrate-from`` or ``--training-from`` that names nothing to learn from: a plan quietly
     left uncalibrated looks like a calibrated one."""
-    from bodega.layout import MODELS, cell_markers
+    from bodega.layout import CELL_MARKER, MODELS, cell_markers
 
     if args.calibrate_from:
         results, sep, planned = args.calibrate_from.partition("=")
@@ -340,7 +340,7 @@ def check_sources(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
             parser.error(f"--calibrate-from: {results} holds no cell markers; give a finished grid's results folder")
         if not Path(planned).is_file():
             parser.error(f"--calibrate-from: {planned} does not exist; give the pilot file that planned {results}")
-    if args.training_from and all(marker.parent.parent.name != MODELS for marker in cell_markers(args.training_from)):
+    if args.training_from and not any(Path(args.training_from, MODELS).glob(f"*/{CELL_MARKER}")):
         parser.error(f"--training-from: {args.training_from} holds no trained victims (models/*/cell.json); give a "
                      "finished grid's results folder")
 

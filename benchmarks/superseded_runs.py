@@ -81,8 +81,8 @@ def uncounted_runs(results: str | Path) -> list[dict]:
 
 def _identity(entry: dict) -> tuple[str, str, str]:
     """What makes an entry of the file one account of CPU time: the run (cell, when it stopped) and what the entry
-    counts (the source's first word): a run's superseded marker and the gap between its examples and that marker
-    are two parts of one run's time, both to be counted."""
+    counts (its source up to the first colon: "superseded", "uncounted", ...): a run's superseded marker and the
+    gap between its examples and that marker are two parts of one run's time, both to be counted."""
     return entry["cell"], entry["stopped"], str(entry.get("source", "")).split(":")[0]
 
 

@@ -10,20 +10,21 @@ from __future__ import annotations
 
 import pandas as pd
 
-PARTS = ("total", "startup", "victim_load", "warm_up", "lazy_loads", "examples", "scoring")
-"""The profile's parts a page shows, in CPU seconds (``startup`` holds the loads and the imports)."""
+FIXED_PARTS = ("total", "startup", "victim_load", "warm_up", "lazy_loads")
+"""The profile's parts a page shows as they are, in CPU seconds (``startup`` holds the loads and the imports)."""
+PER_EXAMPLE_PARTS = ("examples", "scoring")
+"""The parts a whole cell multiplies: shown per example."""
 
 
 def profile_table(profile: dict) -> pd.DataFrame:
-    """One row per profiled cell and run (``cold``, ``warm``, ``reused``): the CPU seconds of each part, per
-    example for the examples and the scoring (the parts a whole cell multiplies)."""
+    """One row per profiled cell and run (``cold``, ``warm``, ``reused``): the CPU seconds of each part of
+    :data:`FIXED_PARTS`, and of :data:`PER_EXAMPLE_PARTS` per example."""
     rows = []
     for row in profile["rows"]:
         parts, n = row["parts"], row["n"]
         rows.append({"victim": row["victim"], "attacker": row["attacker"], "run": row["run"], "examples": n,
-                     **{part: float(parts.get(part, 0.0)) for part in PARTS if part not in ("examples", "scoring")},
-                     "examples per example": float(parts.get("examples", 0.0)) / n,
-                     "scoring per example": float(parts.get("scoring", 0.0)) / n})
+                     **{part: float(parts.get(part, 0.0)) for part in FIXED_PARTS},
+                     **{f"{part} per example": float(parts.get(part, 0.0)) / n for part in PER_EXAMPLE_PARTS}})
     return pd.DataFrame(rows).set_index(["victim", "attacker", "run"])
 
 
