@@ -132,6 +132,33 @@ COLUMNS = ("total", "startup", "victim_load", "warm_up", "lazy_loads", "wordnet_
            "search", "scoring")
 
 
+def _check_cells(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Every named cell can run, checked before the first child starts: a bad name is one line, not a child's
+    traceback after minutes of other cells."""
+    from bodega.attacks.base import ATTACKERS
+    from bodega.errors import BodegaError
+    from bodega.layout import VICTIM_INFO
+    from bodega.tasks import TASKS
+
+    if args.n < 1:
+        parser.error(f"--n {args.n}: give the examples per cell, an integer >= 1")
+    try:
+        for attacker in args.attacker:
+            ATTACKERS.canonical(attacker)
+        for cell in args.cell:
+            task, equals, victim = cell.partition("=")
+            if not equals:
+                parser.error(f"--cell {cell}: write TASK=VICTIM_FOLDER, e.g. PR2=results/study-v3/models/PR2-BiLSTM")
+            TASKS.canonical(task)
+            if not (Path(victim) / VICTIM_INFO).is_file():
+                parser.error(f"--cell {cell}: {victim} is not a trained victim's folder (no {VICTIM_INFO})")
+            if not (Path(args.data) / task / "attack.tsv").is_file():
+                parser.error(f"--cell {cell}: no {Path(args.data) / task / 'attack.tsv'}; prepare the task's data "
+                             "(bodega data prepare-missing) or give --data")
+    except BodegaError as error:
+        parser.error(str(error))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cell", action="append", default=[], metavar="TASK=VICTIM_FOLDER")
@@ -160,6 +187,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("give at least one --cell and one --attacker")
     if set(args.runs.split(",")) - {"cold", "warm", "reused"}:
         parser.error(f"--runs {args.runs}: use cold, warm and reused, comma-separated")
+    _check_cells(parser, args)
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
            "TOKENIZERS_PARALLELISM": "false"}
     rows = []

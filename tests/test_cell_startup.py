@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import pytest
+from benchmark_scripts import load_benchmark
 
+from bodega.layout import VICTIM_INFO
 from bodega_book.cell_startup import profile_table, reuse_saving_cpu_hours, startup_share
 
 
@@ -50,3 +52,28 @@ def test_what_a_reused_worker_saves_is_the_mean_fixed_time_it_avoids_times_the_c
     saved, hours = reuse_saving_cpu_hours(PROFILE, 300)
     assert saved == pytest.approx(((9.0 - 1.0) + (15.0 - 3.0)) / 2)
     assert hours == pytest.approx(10.0 * 300 / 3600)
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["--n", "0"], "--n 0: give the examples per cell"),
+    (["--attacker", "NOPE"], "unknown attacker 'NOPE'"),
+    (["--cell", "XX={victim}"], "unknown task 'XX'"),
+    (["--cell", "PR2"], "--cell PR2: write TASK=VICTIM_FOLDER"),
+    (["--cell", "PR2={missing}"], "is not a trained victim's folder"),
+    (["--cell", "PR2={victim}", "--data", "{missing}"], "prepare the task's data"),
+])
+def test_a_bad_cell_or_attacker_is_one_line_before_any_cell_runs(tmp_path, capsys, arguments, message):
+    profile = load_benchmark("cell_profile")
+    victim = tmp_path / "PR2-BiLSTM"
+    victim.mkdir()
+    (victim / VICTIM_INFO).write_text("{}")
+    (tmp_path / "data" / "PR2").mkdir(parents=True)
+    (tmp_path / "data" / "PR2" / "attack.tsv").write_text("")
+    given = {"--cell": f"PR2={victim}", "--attacker": "PWWS", "--data": str(tmp_path / "data")}
+    for flag, value in zip(arguments[::2], arguments[1::2]):
+        given[flag] = value.format(victim=victim, missing=tmp_path / "missing")
+    with pytest.raises(SystemExit) as stopped:
+        profile.main([part for pair in given.items() for part in pair])
+    assert stopped.value.code == 2
+    error = capsys.readouterr().err
+    assert message in error.strip().splitlines()[-1] and "Traceback" not in error
