@@ -156,6 +156,57 @@ def test_cli_status_and_bad_grid_file(tmp_path, capsys):
     assert "unknown key(s) scenario" in capsys.readouterr().err
 
 
+def test_cli_status_says_which_cells_run_now_and_what_a_stopped_run_spent(tmp_path, capsys):
+    """A cell another runner on this machine runs reads ``running`` with its start and CPU time so far; one whose
+    run stopped reads ``todo`` with the CPU time it spent; a stopped marker of other inputs says nothing."""
+    import json
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+
+    from bodega.cli import main
+    from bodega.experiments.cells import victim_cells
+    from bodega.experiments.execute import _boot_id
+    from bodega.experiments.hashing import HashCache
+    from bodega.layout import CELL_MARKER
+
+    grid = tmp_path / "g.yaml"
+    for task in ("PR2", "FC"):
+        data = tmp_path / "data" / task
+        data.mkdir(parents=True)
+        for split in ("train", "attack", "dev"):
+            (data / f"{split}.tsv").write_text("1\tid\ttext\n")
+    grid.write_text(f"name: g\nprofile: smoke\ntasks: [PR2, FC]\nvictims: [BiLSTM]\nattackers: [PWWS]\n"
+                    f"scenarios: [untargeted]\nresults: {tmp_path / 'results'}\ndata_root: {tmp_path / 'data'}\n")
+    pr2, fc = victim_cells(load_grid(grid), HashCache())
+    # a runner (not this process) whose child is a notebook's papermill
+    runner = subprocess.Popen([sys.executable, "-c", "import subprocess, sys, time; child = subprocess.Popen("
+                               "[sys.executable, '-c', 'import time; time.sleep(60)', 'papermill']); "
+                               "print(child.pid, flush=True); time.sleep(60)"], stdout=subprocess.PIPE, text=True)
+    notebook = int(runner.stdout.readline())
+    try:
+        for cell, marker in ((pr2, {"status": "running", "pid": notebook, "runner": runner.pid, "boot": _boot_id(),
+                                    "host": socket.gethostname(), "started": "2026-12-05T20:35:11+00:00"}),
+                             (fc, {"status": "stopped"})):
+            Path(cell.out_dir).mkdir(parents=True)
+            Path(cell.out_dir, CELL_MARKER).write_text(json.dumps({**marker, "key": cell.key,
+                                                                   "spent_cpu_seconds": 150.0}))
+        assert main(["grid", "status", str(grid)]) == 0
+        out = capsys.readouterr().out
+        assert (f"running  PR2-BiLSTM  (since 2026-12-05T20:35:11+00:00, runner pid {runner.pid}; "
+                "2.5 CPU-minutes so far)") in out or not _boot_id()
+        assert "todo  FC-BiLSTM  (stopped after 2.5 CPU-minutes; runs again)" in out
+        Path(fc.out_dir, CELL_MARKER).write_text(json.dumps({"status": "stopped", "key": "other inputs"}))
+        assert main(["grid", "status", str(grid)]) == 0
+        assert "todo  FC-BiLSTM\n" in capsys.readouterr().out
+    finally:
+        os.kill(notebook, signal.SIGKILL)
+        runner.kill()
+        runner.wait()
+
+
 def test_status_names_skipped_cells_as_exact_products():
     from bodega.experiments.cells import compact_names
 
