@@ -554,3 +554,13 @@ def test_a_runner_killed_outright_leaves_what_its_cells_spent_in_their_markers(g
 HEARTBEAT_RUNNER = RUNNER.replace("from bodega.experiments.runner import run_grid",
                                   "from bodega.experiments.runner import run_grid\n"
                                   "from bodega.experiments import execute; execute.HEARTBEAT_SECONDS = 0.2")
+
+
+def test_a_cell_records_the_peak_memory_of_its_kernel(grid, tmp_path):
+    """The kernel's largest resident set, not papermill's own: a notebook that holds 600 MiB records at least that."""
+    make, root = grid
+    hungry = _notebook(tmp_path / "hungry.ipynb", VICTIM_PARAMS,
+                       "held = bytearray(600 * 2**20)\nheld[::4096] = b'x' * len(held[::4096])\n" + VICTIM_BODY)
+    cell = victim_cells(make(notebooks={"victim": hungry, "attack": "absent", "data": "absent"}), HashCache())[0]
+    assert run_cell(cell).status == "done"
+    assert read_marker(cell.out_dir)["peak_memory_gib"] >= 600 / 1024

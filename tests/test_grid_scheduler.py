@@ -94,3 +94,43 @@ def test_a_cell_done_with_the_same_key_is_skipped_not_queued(grid):
     (run / MARKER).write_text(json.dumps({"status": "done", "key": "other inputs"}))
     scheduler.schedule(attack)
     assert [cell.name for _, _, cell in scheduler.ready] == [attack.name]
+
+
+def test_a_training_an_alone_rule_names_waits_for_the_running_cells_and_runs_with_none_beside_it(grid):
+    spec, _ = grid
+    from dataclasses import replace
+
+    from bodega.experiments.spec import CellRule
+
+    spec = replace(spec, alone=(CellRule(victims=("BERT",), reason="its memory fits no other cell beside it"),))
+    assert spec.alone_reason("PR2", "BERT") and spec.alone_reason("PR2", "BiLSTM") is None
+    engine, hashes = FakeEngine(), HashCache()
+    scheduler = GridScheduler(spec, engine, 2, hashes, None, Progress({"victim": 2, "attack": 2}, 2, show=False),
+                              _Status(spec, 2))
+    for cell in victim_cells(spec, hashes):
+        scheduler.schedule(cell)
+    scheduler.fill_workers()
+    assert engine.submitted == ["PR2-BiLSTM"]  # a free worker, but the BERT training waits to run alone
+    scheduler.collect()
+    scheduler.fill_workers()  # the BiLSTM's attack cell goes first; the training still waits for it
+    assert engine.submitted == ["PR2-BiLSTM", "PR2-BiLSTM-DeepWordBug-U"]
+    scheduler.collect()
+    scheduler.fill_workers()
+    assert engine.submitted[-1] == "PR2-BERT" and list(scheduler.pending.values())[0].name == "PR2-BERT"
+    scheduler.collect()  # trained: its attack cell runs after it, not beside it
+    scheduler.fill_workers()
+    assert engine.submitted[-1] == "PR2-BERT-DeepWordBug-U" and len(scheduler.pending) == 1
+
+
+def test_an_alone_rule_names_trainings_only_and_says_why():
+    from bodega.experiments import GridError
+
+    base = {"name": "t", "profile": "smoke", "tasks": ["PR2"], "victims": ["BERT"], "attackers": ["PWWS"],
+            "scenarios": ["untargeted"]}
+    spec = parse_grid({**base, "alone": [{"tasks": ["PR2"], "victims": ["BERT"], "trainings": [0],
+                                          "reason": "18 GB"}]}, "g")
+    assert spec.alone_reason("PR2", "BERT", 0) == "18 GB" and spec.alone_reason("PR2", "BERT", 1) is None
+    with pytest.raises(GridError, match="alone\\[1\\]: unknown key\\(s\\) attackers; known: tasks, victims, trainings"):
+        parse_grid({**base, "alone": [{"attackers": ["PWWS"], "reason": "x"}]}, "g")
+    with pytest.raises(GridError, match="why these trainings run with no other cell beside them"):
+        parse_grid({**base, "alone": [{"victims": ["BERT"], "reason": " "}]}, "g")

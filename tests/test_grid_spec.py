@@ -142,9 +142,11 @@ def test_cli_status_and_bad_grid_file(tmp_path, capsys):
                     f"scenarios: [untargeted, targeted]\nresults: {tmp_path / 'results'}\n"
                     f"data_root: {tmp_path / 'data'}\n"
                     "skip:\n  - {attackers: [SCPN], reason: no parser here}\n"
-                    "  - {tasks: [FC], scenarios: [targeted], reason: a second reason}\n")
+                    "  - {tasks: [FC], scenarios: [targeted], reason: a second reason}\n"
+                    "alone:\n  - {tasks: [FC], victims: [BiLSTM], reason: its memory}\n")
     assert main(["grid", "status", str(grid)]) == 0
     out = capsys.readouterr().out
+    assert "alone    FC-BiLSTM: with no other cell beside it\n         because its memory\n" in out
     assert "todo  PR2-BiLSTM" in out and "todo  FC-BiLSTM" in out
     # each reason once, after its cells' count and names
     assert out.count("no parser here") == 1 and out.count("a second reason") == 1

@@ -160,6 +160,7 @@ def _print_status(args: argparse.Namespace) -> int:
     from bodega.experiments.execute import is_done, read_marker
     from bodega.experiments.hashing import HashCache
     from bodega.experiments.runner import SPLIT_FILES, victim_weights_present
+    from bodega.layout import CellName
 
     spec, hashes = _spec(args), HashCache()
     # Status only reads: it never prepares data (that executes the grid's data notebook). Cell keys hash the
@@ -198,6 +199,15 @@ def _print_status(args: argparse.Namespace) -> int:
     for (reason, _), cells in by_reason.items():  # one reason once, however many cells it leaves out
         print(f"not run  {len(cells)} cell{'' if len(cells) == 1 else 's'}: {'; '.join(compact_names(cells))}")
         print(f"         because {reason}")
+    alone: dict[str, list[str]] = {}  # reason -> the trainings that run with no other cell beside them
+    for task in spec.tasks:
+        for victim in spec.victims:
+            for training in spec.training.seeds_for(task, victim):
+                reason = spec.alone_reason(task, victim, training)
+                if reason:
+                    alone.setdefault(reason, []).append(str(CellName(task, victim, training=training)))
+    for reason, names in alone.items():
+        print(f"alone    {', '.join(names)}: with no other cell beside it\n         because {reason}")
     print(f"{todo} cells to run (attack cells of untrained victims not listed); "
           f"{len(skipped)} left out by the grid's skip rules")
     return 0

@@ -325,6 +325,9 @@ def run_cell(cell: Cell) -> Outcome:
             if kernel_cpu is not None and code != 0:  # the runner stopped this notebook (terminate_running)
                 raise CellStopped(cell.name)
             cpu_seconds = round(spent_cpu + usage.ru_utime + usage.ru_stime, 2)
+            # the largest resident set among papermill and the processes it reaped (its kernel): what the cell
+            # needs beside the others (Linux reports KiB), for the grid's `alone` rules
+            peak = {"peak_memory_gib": round(usage.ru_maxrss / 2**20, 2)}
         except BaseException as error:
             if not isinstance(error, CellStopped):
                 kernel_cpu = _stop_notebook(child.pid)
@@ -346,11 +349,12 @@ def run_cell(cell: Cell) -> Outcome:
         error = f"{cell.name}: {reason}; executed notebook {cell.output_notebook}; log {log}\n{_tail(log)}"
         atomic_write_json(out / CELL_MARKER, {"status": "failed", "key": cell.key, "name": cell.name,
                                          "inputs": cell.inputs, "finished": _now(), "error": reason,
-                                         "spent_seconds": round(seconds, 2), "spent_cpu_seconds": cpu_seconds})
+                                         "spent_seconds": round(seconds, 2), "spent_cpu_seconds": cpu_seconds,
+                                         **peak})
         return Outcome(cell.name, cell.kind, "failed", seconds, error, relative_path(log, cell.cwd), cpu_seconds)
     atomic_write_json(out / CELL_MARKER, {"status": "done", "key": cell.key, "name": cell.name,
                                      "inputs": cell.inputs, "finished": _now(), "seconds": round(seconds, 2),
-                                     "cpu_seconds": cpu_seconds,
+                                     "cpu_seconds": cpu_seconds, **peak,
                                      "notebook": relative_path(cell.output_notebook, cell.cwd),
                                      **({"earlier_runs_cpu_seconds": spent_cpu} if spent else {})})
     return Outcome(cell.name, cell.kind, "done", seconds, "", relative_path(log, cell.cwd), cpu_seconds)

@@ -255,10 +255,24 @@ class GridScheduler:
             self.retrained[cell.name] = earlier
         heapq.heappush(self.ready, (cell.kind == "victim", next(self._order), cell))
 
+    def _alone_reason(self, cell: Cell) -> str | None:
+        """Why ``cell`` runs with no other cell beside it (a training a grid's ``alone`` rule names), or None."""
+        if cell.kind != "victim":
+            return None
+        return self.spec.alone_reason(cell.inputs["task"], cell.inputs["victim"], cell.inputs["seed"])
+
     def fill_workers(self) -> None:
-        """Submit queued cells until every worker has one."""
+        """Submit queued cells until every worker has one; a cell that runs alone waits at the head of the queue
+        for the running cells to finish, and nothing starts beside it."""
         while self.ready and len(self.pending) < self.workers:
+            if any(self._alone_reason(running) for running in self.pending.values()):
+                return
+            reason = self._alone_reason(self.ready[0][2])
+            if reason and self.pending:
+                return
             cell = heapq.heappop(self.ready)[2]
+            if reason:
+                log.info("%s runs with no other cell beside it: %s", cell.name, reason)
             self.pending[self.engine.submit(run_cell, cell, cell.name)] = cell
 
     def collect(self) -> None:

@@ -173,6 +173,7 @@ class GridSpec:
     notebooks: Notebooks = Notebooks()
     examples_for: tuple[CellRule, ...] = ()  # per-cell sample sizes; a later rule wins over an earlier one
     skip: tuple[CellRule, ...] = ()  # cells not run, each with its reason
+    alone: tuple[CellRule, ...] = ()  # trainings that run with no other cell beside them, each with its reason
     source: str = ""  # the file it was read from, for messages
 
     def examples_of(self, task: str, victim: str, attacker: str, scenario: str, training: int = 0) -> int | None:
@@ -185,6 +186,11 @@ class GridSpec:
         """Why a cell is not run (the first matching ``skip`` rule), or None when it runs."""
         return next((rule.reason for rule in self.skip if rule.matches(task, victim, attacker, scenario, training)),
                     None)
+
+    def alone_reason(self, task: str, victim: str, training: int = 0) -> str | None:
+        """Why a victim's training runs with no other cell beside it (the first matching ``alone`` rule: its
+        memory would not fit beside another cell's), or None when it shares the workers."""
+        return next((rule.reason for rule in self.alone if rule.matches(task, victim, "", "", training)), None)
 
     def attack_plan(self, task: str, victim: str, training: int | None = None) -> list[tuple[str, str, int]]:
         """(attacker, scenario, seed) of every attack cell of one training of a victim that runs (``training``
@@ -327,9 +333,11 @@ def _training_seeds(where: str, training: Training, given: dict) -> None:
         _seed_list(f"{where}.{name}", value)
 
 
-def _rules(where: str, value: Any, payload: str) -> tuple[CellRule, ...]:
-    """A list of cell rules, each naming known tasks, victims, attackers and scenarios and carrying
-    ``payload`` (``examples``: an integer >= 1; ``reason``: a sentence)."""
+def _rules(where: str, value: Any, payload: str,
+           keys: tuple[str, ...] = ("tasks", "victims", "attackers", "scenarios", "trainings"),
+           why: str = "why these cells are not run") -> tuple[CellRule, ...]:
+    """A list of cell rules, each naming known tasks, victims, attackers and scenarios (those of ``keys``) and
+    carrying ``payload`` (``examples``: an integer >= 1; ``reason``: a sentence saying ``why``)."""
     if value is None:
         return ()
     if not isinstance(value, list):
@@ -339,10 +347,9 @@ def _rules(where: str, value: Any, payload: str) -> tuple[CellRule, ...]:
         at = f"{where}[{number}]"
         if not isinstance(rule, dict):
             raise GridError(f"{at}: expected a mapping, got {rule!r}")
-        unknown = sorted(set(rule) - {"tasks", "victims", "attackers", "scenarios", "trainings", payload})
+        unknown = sorted(set(rule) - {*keys, payload})
         if unknown:
-            raise GridError(f"{at}: unknown key(s) {', '.join(unknown)}; known: tasks, victims, attackers, "
-                            f"scenarios, trainings, {payload}")
+            raise GridError(f"{at}: unknown key(s) {', '.join(unknown)}; known: {', '.join(keys)}, {payload}")
         if payload not in rule:
             raise GridError(f"{at}: missing {payload}")
         selectors = {
@@ -358,7 +365,7 @@ def _rules(where: str, value: Any, payload: str) -> tuple[CellRule, ...]:
         else:
             reason = rule["reason"]
             if not isinstance(reason, str) or not reason.strip():
-                raise GridError(f"{at}.reason: say in a sentence why these cells are not run")
+                raise GridError(f"{at}.reason: say in a sentence {why}")
             rules.append(CellRule(**selectors, reason=reason.strip()))
     return tuple(rules)
 
@@ -448,6 +455,8 @@ def parse_grid(data: Any, source: str = "<grid>") -> GridSpec:
         notebooks=_sub(f"{source}: notebooks", Notebooks, data.get("notebooks")),
         examples_for=_rules(f"{source}: examples_for", data.get("examples_for"), "examples"),
         skip=_rules(f"{source}: skip", data.get("skip"), "reason"),
+        alone=_rules(f"{source}: alone", data.get("alone"), "reason", ("tasks", "victims", "trainings"),
+                     "why these trainings run with no other cell beside them"),
         source=source,
         **strings,
     )
