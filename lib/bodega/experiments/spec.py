@@ -378,30 +378,8 @@ def _optional_hours(where: str, value: Any) -> float | None:
     return float(value)
 
 
-def parse_grid(data: Any, source: str = "<grid>") -> GridSpec:
-    """Validate a parsed YAML mapping and build the spec; every error names ``source`` and the key."""
-    if not isinstance(data, dict):
-        raise GridError(f"{source}: a grid file must be a mapping of keys to values")
-    known = {f.name for f in fields(GridSpec)} - {"source"}
-    unknown = sorted(set(data) - known)
-    if unknown:
-        raise GridError(f"{source}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
-    missing = [k for k in ("name", "profile", "tasks", "victims", "attackers", "scenarios") if k not in data]
-    if missing:
-        raise GridError(f"{source}: missing key(s) {', '.join(missing)}")
-    plain = isinstance(data["name"], (str, int)) and not isinstance(data["name"], bool)
-    grid_name = str(data["name"]) if plain else None
-    if grid_name is None or not PLAIN_NAME.fullmatch(grid_name) or ".." in grid_name:
-        raise GridError(f"{source}: name: {data['name']!r} is not a plain name (letters, digits, '_', '-', '.', "
-                        "no '/' or '..'); it names the grid's folders under results and generated")
-    try:
-        profile = get_profile(str(data["profile"])).name
-    except KeyError as error:
-        raise GridError(f"{source}: profile: {error.args[0]}") from None
-
-    def task_name(name: str) -> str:
-        return get_task(name).name
-
+def _training(source: str, data: dict) -> Training:
+    """The grid's ``training`` mapping, checked: caps, seeds, and per-victim epochs, rows, rates and evaluation."""
     training = _sub(f"{source}: training", Training, data.get("training"))
     _int(f"{source}: training.max_train", training.max_train, 0)
     _int(f"{source}: training.max_dev", training.max_dev, 0)
@@ -426,6 +404,34 @@ def parse_grid(data: Any, source: str = "<grid>") -> GridSpec:
             raise GridError(f"{source}: training.rows.{name}: expected {{max_train: N, max_dev: N}}, got {caps!r}")
         for cap, value in caps.items():
             _int(f"{source}: training.rows.{name}.{cap}", value, 0)
+    return training
+
+
+def parse_grid(data: Any, source: str = "<grid>") -> GridSpec:
+    """Validate a parsed YAML mapping and build the spec; every error names ``source`` and the key."""
+    if not isinstance(data, dict):
+        raise GridError(f"{source}: a grid file must be a mapping of keys to values")
+    known = {f.name for f in fields(GridSpec)} - {"source"}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise GridError(f"{source}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    missing = [k for k in ("name", "profile", "tasks", "victims", "attackers", "scenarios") if k not in data]
+    if missing:
+        raise GridError(f"{source}: missing key(s) {', '.join(missing)}")
+    plain = isinstance(data["name"], (str, int)) and not isinstance(data["name"], bool)
+    grid_name = str(data["name"]) if plain else None
+    if grid_name is None or not PLAIN_NAME.fullmatch(grid_name) or ".." in grid_name:
+        raise GridError(f"{source}: name: {data['name']!r} is not a plain name (letters, digits, '_', '-', '.', "
+                        "no '/' or '..'); it names the grid's folders under results and generated")
+    try:
+        profile = get_profile(str(data["profile"])).name
+    except KeyError as error:
+        raise GridError(f"{source}: profile: {error.args[0]}") from None
+
+    def task_name(name: str) -> str:
+        return get_task(name).name
+
+    training = _training(source, data)
     seeds = data.get("seeds", [0])
     if not isinstance(seeds, list) or not seeds:
         raise GridError(f"{source}: seeds: expected a non-empty list of integers")
