@@ -129,15 +129,20 @@ def test_eta_of_a_resumed_grid_starts_from_earlier_durations():
     assert progress.eta() == pytest.approx(2 * 90.0)
 
 
-def test_cli_status_and_bad_grid_file(tmp_path, capsys):
-    from bodega.cli import main
-
-    grid = tmp_path / "g.yaml"
+def _grid_with_data(tmp_path: Path) -> Path:
+    """Where a status test writes its grid file, beside one-row PR2 and FC splits under ``tmp_path/data``."""
     for task in ("PR2", "FC"):
         data = tmp_path / "data" / task
         data.mkdir(parents=True)
         for split in ("train", "attack", "dev"):
             (data / f"{split}.tsv").write_text("1\tid\ttext\n")
+    return tmp_path / "g.yaml"
+
+
+def test_cli_status_and_bad_grid_file(tmp_path, capsys):
+    from bodega.cli import main
+
+    grid = _grid_with_data(tmp_path)
     grid.write_text(f"name: g\nprofile: smoke\ntasks: [PR2, FC]\nvictims: [BiLSTM]\nattackers: [PWWS, SCPN]\n"
                     f"scenarios: [untargeted, targeted]\nresults: {tmp_path / 'results'}\n"
                     f"data_root: {tmp_path / 'data'}\n"
@@ -174,12 +179,7 @@ def test_cli_status_says_which_cells_run_now_and_what_a_stopped_run_spent(tmp_pa
     from bodega.experiments.hashing import HashCache
     from bodega.layout import CELL_MARKER
 
-    grid = tmp_path / "g.yaml"
-    for task in ("PR2", "FC"):
-        data = tmp_path / "data" / task
-        data.mkdir(parents=True)
-        for split in ("train", "attack", "dev"):
-            (data / f"{split}.tsv").write_text("1\tid\ttext\n")
+    grid = _grid_with_data(tmp_path)
     grid.write_text(f"name: g\nprofile: smoke\ntasks: [PR2, FC]\nvictims: [BiLSTM]\nattackers: [PWWS]\n"
                     f"scenarios: [untargeted]\nresults: {tmp_path / 'results'}\ndata_root: {tmp_path / 'data'}\n")
     pr2, fc = victim_cells(load_grid(grid), HashCache())
