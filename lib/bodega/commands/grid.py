@@ -129,25 +129,19 @@ def _competence_note(model_dir) -> str:
     return f"  (attack AUC {quality.roc_auc:.3f}; {verdict})"
 
 
-def _pending_state(cell: Cell) -> str:
-    """``running`` while another grid runner on this machine runs the cell, else ``todo``."""
-    from bodega.experiments.execute import live_runner, read_marker
-
-    return "running" if live_runner(read_marker(cell.out_dir)) is not None else "todo"
-
-
-def _pending_note(cell: Cell) -> str:
-    """What an unfinished cell's marker says: since when it runs, or the CPU time a stopped or failed run of these
-    inputs spent (which the run that finishes the cell counts)."""
+def _pending(cell: Cell) -> tuple[str, str]:
+    """An unfinished cell's state and what its marker says: ``running`` (another grid runner on this machine runs
+    it) with its start and CPU time so far, else ``todo`` with the CPU time a stopped or failed run of these inputs
+    spent (which the run that finishes the cell counts)."""
     from bodega.experiments.execute import live_runner, read_marker
 
     marker = read_marker(cell.out_dir) or {}
     spent = f"{float(marker.get('spent_cpu_seconds') or 0.0) / 60:.1f} CPU-minutes"
     if live_runner(marker) is not None:
-        return f"  (since {marker.get('started', '?')}, runner pid {marker.get('runner')}; {spent} so far)"
+        return "running", f"  (since {marker.get('started', '?')}, runner pid {marker.get('runner')}; {spent} so far)"
     if marker.get("status") in ("stopped", "failed") and marker.get("key") == cell.key:
-        return f"  ({marker['status']} after {spent}; runs again)"
-    return ""
+        return "todo", f"  ({marker['status']} after {spent}; runs again)"
+    return "todo", ""
 
 
 def _status(args: argparse.Namespace) -> int:
@@ -175,8 +169,8 @@ def _print_status(args: argparse.Namespace) -> int:
         done = is_done(victim)
         todo += not done
         changed = not done and (read_marker(victim.out_dir) or {}).get("status") == "done"  # finished for other inputs
-        print(f"{'done' if done else _pending_state(victim)}  {victim.name}"
-              f"{_competence_note(victim.out_dir) if done else _pending_note(victim)}"
+        state, note = ("done", _competence_note(victim.out_dir)) if done else _pending(victim)
+        print(f"{state}  {victim.name}{note}"
               + ("  (changed inputs: trained again)" if changed else ""))
         if not done:
             continue
@@ -184,8 +178,8 @@ def _print_status(args: argparse.Namespace) -> int:
         for cell in attack_cells(spec, victim, hashes):
             done = is_done(cell)
             pending += not done
-            print(f"{'done' if done else _pending_state(cell)}  {cell.name}"
-                  f"{'' if done else _pending_note(cell)}")
+            state, note = ("done", "") if done else _pending(cell)
+            print(f"{state}  {cell.name}{note}")
         todo += pending
         if pending and not victim_weights_present(victim.out_dir):
             print(f"         {victim.name}'s weights are not here (results are committed without them): "
