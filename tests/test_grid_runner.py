@@ -410,6 +410,27 @@ def test_a_slice_of_the_grid_updates_only_its_own_cells_in_the_status_file(grid,
     assert {entry["status"] for entry in json.loads(path.read_text())["cells"].values()} == {"skipped"}
 
 
+def test_two_runners_of_disjoint_slices_at_once_keep_each_others_status_entries(grid):
+    """`bodega grid run --attackers BAE` beside `--attackers DeepWordBug`: each rewrites the status file as its cells
+    settle, and neither may drop the other's cells or its ``eta`` run (the ETA accuracy table reads them)."""
+    from bodega.experiments.execute import Outcome
+    from bodega.experiments.progress import Progress
+    from bodega.experiments.runner import _Status
+
+    make, root = grid
+    whole = make(attackers=["DeepWordBug", "BAE"], scenarios=["untargeted"])
+    first, second = (_Status(whole.with_overrides(attackers=(name,)), 1) for name in ("BAE", "DeepWordBug"))
+    progress = Progress({"victim": 1, "attack": 1}, 1, show=False)
+    first.record(Outcome("PR2-BiLSTM-BAE-U", "attack", "done", 5.0), progress)
+    second.record(Outcome("PR2-BiLSTM-DeepWordBug-U", "attack", "done", 7.0), progress)
+    first.end(interrupted=False)
+    status = json.loads((root / "results" / "grid-t.json").read_text())
+    assert {name: entry["status"] for name, entry in status["cells"].items()} == \
+        {"PR2-BiLSTM-BAE-U": "done", "PR2-BiLSTM-DeepWordBug-U": "done"}
+    assert [(run["log"][0]["cell"], run["ended"] is not None) for run in status["eta"]] == \
+        [("PR2-BiLSTM-BAE-U", True), ("PR2-BiLSTM-DeepWordBug-U", False)]
+
+
 def test_a_running_marker_from_another_boot_or_machine_or_of_another_process_stops_nothing(monkeypatch):
     """A results folder copied from a dead machine keeps its "running" marker; on a new machine with the
     same hostname its pid names an unrelated process, which must not be killed; so does a pid of this boot that

@@ -184,8 +184,10 @@ class LockedError(BodegaError, RuntimeError):
 
 
 @contextmanager
-def exclusive_lock(path: str | os.PathLike, subject: str | os.PathLike | None = None) -> Iterator[None]:
-    """Hold an advisory lock on ``path`` (created if needed) or fail at once if another process holds it.
+def exclusive_lock(path: str | os.PathLike, subject: str | os.PathLike | None = None,
+                   wait: bool = False) -> Iterator[None]:
+    """Hold an advisory lock on ``path`` (created if needed) or fail at once if another process holds it
+    (``wait``: block until it is free, for short read-modify-write sections that two processes share).
 
     ``subject`` is what the lock guards, for the message (default: the lock's folder). The kernel
     releases the lock when the holder dies, so a killed run never leaves a stale lock.
@@ -197,7 +199,7 @@ def exclusive_lock(path: str | os.PathLike, subject: str | os.PathLike | None = 
     handle = open(path, "a+")
     try:
         try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as error:
             raise LockedError(f"{subject or path.parent} is being written by another process (lock {path}); "
                               "wait for it to finish or stop it") from error

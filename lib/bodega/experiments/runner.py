@@ -16,6 +16,7 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -31,7 +32,7 @@ from bodega.experiments.execute import Outcome, is_done, live_runner, read_marke
 from bodega.experiments.hashing import HashCache
 from bodega.experiments.progress import Progress, format_seconds
 from bodega.experiments.spec import GridSpec
-from bodega.io import atomic_write_json, atomic_write_text, relative_path
+from bodega.io import atomic_write_json, atomic_write_text, exclusive_lock, relative_path
 from bodega.paths import portable_text, raw_root
 
 log = logging.getLogger("bodega.grid")
@@ -137,6 +138,11 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
+def _same_run(entry: dict, run: dict) -> bool:
+    """Whether an ``eta`` entry of the status file is ``run`` (runs before ids were recorded have none)."""
+    return isinstance(entry, dict) and entry.get("id") == run["id"]
+
+
 def _earlier_status(path: Path) -> tuple[dict[str, dict], list[dict]]:
     """The cells and the ``eta`` log that earlier runs of this grid recorded (empty where there is no file or
     it cannot be read)."""
@@ -154,25 +160,33 @@ class _Status:
     ``eta`` log: per run of the grid, the progress estimate at each executed cell and when the run ended,
     so that the estimate can later be compared with the time the run really took.
 
-    A run owns the entries of its own cells (dropped when it starts, written as each settles) and keeps the
-    others as earlier runs left them: a run of part of the grid (``--tasks``, ``--victims``, ``--attackers``,
-    ``--train-only``) updates its part, and the file still tells the state of every cell."""
+    A run owns the entries of its own cells (dropped when it starts, written as each settles) and its own
+    ``eta`` run, and keeps the others as the file holds them when it writes: a run of part of the grid
+    (``--tasks``, ``--victims``, ``--attackers``, ``--train-only``) updates its part, and two runners of
+    disjoint parts at once (which :func:`refuse_beside_live_runner` allows) both keep their entries."""
 
     def __init__(self, spec: GridSpec, workers: int, train_only: bool = False) -> None:
         self.path = Path(spec.results) / f"grid-{spec.name}.json"
         self.spec = spec
-        earlier, self.eta_runs = _earlier_status(self.path)
-        own = cell_names(spec, attacks=not train_only)
-        self.cells: dict[str, dict] = {name: entry for name, entry in earlier.items() if name not in own}
+        self.own = cell_names(spec, attacks=not train_only)
+        self.cells: dict[str, dict] = {}  # this run's settled cells
         self.started = time.monotonic()
-        self.run = {"started": _now(), "workers": workers, "log": [], "ended": None, "elapsed_seconds": None,
-                    "interrupted": None}
-        self.eta_runs.append(self.run)
+        self.run = {"id": uuid.uuid4().hex, "started": _now(), "workers": workers, "log": [], "ended": None,
+                    "elapsed_seconds": None, "interrupted": None}
 
     def _write(self) -> None:
-        atomic_write_json(self.path, {"grid": self.spec.name, "source": self.spec.source,
-                                      "profile": self.spec.profile, "updated": _now(), "cells": self.cells,
-                                      "eta": self.eta_runs})
+        """Merge this run's entries into the file as it is now, under a lock, so a concurrent runner's are kept."""
+        with exclusive_lock(self.path.with_name(self.path.name + ".lock"), self.path, wait=True):
+            earlier, runs = _earlier_status(self.path)
+            cells = {name: entry for name, entry in earlier.items() if name not in self.own}
+            mine = [i for i, run in enumerate(runs) if _same_run(run, self.run)]
+            if mine:
+                runs[mine[0]] = self.run
+            else:
+                runs.append(self.run)
+            atomic_write_json(self.path, {"grid": self.spec.name, "source": self.spec.source,
+                                          "profile": self.spec.profile, "updated": _now(),
+                                          "cells": {**cells, **self.cells}, "eta": runs})
 
     def record(self, outcome: Outcome, progress: Progress | None = None) -> None:
         self.cells[outcome.name] = {**outcome.to_dict(), "error": portable_text(outcome.error, Path.cwd())}
