@@ -153,13 +153,17 @@ def calibration(results: Path, planned: Path) -> dict[str, dict]:
 
     A pilot of k examples misjudges a whole cell (an example's cost varies tenfold), so a finished grid at the same
     profile corrects each family by what its cells actually cost; code made faster since keeps it an upper bound.
+    The factor is against the pilot's own estimate (``pilot_cpu_seconds`` where ``planned`` was itself
+    calibrated), because :func:`calibrated` scales that raw estimate: against the calibrated one, a grid that ran
+    at its plan's factor would get a factor near 1 and its next plan the raw, uncorrected estimates.
     """
     from bodega.layout import CellName
 
     estimates = json.loads(planned.read_text(encoding="utf-8"))["cells"]
     sums: dict[str, list[float]] = {}
     for cell in cell_costs_of(results).itertuples():
-        estimate = (estimates.get(cell.name) or {}).get("estimate_cpu_seconds")
+        planned_cell = estimates.get(cell.name) or {}
+        estimate = planned_cell.get("pilot_cpu_seconds", planned_cell.get("estimate_cpu_seconds"))
         if not cell.cpu_seconds or not estimate:
             continue
         name = CellName.parse(cell.name)

@@ -112,7 +112,8 @@ def test_calibration_scales_each_family_by_what_its_finished_cells_cost(script, 
 
     planned = tmp_path / "planned.json"
     planned.write_text(json.dumps({"cells": {
-        "PR2-BERT-BAE-U": {"estimate_cpu_seconds": 100.0}, "FC-BERT-BAE-T": {"estimate_cpu_seconds": 300.0},
+        "PR2-BERT-BAE-U": {"estimate_cpu_seconds": 100.0},
+        "FC-BERT-BAE-T": {"estimate_cpu_seconds": 150.0, "pilot_cpu_seconds": 300.0, "calibrated_by": 0.5},
         "PR2-BERT-PWWS-U": {"estimate_cpu_seconds": 50.0}, "PR2-BERT": {"estimate_cpu_seconds": 1000.0},
         "RD-BERT-PWWS-U": {"estimate_cpu_seconds": None}}}))
     measured = pd.DataFrame([("attack", "PR2-BERT-BAE-U", 60.0), ("attack", "FC-BERT-BAE-T", 140.0),
@@ -121,7 +122,9 @@ def test_calibration_scales_each_family_by_what_its_finished_cells_cost(script, 
                             columns=["kind", "name", "cpu_seconds"])
     monkeypatch.setattr(script, "cell_costs_of", lambda results: measured)
     factors = script.calibration(tmp_path, planned)
-    assert factors["BAE"]["factor"] == 0.5 and factors["BAE"]["cells"] == 2  # (60 + 140) / (100 + 300)
+    # (60 + 140) / (100 + 300): a cell the planning pilot had calibrated counts against its raw estimate, the one
+    # that calibrated() scales
+    assert factors["BAE"]["factor"] == 0.5 and factors["BAE"]["cells"] == 2
     assert factors["PWWS"]["factor"] == 1.5 and factors["PWWS"]["cells"] == 1  # cells without an estimate ignored
     assert factors["training:BERT"]["factor"] == 0.5
     cells = script.calibrated({
