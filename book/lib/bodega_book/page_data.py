@@ -110,6 +110,7 @@ FILES: dict[str, str] = {
     "semantic_agreement_examples.json": "semantic_agreement_examples",
     "study_dev_baselines.json": "study_dev_baselines", "study_pilot.json": "study_pilot",
     "study_pilot_v2.json": "study_pilot", "study_pilot_v3.json": "study_pilot",
+    "study_pilot_v3_replan.json": "study_pilot",
     "study_renders.json": "study_renders", "trimming.json": "trimming",
     "victim_throughput.json": "victim_throughput",
 }
