@@ -31,7 +31,7 @@ LORA_GRID = Path(__file__).resolve().parents[1] / "parameters" / "grid_finetunin
 def write_victim(root: Path, folder: str, task: str, kind: str, f1: float, competent: bool = True) -> None:
     """A finished victim folder with its attack-set F1 and a competence measured from made-up probabilities."""
     path = root / "models" / folder
-    write_victim_info(path, task, kind, {"BiLSTM": 1_000, "BERT": 100_000}[kind])
+    write_victim_info(path, task, kind, {"BiLSTM": 1_000, "GloVeBiLSTM": 1_000, "BERT": 100_000}[kind])
     labels = [1] * 20 + [0] * 20
     scores = [0.8] * 20 + [0.2] * 20 if competent else [0.9] * 40
     (path / "metrics.json").write_text(json.dumps({"attack": {"f1": f1, "accuracy": 0.8},
@@ -220,8 +220,8 @@ def test_coverage_gives_every_paper_cell_a_number_or_the_reason_it_has_none(root
     coverage = coverage_table(study)
     assert len(coverage) == 2 * 128
     untargeted = coverage.loc["Table 4"]
-    assert untargeted.loc[("PR2", "BiLSTM", "PWWS")].tolist() == ["0.400; trainings 0.40-0.60 (2)", ""]
-    assert untargeted.loc[("PR2", "BERT", "PWWS")].tolist() == ["0.150", ""]
+    assert untargeted.loc[("PR2", "BiLSTM", "PWWS")].tolist() == ["0.400; trainings 0.40-0.60 (2)", "", ""]
+    assert untargeted.loc[("PR2", "BERT", "PWWS")].tolist() == ["0.150", "", ""]
     assert untargeted.loc[("PR2", "BiLSTM", "DeepWordBug"), "why not"] == "not finished"
     assert untargeted.loc[("PR2", "BERT", "DeepWordBug"), "why not"] == "not run: too slow here"
     assert untargeted.loc[("PR2", "BiLSTM", "SCPN"), "why not"] == "not run: attacker SCPN is not in the trainings grid"
@@ -231,7 +231,7 @@ def test_coverage_gives_every_paper_cell_a_number_or_the_reason_it_has_none(root
         "0.025; 1 of 2 trainings finished"
     counts = coverage_counts(coverage)
     assert counts.loc["Table 4"].to_dict() == {"HN": "0 of 32", "PR2": "2 of 32", "FC": "0 of 32", "RD": "0 of 32",
-                                               "all": "2 of 128"}
+                                               "all": "2 of 128", "all, with stand-ins": "2 of 128"}
     assert counts.loc["Table 5", "PR2"] == "3 of 32"
     assert coverage_text(counts) == ("Table 4: 2 of 128 cells have a number; "
                                      "Table 5: 3 of 128 cells have a number")
@@ -239,6 +239,38 @@ def test_coverage_gives_every_paper_cell_a_number_or_the_reason_it_has_none(root
     assert reasons.loc[("Table 4", "not run: too slow here"), "cells"] == 1
     assert reasons.loc[("Table 4", "not run: task HN is not in the trainings grid"), "cells"] == 32
     assert int(reasons.loc["Table 4"].cells.sum()) == 128 - 2
+
+
+def test_a_competent_stand_in_fills_the_paper_victims_cell_beside_it_not_in_it(root, tmp_path):
+    # the fixture's BiLSTM is not competent (its training 1 is not); the GloVe BiLSTM stands in for it
+    write_victim(root, "PR2-GloVeBiLSTM", "PR2", "GloVeBiLSTM", 0.75)
+    write_run(root, "PR2-GloVeBiLSTM-DeepWordBug-U", [0.3, 0.1, 0.0, 0.0])
+    grid = write_grid(tmp_path / "grid.yaml", [0, 1], victims=["BiLSTM", "GloVeBiLSTM", "BERT"])
+    coverage = coverage_table(load_study(root, grid)).loc["Table 4"]
+    cell = coverage.loc[("PR2", "BiLSTM", "DeepWordBug")]
+    assert cell.tolist() == ["", "not finished", "0.100 (GloVeBiLSTM)"]
+    # a competent victim's empty cell gets no stand-in, nor does a cell with a number
+    assert coverage.loc[("PR2", "BERT", "DeepWordBug"), "stand-in"] == ""
+    assert coverage.loc[("PR2", "BiLSTM", "PWWS"), "stand-in"] == ""
+    counts = coverage_counts(coverage_table(load_study(root, grid)))
+    assert counts.loc["Table 4", "all"] == "2 of 128"
+    assert counts.loc["Table 4", "all, with stand-ins"] == "3 of 128"
+    assert coverage_text(counts).startswith("Table 4: 2 of 128 cells have a number (3 with the stand-ins for a "
+                                            "paper's victim that is not competent); Table 5: 3 of 128")
+
+
+def test_a_stand_in_fills_the_cells_of_a_victim_the_grid_leaves_out_but_not_of_one_still_to_run(tmp_path):
+    root = tmp_path / "results"
+    write_victim(root, "PR2-GloVeBiLSTM", "PR2", "GloVeBiLSTM", 0.75)
+    write_run(root, "PR2-GloVeBiLSTM-PWWS-U", [0.2, 0.2, 0.0, 0.0])
+    victims = ["BiLSTM", "GloVeBiLSTM"]
+    left_out = write_grid(tmp_path / "left_out.yaml", [0], victims=victims,
+                          skip=[{"victims": ["BiLSTM"], "reason": "not competent in another study"}])
+    cell = coverage_table(load_study(root, left_out)).loc[("Table 4", "PR2", "BiLSTM", "PWWS")]
+    assert cell.tolist() == ["", "not run: not competent in another study", "0.100 (GloVeBiLSTM)"]
+    # untrained yet, its competence unknown: the paper's victim keeps its cell
+    to_run = write_grid(tmp_path / "to_run.yaml", [0], victims=victims)
+    assert coverage_table(load_study(root, to_run)).loc[("Table 4", "PR2", "BiLSTM", "PWWS"), "stand-in"] == ""
 
 
 def test_the_plan_counts_the_cells_of_every_training(root, tmp_path):

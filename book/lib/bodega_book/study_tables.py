@@ -13,6 +13,7 @@ import pandas as pd
 from typing import Sequence
 
 from bodega.experiments.spec import CellRule, GridSpec
+from bodega.victims.kinds import VICTIM_KINDS
 from bodega_book.findings import comparable, grouped, groups, verdict_bound, verdict_value
 from bodega_book.findings_rules import PAPER_ATTACKERS
 from bodega.report.published import NOT_STATED, RERUN_LABEL, RERUN_VICTIMS, Statement
@@ -22,6 +23,7 @@ from bodega.report.uncertainty import MEASURES, Interval, mean_intervals, rank_a
 
 DIGITS = {"queries": 1}
 ACROSS_TRAININGS = "BODEGA across trainings"
+STAND_INS = "all, with stand-ins"  # coverage_counts' column counting the cells a stand-in fills
 
 
 def _cells(intervals: dict[str, Interval]) -> dict[str, str]:
@@ -271,21 +273,44 @@ PAPER_TABLES = {"Table 4": "untargeted", "Table 5": "targeted"}
 def coverage_table(study: Study) -> pd.DataFrame:
     """Each cell of the paper's Tables 4 and 5 (its tasks and victim roles, Table 3's, times its eight
     attackers): the BODEGA score here (the victim's first training, with the spread over its trainings) or why
-    there is none (:meth:`Study.status`: the grid's skip reason, not in this grid, or not finished)."""
+    there is none (:meth:`Study.status`: the grid's skip reason, not in this grid, or not finished), and where the
+    paper's victim is not competent, the score of the competent kind that stands in for it (``stand-in``)."""
     rows = []
     for table, scenario in PAPER_TABLES.items():
         for task, roles in study.published.table3_f1.items():
             for victim in roles:
                 for attacker in PAPER_ATTACKERS:
-                    run = study.run(task, victim, attacker, scenario)
-                    here = with_spread(f"{run.bodega.mean():.3f}", [r.bodega.mean() for r in study.trainings(
-                        task, victim, attacker, scenario) if r.n], planned=_planned(
-                        study, task, victim, attacker, scenario)) if run is not None and run.n else ""
+                    here = _score_here(study, task, victim, attacker, scenario)
                     why = "" if here else _why_not(study, task, victim, attacker, scenario)
                     rows.append({"table": table, "task": task, "victim": victim, "attacker": attacker,
-                                 "BODEGA here": here, "why not": why})
-    frame = pd.DataFrame(rows, columns=["table", "task", "victim", "attacker", "BODEGA here", "why not"])
+                                 "BODEGA here": here, "why not": why,
+                                 "stand-in": _stand_in(study, task, victim, attacker, scenario) if why else ""})
+    frame = pd.DataFrame(rows, columns=["table", "task", "victim", "attacker", "BODEGA here", "why not", "stand-in"])
     return frame.set_index(["table", "task", "victim", "attacker"])
+
+
+def _score_here(study: Study, task: str, victim: str, attacker: str, scenario: str) -> str:
+    """The cell's BODEGA score on the victim's first training with the spread over its trainings; '' if none."""
+    run = study.run(task, victim, attacker, scenario)
+    if run is None or not run.n:
+        return ""
+    return with_spread(f"{run.bodega.mean():.3f}", [r.bodega.mean() for r in study.trainings(
+        task, victim, attacker, scenario) if r.n], planned=_planned(study, task, victim, attacker, scenario))
+
+
+def _stand_in(study: Study, task: str, victim: str, attacker: str, scenario: str) -> str:
+    """``0.412 (GloVeBiLSTM)``: the score of a competent kind of the grid that stands in for ``victim``
+    (:attr:`VictimKind.stands_in_for`) on a task where ``victim`` is not competent, or where the grid's skip rules
+    leave out every cell of it (they give the reason, as for a victim known not to be competent from another
+    study); '' where there is none."""
+    competent = study.competence(task, victim)[0]
+    if competent or (competent is None and (victim not in study.spec.victims or study.spec.attack_plan(task, victim))):
+        return ""
+    for kind in study.spec.victims:
+        if VICTIM_KINDS[kind].stands_in_for == victim and study.competence(task, kind)[0]:
+            if score := _score_here(study, task, kind, attacker, scenario):
+                return f"{score} ({kind})"
+    return ""
 
 
 def _why_not(study: Study, task: str, victim: str, attacker: str, scenario: str) -> str:
@@ -295,20 +320,29 @@ def _why_not(study: Study, task: str, victim: str, attacker: str, scenario: str)
 
 
 def coverage_counts(coverage: pd.DataFrame) -> pd.DataFrame:
-    """Per paper table: ``N of M`` cells with a number here, per task and over all (``coverage_table``'s rows)."""
+    """Per paper table: ``N of M`` cells with a number here, per task and over all, and over all counting the
+    cells a stand-in fills (``coverage_table``'s rows)."""
     has = coverage["BODEGA here"] != ""
+    filled = has | (coverage["stand-in"] != "")
     rows = {}
     for table in dict.fromkeys(coverage.index.get_level_values("table")):
         cells = has.xs(table, level="table")
         per_task = cells.groupby(level="task", sort=False)
         rows[table] = {**{task: f"{int(n.sum())} of {len(n)}" for task, n in per_task},
-                       "all": f"{int(cells.sum())} of {len(cells)}"}
+                       "all": f"{int(cells.sum())} of {len(cells)}",
+                       STAND_INS: f"{int(filled.xs(table, level='table').sum())} of {len(cells)}"}
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("table")
 
 
 def coverage_text(counts: pd.DataFrame) -> str:
-    """``Table 4: 59 of 128 cells have a number; Table 5: 40 of 128 cells have a number``."""
-    return "; ".join(f"{table}: {row['all']} cells have a number" for table, row in counts.iterrows())
+    """``Table 4: 86 of 128 cells have a number (93 with the stand-ins ...)``; the stand-ins only where they fill
+    a cell."""
+    def text(table: str, row: pd.Series) -> str:
+        extra = (f" ({row[STAND_INS].split(' of ')[0]} with the stand-ins for a paper's victim that is not "
+                 "competent)") if row[STAND_INS] != row["all"] else ""
+        return f"{table}: {row['all']} cells have a number{extra}"
+
+    return "; ".join(text(table, row) for table, row in counts.iterrows())
 
 
 def coverage_reasons(coverage: pd.DataFrame) -> pd.DataFrame:
