@@ -103,20 +103,42 @@ def test_competence_margins_carry_their_sampling_error():
     assert f1_margin(labels, good)[0] > 0
 
 
-def test_a_verdict_that_changes_under_a_seed_or_without_marginal_victims_is_fragile():
+def test_a_verdict_that_changes_under_a_seed_or_without_marginal_victims_or_on_one_training_is_fragile():
+    from bodega.experiments import parse_grid
+    from bodega_book.findings import Reads
     from bodega_book.study import Study
 
-    study = Study(results=None, spec=None, examples={}, published=None)
+    spec = parse_grid({"name": "g", "profile": "cpu", "tasks": ["PR2", "HN"], "victims": ["BiLSTM", "BERT"],
+                       "attackers": ["PWWS", "DeepWordBug"], "scenarios": ["targeted"],
+                       "training": {"seeds": {"PR2": [0, 1, 2]}},
+                       "skip": [{"trainings": [1, 2], "attackers": ["DeepWordBug"], "reason": "first only"}]}, "g")
+    study = Study(results=None, spec=spec, examples={}, published=None)
+    assert study.several_trainings() == [0, 1, 2]
+    assert study.only_training(1).spec.training.seeds_for("PR2", "BERT") == (1,)
+    assert study.only_training(1).spec.training.seeds_for("HN", "BERT") == (0,)  # trained once: kept
+    # training 0 alone is judged over the attackers run on every training, as the three together are
+    first = study.only_training(0)
+    assert first.attackers_on_every_training("PR2", ("BERT",), ("targeted",)) == ["PWWS"]
+    assert first.spec.skip_reason("PR2", "BERT", "DeepWordBug", "targeted", 0) is not None
+    assert first.attackers_on_every_training("HN", ("BERT",), ("targeted",)) == ["PWWS", "DeepWordBug"]
+    every = (Reads("PR2", ("targeted",), every_training=True),)
 
     def judge(variant: Study) -> list[Finding]:
         knife = AGREE if variant.seed % 10 else CANNOT_TELL  # flips under 5 of 50 seeds
         leaning = DISAGREE if ("PR2", "BiLSTM") in variant.excluded else AGREE
+        alone = variant.spec.training.seeds_for("PR2", "BERT")
+        one_training = CANNOT_TELL if alone == (2,) else AGREE  # training 2 alone cannot tell
         return [Finding("knife", "p", "PR2", "e", knife, "r", ""), Finding("lean", "p", "PR2", "e", leaning, "r", ""),
-                Finding("firm", "p", "PR2", "e", AGREE, "r", "")]
+                Finding("firm", "p", "PR2", "e", AGREE, "r", "", reads=every),
+                Finding("retrained", "p", "PR2", "e", one_training, "r", "", reads=every),
+                Finding("first", "p", "PR2", "e", one_training, "r", "")]  # reads the first training only
 
     checked = robustness(replace(study, seed=1), judge, seeds=50, marginal={("PR2", "BiLSTM"): "marginal: F1"})
     assert checked[("knife", "PR2")].fragile == "cannot tell under 5 of 50 bootstrap seeds"
     assert checked[("lean", "PR2")].fragile == "disagree without the marginal victims"
     assert checked[("firm", "PR2")].fragile == ""
+    assert checked[("firm", "PR2")].per_training == {0: AGREE, 1: AGREE, 2: AGREE}
+    assert checked[("retrained", "PR2")].fragile == "cannot tell on training 2 alone"
+    assert checked[("first", "PR2")].fragile == "" and checked[("first", "PR2")].per_training == {}
     labelled = with_robustness(judge(study), checked)
-    assert [f.fragile != "" for f in labelled] == [True, True, False]
+    assert [f.fragile != "" for f in labelled] == [True, True, False, True, False]

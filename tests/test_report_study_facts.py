@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pandas as pd
@@ -12,6 +13,7 @@ from bodega_book.cost import Budget, cell_minutes
 from bodega_book.findings import AGREE, CANNOT_TELL, DISAGREE, Finding
 from bodega_book.study_facts import (budget_facts, example_sizes, findings_facts, findings_frame, left_out_hours,
                                        pilot_facts)
+from bodega_book.verdict_robustness import Robustness
 
 GRID = {"name": "g", "profile": "cpu", "tasks": ["PR2", "HN"], "victims": ["BiLSTM", "GEMMA2B"],
         "attackers": ["PWWS"], "scenarios": ["untargeted", "targeted"], "examples": 50,
@@ -93,3 +95,11 @@ def test_robustness_facts_name_the_marginal_victims_and_the_trainings():
     assert facts["trainings_per_victim"] == 1 and "examples only" in facts["trainings_note"]
     twice = SimpleNamespace(results=SimpleNamespace(victims=pd.concat([victims, victims])))
     assert "resample the trainings" in robustness_facts(twice, {}, found, 50)["trainings_note"]
+    # "a" drawn on every training and agreeing on each alone, "b" not on training 1
+    checked = {("a", "PR2"): Robustness(Counter(), AGREE, "", {0: AGREE, 1: AGREE}),
+               ("b", "PR2"): Robustness(Counter(), AGREE, "cannot tell on training 1 alone",
+                                        {0: AGREE, 1: CANNOT_TELL})}
+    facts = robustness_facts(twice, {}, found, 50, checked)
+    assert (facts["n_on_trainings"], facts["n_hold_on_each_training"]) == (2, 1)
+    assert "each of the 2 verdicts drawn on every training is judged again on each training alone (1 hold" \
+        in facts["trainings_note"]

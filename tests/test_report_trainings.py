@@ -125,6 +125,36 @@ def test_a_claim_comparing_victims_with_unequal_finished_trainings_waits_instead
     assert any("PR2-BERT-PWWS-T-t1" in f.unfinished for f in waiting)
 
 
+def test_comparisons_of_victims_take_their_best_attack_over_the_attackers_run_on_every_training(root, tmp_path):
+    """Study v3 runs six of its attackers on each victim's first training only: PR2's GEMMA2B's best targeted
+    attack there (DeepWordBug) made its comparison with BERT draw on one of three trainings."""
+    from bodega_book.findings import findings
+
+    write_victim(root, "PR2-BiLSTM-t1", "PR2", "BiLSTM", 0.60)  # competent this time
+    write_victim(root, "PR2-BERT-t1", "PR2", "BERT", 0.80)
+    write_run(root, "PR2-BERT-PWWS-T-t1", [0.1, 0.0, 0.0, 0.0])
+    write_run(root, "PR2-BiLSTM-DeepWordBug-T", [0.9, 0.9, 0.9, 0.9])  # the best on training 0 alone
+    write_run(root, "PR2-BERT-DeepWordBug-T", [0.0, 0.0, 0.0, 0.0])
+    grid = write_grid(tmp_path / "grid.yaml", [0, 1], training={"seeds": [0, 1]},
+                      skip=[{"trainings": [1], "attackers": ["DeepWordBug"], "reason": "first training only"}])
+    study = load_study(root, grid)
+    assert study.attackers_on_every_training("PR2", ("BiLSTM", "BERT"), ("targeted",)) == ["PWWS"]
+    assert study.attackers_on_every_training("PR2", ("BiLSTM",), ("untargeted", "targeted")) == ["PWWS"]
+    ordering = next(f for f in findings(study) if f.claim == "q2-bilstm-PR2")
+    assert "BiLSTM vs BERT over PWWS: BiLSTM (PWWS)" in ordering.evidence
+    assert "its best over all its attackers, DeepWordBug" in ordering.evidence
+    # the difference resamples both trainings: BiLSTM 0.25 and 0.675, BERT 0.05 and 0.025 (PWWS)
+    assert ordering.numbers[0].interval.estimate == pytest.approx((0.25 + 0.675) / 2 - (0.05 + 0.025) / 2)
+    # Figure 2 draws each training's point with that attacker
+    every = lambda task, victim: study.attackers_on_every_training(task, (victim,), ("targeted",))  # noqa: E731
+    points = figure2_table(study.results, first_training=study.first_training, attackers=every)
+    assert points[["victim", "training", "attacker"]].values.tolist() == [
+        ["BiLSTM", 0, "PWWS"], ["BiLSTM", 1, "PWWS"], ["BERT", 0, "PWWS"], ["BERT", 1, "PWWS"]]
+    assert points.bodega.notna().all()
+    everything = figure2_table(study.results, first_training=study.first_training)
+    assert everything[everything.victim == "BiLSTM"].attacker.tolist() == ["DeepWordBug", "DeepWordBug"]
+
+
 def test_single_run_readers_get_the_first_training(root, tmp_path):
     study = load_study(root, write_grid(tmp_path / "grid.yaml", [0, 1]))
     assert study.run("PR2", "BiLSTM", "PWWS", "targeted").name == "PR2-BiLSTM-PWWS-T"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import textwrap
-from typing import Callable, Sequence
+from typing import Callable, Collection, Sequence
 
 import numpy as np
 import pandas as pd
@@ -60,11 +60,14 @@ def _yerr(values: pd.Series, low: pd.Series, high: pd.Series) -> np.ndarray:
 
 def figure2_table(results: Results, f1_intervals: pd.DataFrame | None = None,
                   run_intervals: pd.DataFrame | None = None,
-                  first_training: Callable[[str, str], int] | None = None) -> pd.DataFrame:
+                  first_training: Callable[[str, str], int] | None = None,
+                  attackers: Callable[[str, str], Collection[str]] | None = None) -> pd.DataFrame:
     """Per task, victim and training: parameters, F1 (and interval), whether it is the victim's first training
     (``first``; ``first_training(task, victim)`` names it, else the lowest training seed trained), the best
     targeted attacker on that first training and its BODEGA score (and interval) against this training (NaN
-    where that attacker did not attack it), so that every training's point measures the same attack."""
+    where that attacker did not attack it), so that every training's point measures the same attack.
+    ``attackers(task, victim)``: the attackers the best is taken over (a grid's attackers on every training of
+    the victim, so that each training has its point; None: every attacker)."""
     victims = results.victims.dropna(subset=["n_params"])[["task", "victim", "training", "n_params", "f1",
                                                            "competent"]].astype({"n_params": float, "f1": float})
     if f1_intervals is not None and not f1_intervals.empty:
@@ -78,7 +81,8 @@ def figure2_table(results: Results, f1_intervals: pd.DataFrame | None = None,
                                                                              victims.training)]
     runs = with_run_intervals(results.runs[results.runs.scenario == "targeted"], run_intervals)
     runs = runs.sort_values(["bodega", "queries"], ascending=[False, True])
-    on_first = [first.get((t, v)) == training for t, v, training in zip(runs.task, runs.victim, runs.training)]
+    on_first = [first.get((t, v)) == training and (attackers is None or a in attackers(t, v))
+                for t, v, a, training in zip(runs.task, runs.victim, runs.attacker, runs.training)]
     best = runs[on_first].drop_duplicates(["task", "victim"])[["task", "victim", "attacker"]]
     scores = (runs.merge(best, on=["task", "victim", "attacker"]).drop_duplicates(["task", "victim", "training"])
               [["task", "victim", "training", "bodega", "bodega_lo", "bodega_hi"]])
@@ -93,18 +97,20 @@ def _not_competent(flag) -> bool:
 
 
 def figure2(results: Results, f1_intervals: pd.DataFrame | None = None, run_intervals: pd.DataFrame | None = None,
-            first_training: Callable[[str, str], int] | None = None, tasks: Sequence[str] | None = None):
+            first_training: Callable[[str, str], int] | None = None, tasks: Sequence[str] | None = None,
+            attackers: Callable[[str, str], Collection[str]] | None = None):
     """One panel per task: victim F1 and best targeted BODEGA score against parameter count (log x),
     error bars the 95% intervals; each BODEGA point names its attacker. A victim's first training is drawn
     filled and joined by lines; its other trainings (:func:`figure2_table`) hollow, at the same size. A victim
     that is not competent in one of its trainings (:func:`bodega.victims.competence.competence`) can show
     nothing about size and robustness, so it is not drawn: its panel names it instead, as it names a victim drawn
     by its F1 alone (no finished targeted run against its first training: skipped, or not finished yet). ``tasks``
-    (a grid's) gives a task none of whose victims is trained yet a panel that says so, rather than no panel."""
+    (a grid's) gives a task none of whose victims is trained yet a panel that says so, rather than no panel;
+    ``attackers`` as in :func:`figure2_table`."""
     import matplotlib.pyplot as plt
     from matplotlib.ticker import NullLocator
 
-    table = figure2_table(results, f1_intervals, run_intervals, first_training)
+    table = figure2_table(results, f1_intervals, run_intervals, first_training, attackers)
     present = _present(table, "task", TASK_ORDER) if not table.empty else []
     tasks = [t for t in TASK_ORDER if t in present or (tasks is not None and t in tasks)]
     # two panels a row, so that each is wide enough for the three pretrained victims' close sizes

@@ -30,9 +30,11 @@ sentence of the paper's text it tests (``quote``) and is read as written. The ru
   interval beside the bootstrap one.
 
 A difference between victims or scenarios resamples the victim's trainings, then the examples within each
-(:func:`~bodega.report.uncertainty.training_difference_interval`); with one training per victim, as here so far,
-that is the interval over the examples. Every interval uses the study's seed (``Study.seed``);
-:mod:`bodega_book.verdict_robustness` varies it, and the victims left out, to show which verdicts are fragile.
+(:func:`~bodega.report.uncertainty.training_difference_interval`); with one training per victim that is the
+interval over the examples. Its best attacks are taken over the attackers the grid runs on every training of the
+victims compared (:meth:`~bodega_book.study.Study.attackers_on_every_training`), so that it draws on all of them.
+Every interval uses the study's seed (``Study.seed``); :mod:`bodega_book.verdict_robustness` varies it, and the
+victims left out, to show which verdicts are fragile.
 """
 from __future__ import annotations
 
@@ -425,8 +427,9 @@ def _best_paper_value(statement: Statement) -> str:
 
 def _pair_best(study: Study, task: str, first: str, second: str, scenario: str):
     """(shared attackers, best run on ``first``, best run on ``second``): both victims' best attacks are
-    taken over the same attackers, those run on both."""
-    shared = [a for a in study.spec.attackers
+    taken over the same attackers, those run on both, among those the grid runs on every training of both (so
+    that the comparison draws on every training)."""
+    shared = [a for a in study.attackers_on_every_training(task, (first, second), (scenario,))
               if study.run(task, first, a, scenario) and study.run(task, second, a, scenario)]
     return shared, best_run(study, task, first, scenario, shared), best_run(study, task, second, scenario, shared)
 
@@ -717,7 +720,8 @@ def scenario_gaps(study: Study, task: str) -> tuple[ScenarioGaps, dict[str, str]
     kept, left = competent_split(study, task, [v for v in VICTIM_ORDER if v not in excepted])
     victims, sides, trained = [], [], []
     for victim in kept:
-        shared = [a for a in study.attackers_run(task, victim, harder) if study.run(task, victim, a, easier)]
+        shared = [a for a in study.attackers_on_every_training(task, (victim,), (harder, easier))
+                  if study.run(task, victim, a, harder) and study.run(task, victim, a, easier)]
         hard, easy = best_run(study, task, victim, harder, shared), best_run(study, task, victim, easier, shared)
         if hard is not None and easy is not None:
             victims.append(victim)

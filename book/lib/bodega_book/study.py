@@ -13,12 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
+from typing import Sequence
 
 import pandas as pd
 
 from bodega.layout import RUNS, SCORES, cell_markers
 from bodega.experiments import load_grid
-from bodega.experiments.spec import GridSpec
+from bodega.experiments.spec import CellRule, GridSpec
 from bodega.report.published import Published, load_published
 from bodega.report.results import Results, load_results
 from bodega.report.uncertainty import SEED, RunExamples, run_examples
@@ -105,6 +106,42 @@ class Study:
         """Attackers with a finished run on (task, victim, scenario) against its first training, in the grid's
         order."""
         return [a for a in self.spec.attackers if self.run(task, victim, a, scenario) is not None]
+
+    def several_trainings(self) -> list[int]:
+        """The training seeds of the victims the grid trains more than once, in the grid's order (none: every
+        victim is trained once)."""
+        spec = self.spec
+        return list(dict.fromkeys(training for task in spec.tasks for victim in spec.victims
+                                  if len(seeds := spec.training.seeds_for(task, victim)) > 1 for training in seeds))
+
+    def only_training(self, training: int) -> Study:
+        """The study as if each victim trained several times had only its training ``training`` (one without it
+        keeps its own): what a verdict drawn on every training would have been from that training alone, with the
+        same attackers (those run on every training: the others are left out of ``training`` too)."""
+        spec = self.spec
+        seeds, first_only = {}, []
+        for task in spec.tasks:
+            for victim in spec.victims:
+                own = spec.training.seeds_for(task, victim)
+                several = len(own) > 1 and training in own
+                seeds[f"{task}-{victim}"] = [training] if several else list(own)
+                for scenario in spec.scenarios if several else ():
+                    kept = self.attackers_on_every_training(task, (victim,), (scenario,))
+                    if dropped := tuple(a for a in spec.attackers if a not in kept):
+                        first_only.append(CellRule((task,), (victim,), dropped, (scenario,), (training,),
+                                                   reason="not run on every training of the victim"))
+        narrowed = replace(spec, training=replace(spec.training, seeds=seeds), skip=(*spec.skip, *first_only))
+        return replace(self, spec=narrowed, examples={key: run for key, run in self.examples.items()
+                                                      if key[4] in narrowed.training.seeds_for(key[0], key[1])})
+
+    def attackers_on_every_training(self, task: str, victims: Sequence[str], scenarios: Sequence[str]) -> list[str]:
+        """The grid's attackers that it runs on every training of each of ``victims`` in each of ``scenarios`` (no
+        skip rule leaves one out), in its order: a comparison over them draws on every training. A grid may run
+        some attackers on a victim's first training only; the best of all of them there would compare one
+        training's run where three were trained."""
+        return [a for a in self.spec.attackers
+                if all(self.spec.skip_reason(task, v, a, s, training) is None for v in victims for s in scenarios
+                       for training in self.spec.training.seeds_for(task, v))]
 
     def victims_run(self, task: str, attacker: str, scenario: str) -> list[str]:
         """Victims whose first training has a finished run of (task, attacker, scenario), in the grid's order."""

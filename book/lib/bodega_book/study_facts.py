@@ -12,6 +12,7 @@ from bodega.experiments.spec import GridSpec
 from bodega_book.cost import Budget, attacker_ratios, left_out_cost, projection, words_per_example
 from bodega_book.findings import AGREE, CANNOT_TELL, DISAGREE, NOT_COMPARABLE, QUERY_RANGES, Finding, range_text
 from bodega_book.study import Study, finished_span, victim_trainings
+from bodega_book.verdict_robustness import Robustness, marginal_text
 from bodega.report.uncertainty import LEVEL, RESAMPLES, SEED, run_intervals
 
 
@@ -110,20 +111,25 @@ def left_out_hours(table: pd.DataFrame) -> float:
                  1)
 
 
-def robustness_facts(study: Study, marginal: dict[tuple[str, str], str], found: list[Finding],
-                     seeds: int) -> dict[str, Any]:
+def robustness_facts(study: Study, marginal: dict[tuple[str, str], str], found: list[Finding], seeds: int,
+                     checked: dict[tuple[str, str], Robustness] | None = None) -> dict[str, Any]:
     """What the robustness check varied and found: the marginal victims, the seeds, how many verdicts are fragile,
-    and how many trainings per victim the intervals hold (one: the examples only)."""
-    from bodega_book.verdict_robustness import marginal_text
-
+    how many trainings per victim the intervals hold (one: the examples only) and, from ``checked``
+    (:func:`~bodega_book.verdict_robustness.robustness`), how many verdicts drawn on every training hold on each
+    training alone."""
     table = study.results.victims
     trainings = int(table.groupby(["task", "victim"]).size().max()) if len(table) else 0
+    verdicts = {(f.claim, f.task): f.verdict for f in found}
+    on_trainings = {key: r.per_training for key, r in (checked or {}).items() if r.per_training and key in verdicts}
+    holding = sum(all(v == verdicts[key] for v in alone.values()) for key, alone in on_trainings.items())
     return {"marginal_victims": marginal_text(marginal), "n_marginal": len(marginal), "robustness_seeds": seeds,
             "n_fragile": sum(bool(f.fragile) for f in found), "trainings_per_victim": trainings,
+            "n_on_trainings": len(on_trainings), "n_hold_on_each_training": holding,
             "trainings_note": ("each victim has one training here, so every interval holds the examples only (no "
                                "training component)") if trainings <= 1 else
                               (f"up to {trainings} trainings per victim: intervals resample the trainings, then "
-                               f"the examples within each")}
+                               f"the examples within each, and each of the {len(on_trainings)} verdicts drawn on "
+                               f"every training is judged again on each training alone ({holding} hold on each)")}
 
 
 def findings_facts(found: list[Finding]) -> dict[str, Any]:

@@ -4,15 +4,16 @@ without the marginal victims.
 Why: a verdict that rests on an interval's end at 0.001, or on a victim that passes the competence rule by less
 than its own sampling error, reads as firmly as any other unless the page says so. A victim is *marginal* when the
 interval of its margin over a competence threshold (ROC AUC over 0.65, F1 over the all-non-credible F1) contains
-0. A verdict is *fragile* when it changes under any of 50 bootstrap seeds, or without the marginal victims; the
-cause is named. (Trainings: a grid with one training per victim has no training component to vary, and the page
-says so.)
+0. A verdict is *fragile* when it changes under any of 50 bootstrap seeds, or without the marginal victims, or,
+where it draws on every training of victims trained several times, on one of those trainings alone (what one
+training, as study v2 had, would have concluded); the cause is named. A grid with one training per victim has no
+training component to vary, and the page says so.
 """
 from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
 import numpy as np
@@ -89,12 +90,21 @@ class Robustness:
     seeds: Counter
     without_marginal: str
     fragile: str
+    per_training: dict[int, str] = field(default_factory=dict)  # training seed -> the verdict on it alone
 
 
 def robustness(study: Study, judge: Callable[[Study], list[Finding]], seeds: int = SEEDS,
                marginal: dict[tuple[str, str], str] | None = None) -> dict[tuple[str, str], Robustness]:
-    """{(claim, task): its robustness} under ``seeds`` bootstrap seeds and without the ``marginal`` victims."""
-    base = {(f.claim, f.task): f.verdict for f in judge(study)}
+    """{(claim, task): its robustness} under ``seeds`` bootstrap seeds, without the ``marginal`` victims and, for a
+    claim drawn on every training (:attr:`Finding.reads`), on each training alone."""
+    found = judge(study)
+    base = {(f.claim, f.task): f.verdict for f in found}
+    on_trainings = {(f.claim, f.task) for f in found if any(read.every_training for read in f.reads)}
+    per_training: dict[tuple[str, str], dict[int, str]] = {key: {} for key in on_trainings}
+    for training in study.several_trainings():
+        for f in judge(study.only_training(training)):
+            if (f.claim, f.task) in on_trainings:
+                per_training[(f.claim, f.task)][training] = f.verdict
     per_seed: dict[tuple[str, str], Counter] = {key: Counter() for key in base}
     for seed in range(seeds):
         for f in judge(replace(study, seed=study.seed + seed)):
@@ -107,7 +117,9 @@ def robustness(study: Study, judge: Callable[[Study], list[Finding]], seeds: int
         causes = [f"{v} under {n} of {seeds} bootstrap seeds" for v, n in per_seed[key].most_common() if v != verdict]
         if without[key] != verdict:
             causes.append(f"{without[key]} without the marginal victims")
-        out[key] = Robustness(per_seed[key], without[key], "; ".join(causes))
+        alone = per_training.get(key, {})
+        causes += [f"{v} on training {training} alone" for training, v in alone.items() if v != verdict]
+        out[key] = Robustness(per_seed[key], without[key], "; ".join(causes), alone)
     return out
 
 
