@@ -7,7 +7,7 @@ import pytest
 
 from bodega_book.findings import AGREE, CANNOT_TELL, DISAGREE, NOT_COMPARABLE, Figure, Finding
 from bodega_book.findings_html import (BADGE_COLOURS, badge, badge_label, findings_html, headline_html,
-                                         numbers_html)
+                                         held_across_trainings, numbers_html)
 from bodega.report.uncertainty import Interval
 
 BEST = Figure("BERT-ATTACK", Interval(0.6, 0.5, 0.7))
@@ -117,3 +117,25 @@ def test_a_fragile_verdict_is_labelled_in_the_table_and_on_the_front_page():
     assert "1 of them fragile" in front and front.count('class="fragile-badge"') == 1
     assert "<li>HN, best attacker: BERT-ATTACK (BODEGA 0.56): disagree, but cannot tell under 4 of 50" in front
     assert "Fragile verdicts" not in headline_html([firm])
+
+
+def test_the_front_page_leads_with_the_verdicts_that_hold_across_trainings():
+    from bodega_book.findings import Reads
+
+    every = (Reads("PR2", ("targeted",), every_training=True),)
+    held = finding("q2-bilstm-PR2", AGREE, task="PR2", paper="BiLSTM is the most vulnerable victim", reads=every)
+    shaky = finding("q2-bilstm-RD", AGREE, task="RD", reads=every, fragile="cannot tell on training 2 alone")
+    once = finding("q4-targeting-HN", DISAGREE, task="HN", reads=every)  # HN's victims were trained once
+    first_only = finding("q1-pr-best", AGREE, task="PR2")  # reads the first training only
+    undecided = finding("q4-targeting-PR2", CANNOT_TELL, task="PR2", reads=every)
+    waiting = finding("q2-bert-PR2", AGREE, task="PR2", reads=every, unfinished=("PR2-BERT-PWWS-T-t2",))
+    found = [held, shaky, once, first_only, undecided, waiting]
+    trainings = {"PR2": 3, "RD": 3, "HN": 1}
+    html = headline_html(found, trainings=trainings)
+    assert html.startswith("<p>Verdicts that hold across trainings (drawn on every training of the victims "
+                           "compared, PR2 3, RD 3 per victim")
+    lead = html[:html.index("</ul>")]
+    assert "PR2, BiLSTM is the most vulnerable victim: " in lead and lead.count("<li>") == 1
+    assert held_across_trainings(found, trainings) == [held]
+    assert headline_html([shaky, once], trainings=trainings).startswith("<p>No verdict that compares victims")
+    assert headline_html(found).startswith("<p>6 claims: ")  # one training per victim: no lead

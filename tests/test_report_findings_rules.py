@@ -114,6 +114,7 @@ def test_a_verdict_that_changes_under_a_seed_or_without_marginal_victims_or_on_o
                        "skip": [{"trainings": [1, 2], "attackers": ["DeepWordBug"], "reason": "first only"}]}, "g")
     study = Study(results=None, spec=spec, examples={}, published=None)
     assert study.several_trainings() == [0, 1, 2]
+    assert study.trainings_per_task() == {"PR2": 3, "HN": 1}
     assert study.only_training(1).spec.training.seeds_for("PR2", "BERT") == (1,)
     assert study.only_training(1).spec.training.seeds_for("HN", "BERT") == (0,)  # trained once: kept
     # training 0 alone is judged over the attackers run on every training, as the three together are

@@ -11,7 +11,7 @@ so rewording the evidence cannot change the layout.
 from __future__ import annotations
 
 from html import escape
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from bodega_book.findings import AGREE, CANNOT_TELL, DISAGREE, NOT_COMPARABLE, NOT_TESTABLE, Finding
 from bodega.report.results import TASK_ORDER
@@ -107,10 +107,13 @@ def verdict_counts_html(found: Sequence[Finding]) -> str:
             + "</p>")
 
 
-def headline_html(found: Sequence[Finding], headlines: Sequence[tuple[str, Sequence[str]]] = HEADLINES) -> str:
-    """The verdict counts, then one row per headline claim with a badge per task it was tested on (hover:
-    our numbers, and a *fragile* label where the verdict is), then every fragile verdict with its cause; a
-    headline none of whose findings exist is left out."""
+def headline_html(found: Sequence[Finding], headlines: Sequence[tuple[str, Sequence[str]]] = HEADLINES,
+                  trainings: Mapping[str, int] | None = None) -> str:
+    """Where a task's victims were trained several times (``trainings``: per task, the fewest trainings of a
+    victim attacked on it), first the decided verdicts that hold across trainings (:func:`held_across_trainings`);
+    then the verdict counts, one row per headline claim with a badge
+    per task it was tested on (hover: our numbers, and a *fragile* label where the verdict is), then every fragile
+    verdict with its cause; a headline none of whose findings exist is left out."""
     by_id = {f.claim: f for f in found}
     rows = []
     for claim, ids in headlines:
@@ -124,5 +127,30 @@ def headline_html(found: Sequence[Finding], headlines: Sequence[tuple[str, Seque
     fragile = [f for f in found if f.fragile]
     listed = "".join(f"<li>{escape(f.task)}, {escape(f.paper)}: {escape(f.verdict)}, but {escape(f.fragile)}</li>"
                      for f in fragile)
-    return verdict_counts_html(found) + table + (f'<p>Fragile verdicts:</p><ul class="fragile-verdicts">{listed}</ul>'
-                                                 if fragile else "")
+    return (_held_html(found, trainings or {}) + verdict_counts_html(found) + table
+            + (f'<p>Fragile verdicts:</p><ul class="fragile-verdicts">{listed}</ul>' if fragile else ""))
+
+
+def held_across_trainings(found: Sequence[Finding], trainings: Mapping[str, int]) -> list[Finding]:
+    """The decided verdicts (not cannot tell) on a task whose victims were trained several times, drawn on every
+    training of the victims they compare, with every planned cell finished, that no robustness check changed:
+    each training alone gives the same verdict."""
+    return [f for f in found if trainings.get(f.task, 1) > 1 and f.verdict != CANNOT_TELL and not f.fragile
+            and not f.unfinished and any(read.every_training for read in f.reads)]
+
+
+def _held_html(found: Sequence[Finding], trainings: Mapping[str, int]) -> str:
+    """The front page's lead where victims were trained several times: the verdicts that hold across trainings."""
+    several = {task: n for task, n in trainings.items() if n > 1}
+    if not several:
+        return ""
+    counts = ", ".join(f"{task} {n}" for task, n in several.items())
+    held = held_across_trainings(found, several)
+    if not held:
+        return ("<p>No verdict that compares victims or scenarios is yet decided on every training and the same on "
+                f"each training alone (trainings per victim: {escape(counts)}).</p>")
+    listed = "".join(f"<li>{escape(f.task)}, {escape(f.paper)}: {badge(badge_label(f), f.verdict, numbers_title(f))}"
+                     "</li>" for f in held)
+    return (f"<p>Verdicts that hold across trainings (drawn on every training of the victims compared, "
+            f"{escape(counts)} per victim, and the same on each training alone and under other bootstrap seeds):</p>"
+            f'<ul class="held-verdicts">{listed}</ul>')

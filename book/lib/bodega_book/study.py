@@ -114,6 +114,12 @@ class Study:
         return list(dict.fromkeys(training for task in spec.tasks for victim in spec.victims
                                   if len(seeds := spec.training.seeds_for(task, victim)) > 1 for training in seeds))
 
+    def trainings_per_task(self) -> dict[str, int]:
+        """{task: the fewest trainings the grid names of a victim it attacks there} (0: it attacks none)."""
+        spec = self.spec
+        return {task: min((len(spec.training.seeds_for(task, v)) for v in spec.victims if spec.attack_plan(task, v)),
+                          default=0) for task in spec.tasks}
+
     def only_training(self, training: int) -> Study:
         """The study as if each victim trained several times had only its training ``training`` (one without it
         keeps its own): what a verdict drawn on every training would have been from that training alone, with the
