@@ -103,12 +103,14 @@ def test_runs_then_skips_unchanged_and_reruns_what_changed(grid, monkeypatch):
     assert (root / "generated" / "t" / "runs" / "PR2-BiLSTM-DeepWordBug-T.ipynb").exists()
 
     learned = []
-    monkeypatch.setattr(Progress, "learn", lambda self, kind, seconds: learned.append((kind, seconds)))
+    monkeypatch.setattr(Progress, "learn",
+                        lambda self, kind, seconds, groups=(): learned.append((kind, seconds, groups[-1])))
     again = run_grid(make(), workers=2, show_progress=False)
     assert again.count("skipped") == 3 and len(_executions(root)) == 3
-    # the ETA of a resumed grid starts from the durations the done cells' markers recorded
-    assert sorted(kind for kind, _ in learned) == ["attack", "attack", "victim"]
-    assert all(seconds > 0 for _, seconds in learned)
+    # the ETA of a resumed grid starts from the durations the done cells' markers recorded, each in its groups
+    assert sorted(kind for kind, _, _ in learned) == ["attack", "attack", "victim"]
+    assert sorted(group for _, _, group in learned) == ["attack PR2-BiLSTM DeepWordBug"] * 2 + ["victim PR2-BiLSTM"]
+    assert all(seconds > 0 for _, seconds, _ in learned)
     monkeypatch.undo()
 
     # A changed attack parameter reruns the attack cells only.

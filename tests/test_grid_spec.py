@@ -9,7 +9,7 @@ from bodega.experiments import GridError, load_grid, parse_grid
 from bodega.experiments.cells import run_name
 from bodega.experiments.hashing import key_of, notebook_source_sha256, tree_sha256
 from bodega.experiments.profiles_reference import profiles_yaml
-from bodega.experiments.progress import Progress, format_seconds
+from bodega.experiments.progress import Progress, cell_groups, format_seconds
 
 PARAMETERS = Path(__file__).resolve().parents[1] / "parameters"
 BASE = {"name": "x", "profile": "cpu", "tasks": ["PR"], "victims": ["BiLSTM"], "attackers": ["bertattack"],
@@ -115,6 +115,26 @@ def test_eta_uses_executed_cells_per_kind_not_skipped_ones():
     progress.finished("attack", "done", 10.0, "c")
     assert progress.eta() == pytest.approx(9 * 10.0 / 2)
     assert format_seconds(3725) == "1h02m" and format_seconds(65) == "1m05s"
+
+
+def test_eta_estimates_each_cell_from_the_cells_most_like_it():
+    """Study v3's runner promised about 2 hours for 20 CPU-hours of decoder cells: the mean over every attack
+    cell so far was mostly BiLSTM cells of a minute."""
+    planned = [cell_groups("attack", "PR2", "BiLSTM", "PWWS")] * 2 + [
+        cell_groups("attack", "PR2", "GEMMA7B", "PWWS"), cell_groups("attack", "PR2", "GEMMA7B", "Genetic"),
+        cell_groups("attack", "HN", "GEMMA7B", "Genetic")]
+    progress = Progress({"victim": 0, "attack": 5}, workers=1, show=False, planned=planned)
+    assert progress.left == 5
+    progress.learn("attack", 1200.0, cell_groups("attack", "FC", "GEMMA7B", "Genetic"))  # an earlier run's cell
+    progress.finished("attack", "done", 60.0, "a", groups=cell_groups("attack", "PR2", "BiLSTM", "PWWS"))
+    # the BiLSTM cell from its twin; every GEMMA7B cell from the one GEMMA7B cell known
+    assert progress.eta() == pytest.approx(60.0 + 3 * 1200.0)
+    progress.finished("attack", "done", 300.0, "b", groups=cell_groups("attack", "PR2", "GEMMA7B", "PWWS"))
+    # Genetic on GEMMA7B before PWWS on PR2's GEMMA7B: the attacker first, then the task
+    assert progress.eta() == pytest.approx(60.0 + 2 * 1200.0)
+    progress.finished("attack", "blocked", 0.0, "(needs HN-GEMMA7B)",
+                      groups=cell_groups("attack", "HN", "GEMMA7B", "Genetic"))
+    assert progress.left == 2 and progress.eta() == pytest.approx(60.0 + 1200.0)
 
 
 def test_eta_of_a_resumed_grid_starts_from_earlier_durations():

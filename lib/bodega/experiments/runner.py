@@ -30,7 +30,7 @@ from bodega.experiments.cells import (ATTACK_REQUIRED, VICTIM_REQUIRED, Cell, at
 from bodega.experiments.engines import Engine, make_engine
 from bodega.experiments.execute import Outcome, is_done, live_runner, read_marker, run_cell, terminate_running
 from bodega.experiments.hashing import HashCache
-from bodega.experiments.progress import Progress, format_seconds
+from bodega.experiments.progress import Progress, cell_groups, format_seconds
 from bodega.experiments.spec import GridSpec
 from bodega.io import atomic_write_json, atomic_write_text, exclusive_lock, relative_path
 from bodega.paths import portable_text, raw_root
@@ -235,6 +235,11 @@ def _retrain_for_missing_weights(spec: GridSpec, victim: Cell, hashes: HashCache
     return recorded
 
 
+def _groups(cell: Cell) -> tuple[str, ...]:
+    """The cell's groups for the ETA (:func:`~bodega.experiments.progress.cell_groups`)."""
+    return cell_groups(cell.kind, cell.inputs["task"], cell.inputs["victim"], cell.inputs.get("attacker"))
+
+
 class GridScheduler:
     """Runs the cells of one grid on an engine, keeping every worker busy.
 
@@ -263,7 +268,7 @@ class GridScheduler:
             earlier = (_retrain_for_missing_weights(self.spec, cell, self.hashes, self.attack_params)
                        if cell.kind == "victim" and not self.train_only else None)
             if earlier is None:
-                self.progress.learn(cell.kind, (read_marker(cell.out_dir) or {}).get("seconds"))
+                self.progress.learn(cell.kind, (read_marker(cell.out_dir) or {}).get("seconds"), _groups(cell))
                 self.settle(cell, Outcome(cell.name, cell.kind, "skipped"))
                 return
             self.retrained[cell.name] = earlier
@@ -302,7 +307,8 @@ class GridScheduler:
     def settle(self, cell: Cell, outcome: Outcome) -> None:
         """Record a cell's outcome; a victim's outcome queues or blocks its attack cells."""
         self.report.outcomes.append(outcome)
-        self.progress.finished(cell.kind, outcome.status, outcome.seconds, cell.name, outcome.cpu_seconds)
+        self.progress.finished(cell.kind, outcome.status, outcome.seconds, cell.name, outcome.cpu_seconds,
+                               _groups(cell))
         self.status.record(outcome, self.progress)
         if outcome.status == "failed":
             log.error("cell failed: %s", outcome.error)
@@ -321,8 +327,10 @@ class GridScheduler:
             for attack in attack_cells(self.spec, cell, self.hashes, self.attack_params):
                 self.schedule(attack)
             return
-        for _ in self.spec.attack_plan(cell.inputs["task"], cell.inputs["victim"], cell.inputs["seed"]):
-            self.progress.finished("attack", "blocked", 0.0, f"(needs {cell.name})")
+        task, victim = cell.inputs["task"], cell.inputs["victim"]
+        for attacker, _, _ in self.spec.attack_plan(task, victim, cell.inputs["seed"]):
+            self.progress.finished("attack", "blocked", 0.0, f"(needs {cell.name})",
+                                   groups=cell_groups("attack", task, victim, attacker))
         self.report.outcomes.append(Outcome(f"{cell.name}-*", "attack", "blocked", 0.0,
                                             f"victim {cell.name} failed", outcome.log))
 
@@ -351,8 +359,12 @@ def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, 
     hashes = HashCache()
     victims = victim_cells(spec, hashes, victim_params)
     status = _Status(spec, workers, train_only)
+    planned = [_groups(victim) for victim in victims] + [
+        cell_groups("attack", victim.inputs["task"], victim.inputs["victim"], attacker) for victim in victims
+        for attacker, _, _ in ([] if train_only else
+                               spec.attack_plan(victim.inputs["task"], victim.inputs["victim"], victim.inputs["seed"]))]
     progress = Progress({"victim": len(victims), "attack": 0 if train_only else spec.n_attack_cells}, workers,
-                        show_progress)
+                        show_progress, planned)
     log.info("grid %s (%s): %d victims, %d attack cells (%d left out by its skip rules), %d workers (%s)",
              spec.name, spec.source, len(victims), spec.n_attack_cells, len(spec.skipped_cells()), workers, engine)
     runner: Engine = make_engine(engine, workers, scheduler, processes)
