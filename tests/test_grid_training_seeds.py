@@ -85,7 +85,7 @@ def test_names_carry_the_training_and_parse_back():
     assert run_name("FC", "BERT", "PWWS", "targeted") == "FC-BERT-PWWS-T"
     assert parse_cell_name("FC-BERT-PWWS-T-t1-s2")["attacker"] == "PWWS"
     assert parse_cell_name("FC-BERT-t1") == {"task": "FC", "victim": "BERT", "attacker": "(training)",
-                                             "scenario": None}
+                                             "scenario": None, "training": 1}
 
 
 def test_two_seeds_give_two_victims_and_one_seed_twice_gives_one(tmp_path):

@@ -38,10 +38,13 @@ def costs(tmp_path: Path):
     return cell_minutes(tmp_path)
 
 
-def test_cell_names_split_into_task_victim_attacker_scenario():
-    assert parse_cell_name("PR2-BERT") == {"task": "PR2", "victim": "BERT", "attacker": TRAINING, "scenario": None}
+def test_cell_names_split_into_task_victim_attacker_scenario_training():
+    assert parse_cell_name("PR2-BERT") == {"task": "PR2", "victim": "BERT", "attacker": TRAINING, "scenario": None,
+                                           "training": 0}
     assert parse_cell_name("HN-GEMMA7B-BERT-ATTACK-T") == {"task": "HN", "victim": "GEMMA7B",
-                                                           "attacker": "BERT-ATTACK", "scenario": "targeted"}
+                                                           "attacker": "BERT-ATTACK", "scenario": "targeted",
+                                                           "training": 0}
+    assert parse_cell_name("PR2-BERT-BERT-ATTACK-U-t2")["training"] == 2
     assert parse_cell_name("RD-BiLSTM-SememePSO-U-s2")["attacker"] == "SememePSO"
     with pytest.raises(BodegaError, match="PR2-BERT-Nope-T"):
         parse_cell_name("PR2-BERT-Nope-T")

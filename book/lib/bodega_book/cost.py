@@ -24,20 +24,23 @@ from bodega.experiments.spec import GridSpec
 from bodega.report.results import cell_costs
 
 TRAINING = "(training)"  # the attacker column of a victim-training cell
-COST_COLUMNS = ["kind", "name", "task", "victim", "attacker", "scenario", "seconds", "cpu_seconds",
+COST_COLUMNS = ["kind", "name", "task", "victim", "attacker", "scenario", "training", "seconds", "cpu_seconds",
                 "wall_minutes", "cpu_minutes"]
 
 
-def parse_cell_name(name: str) -> dict[str, str | None]:
+def parse_cell_name(name: str) -> dict[str, str | int | None]:
     """``PR2-BERT[-t1]`` (training) or ``PR2-BERT-BERT-ATTACK-T[-t1][-s1]`` (attack) -> task, victim, attacker,
-    scenario (a training seed's and an attack seed's suffixes are dropped), through the layout's cell names."""
+    scenario and the victim's training seed (an attack seed's suffix is dropped), through the layout's cell
+    names."""
     cell = CellName.parse(name)
     if not cell.is_attack:
-        return {"task": cell.task, "victim": cell.victim, "attacker": TRAINING, "scenario": None}
+        return {"task": cell.task, "victim": cell.victim, "attacker": TRAINING, "scenario": None,
+                "training": cell.training}
     if cell.attacker not in ATTACKERS and not cell.attacker.startswith("py_"):  # a plug-in's folder label
         raise BodegaError(f"cell name {name!r}: expected TASK-VICTIM-ATTACKER-T|U with an attacker of "
                           f"{', '.join(ATTACKERS)} or a plug-in's py_ label")
-    return {"task": cell.task, "victim": cell.victim, "attacker": cell.attacker, "scenario": cell.scenario}
+    return {"task": cell.task, "victim": cell.victim, "attacker": cell.attacker, "scenario": cell.scenario,
+            "training": cell.training}
 
 
 def cell_minutes(root: str | Path) -> pd.DataFrame:
@@ -45,7 +48,7 @@ def cell_minutes(root: str | Path) -> pd.DataFrame:
     and CPU seconds, and the same in minutes."""
     costs = cell_costs(root)
     keys = pd.DataFrame([parse_cell_name(name) for name in costs.name],
-                        columns=["task", "victim", "attacker", "scenario"], index=costs.index)
+                        columns=["task", "victim", "attacker", "scenario", "training"], index=costs.index)
     frame = pd.concat([costs, keys], axis=1)
     frame["wall_minutes"] = frame.seconds.astype(float) / 60
     frame["cpu_minutes"] = frame.cpu_seconds.astype(float) / 60
@@ -53,7 +56,7 @@ def cell_minutes(root: str | Path) -> pd.DataFrame:
 
 
 def cost_by(costs: pd.DataFrame, column: str) -> pd.DataFrame:
-    """Cells, wall and CPU minutes summed per value of ``column`` (task, victim, attacker or kind)."""
+    """Cells, wall and CPU minutes summed per value of ``column`` (task, victim, attacker, training or kind)."""
     grouped = costs.groupby(column, sort=False)
     frame = pd.DataFrame({"cells": grouped.size(), "wall_minutes": grouped.wall_minutes.sum(),
                           "cpu_minutes": grouped.cpu_minutes.sum(min_count=1)})
