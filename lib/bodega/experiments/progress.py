@@ -6,7 +6,8 @@ times the cells of that group still to run, divided by the number of workers. A 
 from its kind (victim training and attacks differ by orders of magnitude) to its task, victim and
 attacker (:func:`cell_groups`); each cell still to run takes the mean of its most specific group
 that has one, since one kind's cells differ by as much (study v3: a BiLSTM cell took one CPU-minute,
-a Genetic cell on a decoder twenty, and an ETA from the kind's mean promised 2 hours for 20).
+a Genetic cell on a decoder twenty, and the kind's mean promised its last 100 cells in under two hours
+where their own groups' cells put them at about five, on two workers).
 A resumed grid starts from the durations its markers recorded in earlier runs, so its first
 estimate is not a guess from one resumed partial cell.
 """
