@@ -21,9 +21,7 @@ class VictimKind:
     training and loading call on it) or ``"module:Class"``, imported when first needed so that
     listing kinds stays free of torch. ``pretrained``: fine-tuned from a pretrained model, not
     trained from scratch; ``in_paper``: one of BODEGA's victims; ``bf16_autocast``: trained under
-    bf16 autocast when ``--precision bf16`` is asked for (fp32 master weights); ``stands_in_for``: the
-    paper's victim whose role this kind fills, as a named deviation, on a task where that victim is
-    not competent (reports show its number beside the paper's empty cell, never in it).
+    bf16 autocast when ``--precision bf16`` is asked for (fp32 master weights).
     """
 
     name: str
@@ -31,7 +29,6 @@ class VictimKind:
     pretrained: bool = False
     in_paper: bool = False
     bf16_autocast: bool = False
-    stands_in_for: str | None = None
 
     def victim_class(self) -> type:
         """The class that implements the kind, importing its module only now."""
@@ -53,8 +50,7 @@ def register_victim_kind(kind: VictimKind, aliases: tuple[str, ...] = ()) -> Non
 # bf16 autocast: MiniLM's steps ran 1.37x faster on AMX at the same dev F1, MPNet's (the cpu BERT) 3.3x
 # and the decoders' LoRA steps faster at the same dev F1 (book/data/precision.json); the BiLSTM gains nothing.
 register_victim_kind(VictimKind("BiLSTM", "bodega.victims.bilstm:BiLSTMVictim", in_paper=True))
-register_victim_kind(VictimKind("GloVeBiLSTM", "bodega.victims.bilstm:GloveBiLSTMVictim",
-                                stands_in_for="BiLSTM"))  # GloVe-started embeddings
+register_victim_kind(VictimKind("GloVeBiLSTM", "bodega.victims.bilstm:GloveBiLSTMVictim"))  # GloVe-started embeddings
 register_victim_kind(VictimKind("MiniLM", "bodega.victims.bert:MiniLMVictim", pretrained=True,
                                 bf16_autocast=True))  # a smaller encoder than BERT's role
 register_victim_kind(VictimKind("BERT", "bodega.victims.bert:BertVictim", pretrained=True, in_paper=True,
