@@ -238,6 +238,35 @@ def test_a_killed_cell_resumes_its_own_partial_output_but_not_stale_output(grid)
     assert not (out / "checkpoint.txt").exists()  # other inputs: wiped before running
 
 
+@pytest.mark.parametrize("kernels, resumed", [("this machine's", True), ("amx-bf16 elsewhere", False)])
+def test_a_partial_attack_run_resumes_only_on_the_kernels_it_ran_on(grid, kernels, resumed):
+    """A run stopped on one kind of CPU and carried to another failed at every start: its run folder refuses
+    other kernels. Now the cell starts again there, the partial run set aside, and its CPU time still counted."""
+    from bodega.experiments.cells import attack_cells
+    from bodega.precision import resolve_precision
+
+    make, root = grid
+    spec, hashes = make(scenarios=["untargeted"]), HashCache()
+    victim = victim_cells(spec, hashes)[0]
+    assert run_cell(victim).status == "done"
+    cell = attack_cells(spec, victim, hashes)[0]
+    out = Path(cell.out_dir)
+    out.mkdir(parents=True)
+    here = resolve_precision("bf16").kernels
+    run = {"precision": "bf16", "kernels": here if resumed else "amx-bf16-elsewhere"}
+    (out / "run.json").write_text(json.dumps(run))
+    (out / "records.jsonl").write_text(json.dumps({"id": "partial"}) + "\n")
+    (out / "cell.json").write_text(json.dumps({"status": "stopped", "key": cell.key, "spent_seconds": 60.0,
+                                               "spent_cpu_seconds": 50.0}))
+    assert run_cell(cell).status == "done"
+    aside = out / ".set-aside-amx-bf16-elsewhere"
+    assert (out / "run.json").exists() is resumed and aside.exists() is not resumed
+    if not resumed:
+        assert json.loads((aside / "run.json").read_text()) == run
+        assert (aside / "records.jsonl").read_text() == json.dumps({"id": "partial"}) + "\n"
+    assert read_marker(out)["earlier_runs_cpu_seconds"] == 50.0  # its cost is counted either way
+
+
 def test_dask_engine_runs_the_grid(grid):
     make, root = grid
     report = run_grid(make(scenarios=["untargeted"]), engine="dask", workers=1, processes=False,

@@ -11,7 +11,9 @@ install reads markers without it.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
+import logging
 import os
 import shutil
 import signal
@@ -29,12 +31,14 @@ import yaml
 
 from bodega.errors import BodegaError
 from bodega.experiments.cells import Cell
-from bodega.layout import CELL_MARKER
+from bodega.layout import CELL_MARKER, RUN_CONFIG, SUMMARY
 from bodega.io import atomic_write_json, atomic_write_text, relative_path
 from bodega.threads import thread_environment
 
 if TYPE_CHECKING:
     import psutil
+
+log = logging.getLogger(__name__)
 
 LOG_NAME = ".grid.log"
 PARAMS_NAME = ".papermill-params.yaml"
@@ -229,13 +233,56 @@ def _stop_orphan(marker: dict | None) -> None:
     _stop_notebook(notebook.pid)
 
 
+def other_kernels(out: str | Path) -> tuple[str, str] | None:
+    """(recorded, this machine's) kernels where the partial attack run in ``out`` ran its bf16 arithmetic on
+    other kernels than this machine would (another kind of CPU: AMX-BF16 or AVX512-BF16 alone); None where
+    there is no partial run or the kernels agree. Such a run cannot resume here: one cell's examples would
+    mix two machines' last bits, and the run folder refuses it."""
+    from bodega.precision import resolve_precision
+
+    try:
+        recorded = json.loads((Path(out) / RUN_CONFIG).read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError):
+        return None
+    if (Path(out) / SUMMARY).exists() or not recorded.get("precision"):
+        return None
+    here = resolve_precision(recorded["precision"]).kernels
+    return None if recorded.get("kernels") == here else (recorded.get("kernels") or "unrecorded", here)
+
+
+SET_ASIDE = ".set-aside-{kernels}"
+"""Where a partial run made on other kernels goes (hidden: no commit and no tree hash takes it)."""
+
+
+def _set_aside_other_kernels(cell: Cell, out: Path) -> None:
+    """Move a partial attack run of other kernels out of the cell's way, so that the cell starts again here;
+    its files stay on this machine and the marker keeps the CPU time it spent (the finished cell counts it)."""
+    kernels = other_kernels(out)
+    if kernels is None:
+        return
+    aside = out / SET_ASIDE.format(kernels=kernels[0])
+    for n in itertools.count(2):
+        if not aside.exists():
+            break
+        aside = out / f"{SET_ASIDE.format(kernels=kernels[0])}-{n}"
+    aside.mkdir()
+    for path in out.iterdir():
+        if not path.name.startswith(".") and path.name != CELL_MARKER:
+            path.rename(aside / path.name)
+    log.warning("%s: its partial run used %s kernels and this machine runs %s, so it starts again (its files are "
+                "in %s; its marker keeps the CPU time it spent)", cell.name, kernels[0], kernels[1], aside)
+
+
 def _prepare_dir(cell: Cell) -> None:
-    """Keep partial output of the same inputs (the stage resumes it); wipe output of other inputs."""
+    """Keep partial output of the same inputs (the stage resumes it) on the same kernels; set aside a partial
+    run of other kernels; wipe output of other inputs."""
     out = Path(cell.out_dir)
     marker = read_marker(out)
     _stop_orphan(marker)
     if out.exists() and any(out.iterdir()) and (marker is None or marker.get("key") != cell.key):
         shutil.rmtree(out)
+    if cell.kind == "attack" and out.exists():
+        _set_aside_other_kernels(cell, out)
     out.mkdir(parents=True, exist_ok=True)
 
 
