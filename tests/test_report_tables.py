@@ -126,6 +126,24 @@ def test_cell_costs_read_finished_markers_only(tmp_path):
     assert list(costs.kind) == ["victim", "attack"] and costs.cpu_seconds.sum() == 8.0
 
 
+def test_cell_costs_say_which_kernels_each_cell_ran_on(tmp_path):
+    """A grid that moved from an AMX machine to one with AVX512-BF16 alone runs its cells at other speeds."""
+    from bodega.report.results import cell_costs
+
+    for kind, name, info, kernels in (("models", "PR2-BERT", "victim.json", "amx-bf16"),
+                                      ("runs", "PR2-BERT-PWWS-U", "run.json", "avx512-bf16"),
+                                      ("runs", "PR2-BiLSTM-PWWS-U", "run.json", "fp32"),
+                                      ("runs", "PR2-BiLSTM-PWWS-T", None, None)):
+        folder = tmp_path / kind / name
+        folder.mkdir(parents=True)
+        (folder / "cell.json").write_text(json.dumps({"status": "done", "name": name, "seconds": 1.0}))
+        if info:
+            (folder / info).write_text(json.dumps({"precision": "bf16", "kernels": kernels}))
+    costs = cell_costs(tmp_path).set_index("name").kernels
+    assert costs.to_dict() == {"PR2-BERT": "amx-bf16", "PR2-BERT-PWWS-U": "avx512-bf16",
+                               "PR2-BiLSTM-PWWS-U": "fp32", "PR2-BiLSTM-PWWS-T": "not recorded"}
+
+
 def test_manual_sample_ranks_by_stored_scores_else_character_similarity(tmp_path):
     from bodega_book.manual import manual_sample
 

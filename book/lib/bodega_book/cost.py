@@ -21,11 +21,11 @@ from bodega.layout import CellName
 from bodega.errors import BodegaError
 from bodega.experiments.cells import compact_names, run_name
 from bodega.experiments.spec import GridSpec
-from bodega.report.results import cell_costs
+from bodega.report.results import NOT_RECORDED, cell_costs
 
 TRAINING = "(training)"  # the attacker column of a victim-training cell
-COST_COLUMNS = ["kind", "name", "task", "victim", "attacker", "scenario", "training", "seconds", "cpu_seconds",
-                "wall_minutes", "cpu_minutes"]
+COST_COLUMNS = ["kind", "name", "task", "victim", "attacker", "scenario", "training", "kernels", "seconds",
+                "cpu_seconds", "wall_minutes", "cpu_minutes"]
 
 
 def parse_cell_name(name: str) -> dict[str, str | int | None]:
@@ -56,7 +56,8 @@ def cell_minutes(root: str | Path) -> pd.DataFrame:
 
 
 def cost_by(costs: pd.DataFrame, column: str) -> pd.DataFrame:
-    """Cells, wall and CPU minutes summed per value of ``column`` (task, victim, attacker, training or kind)."""
+    """Cells, wall and CPU minutes summed per value of ``column`` (task, victim, attacker, training, kernels or
+    kind)."""
     grouped = costs.groupby(column, sort=False)
     frame = pd.DataFrame({"cells": grouped.size(), "wall_minutes": grouped.wall_minutes.sum(),
                           "cpu_minutes": grouped.cpu_minutes.sum(min_count=1)})
@@ -118,7 +119,7 @@ def ledger(results: str | Path) -> pd.DataFrame:
     for run in pd.concat([outside_markers(results), unfinished_runs(results)]).itertuples(index=False):
         keys = parse_cell_name(run.cell)
         rows.append({"kind": "victim" if keys["attacker"] == TRAINING else "attack", "name": run.cell, **keys,
-                     "seconds": run.wall_seconds, "cpu_seconds": run.cpu_seconds,
+                     "kernels": NOT_RECORDED, "seconds": run.wall_seconds, "cpu_seconds": run.cpu_seconds,
                      "wall_minutes": run.wall_seconds / 60, "cpu_minutes": run.cpu_seconds / 60,
                      "current": False, "source": run.source})
     earlier = pd.DataFrame(rows, columns=LEDGER_COLUMNS)

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from bodega.layout import CellName, cell_markers, run_folders, victim_folders, METRICS, MODELS, RECORDS, RUNS
+from bodega.layout import (CellName, cell_markers, run_folders, victim_folders, METRICS, MODELS, RECORDS, RUN_CONFIG,
+                           RUNS, VICTIM_INFO)
 from bodega.errors import BodegaError, MissingFileError
 from bodega.io import read_jsonl
 from bodega.tasks import TASKS
@@ -122,15 +123,28 @@ def _ordered(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def cell_costs(root: str | Path) -> pd.DataFrame:
-    """Wall and CPU seconds of every finished grid cell, from the ``cell.json`` markers the runner wrote."""
+    """Wall and CPU seconds of every finished grid cell, from the ``cell.json`` markers the runner wrote, and the
+    kernels its victim's arithmetic ran on (:func:`cell_kernels`): a grid that moves between kinds of CPU runs
+    its cells on several, at different speeds."""
     rows = []
     for marker in cell_markers(root):
         info = _load_json(marker)
         if info.get("status") == "done":
-            rows.append({"kind": "victim" if marker.parent.parent.name == MODELS else "attack",
-                         "name": info.get("name", marker.parent.name), "seconds": info.get("seconds"),
-                         "cpu_seconds": info.get("cpu_seconds")})
-    return pd.DataFrame(rows, columns=["kind", "name", "seconds", "cpu_seconds"])
+            kind = "victim" if marker.parent.parent.name == MODELS else "attack"
+            rows.append({"kind": kind, "name": info.get("name", marker.parent.name), "seconds": info.get("seconds"),
+                         "cpu_seconds": info.get("cpu_seconds"), "kernels": cell_kernels(marker.parent, kind)})
+    return pd.DataFrame(rows, columns=["kind", "name", "seconds", "cpu_seconds", "kernels"])
+
+
+NOT_RECORDED = "not recorded"
+
+
+def cell_kernels(folder: Path, kind: str) -> str:
+    """What a finished cell's victim.json (a training) or run.json (an attack) records its victim's arithmetic ran
+    on: ``fp32``, or bf16 on ``amx-bf16``, ``avx512-bf16``, ... (:mod:`bodega.precision`)."""
+    path = folder / (VICTIM_INFO if kind == "victim" else RUN_CONFIG)
+    info = _load_json(path) if path.is_file() else {}
+    return str(info.get("kernels") or NOT_RECORDED)
 
 
 def load_results(root: str | Path) -> Results:
