@@ -107,18 +107,23 @@ class Study:
         order."""
         return [a for a in self.spec.attackers if self.run(task, victim, a, scenario) is not None]
 
+    def training_seeds(self) -> dict[tuple[str, str], list[int]]:
+        """{(task, victim): the training seeds the grid names}, in the grid's order of tasks and victims."""
+        spec = self.spec
+        return {(task, victim): list(spec.training.seeds_for(task, victim))
+                for task in spec.tasks for victim in spec.victims}
+
     def several_trainings(self) -> list[int]:
         """The training seeds of the victims the grid trains more than once, in the grid's order (none: every
         victim is trained once)."""
-        spec = self.spec
-        return list(dict.fromkeys(training for task in spec.tasks for victim in spec.victims
-                                  if len(seeds := spec.training.seeds_for(task, victim)) > 1 for training in seeds))
+        return list(dict.fromkeys(seed for seeds in self.training_seeds().values() if len(seeds) > 1
+                                  for seed in seeds))
 
     def trainings_per_task(self) -> dict[str, int]:
         """{task: the fewest trainings the grid names of a victim it attacks there} (0: it attacks none)."""
-        spec = self.spec
-        return {task: min((len(spec.training.seeds_for(task, v)) for v in spec.victims if spec.attack_plan(task, v)),
-                          default=0) for task in spec.tasks}
+        planned = [(task, len(seeds)) for (task, victim), seeds in self.training_seeds().items()
+                   if self.spec.attack_plan(task, victim)]
+        return {task: min((n for t, n in planned if t == task), default=0) for task in self.spec.tasks}
 
     def only_training(self, training: int) -> Study:
         """The study as if each victim trained several times had only its training ``training`` (one without it
@@ -126,16 +131,14 @@ class Study:
         same attackers (those run on every training: the others are left out of ``training`` too)."""
         spec = self.spec
         seeds, first_only = {}, []
-        for task in spec.tasks:
-            for victim in spec.victims:
-                own = spec.training.seeds_for(task, victim)
-                several = len(own) > 1 and training in own
-                seeds[f"{task}-{victim}"] = [training] if several else list(own)
-                for scenario in spec.scenarios if several else ():
-                    kept = self.attackers_on_every_training(task, (victim,), (scenario,))
-                    if dropped := tuple(a for a in spec.attackers if a not in kept):
-                        first_only.append(CellRule((task,), (victim,), dropped, (scenario,), (training,),
-                                                   reason="not run on every training of the victim"))
+        for (task, victim), own in self.training_seeds().items():
+            several = len(own) > 1 and training in own
+            seeds[f"{task}-{victim}"] = [training] if several else own
+            for scenario in spec.scenarios if several else ():
+                kept = self.attackers_on_every_training(task, (victim,), (scenario,))
+                if dropped := tuple(a for a in spec.attackers if a not in kept):
+                    first_only.append(CellRule((task,), (victim,), dropped, (scenario,), (training,),
+                                               reason="not run on every training of the victim"))
         narrowed = replace(spec, training=replace(spec.training, seeds=seeds), skip=(*spec.skip, *first_only))
         return replace(self, spec=narrowed, examples={key: run for key, run in self.examples.items()
                                                       if key[4] in narrowed.training.seeds_for(key[0], key[1])})

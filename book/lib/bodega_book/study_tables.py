@@ -8,9 +8,10 @@ first training; where a victim has several finished trainings, the cell adds the
 """
 from __future__ import annotations
 
-import pandas as pd
-
+from dataclasses import dataclass
 from typing import Sequence
+
+import pandas as pd
 
 from bodega.experiments.spec import CellRule, GridSpec
 from bodega_book.findings import comparable, grouped, groups, verdict_bound, verdict_value
@@ -322,30 +323,48 @@ def _why_not(study: Study, task: str, victim: str, attacker: str, scenario: str)
     return "finished without an eligible example" if status == "finished" else status
 
 
+@dataclass(frozen=True)
+class Coverage:
+    """How many of one paper table's cells have a number here (``per_task``, ``numbered``), and how many with the
+    cells a stand-in fills (``filled``), of ``cells``."""
+
+    table: str
+    cells: int
+    numbered: int
+    filled: int
+    per_task: dict[str, tuple[int, int]]  # task -> (cells with a number, cells)
+
+
+def coverage_of(coverage: pd.DataFrame) -> list[Coverage]:
+    """One :class:`Coverage` per paper table of ``coverage_table``'s rows, in their order."""
+    has = coverage["BODEGA here"] != ""
+    filled = has | (coverage["stand-in"] != "")
+    found = []
+    for table in dict.fromkeys(coverage.index.get_level_values("table")):
+        cells = has.xs(table, level="table")
+        found.append(Coverage(table, len(cells), int(cells.sum()), int(filled.xs(table, level="table").sum()),
+                              {task: (int(n.sum()), len(n)) for task, n in cells.groupby(level="task", sort=False)}))
+    return found
+
+
 def coverage_counts(coverage: pd.DataFrame) -> pd.DataFrame:
     """Per paper table: ``N of M`` cells with a number here, per task and over all, and over all counting the
     cells a stand-in fills (``coverage_table``'s rows)."""
-    has = coverage["BODEGA here"] != ""
-    filled = has | (coverage["stand-in"] != "")
-    rows = {}
-    for table in dict.fromkeys(coverage.index.get_level_values("table")):
-        cells = has.xs(table, level="table")
-        per_task = cells.groupby(level="task", sort=False)
-        rows[table] = {**{task: f"{int(n.sum())} of {len(n)}" for task, n in per_task},
-                       "all": f"{int(cells.sum())} of {len(cells)}",
-                       STAND_INS: f"{int(filled.xs(table, level='table').sum())} of {len(cells)}"}
+    rows = {c.table: {**{task: f"{n} of {m}" for task, (n, m) in c.per_task.items()},
+                      "all": f"{c.numbered} of {c.cells}", STAND_INS: f"{c.filled} of {c.cells}"}
+            for c in coverage_of(coverage)}
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("table")
 
 
-def coverage_text(counts: pd.DataFrame) -> str:
+def coverage_text(coverage: pd.DataFrame) -> str:
     """``Table 4: 86 of 128 cells have a number (93 with the stand-ins ...)``; the stand-ins only where they fill
     a cell."""
-    def text(table: str, row: pd.Series) -> str:
-        extra = (f" ({row[STAND_INS].split(' of ')[0]} with the stand-ins for a paper's victim that is not "
-                 "competent)") if row[STAND_INS] != row["all"] else ""
-        return f"{table}: {row['all']} cells have a number{extra}"
+    def text(c: Coverage) -> str:
+        extra = (f" ({c.filled} with the stand-ins for a paper's victim that is not competent)"
+                 if c.filled != c.numbered else "")
+        return f"{c.table}: {c.numbered} of {c.cells} cells have a number{extra}"
 
-    return "; ".join(text(table, row) for table, row in counts.iterrows())
+    return "; ".join(text(c) for c in coverage_of(coverage))
 
 
 def coverage_reasons(coverage: pd.DataFrame) -> pd.DataFrame:
