@@ -46,6 +46,23 @@ def test_an_unversioned_run_config_is_the_fp32_run_it_was(tmp_path):
     assert json.loads((tmp_path / "run.json").read_text())["schema_version"] == 1 and read_run_config(tmp_path) == now
 
 
+def test_a_run_resumes_only_on_the_bf16_kernels_it_ran_on(tmp_path):
+    """A bf16 run stopped on a CPU with AMX and resumed on one with AVX512-BF16 alone would mix two machines'
+    last bits in one cell: `bodega attack` refuses it (the grid starts such a cell again)."""
+    from bodega.attacks.run_folder import RunFolder
+    from bodega.errors import BodegaError
+
+    config = RunConfig(task="PR2", victim="../../models/PR2-BERT", victim_weights="abc", victim_task="PR2",
+                       attacker="PWWS", scenario="untargeted", profile="cpu", n_examples=5, budget=None, seed=0,
+                       backend="native", attacker_options={}, precision="bf16", kernels="amx-bf16")
+    run = RunFolder(tmp_path)
+    assert run.resume(config) == []
+    run.begin(config)
+    assert RunFolder(tmp_path).resume(config) == []  # the same kernels resume
+    with pytest.raises(BodegaError, match=r"different settings \(kernels\)"):
+        RunFolder(tmp_path).resume(replace(config, kernels="avx512-bf16"))
+
+
 def test_a_fingerprint_written_before_a_setting_existed_has_its_default():
     current = TrainingFingerprint(task="PR2", kind="BERT", profile="cpu", epochs=2, seed=0, max_train=0,
                                   train_sha256="s", base_model=None, select="dev", batch_size=16, quantize=None,
