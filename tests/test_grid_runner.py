@@ -267,6 +267,30 @@ def test_a_partial_attack_run_resumes_only_on_the_kernels_it_ran_on(grid, kernel
     assert read_marker(out)["earlier_runs_cpu_seconds"] == 50.0  # its cost is counted either way
 
 
+def test_a_run_set_aside_on_one_kind_of_cpu_resumes_when_the_checkout_is_back_on_it(grid):
+    """A checkout that went from an AMX machine to one without and back: the partial run this kind of CPU made
+    comes back into the cell and resumes; the other kind's run is set aside in its turn."""
+    from bodega.experiments.cells import attack_cells
+    from bodega.precision import resolve_precision
+
+    make, root = grid
+    spec, hashes = make(scenarios=["untargeted"]), HashCache()
+    victim = victim_cells(spec, hashes)[0]
+    assert run_cell(victim).status == "done"
+    cell = attack_cells(spec, victim, hashes)[0]
+    out = Path(cell.out_dir)
+    here = {"precision": "bf16", "kernels": resolve_precision("bf16").kernels}
+    other = {"precision": "bf16", "kernels": "other-bf16"}
+    (out / f".set-aside-{here['kernels']}").mkdir(parents=True)
+    (out / f".set-aside-{here['kernels']}" / "run.json").write_text(json.dumps(here))
+    (out / "run.json").write_text(json.dumps(other))
+    (out / "cell.json").write_text(json.dumps({"status": "stopped", "key": cell.key, "spent_cpu_seconds": 9.0}))
+    assert run_cell(cell).status == "done"
+    assert json.loads((out / "run.json").read_text()) == here  # resumed here
+    assert not (out / f".set-aside-{here['kernels']}").exists()
+    assert json.loads((out / ".set-aside-other-bf16" / "run.json").read_text()) == other
+
+
 def test_dask_engine_runs_the_grid(grid):
     make, root = grid
     report = run_grid(make(scenarios=["untargeted"]), engine="dask", workers=1, processes=False,

@@ -133,7 +133,7 @@ def _pending(cell: Cell) -> tuple[str, str]:
     """An unfinished cell's state and what its marker says: ``running`` (another grid runner on this machine runs
     it) with its start and CPU time so far, else ``todo`` with the CPU time a stopped or failed run of these inputs
     spent (which the run that finishes the cell counts)."""
-    from bodega.experiments.execute import live_runner, other_kernels, read_marker
+    from bodega.experiments.execute import live_runner, other_kernels, own_set_aside, read_marker
 
     marker = read_marker(cell.out_dir) or {}
     spent = f"{float(marker.get('spent_cpu_seconds') or 0.0) / 60:.1f} CPU-minutes"
@@ -143,6 +143,8 @@ def _pending(cell: Cell) -> tuple[str, str]:
         kernels = other_kernels(cell.out_dir) if cell.kind == "attack" else None
         again = f"starts again: its partial run used {kernels[0]} kernels, this machine {kernels[1]}" if kernels \
             else "runs again"
+        if cell.kind == "attack" and own_set_aside(cell.out_dir) is not None:
+            again = "resumes the partial run of this machine's kernels that an earlier start set aside"
         return "todo", f"  ({marker['status']} after {spent}; {again})"
     return "todo", ""
 

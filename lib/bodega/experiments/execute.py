@@ -254,23 +254,44 @@ SET_ASIDE = ".set-aside-{kernels}"
 """Where a partial run made on other kernels goes (hidden: no commit and no tree hash takes it)."""
 
 
-def _set_aside_other_kernels(cell: Cell, out: Path) -> None:
-    """Move a partial attack run of other kernels out of the cell's way, so that the cell starts again here;
-    its files stay on this machine and the marker keeps the CPU time it spent (the finished cell counts it)."""
-    kernels = other_kernels(out)
-    if kernels is None:
-        return
-    aside = out / SET_ASIDE.format(kernels=kernels[0])
-    for n in itertools.count(2):
-        if not aside.exists():
-            break
-        aside = out / f"{SET_ASIDE.format(kernels=kernels[0])}-{n}"
-    aside.mkdir()
-    for path in out.iterdir():
+def _move_run(source: Path, target: Path) -> None:
+    """Move a partial run's files (not the marker, nor hidden ones) from ``source`` into ``target``."""
+    target.mkdir(exist_ok=True)
+    for path in source.iterdir():
         if not path.name.startswith(".") and path.name != CELL_MARKER:
-            path.rename(aside / path.name)
-    log.warning("%s: its partial run used %s kernels and this machine runs %s, so it starts again (its files are "
-                "in %s; its marker keeps the CPU time it spent)", cell.name, kernels[0], kernels[1], aside)
+            path.rename(target / path.name)
+
+
+def _set_aside_other_kernels(cell: Cell, out: Path) -> None:
+    """Move a partial attack run of other kernels out of the cell's way, and bring back one this machine's kernels
+    made that an earlier start set aside (a checkout that went from one kind of CPU to the other and back), so
+    that the cell resumes what this kind of CPU ran, else starts again. The files stay on this machine, and the
+    marker keeps the CPU time of every run (the finished cell counts it)."""
+    kernels = other_kernels(out)
+    if kernels is not None:
+        aside = out / SET_ASIDE.format(kernels=kernels[0])
+        for n in itertools.count(2):
+            if not aside.exists():
+                break
+            aside = out / f"{SET_ASIDE.format(kernels=kernels[0])}-{n}"
+        _move_run(out, aside)
+        log.warning("%s: its partial run used %s kernels and this machine runs %s, so it starts again (its files "
+                    "are in %s; its marker keeps the CPU time it spent)", cell.name, kernels[0], kernels[1], aside)
+    aside = None if (out / RUN_CONFIG).exists() else own_set_aside(out)
+    if aside is not None:
+        _move_run(aside, out)
+        with contextlib.suppress(OSError):  # emptied of the run; anything hidden in it stays
+            aside.rmdir()
+        log.warning("%s: resumes the partial run this machine's kernels made, which an earlier start on another "
+                    "kind of CPU set aside in %s", cell.name, aside)
+
+
+def own_set_aside(out: str | Path) -> Path | None:
+    """The folder in ``out`` holding a partial run set aside earlier that this machine's kernels made (None: none)."""
+    for aside in sorted(Path(out).glob(SET_ASIDE.format(kernels="*"))):
+        if (aside / RUN_CONFIG).exists() and other_kernels(aside) is None:
+            return aside
+    return None
 
 
 def _prepare_dir(cell: Cell) -> None:
