@@ -238,19 +238,24 @@ def test_a_killed_cell_resumes_its_own_partial_output_but_not_stale_output(grid)
     assert not (out / "checkpoint.txt").exists()  # other inputs: wiped before running
 
 
-@pytest.mark.parametrize("kernels, resumed", [("this machine's", True), ("amx-bf16 elsewhere", False)])
-def test_a_partial_attack_run_resumes_only_on_the_kernels_it_ran_on(grid, kernels, resumed):
-    """A run stopped on one kind of CPU and carried to another failed at every start: its run folder refuses
-    other kernels. Now the cell starts again there, the partial run set aside, and its CPU time still counted."""
+def _attack_cell_of_a_trained_victim(make):
+    """The first attack cell of the fixture grid's one victim, trained, and its output folder."""
     from bodega.experiments.cells import attack_cells
-    from bodega.precision import resolve_precision
 
-    make, root = grid
     spec, hashes = make(scenarios=["untargeted"]), HashCache()
     victim = victim_cells(spec, hashes)[0]
     assert run_cell(victim).status == "done"
     cell = attack_cells(spec, victim, hashes)[0]
-    out = Path(cell.out_dir)
+    return cell, Path(cell.out_dir)
+
+
+@pytest.mark.parametrize("resumed", [True, False], ids=["this machine's kernels", "amx-bf16 elsewhere"])
+def test_a_partial_attack_run_resumes_only_on_the_kernels_it_ran_on(grid, resumed):
+    """A run stopped on one kind of CPU and carried to another failed at every start: its run folder refuses
+    other kernels. Now the cell starts again there, the partial run set aside, and its CPU time still counted."""
+    from bodega.precision import resolve_precision
+
+    cell, out = _attack_cell_of_a_trained_victim(grid[0])
     out.mkdir(parents=True)
     here = resolve_precision("bf16").kernels
     run = {"precision": "bf16", "kernels": here if resumed else "amx-bf16-elsewhere"}
@@ -270,15 +275,9 @@ def test_a_partial_attack_run_resumes_only_on_the_kernels_it_ran_on(grid, kernel
 def test_a_run_set_aside_on_one_kind_of_cpu_resumes_when_the_checkout_is_back_on_it(grid):
     """A checkout that went from an AMX machine to one without and back: the partial run this kind of CPU made
     comes back into the cell and resumes; the other kind's run is set aside in its turn."""
-    from bodega.experiments.cells import attack_cells
     from bodega.precision import resolve_precision
 
-    make, root = grid
-    spec, hashes = make(scenarios=["untargeted"]), HashCache()
-    victim = victim_cells(spec, hashes)[0]
-    assert run_cell(victim).status == "done"
-    cell = attack_cells(spec, victim, hashes)[0]
-    out = Path(cell.out_dir)
+    cell, out = _attack_cell_of_a_trained_victim(grid[0])
     here = {"precision": "bf16", "kernels": resolve_precision("bf16").kernels}
     other = {"precision": "bf16", "kernels": "other-bf16"}
     (out / f".set-aside-{here['kernels']}").mkdir(parents=True)
