@@ -381,3 +381,17 @@ def test_the_ledger_counts_what_stopped_and_failed_runs_spent_until_the_cell_fin
     (stopped / "cell.json").write_text(json.dumps({"status": "done", "name": "FC-GEMMA2B", "seconds": 1500.0,
                                                    "cpu_seconds": 1200.0, "earlier_runs_cpu_seconds": 720.0}))
     assert budget(ledger(tmp_path), 1.0).bound_hours == pytest.approx((600 + 1200) / 3600)  # counted once
+
+
+def test_the_ledger_keeps_a_resumed_cells_spent_time_while_it_runs(tmp_path):
+    """A stopped cell that resumes turns its marker to running, with the CPU time spent so far: the total must not
+    fall by what its stopped runs spent until the cell finishes."""
+    resumed = tmp_path / "runs" / "FC-GEMMA7B-SememePSO-U"
+    resumed.mkdir(parents=True)
+    marker = {"name": resumed.name, "spent_seconds": 1000.0, "spent_cpu_seconds": 900.0}
+    (resumed / "cell.json").write_text(json.dumps({"status": "stopped", "stopped": "t1", **marker}))
+    stopped_total = budget(ledger(tmp_path), 1.0).bound_hours
+    (resumed / "cell.json").write_text(json.dumps({"status": "running", "started": "t2", **marker,
+                                                   "spent_cpu_seconds": 960.0}))  # its heartbeat: 60 s more
+    assert stopped_total == pytest.approx(900 / 3600)
+    assert budget(ledger(tmp_path), 1.0).bound_hours == pytest.approx(960 / 3600)

@@ -87,20 +87,24 @@ def outside_markers(results: str | Path) -> pd.DataFrame:
     return frame.astype({"wall_seconds": float, "cpu_seconds": float})
 
 
-UNFINISHED_SOURCE = "spent by runs that stopped or failed (its marker; the run that finishes the cell counts them)"
+UNFINISHED_SOURCE = ("spent by runs that stopped, failed or are running (its marker; the run that finishes the cell "
+                     "counts them)")
+UNFINISHED_STATUSES = ("stopped", "failed", "running")
 
 
 def unfinished_runs(results: str | Path) -> pd.DataFrame:
-    """The cells whose marker says ``stopped`` or ``failed``, with the wall and CPU seconds their runs spent
-    (``spent_seconds``, ``spent_cpu_seconds``) in :data:`OUTSIDE_COLUMNS`: work no finished marker holds yet, which
-    the run that finishes the cell adds to its own (and which a clone carries when the marker is committed)."""
+    """The cells whose marker says ``stopped``, ``failed`` or ``running``, with the wall and CPU seconds their runs
+    spent (``spent_seconds``, ``spent_cpu_seconds``; a running marker's heartbeat adds its own run's so far) in
+    :data:`OUTSIDE_COLUMNS`: work no finished marker holds yet, which the run that finishes the cell adds to its
+    own (and which a clone carries when the marker is committed). Counting the running ones keeps the total from
+    falling when a stopped cell resumes."""
     from bodega.experiments.execute import read_marker
     from bodega.layout import cell_markers
 
     rows = []
     for path in cell_markers(results):
         marker = read_marker(path.parent) or {}
-        if marker.get("status") in ("stopped", "failed") and (marker.get("spent_seconds") or
+        if marker.get("status") in UNFINISHED_STATUSES and (marker.get("spent_seconds") or
                                                                marker.get("spent_cpu_seconds")):
             rows.append({"cell": marker.get("name", path.parent.name),
                          "stopped": marker.get("stopped") or marker.get("finished"),
