@@ -28,14 +28,11 @@ grid_status=0
   -p grid_file "parameters/grid_$GRID.yaml" -p results_dir "results/$GRID" -p data_dir data
 .venv/bin/papermill notebooks/appendix.ipynb book/generated/appendix.ipynb --cwd . --no-progress-bar \
   -p results_dir "results/$GRID"
-# The cpu study's pages read study v2's committed results (results/study), whichever grid ran above; study v1
-# (results/cpu) is read only where the study plan page compares the two.
+# The cpu study's pages read study v3's committed results (results/study-v3), whichever grid ran above; study v2
+# (results/study) and study v1 (results/cpu) are read only where the plan pages compare them with it. While the
+# grid runs (over several sessions) the page says how much has finished, and a verdict that waits for a planned
+# cell reads "cannot tell" until it has.
 .venv/bin/papermill notebooks/study.ipynb book/generated/study.ipynb --cwd . --no-progress-bar \
-  -p results_root results/study -p grid parameters/grid_study.yaml \
-  -p pilot book/data/study_pilot_v2.json -p data_root data
-# Study v3 (results/study-v3, running over several sessions) on the same notebook: the page says how much of
-# the grid has finished, and a verdict that waits for a planned cell reads "cannot tell" until it has.
-.venv/bin/papermill notebooks/study.ipynb book/generated/study_v3.ipynb --cwd . --no-progress-bar \
   -p results_root results/study-v3 -p grid parameters/grid_study_v3.yaml \
   -p pilot book/data/study_pilot_v3.json -p data_root data
 .venv/bin/jupyter-book build book/ -W -n --keep-going
