@@ -20,9 +20,10 @@ estimates every cell again from the measurements ``--out`` holds, timing nothing
 
 Every training of a victim (``training.seeds``) is its own victim cell with its own attack cells and rules.
 ``--calibrate-from RESULTS=PILOT`` scales each attacker's (and each victim kind's training) estimates by what a
-finished grid's cells of that family measured against the pilot that planned them; ``--training-from RESULTS``
-estimates each training from that grid's measured training of the same task and victim (CPU per epoch). Both go
-to ``--out`` and a later ``--replan`` keeps them.
+finished grid's cells of that family measured against the pilot that planned them; ``--calibrate-task
+TASK=RESULTS`` prices one task's attack cells by what that task's own attacked examples measured (queries and
+CPU per query, per victim kind) instead; ``--training-from RESULTS`` estimates each training from that grid's
+measured training of the same task and victim (CPU per epoch). All go to ``--out`` and a later ``--replan`` keeps them.
 
     python benchmarks/study_pilot.py --grid parameters/grid_cpu.yaml --k 3 \\
         --victim PR2=results/demo/models/PR2-BERT --victim FC=results/demo/models/FC-BERT \\
@@ -176,6 +177,44 @@ def calibration(results: Path, planned: Path) -> dict[str, dict]:
             for group, (measured, estimated, n) in sorted(sums.items())}
 
 
+def task_calibration(task: str, results: Path, pilot: dict, per_text: dict, kernels: str) -> dict[str, dict]:
+    """What ``task``'s attacked examples in a grid's results (finished and stopped cells' records alike) measured
+    on ``kernels``, per victim kind and pooled over the bf16 victims (``task:TASK``, for a kind with none):
+    ``forwards``, the queries an example took over the attack pilot's forwards for its attacker and scenario, and
+    ``per_query``, the CPU an example spent per query (the attacker's own work included) over the pilot's CPU per
+    text of its victim. :func:`estimate` prices that task's cells with them instead of their attacker's factor.
+
+    An attacker's factor comes from every task at once, i.e. from the short texts most cells attack; on a task
+    whose texts are far longer (HN's 512-token articles), a query costs more than any short-text cell shows, and
+    a victim stronger than the pilot's takes more queries, up to the query budget. A bf16 query costs 1.6-2.3x
+    more without AMX, so only examples run on ``kernels`` (the machine that will run the cells) count; fp32
+    victims (the BiLSTMs) compute alike everywhere, and count for their own kind only.
+    """
+    from bodega.layout import RECORDS, RUN_CONFIG, CellName
+
+    sums: dict[str, list[float]] = {}  # group -> [cpu, queries, queries x per-text cost, pilot forwards, examples]
+    for path in sorted(Path(results, "runs").glob(f"{task}-*/{RECORDS}")):
+        name = CellName.parse(path.parent.name)
+        measured = (pilot.get(task) or {}).get(f"{name.attacker}/{name.scenario}")
+        ran_on = json.loads((path.parent / RUN_CONFIG).read_text(encoding="utf-8")).get("kernels")
+        if (not name.is_attack or measured is None or name.victim not in per_text.get(task, {})
+                or ran_on not in (kernels, "fp32")):
+            continue
+        records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+        for group in (f"{task}:{name.victim}", f"task:{task}") if ran_on == kernels else (f"{task}:{name.victim}",):
+            total = sums.setdefault(group, [0.0] * 5)
+            for record in records:
+                total[0] += record["cpu_seconds"]
+                total[1] += record["queries"]
+                total[2] += record["queries"] * per_text[task][name.victim]
+                total[3] += measured["forwards"]
+                total[4] += 1
+    return {group: {"per_query": round(cpu / priced, 3), "forwards": round(queries / forwards, 3), "examples": int(n),
+                    "kernels": kernels, "measured_cpu_hours": round(cpu / 3600, 3),
+                    "from": f"{results}/runs/{task}-*/{RECORDS}"}
+            for group, (cpu, queries, priced, forwards, n) in sorted(sums.items()) if priced and forwards}
+
+
 def cell_costs_of(results: Path):
     """The finished cells' markers of a results tree (a seam for tests)."""
     from bodega.report.results import cell_costs
@@ -184,7 +223,8 @@ def cell_costs_of(results: Path):
 
 
 def calibrated(cells: dict[str, dict], factors: dict[str, dict]) -> dict[str, dict]:
-    """``cells`` with each estimate scaled by its family's factor (the raw one kept as ``pilot_cpu_seconds``)."""
+    """``cells`` with each estimate scaled by its family's factor (the raw one kept as ``pilot_cpu_seconds``); a
+    cell priced by its task's own examples (``priced_by``, :func:`task_calibration`) keeps that price."""
     from bodega.layout import CellName
 
     out = {}
@@ -192,7 +232,7 @@ def calibrated(cells: dict[str, dict], factors: dict[str, dict]) -> dict[str, di
         parsed = CellName.parse(name)
         group = factors.get(parsed.attacker if parsed.is_attack else f"training:{parsed.victim}")
         if (group is None or cell["estimate_cpu_seconds"] is None or cell.get("measured")
-                or cell.get("training_from")):
+                or cell.get("training_from") or cell.get("priced_by")):
             out[name] = cell
             continue
         out[name] = {**cell, "pilot_cpu_seconds": cell["estimate_cpu_seconds"],
@@ -202,8 +242,11 @@ def calibrated(cells: dict[str, dict], factors: dict[str, dict]) -> dict[str, di
 
 
 def estimate(spec, per_text: dict, pilots: dict, overhead: float, data_root: Path,
-             models: Path | None = None, training_from: Path | None = None) -> dict[str, dict]:
-    """Estimated CPU seconds of every cell of ``spec`` (training and attacks), with the model's terms."""
+             models: Path | None = None, training_from: Path | None = None,
+             task_factors: dict[str, dict] | None = None) -> dict[str, dict]:
+    """Estimated CPU seconds of every cell of ``spec`` (training and attacks), with the model's terms; an attack
+    cell of a task in ``task_factors`` (:func:`task_calibration`) at its victim kind's (else its task's) measured
+    forwards per pilot forward, capped at the query budget, and CPU per query."""
     from bodega.data import read_tsv
     from bodega.layout import CellName, run_name
     from bodega.profiles import get_profile
@@ -244,6 +287,12 @@ def estimate(spec, per_text: dict, pilots: dict, overhead: float, data_root: Pat
                         if measured is None:
                             entry["estimate_cpu_seconds"] = None
                             entry["why_no_estimate"] = "no pilot for this task and attacker"
+                        elif (priced := next((k for k in (f"{task}:{victim}", f"task:{task}")
+                                              if k in (task_factors or {})), None)) is not None:
+                            factor = task_factors[priced]
+                            forwards = min(measured["forwards"] * factor["forwards"], spec.query_budget or math.inf)
+                            price = overhead + n * forwards * c * factor["per_query"]
+                            entry.update(estimate_cpu_seconds=round(price, 1), priced_by=priced)
                         else:
                             forwards = min(measured["forwards"], spec.query_budget or math.inf)
                             entry["estimate_cpu_seconds"] = round(
@@ -269,6 +318,10 @@ def main() -> None:
     parser.add_argument("--calibrate-from", default=None, metavar="RESULTS=PILOT",
                         help="a finished grid's results and the pilot file that planned it: scale each attacker's and "
                              "victim kind's estimates by what those cells measured against their estimates")
+    parser.add_argument("--calibrate-task", action="append", default=[], metavar="TASK=RESULTS",
+                        help="scale TASK's attack cells by what its attacked examples in RESULTS (finished and "
+                             "stopped cells' records) measured against their raw estimates, per victim kind "
+                             "(repeatable; a re-plan keeps it)")
     parser.add_argument("--training-from", default=None, metavar="RESULTS",
                         help="a finished grid's results whose victims were trained with the same settings: each "
                              "training is estimated at their measured CPU per epoch times its epochs")
@@ -344,6 +397,11 @@ def check_sources(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
             parser.error(f"--calibrate-from: {results} holds no cell markers; give a finished grid's results folder")
         if not Path(planned).is_file():
             parser.error(f"--calibrate-from: {planned} does not exist; give the pilot file that planned {results}")
+    for pair in args.calibrate_task:
+        task, sep, results = pair.partition("=")
+        if not sep or not task or not Path(results, "runs").is_dir():
+            parser.error(f"--calibrate-task {pair!r}: give TASK=RESULTS with a grid's results folder, e.g. "
+                         "HN=results/study-v3")
     if args.training_from and not any(Path(args.training_from, MODELS).glob(f"*/{CELL_MARKER}")):
         parser.error(f"--training-from: {args.training_from} holds no trained victims (models/*/cell.json); give a "
                      "finished grid's results folder")
@@ -361,9 +419,20 @@ def write(args, previous: dict, spec, precision: str, kernels: str, models: Path
                              "give the pilot file that planned that grid")
     else:  # a re-plan keeps the calibration the file records
         factors = previous.get("calibration", {})
+    from bodega.precision import bf16_kernels, cpu_flags
+
+    task_factors = previous.get("task_calibration", {})  # a re-plan keeps it
+    for pair in args.calibrate_task:  # checked by check_sources
+        task, _, results = pair.partition("=")
+        found = task_calibration(task, Path(results), pilots, per_text, bf16_kernels(cpu_flags()))
+        if not found:
+            raise SystemExit(f"--calibrate-task: {results} holds no attacked example of {task} whose cell the "
+                             "pilot estimates, run on this machine's kernels; give the grid's results folder")
+        task_factors = {key: value for key, value in task_factors.items()
+                        if not key.startswith((f"{task}:", f"task:{task}"))} | found
     training_from = args.training_from or previous.get("training_from")  # a re-plan keeps it
     cells = calibrated(estimate(spec, per_text, pilots, overhead, data_root, models,
-                                Path(training_from) if training_from else None), factors)
+                                Path(training_from) if training_from else None, task_factors), factors)
     planned = [c["estimate_cpu_seconds"] for c in cells.values() if not c.get("skip") and c["estimate_cpu_seconds"]]
     result = {
         "command": "python benchmarks/study_pilot.py " + " ".join(sys.argv[1:]),
@@ -374,7 +443,7 @@ def write(args, previous: dict, spec, precision: str, kernels: str, models: Path
         "k": args.k, "grid": args.grid, "precision": precision,
         "kernels": kernels,  # of the per-text costs: with AMX bf16 costs 1.6-2.3x less
         "per_text_cpu_seconds": per_text, "attack_pilot": pilots, "pilot_victims": victims,
-        "cell_overhead_cpu_seconds": overhead, "calibration": factors,
+        "cell_overhead_cpu_seconds": overhead, "calibration": factors, "task_calibration": task_factors,
         "training_from": training_from, "cells": cells,
         "planned_cpu_hours": sum(planned) / 3600,
         "unestimated_planned_cells": sorted(n for n, c in cells.items()

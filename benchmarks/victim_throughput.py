@@ -19,9 +19,16 @@ padding included) against this CPU's fp32 matrix-multiplication peak, a large
 ``torch.matmul`` timed in the same process on the same threads. The peak bounds any
 speed-up that batching can bring.
 
+With ``--committed MODELS`` it times a grid's trained victims instead (``MODELS/<TASK>-<ROLE>``, LoRA merged as
+they predict) on one task's attack texts, at bf16 and at fp32, one thread, in CPU seconds per text: what a
+query costs a study's budget, which counts CPU time. On HN a query is a whole 512-token forward, so this, not
+the attacker's search, sets what an HN attack cell costs.
+
 Usage: ``python benchmarks/victim_throughput.py --data data --threads 2 [--markdown out.md]
 [--json book/data/victim_throughput.json]`` (the JSON, with the command line and the load average,
-is what the book's Performance chapter renders).
+is what the book's Performance chapter renders);
+``python benchmarks/victim_throughput.py --committed results/study-v3/models --task HN --roles BERT GEMMA2B GEMMA7B
+--hn 4 --threads 1 --json book/data/victim_query_cost_hn.json`` (the study v3 plan page renders it).
 """
 from __future__ import annotations
 
@@ -62,14 +69,15 @@ class Mode:
     forward_share: float  # of the wall time
     forward_seconds: float
     shapes: list[tuple[int, int]]
+    cpu_per_text: float  # process CPU seconds per text (what a CPU-hour budget counts)
 
 
 def _timed(n: int, run, timer: ForwardTimer) -> Mode:
     timer.reset()
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     run()
-    elapsed = time.perf_counter() - start
-    return Mode(n / elapsed, timer.seconds / elapsed, timer.seconds, list(timer.shapes))
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+    return Mode(n / elapsed, timer.seconds / elapsed, timer.seconds, list(timer.shapes), cpu / n)
 
 
 def measure(victim, texts: list[str]) -> dict[str, Mode]:
@@ -150,6 +158,29 @@ def compute_bound_lines(config, modes: dict[str, Mode], peak: float, n_texts: in
     return lines
 
 
+PRECISIONS = ("bf16", "fp32")
+
+
+def committed_rows(models: Path, task: str, roles: list[str], texts: list[str]) -> list[dict]:
+    """CPU seconds per text of each committed ``task`` victim of ``roles``, one text per call (how OpenAttack's
+    searches query) and through the batching accountant, at each of :data:`PRECISIONS`."""
+    from bodega.victims import load_victim
+
+    rows = []
+    for role in roles:
+        folder = models / f"{task}-{role}"
+        if not folder.is_dir():
+            raise SystemExit(f"--committed: {folder} does not exist; give the grid's models folder and its roles")
+        for precision in PRECISIONS:
+            modes = measure(load_victim(folder, profile="cpu", precision=precision), texts)
+            rows.append({"victim": f"{task}-{role}", "precision": precision, "n": len(texts),
+                         **{f"{mode}_cpu_seconds_per_text": modes[mode].cpu_per_text
+                            for mode in ("one-per-call", "accountant")}})
+            print(f"| {task}-{role} | {precision} | {rows[-1]['one-per-call_cpu_seconds_per_text']:.3f} | "
+                  f"{rows[-1]['accountant_cpu_seconds_per_text']:.3f} |", flush=True)
+    return rows
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default="data", help="folder with PR2/ and HN/ prepared splits")
@@ -158,6 +189,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--hn", type=int, default=32, help="HN texts per measurement")
     parser.add_argument("--markdown", default=None, help="also write the tables to this file")
     parser.add_argument("--json", default=None, help="also write the measurements as JSON (the book reads it)")
+    parser.add_argument("--committed", default=None, metavar="MODELS",
+                        help="time a grid's trained victims (MODELS/<TASK>-<ROLE>) in CPU seconds per text instead")
+    parser.add_argument("--task", default="HN", help="with --committed: the task whose victims and texts to time")
+    parser.add_argument("--roles", nargs="+", default=["BERT", "GEMMA2B", "GEMMA7B"],
+                        help="with --committed: the victim roles to time")
     args = parser.parse_args(argv)
 
     import torch
@@ -167,6 +203,14 @@ def main(argv: list[str] | None = None) -> None:
     from bodega.victims.bilstm import BiLSTMVictim
 
     torch.set_num_threads(args.threads)
+    if args.committed:
+        sample = [r.text for r in read_tsv(Path(args.data) / args.task / "attack.tsv")]
+        sample = sample[:args.hn if args.task == "HN" else args.pr2]
+        print("| victim | precision | one per call (CPU-s/text) | accountant (CPU-s/text) |\n|---|---|---:|---:|")
+        rows = committed_rows(Path(args.committed), args.task, args.roles, sample)
+        if args.json:
+            _write_json(args, argv, "victim_query_cost", {"task": args.task, "models": args.committed, "rows": rows})
+        return
     texts = {"PR2": [r.text for r in read_tsv(Path(args.data) / "PR2" / "attack.tsv")][:args.pr2],
              "HN": [r.text for r in read_tsv(Path(args.data) / "HN" / "attack.tsv")][:args.hn]}
     victims = {"BiLSTM": lambda task: BiLSTMVictim.create(task, "cpu", 0),
@@ -202,17 +246,24 @@ def main(argv: list[str] | None = None) -> None:
 
         atomic_write_text(Path(args.markdown), table + "\n")
     if args.json:
-        import os
-        import sys
-        from datetime import datetime, timezone
+        _write_json(args, argv, "victim_throughput",
+                    {"rows": rows, "compute_bound_minilm_pr2": compute_bound(*minilm_pr2[:2], peak, minilm_pr2[2])})
 
-        from bodega_book.page_data import write_page_data
 
-        write_page_data("victim_throughput", Path(args.json), {
-            "command": "python benchmarks/victim_throughput.py " + " ".join(sys.argv[1:] if argv is None else argv),
-            "date": datetime.now(timezone.utc).isoformat(timespec="minutes"), "cpu_count": os.cpu_count(),
-            "load_average": os.getloadavg()[0], "torch_threads": args.threads, "rows": rows,
-            "compute_bound_minilm_pr2": compute_bound(*minilm_pr2[:2], peak, minilm_pr2[2])})
+def _write_json(args, argv: list[str] | None, kind: str, measured: dict) -> None:
+    """``--json``: the measurements with the command, the date, the machine's load and kernels."""
+    import os
+    import sys
+    from datetime import datetime, timezone
+
+    from bodega.precision import bf16_kernels, cpu_flags
+    from bodega_book.page_data import write_page_data
+
+    write_page_data(kind, Path(args.json), {
+        "command": "python benchmarks/victim_throughput.py " + " ".join(sys.argv[1:] if argv is None else argv),
+        "date": datetime.now(timezone.utc).isoformat(timespec="minutes"), "cpu_count": os.cpu_count(),
+        "load_average": os.getloadavg()[0], "kernels": bf16_kernels(cpu_flags()), "torch_threads": args.threads,
+        **measured})
 
 
 if __name__ == "__main__":

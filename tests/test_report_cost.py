@@ -136,11 +136,32 @@ def test_projection_scales_the_unfinished_estimates_by_how_the_finished_ones_cam
         "RD-BiLSTM-PWWS-U": {"estimate_cpu_seconds": 3600.0},  # not finished
         "RD-BiLSTM-SCPN-U": {"estimate_cpu_seconds": 7200.0, "skip": "no weights"},  # not run at all
         "FC-BERT-PWWS-T": {"estimate_cpu_seconds": 1800.0}}}))  # running: not finished
-    plan = projection(costs, pilot)
+    planned = {"PR2-BiLSTM-BERT-ATTACK-U", "PR2-BiLSTM-BERT-ATTACK-T", "RD-BiLSTM-PWWS-U", "FC-BERT-PWWS-T"}
+    plan = projection(costs, pilot, planned)
     assert plan.ratio == pytest.approx(0.5) and plan.remaining_cells == 2
     assert type(plan.ratio) is float and type(plan.projected_hours) is float  # glue formats plain floats only
     assert plan.remaining_estimate_hours == pytest.approx(1.5)
     assert plan.projected_hours == pytest.approx(2820 / 3600 + 0.75)
+
+
+def test_the_projection_counts_the_cells_the_grid_plans_now_not_the_plan_files_skip_flags(costs, tmp_path):
+    """A re-plan adds cells a pilot had flagged skip, and skips some it planned: the grid's own plan decides which
+    cells are left, the file only what each costs (a planned cell it never estimated is counted, unestimated)."""
+    from bodega_book.cost import projection_by_family
+
+    pilot = tmp_path / "pilot.json"
+    pilot.write_text(json.dumps({"cells": {
+        "PR2-BiLSTM-BERT-ATTACK-U": {"estimate_cpu_seconds": 240.0},  # measured 120
+        "HN-BERT-BERT-ATTACK-U": {"estimate_cpu_seconds": 3600.0, "skip": "beyond the budget"},  # planned since
+        "HN-BERT-PWWS-U": {"estimate_cpu_seconds": 7200.0}}}))  # skipped since
+    planned = {"PR2-BiLSTM-BERT-ATTACK-U", "HN-BERT-BERT-ATTACK-U", "HN-BERT-TextFooler-U"}
+    plan = projection(costs, pilot, planned)
+    assert (plan.remaining_cells, plan.unestimated_cells) == (2, 1)
+    assert plan.remaining_estimate_hours == pytest.approx(1.0)
+    assert plan.projected_hours == pytest.approx(plan.measured_hours + 0.5)
+    table = projection_by_family(costs, pilot, planned)
+    assert table.loc["attack BERT-ATTACK", "remaining cells"] == 1
+    assert table.loc["attack TextFooler", "unestimated cells"] == 1 and "attack PWWS" not in table.index
 
 
 def test_pilot_estimates_beside_measured_costs(costs, tmp_path):
@@ -352,12 +373,13 @@ def test_the_projection_per_family_scales_each_family_by_its_own_finished_cells(
         "FC-BiLSTM-BERT-ATTACK-U": {"estimate_cpu_seconds": 3600.0},
         "RD-BiLSTM-PWWS-U": {"estimate_cpu_seconds": 3600.0},
         "RD-BiLSTM-SCPN-U": {"estimate_cpu_seconds": 7200.0, "skip": "no weights"}}}))
-    table = projection_by_family(costs, pilot)
+    table = projection_by_family(costs, pilot, {"PR2-BiLSTM", "PR2-BiLSTM-BERT-ATTACK-U", "PR2-BiLSTM-BERT-ATTACK-T",
+                                                "FC-BiLSTM-BERT-ATTACK-U", "RD-BiLSTM-PWWS-U"})
     assert list(table.index) == ["attack BERT-ATTACK", "attack PWWS", "training BiLSTM"]
     bert_attack, pwws, training = (table.loc[name] for name in table.index)
     assert bert_attack["ratio"] == pytest.approx(0.5) and bert_attack["projected_remaining_cpu_hours"] == 0.5
     assert math.isnan(pwws["ratio"]) and pwws["projected_remaining_cpu_hours"] == 1.0
-    assert "pilot" in pwws["ratio from"] and training["ratio"] == pytest.approx(2.0)
+    assert "plan" in pwws["ratio from"] and training["ratio"] == pytest.approx(2.0)
     assert training["remaining cells"] == 0 and bert_attack["finished cells"] == 2
     timed = costs[costs.cpu_seconds.notna()]
     share = timed.cpu_seconds.sum() / timed.seconds.sum()

@@ -41,13 +41,17 @@ def test_pilot_facts_read_the_plan_and_project_the_cost(tmp_path: Path):
         "cells": {"PR2-BiLSTM-PWWS-U": {"estimate_cpu_seconds": 45.0},
                   "PR2-BiLSTM-PWWS-T": {"estimate_cpu_seconds": 3600.0}}}))
     total = Budget(cells=1, cpu_hours=90 / 3600, budget_cpu_hours=12, unmeasured=0, outside_hours_bound=0.5)
-    facts = pilot_facts(pilot, costs, total)
+    spec = parse_grid({"name": "t", "profile": "smoke", "tasks": ["PR2"], "victims": ["BiLSTM"],
+                       "attackers": ["PWWS"], "scenarios": ["untargeted", "targeted"]})
+    facts = pilot_facts(pilot, costs, total, spec)
     assert facts["pilot_tasks"] == "PR2 (against BiLSTM), FC (against BERT)"
     assert facts["pilot_unestimated"] == 2 and facts["pilot_planned_hours"] == 3.14
-    assert facts["estimate_ratio"] == 2.0 and facts["remaining_cells"] == 1  # measured 90 s where 45 were estimated
+    assert facts["estimate_ratio"] == 2.0  # measured 90 s where 45 were estimated
+    # the grid plans the victim's training too, which this pilot never estimated
+    assert (facts["remaining_cells"], facts["remaining_unestimated"]) == (2, 1)
     assert facts["projected_hours"] == round(90 / 3600 + 2.0, 2)
     assert facts["projected_bound_hours"] == round(90 / 3600 + 2.0 + 0.5, 2)
-    absent = pilot_facts(tmp_path / "absent.json", costs, total)
+    absent = pilot_facts(tmp_path / "absent.json", costs, total, spec)
     assert absent == {"pilot_tasks": "none", "pilot_unestimated": 0, "pilot_planned_hours": 0.0}
 
 
@@ -103,3 +107,29 @@ def test_robustness_facts_name_the_marginal_victims_and_the_trainings():
     assert (facts["n_on_trainings"], facts["n_hold_on_each_training"]) == (2, 1)
     assert "each of the 2 verdicts drawn on every training is judged again on each training alone (1 hold" \
         in facts["trainings_note"]
+
+
+def test_fill_cost_prices_the_cheapest_missing_cells_of_competent_victims(tmp_path: Path):
+    """The bound behind "Table 4 needs N more cells": the cheapest cells without a number, at the plan's estimate,
+    of victims that are competent (a cell of one that is not can never count), against what the budget has left."""
+    from bodega_book.study_facts import fill_cost
+
+    class Competence:
+        def competence(self, task, victim):
+            return (victim != "BiLSTM", "")
+
+    index = pd.MultiIndex.from_tuples(
+        [("Table 4", "HN", victim, attacker) for victim in ("BiLSTM", "BERT") for attacker in ("BAE", "PWWS", "SCPN")]
+        + [("Table 4", "PR2", "BERT", "BAE"), ("Table 5", "HN", "BERT", "BAE")],
+        names=["table", "task", "victim", "attacker"])
+    coverage = pd.DataFrame({"BODEGA here": [""] * 6 + ["0.5", ""]}, index=index)
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"cells": {
+        "HN-BiLSTM-BAE-U": {"estimate_cpu_seconds": 36.0},  # cheapest, but its victim is not competent
+        "HN-BERT-BAE-U": {"estimate_cpu_seconds": 7200.0}, "HN-BERT-PWWS-U": {"estimate_cpu_seconds": 3600.0},
+        "HN-BERT-SCPN-U": {"estimate_cpu_seconds": None}, "HN-BERT-BAE-T": {"estimate_cpu_seconds": 1.0}}}))
+    facts = fill_cost(coverage, Competence(), plan, "Table 4", target=3, left_hours=1.5)
+    assert (facts["fill_numbered"], facts["fill_needed"], facts["fill_candidates"]) == (1, 2, 2)
+    assert facts["fill_cells"] == "HN-BERT-PWWS-U, HN-BERT-BAE-U" and facts["fill_hours"] == 3.0
+    assert facts["fill_held"] == 1 and facts["fill_reachable"]
+    assert not fill_cost(coverage, Competence(), plan, "Table 4", target=5, left_hours=9.0)["fill_reachable"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterable
 
 import numpy as np
 import pandas as pd
@@ -232,34 +233,43 @@ def measured_against_estimate_by(measured: pd.DataFrame, column: str) -> pd.Data
 
 @dataclass(frozen=True)
 class Projection:
-    """The whole grid's cost from what is measured so far: the finished cells' CPU time, plus the pilot's
-    estimate of the planned cells not finished scaled by how the pilot's estimates compared with the
-    finished cells (``ratio``, measured over estimated)."""
+    """The whole grid's cost from what is measured so far: the finished cells' CPU time, plus the plan's
+    estimate of the planned cells not finished scaled by how the plan's estimates compared with the
+    finished cells (``ratio``, measured over estimated); ``unestimated_cells`` of those have no estimate."""
 
     measured_hours: float
     remaining_estimate_hours: float
     remaining_cells: int
     ratio: float
+    unestimated_cells: int = 0
 
     @property
     def projected_hours(self) -> float:
-        """Measured hours plus the remaining cells' pilot estimate, corrected by ``ratio``."""
+        """Measured hours plus the remaining cells' estimate, corrected by ``ratio``."""
         return self.measured_hours + self.ratio * self.remaining_estimate_hours
 
 
-def projection(costs: pd.DataFrame, pilot: str | Path) -> Projection:
-    """:class:`Projection` of a grid from its finished cells and its pilot file (``skip`` entries are cells the
-    grid does not run)."""
+def _unfinished(planned: Iterable[str], finished: set[str], cells: dict[str, dict]) -> list[tuple[str, float | None]]:
+    """(name, estimate in CPU seconds or None) of each planned cell not finished: the grid decides what is
+    planned (its skip rules now), the plan file only what a cell is estimated to cost."""
+    return [(name, None if cells.get(name, {}).get("estimate_cpu_seconds") is None
+             else float(cells[name]["estimate_cpu_seconds"]))
+            for name in sorted(set(planned) - finished)]
+
+
+def projection(costs: pd.DataFrame, pilot: str | Path, planned: Iterable[str]) -> Projection:
+    """:class:`Projection` of a grid from its finished cells, the cells it plans (``planned``:
+    :func:`bodega.experiments.cells.cell_names` of its spec) and the plan file that estimates them."""
     cells = _pilot_cells(Path(pilot))
     measured = costs.dropna(subset=["cpu_seconds"]).set_index("name").cpu_seconds
     paired = [(measured[name], float(entry["estimate_cpu_seconds"])) for name, entry in cells.items()
               if name in measured.index and entry["estimate_cpu_seconds"] is not None]
     ratio = float(sum(m for m, _ in paired) / sum(e for _, e in paired)) if paired else 1.0
-    finished = set(costs.name)
-    remaining = [float(entry["estimate_cpu_seconds"] or 0.0) for name, entry in cells.items()
-                 if not entry.get("skip") and name not in finished]
-    return Projection(measured_hours=float(measured.sum()) / 3600, remaining_estimate_hours=sum(remaining) / 3600,
-                      remaining_cells=len(remaining), ratio=ratio)
+    remaining = _unfinished(planned, set(costs.name), cells)
+    return Projection(measured_hours=float(measured.sum()) / 3600,
+                      remaining_estimate_hours=sum(e or 0.0 for _, e in remaining) / 3600,
+                      remaining_cells=len(remaining), ratio=ratio,
+                      unestimated_cells=sum(e is None for _, e in remaining))
 
 
 def cost_family(name: str) -> str:
@@ -269,33 +279,36 @@ def cost_family(name: str) -> str:
     return f"training {cell['victim']}" if cell["attacker"] == TRAINING else f"attack {cell['attacker']}"
 
 
-def projection_by_family(costs: pd.DataFrame, pilot: str | Path) -> pd.DataFrame:
+def projection_by_family(costs: pd.DataFrame, pilot: str | Path, planned: Iterable[str]) -> pd.DataFrame:
     """:func:`projection` per :func:`cost_family`: each family's finished cells (measured and estimated CPU-hours,
     their ratio) and its planned unfinished cells, whose estimate is scaled by the family's own ratio, or kept as
-    the pilot gave it where no cell of the family has finished (``ratio from`` says which). A single ratio over
+    the plan gave it where no cell of the family has finished (``ratio from`` says which). A single ratio over
     every finished cell misleads while the finished cells are of a few families only (one attacker, say)."""
     cells = _pilot_cells(Path(pilot))
     measured = costs.dropna(subset=["cpu_seconds"]).set_index("name").cpu_seconds
     rows: dict[str, dict] = {}
-    for name, entry in cells.items():
-        if entry.get("skip"):
-            continue
-        row = rows.setdefault(cost_family(name), dict.fromkeys(
+
+    def row(name: str) -> dict:
+        return rows.setdefault(cost_family(name), dict.fromkeys(
             ("finished cells", "measured_cpu_hours", "estimated_cpu_hours", "remaining cells",
-             "remaining_estimate_cpu_hours"), 0))
-        estimate = float(entry["estimate_cpu_seconds"] or 0.0) / 3600
-        if name in measured.index:
-            row["finished cells"] += 1
-            row["measured_cpu_hours"] += float(measured[name]) / 3600
-            row["estimated_cpu_hours"] += estimate
-        else:
-            row["remaining cells"] += 1
-            row["remaining_estimate_cpu_hours"] += estimate
+             "remaining_estimate_cpu_hours", "unestimated cells"), 0))
+
+    for name, entry in cells.items():
+        if name in measured.index and entry["estimate_cpu_seconds"] is not None:
+            family = row(name)
+            family["finished cells"] += 1
+            family["measured_cpu_hours"] += float(measured[name]) / 3600
+            family["estimated_cpu_hours"] += float(entry["estimate_cpu_seconds"]) / 3600
+    for name, estimate in _unfinished(planned, set(costs.name), cells):
+        family = row(name)
+        family["remaining cells"] += 1
+        family["remaining_estimate_cpu_hours"] += (estimate or 0.0) / 3600
+        family["unestimated cells"] += estimate is None
     table = pd.DataFrame.from_dict(rows, orient="index").sort_index()
     table.index.name = "family"
     finished = table["finished cells"] > 0
     table["ratio"] = (table.measured_cpu_hours / table.estimated_cpu_hours).where(finished)
-    table["ratio from"] = finished.map({True: "its finished cells", False: "none finished: the pilot's estimate"})
+    table["ratio from"] = finished.map({True: "its finished cells", False: "none finished: the plan's estimate"})
     table["projected_remaining_cpu_hours"] = table.remaining_estimate_cpu_hours * table.ratio.fillna(1.0)
     return table
 

@@ -98,6 +98,8 @@ SCHEMAS: dict[str, Schema] = {
     "trimming": Schema("bodega trimming --data data --out book/data/FILE", {"max_tokens": int, "tokenizers": dict}),
     "victim_throughput": Schema("python benchmarks/victim_throughput.py --json book/data/FILE",
                                 {"command": str, "rows": list, "compute_bound_minilm_pr2": dict}),
+    "victim_query_cost": Schema("python benchmarks/victim_throughput.py --committed MODELS --json book/data/FILE",
+                                {"command": str, "task": str, "kernels": str, "rows": list}),
 }
 
 # every data file a page reads -> its kind
@@ -113,9 +115,9 @@ FILES: dict[str, str] = {
     "semantic_agreement_examples.json": "semantic_agreement_examples",
     "study_dev_baselines.json": "study_dev_baselines", "study_pilot.json": "study_pilot",
     "study_pilot_v2.json": "study_pilot", "study_pilot_v3.json": "study_pilot",
-    "study_pilot_v3_replan.json": "study_pilot",
+    "study_pilot_v3_replan.json": "study_pilot", "study_pilot_v3_hn.json": "study_pilot",
     "study_renders.json": "study_renders", "trimming.json": "trimming",
-    "victim_throughput.json": "victim_throughput",
+    "victim_throughput.json": "victim_throughput", "victim_query_cost_hn.json": "victim_query_cost",
 }
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+from bodega.experiments.cells import cell_names
 from bodega.experiments.spec import GridSpec
 from bodega_book.cost import Budget, attacker_ratios, left_out_cost, projection, words_per_example
 from bodega_book.findings import AGREE, CANNOT_TELL, DISAGREE, NOT_COMPARABLE, QUERY_RANGES, Finding, range_text
@@ -73,9 +74,11 @@ def budget_facts(total: Budget, runs: pd.DataFrame) -> dict[str, Any]:
             "outside_hours_bound": round(total.outside_hours_bound, 2), "bound_hours": round(total.bound_hours, 2)}
 
 
-def pilot_facts(pilot: str | Path, costs: pd.DataFrame, total: Budget) -> dict[str, Any]:
-    """What the pilot file (``benchmarks/study_pilot.py``) planned and, where it exists, the grid's cost
-    projected from it; a missing file gives "none" and zeros and no projection."""
+def pilot_facts(pilot: str | Path, costs: pd.DataFrame, total: Budget, spec: GridSpec,
+                plan: str | Path | None = None) -> dict[str, Any]:
+    """What the pilot file (``benchmarks/study_pilot.py``, before the run) planned and, where it exists, the
+    grid's cost projected over the cells ``spec`` plans now, at the estimates of ``plan`` (the latest re-plan;
+    the pilot where there is none); a missing pilot gives "none" and zeros and no projection."""
     path = Path(pilot)
     data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     facts: dict[str, Any] = {
@@ -84,12 +87,42 @@ def pilot_facts(pilot: str | Path, costs: pd.DataFrame, total: Budget) -> dict[s
         "pilot_unestimated": len(data.get("unestimated_planned_cells", [])),
         "pilot_planned_hours": round(data.get("planned_cpu_hours", 0.0), 2)}
     if data:
-        plan = projection(costs, path)
-        facts.update({"estimate_ratio": round(plan.ratio, 2), "remaining_cells": plan.remaining_cells,
-                      "remaining_estimate_hours": round(plan.remaining_estimate_hours, 2),
-                      "projected_hours": round(plan.projected_hours, 2),
-                      "projected_bound_hours": round(plan.projected_hours + total.outside_hours_bound, 2)})
+        projected = projection(costs, plan or path, cell_names(spec))
+        facts.update({"estimate_ratio": round(projected.ratio, 2), "remaining_cells": projected.remaining_cells,
+                      "remaining_unestimated": projected.unestimated_cells,
+                      "remaining_estimate_hours": round(projected.remaining_estimate_hours, 2),
+                      "projected_hours": round(projected.projected_hours, 2),
+                      "projected_bound_hours": round(projected.projected_hours + total.outside_hours_bound, 2)})
     return facts
+
+
+def fill_cost(coverage: pd.DataFrame, study: Study, plan: str | Path, table: str, target: int,
+              left_hours: float) -> dict[str, Any]:
+    """What bringing ``table`` of the coverage table (:func:`bodega_book.study_tables.coverage_table`) to a number
+    in ``target`` of its cells would cost at the cheapest: the cells without a number whose victim is competent
+    and whose cell ``plan`` estimates, cheapest first, as many as are missing, against the ``left_hours`` of the
+    budget; how many of them those hours hold. An unfinished cell the grid runs counts at its estimate too."""
+    from bodega.layout import CellName
+    from bodega_book.study_tables import PAPER_TABLES
+
+    cells = json.loads(Path(plan).read_text(encoding="utf-8"))["cells"]
+    rows = coverage.xs(table, level="table")
+    numbered = int((rows["BODEGA here"] != "").sum())
+    estimates = []
+    for (task, victim, attacker), row in rows.iterrows():
+        name = str(CellName(task, victim, attacker, PAPER_TABLES[table]))
+        estimate = cells.get(name, {}).get("estimate_cpu_seconds")
+        if row["BODEGA here"] == "" and estimate is not None and study.competence(task, victim)[0]:
+            estimates.append((float(estimate) / 3600, name))
+    estimates.sort()
+    need = max(0, target - numbered)
+    cheapest = estimates[:need]
+    held = sum(1 for i in range(len(cheapest)) if sum(h for h, _ in cheapest[:i + 1]) <= left_hours)
+    return {"fill_table": table, "fill_target": target, "fill_numbered": numbered, "fill_needed": need,
+            "fill_candidates": len(estimates), "fill_hours": round(sum(h for h, _ in cheapest), 1),
+            "fill_left_hours": round(left_hours, 1), "fill_held": held,
+            "fill_cells": ", ".join(name for _, name in cheapest) or "none",
+            "fill_reachable": need <= len(estimates)}
 
 
 def left_out_table(spec: GridSpec, pilot: str | Path, data_root: str | Path,
