@@ -21,9 +21,10 @@ estimates every cell again from the measurements ``--out`` holds, timing nothing
 Every training of a victim (``training.seeds``) is its own victim cell with its own attack cells and rules.
 ``--calibrate-from RESULTS=PILOT`` scales each attacker's (and each victim kind's training) estimates by what a
 finished grid's cells of that family measured against the pilot that planned them; ``--calibrate-task
-TASK=RESULTS`` prices one task's attack cells by what that task's own attacked examples measured (queries and
-CPU per query, per victim kind) instead; ``--training-from RESULTS`` estimates each training from that grid's
-measured training of the same task and victim (CPU per epoch). All go to ``--out`` and a later ``--replan`` keeps them.
+TASK=RESULTS`` prices one task's attack cells by what that task's own attacked examples measured instead (queries
+per example against a reference victim; per victim kind, queries and CPU per query); ``--training-from RESULTS``
+estimates each training from that grid's measured training of the same task and victim (CPU per epoch). All go
+to ``--out`` and a later ``--replan`` keeps them.
 
     python benchmarks/study_pilot.py --grid parameters/grid_cpu.yaml --k 3 \\
         --victim PR2=results/demo/models/PR2-BERT --victim FC=results/demo/models/FC-BERT \\
@@ -40,6 +41,7 @@ import tempfile
 import time
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 PER_TEXT_SAMPLE = {"HN": 4}  # texts timed per task (default 16): HN articles are long
 BATCH = 32
@@ -177,42 +179,56 @@ def calibration(results: Path, planned: Path) -> dict[str, dict]:
             for group, (measured, estimated, n) in sorted(sums.items())}
 
 
-def task_calibration(task: str, results: Path, pilot: dict, per_text: dict, kernels: str) -> dict[str, dict]:
-    """What ``task``'s attacked examples in a grid's results (finished and stopped cells' records alike) measured
-    on ``kernels``, per victim kind and pooled over the bf16 victims (``task:TASK``, for a kind with none):
-    ``forwards``, the queries an example took over the attack pilot's forwards for its attacker and scenario, and
-    ``per_query``, the CPU an example spent per query (the attacker's own work included) over the pilot's CPU per
-    text of its victim. :func:`estimate` prices that task's cells with them instead of their attacker's factor.
+def task_calibration(task: str, results: Path, pilot: dict, per_text: dict,
+                     kernels: str) -> tuple[dict[str, dict], dict[str, Any]]:
+    """What ``task``'s attacked examples in a grid's results (finished and stopped cells' records alike) measured:
+    the queries an example of each attacker and scenario takes against a reference victim kind (the one with
+    examples of the most attackers and scenarios), and per victim kind on ``kernels`` (pooled over the bf16 victims
+    as ``task:TASK`` for a kind with none of its own) ``forwards``, its examples' queries over the reference's for
+    the same attacker and scenario, and ``per_query``, the CPU an example spent per query (the attacker's own work
+    included) over the pilot's CPU per text of its victim. :func:`estimate` prices the task's cells with them.
 
     An attacker's factor comes from every task at once, i.e. from the short texts most cells attack; on a task
     whose texts are far longer (HN's 512-token articles), a query costs more than any short-text cell shows, and
-    a victim stronger than the pilot's takes more queries, up to the query budget. A bf16 query costs 1.6-2.3x
-    more without AMX, so only examples run on ``kernels`` (the machine that will run the cells) count; fp32
-    victims (the BiLSTMs) compute alike everywhere, and count for their own kind only.
+    a victim stronger than the reference takes more queries, up to the query budget. The reference's whole cells
+    say what each attacker takes far better than the attack pilot's two examples. A bf16 query costs 1.6-2.3x
+    more without AMX, so only examples run on ``kernels`` (the machine that will run the cells) price a query;
+    fp32 victims (the BiLSTMs) compute alike everywhere, and count for their own kind only.
     """
     from bodega.layout import RECORDS, RUN_CONFIG, CellName
 
-    sums: dict[str, list[float]] = {}  # group -> [cpu, queries, queries x per-text cost, pilot forwards, examples]
+    cells = []  # (victim, "attacker/scenario", kernels, records)
     for path in sorted(Path(results, "runs").glob(f"{task}-*/{RECORDS}")):
         name = CellName.parse(path.parent.name)
-        measured = (pilot.get(task) or {}).get(f"{name.attacker}/{name.scenario}")
-        ran_on = json.loads((path.parent / RUN_CONFIG).read_text(encoding="utf-8")).get("kernels")
-        if (not name.is_attack or measured is None or name.victim not in per_text.get(task, {})
-                or ran_on not in (kernels, "fp32")):
-            continue
         records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
-        for group in (f"{task}:{name.victim}", f"task:{task}") if ran_on == kernels else (f"{task}:{name.victim}",):
+        if name.is_attack and records and name.victim in per_text.get(task, {}):
+            ran_on = json.loads((path.parent / RUN_CONFIG).read_text(encoding="utf-8")).get("kernels")
+            cells.append((name.victim, f"{name.attacker}/{name.scenario}", ran_on, records))
+    if not cells:
+        return {}, {}
+    covered: dict[str, dict[str, list[int]]] = {}
+    for victim, attack, _, records in cells:
+        covered.setdefault(victim, {}).setdefault(attack, []).extend(r["queries"] for r in records)
+    reference = max(covered, key=lambda v: (len(covered[v]), sum(map(len, covered[v].values()))))
+    queries = {attack: sum(q) / len(q) for attack, q in covered[reference].items()}
+    sums: dict[str, list[float]] = {}  # group -> [cpu, queries, queries x per-text cost, reference queries, examples]
+    for victim, attack, ran_on, records in cells:
+        if attack not in queries or ran_on not in (kernels, "fp32"):
+            continue
+        for group in (f"{task}:{victim}", f"task:{task}") if ran_on == kernels else (f"{task}:{victim}",):
             total = sums.setdefault(group, [0.0] * 5)
             for record in records:
                 total[0] += record["cpu_seconds"]
                 total[1] += record["queries"]
-                total[2] += record["queries"] * per_text[task][name.victim]
-                total[3] += measured["forwards"]
+                total[2] += record["queries"] * per_text[task][victim]
+                total[3] += queries[attack]
                 total[4] += 1
-    return {group: {"per_query": round(cpu / priced, 3), "forwards": round(queries / forwards, 3), "examples": int(n),
-                    "kernels": kernels, "measured_cpu_hours": round(cpu / 3600, 3),
-                    "from": f"{results}/runs/{task}-*/{RECORDS}"}
-            for group, (cpu, queries, priced, forwards, n) in sorted(sums.items()) if priced and forwards}
+    factors = {group: {"per_query": round(cpu / priced, 3), "forwards": round(n_queries / expected, 3),
+                       "examples": int(n), "kernels": kernels, "measured_cpu_hours": round(cpu / 3600, 3),
+                       "from": f"{results}/runs/{task}-*/{RECORDS}"}
+               for group, (cpu, n_queries, priced, expected, n) in sorted(sums.items()) if priced and expected}
+    return factors, {"reference": reference, "examples": sum(map(len, covered[reference].values())),
+                     "queries_per_example": {attack: round(q, 1) for attack, q in sorted(queries.items())}}
 
 
 def cell_costs_of(results: Path):
@@ -243,10 +259,12 @@ def calibrated(cells: dict[str, dict], factors: dict[str, dict]) -> dict[str, di
 
 def estimate(spec, per_text: dict, pilots: dict, overhead: float, data_root: Path,
              models: Path | None = None, training_from: Path | None = None,
-             task_factors: dict[str, dict] | None = None) -> dict[str, dict]:
+             task_factors: dict[str, dict] | None = None, task_queries: dict[str, dict] | None = None
+             ) -> dict[str, dict]:
     """Estimated CPU seconds of every cell of ``spec`` (training and attacks), with the model's terms; an attack
-    cell of a task in ``task_factors`` (:func:`task_calibration`) at its victim kind's (else its task's) measured
-    forwards per pilot forward, capped at the query budget, and CPU per query."""
+    cell of a task in ``task_factors`` (:func:`task_calibration`, with ``task_queries``) at the reference victim's
+    queries per example times its victim kind's (else its task's) ``forwards``, capped at the query budget, and at
+    its measured CPU per query."""
     from bodega.data import read_tsv
     from bodega.layout import CellName, run_name
     from bodega.profiles import get_profile
@@ -290,7 +308,9 @@ def estimate(spec, per_text: dict, pilots: dict, overhead: float, data_root: Pat
                         elif (priced := next((k for k in (f"{task}:{victim}", f"task:{task}")
                                               if k in (task_factors or {})), None)) is not None:
                             factor = task_factors[priced]
-                            forwards = min(measured["forwards"] * factor["forwards"], spec.query_budget or math.inf)
+                            expected = task_queries[task]["queries_per_example"].get(f"{attacker}/{scenario}",
+                                                                                   measured["forwards"])
+                            forwards = min(expected * factor["forwards"], spec.query_budget or math.inf)
                             price = overhead + n * forwards * c * factor["per_query"]
                             entry.update(estimate_cpu_seconds=round(price, 1), priced_by=priced)
                         else:
@@ -421,10 +441,11 @@ def write(args, previous: dict, spec, precision: str, kernels: str, models: Path
         factors = previous.get("calibration", {})
     from bodega.precision import bf16_kernels, cpu_flags
 
-    task_factors = previous.get("task_calibration", {})  # a re-plan keeps it
+    task_factors = previous.get("task_calibration", {})  # a re-plan keeps them
+    task_queries = previous.get("task_queries", {})
     for pair in args.calibrate_task:  # checked by check_sources
         task, _, results = pair.partition("=")
-        found = task_calibration(task, Path(results), pilots, per_text, bf16_kernels(cpu_flags()))
+        found, task_queries[task] = task_calibration(task, Path(results), pilots, per_text, bf16_kernels(cpu_flags()))
         if not found:
             raise SystemExit(f"--calibrate-task: {results} holds no attacked example of {task} whose cell the "
                              "pilot estimates, run on this machine's kernels; give the grid's results folder")
@@ -432,7 +453,8 @@ def write(args, previous: dict, spec, precision: str, kernels: str, models: Path
                         if not key.startswith((f"{task}:", f"task:{task}"))} | found
     training_from = args.training_from or previous.get("training_from")  # a re-plan keeps it
     cells = calibrated(estimate(spec, per_text, pilots, overhead, data_root, models,
-                                Path(training_from) if training_from else None, task_factors), factors)
+                                Path(training_from) if training_from else None, task_factors, task_queries),
+                       factors)
     planned = [c["estimate_cpu_seconds"] for c in cells.values() if not c.get("skip") and c["estimate_cpu_seconds"]]
     result = {
         "command": "python benchmarks/study_pilot.py " + " ".join(sys.argv[1:]),
@@ -444,6 +466,7 @@ def write(args, previous: dict, spec, precision: str, kernels: str, models: Path
         "kernels": kernels,  # of the per-text costs: with AMX bf16 costs 1.6-2.3x less
         "per_text_cpu_seconds": per_text, "attack_pilot": pilots, "pilot_victims": victims,
         "cell_overhead_cpu_seconds": overhead, "calibration": factors, "task_calibration": task_factors,
+        "task_queries": task_queries,
         "training_from": training_from, "cells": cells,
         "planned_cpu_hours": sum(planned) / 3600,
         "unestimated_planned_cells": sorted(n for n, c in cells.items()

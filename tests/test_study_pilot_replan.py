@@ -152,28 +152,31 @@ def test_a_training_is_estimated_from_a_measured_training_of_its_kind_or_the_kin
 
 def test_a_task_is_priced_by_its_own_attacked_examples_per_victim_kind(script, tmp_path):
     """HN's cells were calibrated by each attacker's short-text cells and came out 10-30x low: a task's own
-    examples (a stopped cell's records count) set its cells' queries and CPU per query, per victim kind, else
-    pooled over the task's bf16 victims run on the same kernels, and an example never takes more queries than
-    the budget."""
+    examples (a stopped cell's records count) set its cells' queries and CPU per query: queries per attacker from
+    the victim kind attacked by the most attackers, scaled per victim kind by how many more its examples took,
+    else pooled over the task's bf16 victims run on the same kernels, never above the query budget."""
     pilot = {"HN": {"BAE/untargeted": {"attacker_cpu_seconds": 10.0, "forwards": 200.0},
-                    "PWWS/untargeted": {"attacker_cpu_seconds": 0.0, "forwards": 900.0}}}
+                    "PWWS/untargeted": {"attacker_cpu_seconds": 0.0, "forwards": 100.0}}}  # 2 examples: off
     per_text = {"HN": {"BERT": 0.5, "GEMMA2B": 0.5, "GloVeBiLSTM": 0.01}}
     for cell, kernels, records in [("HN-BERT-BAE-U", "avx512-bf16", [(800, 880.0), (1000, 1120.0)]),
                                    ("HN-GEMMA2B-BAE-U", "amx-bf16", [(400, 100.0)]),  # another kind of CPU
                                    ("HN-GloVeBiLSTM-BAE-U", "fp32", [(300, 6.0), (300, 3.0)]),
+                                   ("HN-GloVeBiLSTM-PWWS-U", "fp32", [(450, 4.0), (450, 5.0)]),
                                    ("PR2-BERT-BAE-U", "avx512-bf16", [(50, 1.0)])]:
         folder = tmp_path / "runs" / cell
         folder.mkdir(parents=True)
         (folder / "records.jsonl").write_text("".join(json.dumps({"queries": q, "cpu_seconds": s}) + "\n"
                                                       for q, s in records))
         (folder / "run.json").write_text(json.dumps({"kernels": kernels}))
-    factors = script.task_calibration("HN", tmp_path, pilot, per_text, kernels="avx512-bf16")
-    # BERT: 1800 queries where the pilot's victim took 2 x 200; 2000 CPU-s for 1800 queries of 0.5 s
-    assert factors["HN:BERT"] == pytest.approx({**factors["HN:BERT"], "forwards": 4.5, "per_query": 2.222,
+    factors, queries = script.task_calibration("HN", tmp_path, pilot, per_text, kernels="avx512-bf16")
+    assert queries == {"reference": "GloVeBiLSTM", "examples": 4,
+                       "queries_per_example": {"BAE/untargeted": 300.0, "PWWS/untargeted": 450.0}}
+    # BERT: 1800 queries where the reference took 2 x 300; 2000 CPU-s for 1800 queries of 0.5 s
+    assert factors["HN:BERT"] == pytest.approx({**factors["HN:BERT"], "forwards": 3.0, "per_query": 2.222,
                                                 "examples": 2})
-    assert factors["HN:GloVeBiLSTM"]["per_query"] == pytest.approx(round(9 / 6, 3))
+    assert factors["HN:GloVeBiLSTM"]["forwards"] == 1.0
     # pooled over the bf16 victims run on these kernels: the fp32 BiLSTM and the AMX machine's examples stay out
-    assert factors["task:HN"]["forwards"] == 4.5 and "HN:GEMMA2B" not in factors and "PR2:BERT" not in factors
+    assert factors["task:HN"]["forwards"] == 3.0 and "HN:GEMMA2B" not in factors and "PR2:BERT" not in factors
 
     grid = tmp_path / "grid.yaml"
     grid.write_text(yaml.safe_dump({"name": "t", "profile": "cpu", "tasks": ["HN"], "victims": ["BERT", "GEMMA2B"],
@@ -186,7 +189,8 @@ def test_a_task_is_priced_by_its_own_attacked_examples_per_victim_kind(script, t
     for split in ("train", "dev", "attack"):
         (data / f"{split}.tsv").write_text("".join(f"{i % 2}\tu{i}\ttext {i}\n" for i in range(20)))
     cells = script.calibrated(script.estimate(load_grid(grid), per_text, pilot, 5.0, tmp_path / "data",
-                                              task_factors=factors), {"BAE": {"factor": 0.25}})
+                                              task_factors=factors, task_queries={"HN": queries}),
+                              {"BAE": {"factor": 0.25}})
     bae, pwws = cells["HN-BERT-BAE-U"], cells["HN-BERT-PWWS-U"]
     assert bae["priced_by"] == "HN:BERT" and "calibrated_by" not in bae  # its task's price, not its attacker's
     assert bae["estimate_cpu_seconds"] == pytest.approx(5.0 + 10 * 900 * 0.5 * 2.222, abs=0.1)
