@@ -77,6 +77,19 @@ def test_cell_rules_later_examples_win_and_skips_carry_their_reason():
     assert spec.training.caps_for("FC", "BiLSTM") == (0, 0)
 
 
+def test_cell_names_follow_each_trainings_own_rules():
+    """A rule that leaves an attacker out of the extra trainings only leaves those cells out of the grid's names
+    (the study page projected 265 unfinished cells of study v3, counting every attacker on every training)."""
+    from bodega.experiments.cells import cell_names
+
+    spec = parse_grid({**BASE, "tasks": ["PR2"], "victims": ["BiLSTM"], "attackers": ["PWWS", "Genetic"],
+                       "scenarios": ["untargeted"], "training": {"seeds": [0, 1]},
+                       "skip": [{"trainings": [1], "attackers": ["Genetic"], "reason": "the first only"}]})
+    assert cell_names(spec) == {"PR2-BiLSTM", "PR2-BiLSTM-t1", "PR2-BiLSTM-PWWS-U", "PR2-BiLSTM-Genetic-U",
+                                "PR2-BiLSTM-PWWS-U-t1"}
+    assert cell_names(spec, attacks=False) == {"PR2-BiLSTM", "PR2-BiLSTM-t1"}
+
+
 def test_profiles_reference_is_current():
     assert (PARAMETERS / "profiles.yaml").read_text() == profiles_yaml(), "run `bodega grid profiles`"
 

@@ -150,11 +150,11 @@ def cell_names(spec: GridSpec, attacks: bool = True) -> set[str]:
     names = set()
     for task in spec.tasks:
         for victim in spec.victims:
-            plan = spec.attack_plan(task, victim)
-            for training in spec.training.seeds_for(task, victim) if plan else ():
+            for training in spec.training.seeds_for(task, victim) if spec.attack_plan(task, victim) else ():
                 names.add(str(CellName(task, victim, training=training)))
+                # each training's own plan: a skip rule may leave out of an extra training what the first runs
                 names.update(run_name(task, victim, attacker_folder_name(attacker), scenario, seed, training)
-                             for attacker, scenario, seed in plan if attacks)
+                             for attacker, scenario, seed in spec.attack_plan(task, victim, training) if attacks)
     return names
 
 
