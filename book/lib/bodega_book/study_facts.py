@@ -3,6 +3,7 @@ that the page only loads, calls and displays, and a test can check what it says.
 from __future__ import annotations
 
 import json
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,7 @@ import pandas as pd
 
 from bodega.experiments.cells import cell_names
 from bodega.experiments.spec import GridSpec
-from bodega_book.cost import Budget, attacker_ratios, left_out_cost, projection, words_per_example
+from bodega_book.cost import Budget, _pilot_cells, attacker_ratios, left_out_cost, projection, words_per_example
 from bodega_book.findings import AGREE, CANNOT_TELL, DISAGREE, NOT_COMPARABLE, QUERY_RANGES, Finding, range_text
 from bodega_book.study import Study, finished_span, victim_trainings
 from bodega_book.verdict_robustness import Robustness, marginal_text
@@ -105,7 +106,7 @@ def fill_cost(coverage: pd.DataFrame, study: Study, plan: str | Path, table: str
     from bodega.layout import CellName
     from bodega_book.study_tables import PAPER_TABLES
 
-    cells = json.loads(Path(plan).read_text(encoding="utf-8"))["cells"]
+    cells = _pilot_cells(Path(plan))
     rows = coverage.xs(table, level="table")
     numbered = int((rows["BODEGA here"] != "").sum())
     estimates = []
@@ -117,7 +118,7 @@ def fill_cost(coverage: pd.DataFrame, study: Study, plan: str | Path, table: str
     estimates.sort()
     need = max(0, target - numbered)
     cheapest = estimates[:need]
-    held = sum(1 for i in range(len(cheapest)) if sum(h for h, _ in cheapest[:i + 1]) <= left_hours)
+    held = sum(1 for total in accumulate(h for h, _ in cheapest) if total <= left_hours)
     return {"fill_table": table, "fill_target": target, "fill_numbered": numbered, "fill_needed": need,
             "fill_candidates": len(estimates), "fill_hours": round(sum(h for h, _ in cheapest), 1),
             "fill_left_hours": round(left_hours, 1), "fill_held": held,
