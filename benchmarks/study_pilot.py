@@ -22,7 +22,8 @@ Every training of a victim (``training.seeds``) is its own victim cell with its 
 ``--calibrate-from RESULTS=PILOT`` scales each attacker's (and each victim kind's training) estimates by what a
 finished grid's cells of that family measured against the pilot that planned them; ``--calibrate-task
 TASK=RESULTS`` prices one task's attack cells by what that task's own attacked examples measured instead (queries
-per example against a reference victim; per victim kind, queries and CPU per query); ``--training-from RESULTS``
+per example against a reference victim; per victim kind, CPU per query and queries over the reference's, per
+attacker where every task of RESULTS pairs them on the same examples, else pooled); ``--training-from RESULTS``
 estimates each training from that grid's measured training of the same task and victim (CPU per epoch). All go
 to ``--out`` and a later ``--replan`` keeps them.
 
@@ -186,7 +187,9 @@ def task_calibration(task: str, results: Path, pilot: dict, per_text: dict,
     examples of the most attackers and scenarios), and per victim kind on ``kernels`` (pooled over the bf16 victims
     as ``task:TASK`` for a kind with none of its own) ``forwards``, its examples' queries over the reference's for
     the same attacker and scenario, and ``per_query``, the CPU an example spent per query (the attacker's own work
-    included) over the pilot's CPU per text of its victim. :func:`estimate` prices the task's cells with them.
+    included) over the pilot's CPU per text of its victim; beside them, each attacker's own query ratio per victim
+    kind where examples pair it (:func:`paired_query_ratios`, over every task). :func:`estimate` prices the task's
+    cells with them.
 
     An attacker's factor comes from every task at once, i.e. from the short texts most cells attack; on a task
     whose texts are far longer (HN's 512-token articles), a query costs more than any short-text cell shows, and
@@ -209,7 +212,7 @@ def task_calibration(task: str, results: Path, pilot: dict, per_text: dict,
     covered: dict[str, dict[str, list[int]]] = {}
     for victim, attack, _, records in cells:
         covered.setdefault(victim, {}).setdefault(attack, []).extend(r["queries"] for r in records)
-    reference = max(covered, key=lambda v: (len(covered[v]), sum(map(len, covered[v].values()))))
+    reference = reference_kind(covered, per_text.get(task, {}))
     queries = {attack: sum(q) / len(q) for attack, q in covered[reference].items()}
     sums: dict[str, list[float]] = {}  # group -> [cpu, queries, queries x per-text cost, reference queries, examples]
     for victim, attack, ran_on, records in cells:
@@ -228,7 +231,66 @@ def task_calibration(task: str, results: Path, pilot: dict, per_text: dict,
                        "from": f"{results}/runs/{task}-*/{RECORDS}"}
                for group, (cpu, n_queries, priced, expected, n) in sorted(sums.items()) if priced and expected}
     return factors, {"reference": reference, "examples": sum(map(len, covered[reference].values())),
-                     "queries_per_example": {attack: round(q, 1) for attack, q in sorted(queries.items())}}
+                     "queries_per_example": {attack: round(q, 1) for attack, q in sorted(queries.items())},
+                     # the ratios are against a BiLSTM trained from scratch: they price a task counted against one
+                     "query_ratios": {} if trained_from_pretrained(reference) else paired_query_ratios(results,
+                                                                                                  per_text)}
+
+
+def trained_from_pretrained(kind: str) -> bool:
+    """Whether ``kind`` is fine-tuned from a pretrained model (a user's unregistered kind counts as one)."""
+    from bodega.victims.kinds import VICTIM_KINDS
+
+    return kind not in VICTIM_KINDS or VICTIM_KINDS[kind].pretrained
+
+
+def reference_kind(covered: dict[str, dict[str, list]], per_text: dict[str, float]) -> str:
+    """The victim kind a task's queries are counted against: the one attacked by the most attackers and scenarios,
+    then the cheapest per text (the BiLSTM rather than BERT, both attacked by all), then on the most examples."""
+    return max(covered, key=lambda v: (len(covered[v]), -per_text.get(v, math.inf),
+                                       sum(map(len, covered[v].values()))))
+
+
+def paired_query_ratios(results: Path, per_text: dict) -> dict[str, dict]:
+    """Per victim kind, attacker and scenario (``KIND:ATTACKER/SCENARIO``): the queries its examples took over
+    those its task's BiLSTM trained from scratch took on the same examples (:func:`reference_kind` among the kinds
+    not pretrained: HN's GloVe BiLSTM, PR2's and RD's BiLSTM), pooled over every task of ``results`` where both ran
+    on the first training; a task with no such kind attacked (FC) pairs nothing.
+
+    How many more queries a stronger victim costs depends on the attacker: DeepWordBug scores every word once and
+    PWWS every word's substitutes, whatever the victim, while TextFooler and the population searches go on until
+    the victim gives way; one factor per victim kind, pooled over attackers, misprices them both ways."""
+    from bodega.layout import RECORDS, CellName
+
+    by_task: dict[str, dict[str, dict[str, dict[int, int]]]] = {}  # task -> kind -> attack -> index -> queries
+    for path in sorted(Path(results, "runs").glob(f"*/{RECORDS}")):
+        name = CellName.parse(path.parent.name)
+        if not name.is_attack or name.training != 0:
+            continue
+        records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+        by_kind = by_task.setdefault(name.task, {}).setdefault(name.victim, {})
+        by_kind.setdefault(f"{name.attacker}/{name.scenario}", {}).update(
+            {r["index"]: r["queries"] for r in records if "index" in r})
+    sums: dict[str, list] = {}  # KIND:ATTACK -> [queries, reference queries, examples, tasks]
+    for task, kinds in sorted(by_task.items()):
+        from_scratch = {k: {a: list(q) for a, q in v.items()} for k, v in kinds.items()
+                        if not trained_from_pretrained(k)}
+        if not from_scratch:
+            continue
+        reference = reference_kind(from_scratch, per_text.get(task, {}))
+        for kind, attacks in kinds.items():
+            for attack, queries in attacks.items():
+                base = kinds[reference].get(attack, {})
+                paired = [i for i in queries if i in base]
+                if kind == reference or not paired:
+                    continue
+                total = sums.setdefault(f"{kind}:{attack}", [0, 0, 0, []])
+                total[0] += sum(queries[i] for i in paired)
+                total[1] += sum(base[i] for i in paired)
+                total[2] += len(paired)
+                total[3].append(f"{task} against {reference}")
+    return {key: {"ratio": round(q / base, 3), "examples": n, "tasks": tasks}
+            for key, (q, base, n, tasks) in sorted(sums.items()) if base}
 
 
 def cell_costs_of(results: Path):
@@ -263,8 +325,8 @@ def estimate(spec, per_text: dict, pilots: dict, overhead: float, data_root: Pat
              ) -> dict[str, dict]:
     """Estimated CPU seconds of every cell of ``spec`` (training and attacks), with the model's terms; an attack
     cell of a task in ``task_factors`` (:func:`task_calibration`, with ``task_queries``) at the reference victim's
-    queries per example times its victim kind's (else its task's) ``forwards``, capped at the query budget, and at
-    its measured CPU per query."""
+    queries per example times its victim kind's query ratio for that attacker where paired examples measured one,
+    else its kind's (else its task's) ``forwards``, capped at the query budget, and at its measured CPU per query."""
     from bodega.data import read_tsv
     from bodega.layout import CellName, run_name
     from bodega.profiles import get_profile
@@ -308,11 +370,14 @@ def estimate(spec, per_text: dict, pilots: dict, overhead: float, data_root: Pat
                         elif (priced := next((k for k in (f"{task}:{victim}", f"task:{task}")
                                               if k in (task_factors or {})), None)) is not None:
                             factor = task_factors[priced]
-                            expected = task_queries[task]["queries_per_example"].get(f"{attacker}/{scenario}",
-                                                                                   measured["forwards"])
-                            forwards = min(expected * factor["forwards"], spec.query_budget or math.inf)
+                            attack = f"{attacker}/{scenario}"
+                            expected = task_queries[task]["queries_per_example"].get(attack, measured["forwards"])
+                            paired = task_queries[task].get("query_ratios", {}).get(f"{victim}:{attack}")
+                            ratio = paired["ratio"] if paired else factor["forwards"]
+                            forwards = min(expected * ratio, spec.query_budget or math.inf)
                             price = overhead + n * forwards * c * factor["per_query"]
-                            entry.update(estimate_cpu_seconds=round(price, 1), priced_by=priced)
+                            entry.update(estimate_cpu_seconds=round(price, 1), priced_by=priced,
+                                         query_ratio="paired" if paired else "pooled")
                         else:
                             forwards = min(measured["forwards"], spec.query_budget or math.inf)
                             entry["estimate_cpu_seconds"] = round(

@@ -170,7 +170,8 @@ def test_a_task_is_priced_by_its_own_attacked_examples_per_victim_kind(script, t
         (folder / "run.json").write_text(json.dumps({"kernels": kernels}))
     factors, queries = script.task_calibration("HN", tmp_path, pilot, per_text, kernels="avx512-bf16")
     assert queries == {"reference": "GloVeBiLSTM", "examples": 4,
-                       "queries_per_example": {"BAE/untargeted": 300.0, "PWWS/untargeted": 450.0}}
+                       "queries_per_example": {"BAE/untargeted": 300.0, "PWWS/untargeted": 450.0},
+                       "query_ratios": {}}  # no record names its example: nothing pairs
     # BERT: 1800 queries where the reference took 2 x 300; 2000 CPU-s for 1800 queries of 0.5 s
     assert factors["HN:BERT"] == pytest.approx({**factors["HN:BERT"], "forwards": 3.0, "per_query": 2.222,
                                                 "examples": 2})
@@ -196,3 +197,56 @@ def test_a_task_is_priced_by_its_own_attacked_examples_per_victim_kind(script, t
     assert bae["estimate_cpu_seconds"] == pytest.approx(5.0 + 10 * 900 * 0.5 * 2.222, abs=0.1)
     assert pwws["estimate_cpu_seconds"] == pytest.approx(5.0 + 10 * 1000 * 0.5 * 2.222, abs=0.1)  # the budget caps
     assert cells["HN-GEMMA2B-BAE-U"]["priced_by"] == "task:HN"  # no example of its own on these kernels
+
+
+def test_each_attacker_keeps_its_own_query_ratio_where_examples_pair_it(script, tmp_path):
+    """One query ratio per victim kind, pooled over attackers, priced HN-BERT's DeepWordBug cell at 2.3x the GloVe
+    BiLSTM's queries, but DeepWordBug asks every victim the same queries: where the same examples were attacked on
+    a task's BiLSTM trained from scratch and on another kind, that attacker's own ratio, pooled over tasks, prices
+    the cell; a task that attacks no such BiLSTM pairs nothing, and an attacker no task pairs keeps the pooled
+    ratio."""
+    def cell(name: str, queries: dict[int, int], kernels: str = "avx512-bf16") -> None:
+        folder = tmp_path / "runs" / name
+        folder.mkdir(parents=True)
+        (folder / "records.jsonl").write_text("".join(
+            json.dumps({"index": i, "queries": q, "cpu_seconds": q / 100}) + "\n" for i, q in queries.items()))
+        (folder / "run.json").write_text(json.dumps({"kernels": kernels}))
+
+    cell("PR2-BiLSTM-DeepWordBug-U", {1: 20, 2: 30}, "fp32")
+    cell("PR2-BERT-DeepWordBug-U", {1: 20, 2: 30, 3: 99})  # example 3 has no pair
+    cell("PR2-BiLSTM-TextFooler-U", {1: 10, 2: 30}, "fp32")
+    cell("PR2-BERT-TextFooler-U", {1: 20, 2: 60})
+    cell("PR2-BERT-TextFooler-U-t1", {1: 400, 2: 400})  # another training: not paired
+    cell("HN-GloVeBiLSTM-DeepWordBug-U", {1: 300, 2: 300}, "fp32")
+    cell("HN-GloVeBiLSTM-TextFooler-U", {1: 100, 2: 300}, "fp32")
+    cell("HN-GloVeBiLSTM-PWWS-U", {1: 900, 2: 900}, "fp32")
+    cell("HN-BERT-TextFooler-U", {1: 120, 2: 360})
+    cell("FC-BERT-DeepWordBug-U", {1: 10, 2: 10})  # FC attacks no BiLSTM: a ratio against BERT would mix in
+    cell("FC-GEMMA2B-DeepWordBug-U", {1: 50, 2: 50})
+    per_text = {"PR2": {"BiLSTM": 0.001, "BERT": 0.01}, "HN": {"GloVeBiLSTM": 0.01, "BERT": 0.5}}
+    pilot = {"HN": {f"{a}/untargeted": {"attacker_cpu_seconds": 0.0, "forwards": 1.0}
+                    for a in ("DeepWordBug", "TextFooler", "PWWS")}}
+    factors, queries = script.task_calibration("HN", tmp_path, pilot, per_text, kernels="avx512-bf16")
+    assert queries["query_ratios"] == {
+        "BERT:DeepWordBug/untargeted": {"ratio": 1.0, "examples": 2, "tasks": ["PR2 against BiLSTM"]},
+        "BERT:TextFooler/untargeted": {"ratio": 1.273, "examples": 4,  # (20 + 60 + 120 + 360) / (10 + 30 + 100 + 300)
+                                       "tasks": ["HN against GloVeBiLSTM", "PR2 against BiLSTM"]}}
+    assert factors["HN:BERT"]["forwards"] == 1.2  # pooled: HN-BERT's TextFooler only, 480 against 2 x 200
+
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(yaml.safe_dump({"name": "t", "profile": "cpu", "tasks": ["HN"], "victims": ["BERT"],
+                                    "attackers": ["DeepWordBug", "TextFooler", "PWWS"],
+                                    "scenarios": ["untargeted"], "examples": 10, "query_budget": 1000}))
+    from bodega.experiments import load_grid
+
+    data = tmp_path / "data" / "HN"
+    data.mkdir(parents=True)
+    for split in ("train", "dev", "attack"):
+        (data / f"{split}.tsv").write_text("".join(f"{i % 2}\tu{i}\ttext {i}\n" for i in range(20)))
+    cells = script.estimate(load_grid(grid), per_text, pilot, 0.0, tmp_path / "data",
+                            task_factors=factors, task_queries={"HN": queries})
+    per_query = 0.5 * factors["HN:BERT"]["per_query"]
+    assert cells["HN-BERT-DeepWordBug-U"]["estimate_cpu_seconds"] == pytest.approx(10 * 300 * per_query, abs=0.1)
+    assert cells["HN-BERT-TextFooler-U"]["estimate_cpu_seconds"] == pytest.approx(10 * 200 * 1.273 * per_query, abs=0.1)
+    assert cells["HN-BERT-PWWS-U"]["query_ratio"] == "pooled"  # no task pairs PWWS: 900 x 1.2, over the budget
+    assert cells["HN-BERT-PWWS-U"]["estimate_cpu_seconds"] == pytest.approx(10 * 1000 * per_query, abs=0.1)
