@@ -34,7 +34,7 @@ grid_status=0
 # cell reads "cannot tell" until it has.
 .venv/bin/papermill notebooks/study.ipynb book/generated/study.ipynb --cwd . --no-progress-bar \
   -p results_root results/study-v3 -p grid parameters/grid_study_v3.yaml \
-  -p pilot book/data/study_pilot_v3.json -p data_root data
+  -p pilot book/data/study_pilot_v3.json -p latest_plan book/data/study_pilot_v3_paired.json -p data_root data
 .venv/bin/jupyter-book build book/ -W -n --keep-going
 echo "book: book/_build/html/index.html"
 if [ "$grid_status" -ne 0 ]; then
