@@ -182,7 +182,8 @@ def grid_budget(spec: GridSpec) -> float:
     return spec.budget_cpu_hours
 
 
-def _pilot_cells(path: Path) -> dict[str, dict]:
+def plan_cells(path: Path) -> dict[str, dict]:
+    """The cells of a plan file (``benchmarks/study_pilot.py --out``), checked: every reader of a plan goes here."""
     try:
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
         for entry in cells.values():
@@ -204,7 +205,7 @@ def estimate_vs_measured(costs: pd.DataFrame, pilot: str | Path) -> tuple[pd.Dat
     if not path.exists():
         return table, f"no pilot estimates: {path} does not exist, so only measured costs are shown"
     # null: the pilot measured nothing for that cell's attacker and task (no estimate, not zero)
-    cells = _pilot_cells(path)
+    cells = plan_cells(path)
     estimates = {name: float(entry["estimate_cpu_seconds"]) for name, entry in cells.items()
                  if entry["estimate_cpu_seconds"] is not None}
     measured = set(table.name)
@@ -260,7 +261,7 @@ def _unfinished(planned: Iterable[str], finished: set[str], cells: dict[str, dic
 def projection(costs: pd.DataFrame, pilot: str | Path, planned: Iterable[str]) -> Projection:
     """:class:`Projection` of a grid from its finished cells, the cells it plans (``planned``:
     :func:`bodega.experiments.cells.cell_names` of its spec) and the plan file that estimates them."""
-    cells = _pilot_cells(Path(pilot))
+    cells = plan_cells(Path(pilot))
     measured = costs.dropna(subset=["cpu_seconds"]).set_index("name").cpu_seconds
     paired = [(measured[name], float(entry["estimate_cpu_seconds"])) for name, entry in cells.items()
               if name in measured.index and entry["estimate_cpu_seconds"] is not None]
@@ -284,7 +285,7 @@ def projection_by_family(costs: pd.DataFrame, pilot: str | Path, planned: Iterab
     their ratio) and its planned unfinished cells, whose estimate is scaled by the family's own ratio, or kept as
     the plan gave it where no cell of the family has finished (``ratio from`` says which). A single ratio over
     every finished cell misleads while the finished cells are of a few families only (one attacker, say)."""
-    cells = _pilot_cells(Path(pilot))
+    cells = plan_cells(Path(pilot))
     measured = costs.dropna(subset=["cpu_seconds"]).set_index("name").cpu_seconds
     rows: dict[str, dict] = {}
 
@@ -477,7 +478,7 @@ def pilot_plan_table(pilot: str | Path, by: str = "victim") -> pd.DataFrame:
     leave out are not counted."""
     data = json.loads(Path(pilot).read_text(encoding="utf-8"))
     rows: dict[str, dict[str, float]] = {}
-    for name, cell in _pilot_cells(Path(pilot)).items():
+    for name, cell in plan_cells(Path(pilot)).items():
         if cell.get("skip"):
             continue
         keys = parse_cell_name(name)
@@ -511,7 +512,7 @@ def full_grid_hours(pilot: str | Path, models: str | Path) -> pd.Series:
 
     hours: dict[str, float] = {}
     competent: dict[str, bool] = {}
-    for name, cell in _pilot_cells(Path(pilot)).items():
+    for name, cell in plan_cells(Path(pilot)).items():
         keys = parse_cell_name(name)
         if keys["attacker"] == TRAINING or cell.get("estimate_cpu_seconds") is None:
             continue

@@ -11,7 +11,7 @@ import pandas as pd
 
 from bodega.experiments.cells import cell_names
 from bodega.experiments.spec import GridSpec
-from bodega_book.cost import Budget, _pilot_cells, attacker_ratios, left_out_cost, projection, words_per_example
+from bodega_book.cost import Budget, plan_cells, attacker_ratios, left_out_cost, projection, words_per_example
 from bodega_book.findings import AGREE, CANNOT_TELL, DISAGREE, NOT_COMPARABLE, QUERY_RANGES, Finding, range_text
 from bodega_book.study import Study, finished_span, victim_trainings
 from bodega_book.verdict_robustness import Robustness, marginal_text
@@ -106,7 +106,7 @@ def fill_cost(coverage: pd.DataFrame, study: Study, plan: str | Path, table: str
     from bodega.layout import CellName
     from bodega_book.study_tables import PAPER_TABLES
 
-    cells = _pilot_cells(Path(plan))
+    cells = plan_cells(Path(plan))
     rows = coverage.xs(table, level="table")
     numbered = int((rows["BODEGA here"] != "").sum())
     estimates = []
