@@ -76,6 +76,14 @@ def test_pages_read_data_files_through_their_schema_and_never_render_a_placehold
         assert ".exists()" not in code, f"{page.name}: a data file's absence must fail the page"
 
 
+def test_every_data_file_a_page_names_is_registered():
+    """A page that names a new book/data file before FILES knows it fails only in the book build (a plan page's
+    re-plan file did): every data/NAME.json a page's code names is a registered file."""
+    for page in _pages():
+        for name in re.findall(r"""["']data/([\w/.-]+\.json)["']""", page_code(page)):
+            assert name in FILES, f"{page.name} reads data/{name}: add it to bodega_book.page_data.FILES"
+
+
 def test_a_page_without_its_data_file_fails(tmp_path):
     """The Performance page's code, run as the book build runs it (in book/), stops at the lost file."""
     book = tmp_path / "book"

@@ -116,6 +116,7 @@ FILES: dict[str, str] = {
     "study_dev_baselines.json": "study_dev_baselines", "study_pilot.json": "study_pilot",
     "study_pilot_v2.json": "study_pilot", "study_pilot_v3.json": "study_pilot",
     "study_pilot_v3_replan.json": "study_pilot", "study_pilot_v3_hn.json": "study_pilot",
+    "study_pilot_v3_paired.json": "study_pilot",
     "study_renders.json": "study_renders", "trimming.json": "trimming",
     "victim_throughput.json": "victim_throughput", "victim_query_cost_hn.json": "victim_query_cost",
 }
