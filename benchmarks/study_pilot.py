@@ -42,6 +42,7 @@ import tempfile
 import time
 from datetime import datetime, timezone
 from pathlib import Path
+from collections.abc import Sized
 from typing import Any
 
 PER_TEXT_SAMPLE = {"HN": 4}  # texts timed per task (default 16): HN articles are long
@@ -203,7 +204,7 @@ def task_calibration(task: str, results: Path, pilot: dict, per_text: dict,
     cells = []  # (victim, "attacker/scenario", kernels, records)
     for path in sorted(Path(results, "runs").glob(f"{task}-*/{RECORDS}")):
         name = CellName.parse(path.parent.name)
-        records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+        records = read_records(path)
         if name.is_attack and records and name.victim in per_text.get(task, {}):
             ran_on = json.loads((path.parent / RUN_CONFIG).read_text(encoding="utf-8")).get("kernels")
             cells.append((name.victim, f"{name.attacker}/{name.scenario}", ran_on, records))
@@ -237,6 +238,11 @@ def task_calibration(task: str, results: Path, pilot: dict, per_text: dict,
                                                                                                   per_text)}
 
 
+def read_records(path: Path) -> list[dict]:
+    """A cell's records as they stand, a running cell's included (read only: the grid's reader repairs files)."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
 def trained_from_pretrained(kind: str) -> bool:
     """Whether ``kind`` is fine-tuned from a pretrained model (a user's unregistered kind counts as one)."""
     from bodega.victims.kinds import VICTIM_KINDS
@@ -244,7 +250,7 @@ def trained_from_pretrained(kind: str) -> bool:
     return kind not in VICTIM_KINDS or VICTIM_KINDS[kind].pretrained
 
 
-def reference_kind(covered: dict[str, dict[str, list]], per_text: dict[str, float]) -> str:
+def reference_kind(covered: dict[str, dict[str, Sized]], per_text: dict[str, float]) -> str:
     """The victim kind a task's queries are counted against: the one attacked by the most attackers and scenarios,
     then the cheapest per text (the BiLSTM rather than BERT, both attacked by all), then on the most examples."""
     return max(covered, key=lambda v: (len(covered[v]), -per_text.get(v, math.inf),
@@ -267,14 +273,13 @@ def paired_query_ratios(results: Path, per_text: dict) -> dict[str, dict]:
         name = CellName.parse(path.parent.name)
         if not name.is_attack or name.training != 0:
             continue
-        records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+        records = read_records(path)
         by_kind = by_task.setdefault(name.task, {}).setdefault(name.victim, {})
         by_kind.setdefault(f"{name.attacker}/{name.scenario}", {}).update(
             {r["index"]: r["queries"] for r in records if "index" in r})
     sums: dict[str, list] = {}  # KIND:ATTACK -> [queries, reference queries, examples, tasks]
     for task, kinds in sorted(by_task.items()):
-        from_scratch = {k: {a: list(q) for a, q in v.items()} for k, v in kinds.items()
-                        if not trained_from_pretrained(k)}
+        from_scratch = {kind: attacks for kind, attacks in kinds.items() if not trained_from_pretrained(kind)}
         if not from_scratch:
             continue
         reference = reference_kind(from_scratch, per_text.get(task, {}))
