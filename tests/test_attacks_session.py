@@ -5,7 +5,7 @@ import pytest
 
 from attack_fakes import OnesSemantic
 from bodega.errors import BodegaError
-from bodega.notebook.session import run_paths
+from bodega.notebook.session import run_folder, victim_paths
 from bodega.paths import project_root
 from bodega.report.run_views import best_examples, query_distribution
 from bodega.commands.attack import _parse_options
@@ -20,17 +20,18 @@ RECORDS = [
 
 
 def test_paths_follow_the_results_layout(tmp_path):
-    paths = run_paths("PR", "BiLSTM", "SememePSO", True, 10, 3, "native", results_root=str(tmp_path))
-    grid = run_paths("PR2", "BiLSTM", "PWWS", True, 10, 3, "native", results_root=str(tmp_path), profile="smoke")
-    assert grid.victim_dir == tmp_path / "models" / "PR2-BiLSTM-t3"  # a grid's results root: the plain layout
-    # (seed 3 is also the victim's training seed: its own folder, as a grid names its trainings)
-    smoke = run_paths("PR2", "BiLSTM", "PWWS", True, 10, 3, "native", profile="smoke")
-    assert smoke.victim_dir == project_root() / "results" / "models-smoke" / "PR2-BiLSTM-t3"
-    assert paths.victim_dir == tmp_path / "models" / "PR2-BiLSTM-t3"
-    assert paths.out_dir.name == "PR2-BiLSTM-SememePSO-T-cpu-n10-s3-native"
-    assert paths.data_dir == project_root() / "data" / "PR2"
-    explicit = run_paths("PR2", "BiLSTM", "PWWS", False, None, 0, "native", out_dir=str(tmp_path / "x"))
-    assert explicit.out_dir == tmp_path / "x" and explicit.victim_dir.name == "PR2-BiLSTM"  # training 0
+    data, victim = victim_paths("PR2", "BiLSTM", 3, results_root=str(tmp_path))
+    assert victim_paths("PR2", "BiLSTM", 3, "smoke", results_root=str(tmp_path))[1] == victim  # a grid's results root:
+    assert victim == tmp_path / "models" / "PR2-BiLSTM-t3"  # the plain layout; seed 3 is also the training seed
+    # (its own folder, as a grid names its trainings)
+    assert victim_paths("PR2", "BiLSTM", 3, "smoke")[1] == project_root() / "results" / "models-smoke" / "PR2-BiLSTM-t3"
+    assert data == project_root() / "data" / "PR2"
+    out = run_folder("PR2", "BiLSTM", "SememePSO", True, 10, 3, "native", results_root=str(tmp_path))
+    assert out == tmp_path / "notebook-runs" / "PR2-BiLSTM-SememePSO-T-cpu-n10-s3-native"
+    bf16 = run_folder("PR2", "BiLSTM", "PWWS", False, None, 0, "native", "cpu", "bf16")
+    assert bf16.name.endswith("-nall-s0-native-bf16")
+    assert victim_paths("PR2", "BiLSTM", 0, victim_dir=str(tmp_path / "x"))[1] == tmp_path / "x"
+    assert victim_paths("PR2", "BiLSTM", 0)[1].name == "PR2-BiLSTM"  # training 0
 
 
 def test_best_examples_rank_successes_with_highlighted_changes():

@@ -129,16 +129,15 @@ def test_each_trainings_attack_is_passed_its_own_victim_folder():
     attack training 0 under every training's key, so the grid refuses a notebook without ``victim_dir``."""
     from bodega.experiments.cells import ATTACK_REQUIRED
     from bodega.experiments.runner import check_notebook
-    from bodega.notebook.session import run_paths
+    from bodega.notebook.session import victim_paths
 
     notebook = Path(__file__).resolve().parents[1] / "notebooks" / "attack.ipynb"
     assert "victim_dir" in check_notebook(notebook, ATTACK_REQUIRED)
     assert ("victim_dir",) in ATTACK_REQUIRED
     source = "".join("".join(cell["source"]) for cell in json.loads(notebook.read_text())["cells"])
-    assert "victim_dir=victim_dir" in source  # the declared folder reaches run_paths
-    paths = run_paths("PR2", "BERT", "PWWS", False, 5, 0, "native", results_root="r",
-                      victim_dir="r/models/PR2-BERT-t1")
-    assert paths.victim_dir == Path("r/models/PR2-BERT-t1")
+    assert "victim_dir=victim_dir" in source  # the declared folder reaches prepare_run
+    assert victim_paths("PR2", "BERT", 0, results_root="r", victim_dir="r/models/PR2-BERT-t1")[1] == \
+        Path("r/models/PR2-BERT-t1")
 
 
 def test_a_grid_refuses_an_attack_notebook_without_victim_dir(tmp_path):

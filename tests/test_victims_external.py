@@ -208,13 +208,13 @@ def test_wrong_shapes_and_options_are_clear(module_dir, tmp_path):
     assert is_spec("hf:x") and is_spec(Path("py:m:f")) and not is_spec("results/models/PR2-BiLSTM")
 
 
-def test_session_accepts_the_same_strings(module_dir, hf_folder, tmp_path):
-    from bodega.notebook.session import ensure_victim, run_paths
+def test_session_accepts_the_same_strings(module_dir, hf_folder, data_dir, tmp_path):
+    from bodega.notebook.session import prepare_run
 
     for spec in (f"hf:{hf_folder}", "py:my_victims:build"):
-        paths = run_paths("PR2", spec, "PWWS", False, 2, 0, "native")
-        assert ":" not in paths.out_dir.name and paths.out_dir.parent.name == "notebook-runs"
-        assert str(ensure_victim("PR2", spec, paths.data_dir, paths.victim_dir, "cpu")) == spec
+        run = prepare_run("pr2", spec, "pwws", False, 2, 0, "native", data_dir=str(data_dir))
+        assert ":" not in run.out_dir.name and run.out_dir.parent.name == "notebook-runs"
+        assert (str(run.victim_dir), run.victim, run.task, run.attacker) == (spec, spec, "PR2", "PWWS")
 
 
 def test_cli_attacks_a_callable(module_dir, data_dir, tmp_path, monkeypatch, capsys):

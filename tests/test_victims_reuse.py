@@ -101,14 +101,21 @@ def test_ensure_victim_refuses_its_own_folder_without_weights(data_dir, tmp_path
         session.ensure_victim("FC", "BiLSTM", data_dir, own, "cpu", 0)
 
 
+NEWEST, OLDER = "parameters/grid_study_v3.yaml", "parameters/grid_study.yaml"
+
+
 def _study(root: Path) -> None:
-    """A project whose study grid trains FC's BiLSTM (settings of its own, two trainings) and FC's BERT, and
-    leaves out every attack on FC's MiniLM (which it still trains)."""
+    """A project whose study grid (it commits its victims) trains FC's BiLSTM (settings of its own, two
+    trainings) and FC's BERT, and leaves out every attack on FC's MiniLM (which it still trains); beside it a
+    grid that commits nothing."""
     (root / "parameters").mkdir()
-    (root / session.STUDY_GRIDS[0]).write_text(
+    (root / NEWEST).write_text(
         "name: study\nprofile: cpu\ntasks: [FC]\nvictims: [BiLSTM, BERT, MiniLM]\nattackers: [PWWS]\n"
         "scenarios: [untargeted]\nresults: results/study\ntraining: {max_dev: 600, seeds: {BiLSTM: [0, 1]}}\n"
-        "skip: [{victims: [MiniLM], reason: too slow}]\nprecision: bf16\n")
+        "skip: [{victims: [MiniLM], reason: too slow}]\nprecision: bf16\ncommits_victims: 3\n")
+    (root / "parameters" / "grid_demo.yaml").write_text(
+        "name: demo\nprofile: cpu\ntasks: [FC]\nvictims: [BiLSTM]\nattackers: [PWWS]\nscenarios: [untargeted]\n"
+        "results: results/demo\n")
 
 
 def _no_training(*args, **kwargs):
@@ -149,9 +156,9 @@ def test_a_victim_the_newest_study_has_not_trained_yet_comes_from_the_one_before
     it (its own results folder) committed training 0 with the same settings: the notebook attacks that one,
     and training 1 from the newest."""
     _study(tmp_path)
-    older = (tmp_path / session.STUDY_GRIDS[0]).read_text().replace("name: study\n", "name: older\n").replace(
-        "results/study", "results/older")
-    (tmp_path / session.STUDY_GRIDS[1]).write_text(older)
+    older = (tmp_path / NEWEST).read_text().replace("name: study\n", "name: older\n").replace(
+        "results/study", "results/older").replace("commits_victims: 3", "commits_victims: 2")
+    (tmp_path / OLDER).write_text(older)
     monkeypatch.setattr(session, "project_root", lambda start=".": tmp_path)
     newest_t1 = _committed(tmp_path, "FC-BiLSTM-t1", _study_training(data_dir, "BiLSTM", seed=1))
     older_t0 = _trained(tmp_path / "results" / "older" / "models" / "FC-BiLSTM",
@@ -159,7 +166,7 @@ def test_a_victim_the_newest_study_has_not_trained_yet_comes_from_the_one_before
     monkeypatch.setattr("bodega.victims.train_victim", _no_training)
     own = tmp_path / "results" / "models" / "FC-BiLSTM"
     assert session.ensure_victim("FC", "BiLSTM", data_dir, own, "cpu", 0) == older_t0
-    assert session.study_victim("FC", "BiLSTM", data_dir, "cpu", 0).grid == session.STUDY_GRIDS[1]
+    assert session.study_victim("FC", "BiLSTM", data_dir, "cpu", 0).grid == OLDER
     assert session.ensure_victim("FC", "BiLSTM", data_dir, own, "cpu", 1) == newest_t1
     # once the newest commits training 0, it wins
     newest_t0 = _committed(tmp_path, "FC-BiLSTM", _study_training(data_dir, "BiLSTM", seed=0))
@@ -231,7 +238,7 @@ def test_a_victim_the_study_does_not_train_gets_no_estimate(data_dir, tmp_path, 
     monkeypatch.setattr("bodega.victims.train_victim", lambda *args, **kwargs: args[3])
     with caplog.at_level("WARNING", logger="bodega.notebook.session"):
         session.ensure_victim("FC", "GEMMA2B", data_dir, tmp_path / "own", "cpu", 0)
-    assert f"no study ({', '.join(session.STUDY_GRIDS)}) trains it" in caplog.text
+    assert f"no grid that commits its victims ({NEWEST}) trains it" in caplog.text
     assert "no measured training time for this victim" in caplog.text
 
 
@@ -246,3 +253,61 @@ def test_the_notebook_attacks_the_study_victim_in_the_study_precision_unless_tol
     assert session.attack_precision("fp32", committed, "FC", "BERT", data_dir, "cpu") == "fp32"
     assert session.attack_precision(None, tmp_path / "own", "FC", "BERT", data_dir, "cpu") == "fp32"
     assert session.attack_precision(None, committed, "FC", "BERT", data_dir, "smoke") == "fp32"
+
+
+def test_a_new_study_grid_is_found_by_its_own_key_without_a_change_to_the_library(data_dir, tmp_path, monkeypatch):
+    """A study is one grid file with ``commits_victims``: the highest number wins over the studies before it, and
+    the number says the order, not the file's name."""
+    _study(tmp_path)
+    monkeypatch.setattr(session, "project_root", lambda start=".": tmp_path)
+    newer = (tmp_path / NEWEST).read_text().replace("name: study\n", "name: next\n").replace(
+        "results/study", "results/next").replace("commits_victims: 3", "commits_victims: 4")
+    (tmp_path / "parameters" / "grid_aardvark.yaml").write_text(newer)
+    _committed(tmp_path, "FC-BiLSTM", _study_training(data_dir, "BiLSTM"))
+    assert [spec.name for spec in session.committing_grids()] == ["next", "study"]  # grid_demo commits nothing
+    assert session.study_victim("FC", "BiLSTM", data_dir, "cpu", 0).grid == NEWEST  # the newest has not trained it
+    next_t0 = _trained(tmp_path / "results" / "next" / "models" / "FC-BiLSTM", _study_training(data_dir, "BiLSTM"))
+    found = session.study_victim("FC", "BiLSTM", data_dir, "cpu", 0)
+    assert (found.grid, found.folder) == ("parameters/grid_aardvark.yaml", next_t0)
+
+
+def test_two_studies_of_one_number_are_refused(data_dir, tmp_path, monkeypatch):
+    _study(tmp_path)
+    monkeypatch.setattr(session, "project_root", lambda start=".": tmp_path)
+    (tmp_path / OLDER).write_text((tmp_path / NEWEST).read_text().replace("name: study\n", "name: older\n"))
+    with pytest.raises(BodegaError, match=r"grid_study.yaml: commits_victims: 3 is also another grid's"):
+        session.study_victim("FC", "BiLSTM", data_dir, "cpu", 0)
+
+
+def test_the_project_names_its_committing_grids_in_parameters():
+    """The shipped studies say in their grid files that they commit their victims, newest (v3) first."""
+    assert [spec.name for spec in session.committing_grids()] == ["study-v3", "study"]
+
+
+def test_a_notebook_run_spelling_the_victim_bert_attacks_the_committed_fc_bert(data_dir, tmp_path, monkeypatch):
+    """``-p task fc -p victim bert``: the names are made canonical before anything looks for the victim, so the run
+    attacks the study's committed FC-BERT in the study's precision and names its folder canonically; nothing is
+    trained into an ``FC-bert`` folder."""
+    _study(tmp_path)
+    monkeypatch.setattr(session, "project_root", lambda start=".": tmp_path)
+    write_tsv(data_dir / "attack.tsv", [Example(1, "a", "claim ~ evidence")])
+    committed = _committed(tmp_path, "FC-BERT", _study_training(data_dir, "BERT"))
+    monkeypatch.setattr("bodega.victims.train_victim", _no_training)
+    run = session.prepare_run("fc", "bert", "bert_attack", False, 2, 0, "native", "CPU", data_dir=str(data_dir))
+    assert (run.task, run.victim, run.attacker, run.profile) == ("FC", "BERT", "BERT-ATTACK", "cpu")
+    assert (run.victim_dir, run.precision) == (committed, "bf16")
+    assert run.out_dir == tmp_path / "results" / "notebook-runs" / "FC-BERT-BERT-ATTACK-U-cpu-n2-s0-native-bf16"
+    with pytest.raises(BodegaError, match="unknown victim kind 'bertt'; choose one of BiLSTM, "):
+        session.prepare_run("FC", "bertt", "PWWS", False, 2, 0, "native", data_dir=str(data_dir))
+
+
+def test_the_committed_study_fc_bert_is_found_under_any_spelling():
+    """The project's own committed FC-BERT (results/study-v3), as the mission notebook's session finds it."""
+    data = session.project_root() / "data" / "FC"
+    if not (data / "train.tsv").is_file():
+        pytest.skip("prepared data absent: bodega data prepare-missing --raw-root ../shared/data/raw --out-root data")
+    from bodega.names import victim_name
+
+    found = session.study_victim("FC", victim_name("bert"), data, "cpu", 0)
+    assert found.folder == session.project_root() / "results" / "study-v3" / "models" / "FC-BERT"
+    assert session.committed_problem(found) is None

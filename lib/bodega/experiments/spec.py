@@ -174,6 +174,10 @@ class GridSpec:
     examples_for: tuple[CellRule, ...] = ()  # per-cell sample sizes; a later rule wins over an earlier one
     skip: tuple[CellRule, ...] = ()  # cells not run, each with its reason
     alone: tuple[CellRule, ...] = ()  # trainings that run with no other cell beside them, each with its reason
+    commits_victims: int | None = None
+    """Set in a study's grid file: its victims are committed with the results, and a notebook attacks them before
+    it would train its own, the grid with the highest number (the newest study) first (see
+    :func:`bodega.notebook.session.committing_grids`)."""
     source: str = ""  # the file it was read from, for messages
 
     def examples_of(self, task: str, victim: str, attacker: str, scenario: str, training: int = 0) -> int | None:
@@ -463,6 +467,7 @@ def parse_grid(data: Any, source: str = "<grid>") -> GridSpec:
         skip=_rules(f"{source}: skip", data.get("skip"), "reason"),
         alone=_rules(f"{source}: alone", data.get("alone"), "reason", ("tasks", "victims", "trainings"),
                      "why these trainings run with no other cell beside them"),
+        commits_victims=_optional_int(f"{source}: commits_victims", data.get("commits_victims"), 1),
         source=source,
         **strings,
     )

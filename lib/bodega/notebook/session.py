@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bodega.data import read_tsv
 from bodega.errors import BodegaError
@@ -15,52 +16,85 @@ from bodega.layout import VICTIM_INFO
 from bodega.records import TrainingFingerprint, read_victim_info
 from bodega.paths import project_root
 
+if TYPE_CHECKING:
+    from bodega.experiments.spec import GridSpec
+
 log = logging.getLogger(__name__)
-STUDY_GRIDS = ("parameters/grid_study_v3.yaml", "parameters/grid_study.yaml")
-"""The grids whose committed victims a notebook attacks before it would train one of its own, newest study
-first: a victim the newest has not trained yet is taken from the one before, where that committed it."""
 
 
 @dataclass(frozen=True)
-class RunPaths:
-    """Where one notebook attack run reads its data and victim and writes its results."""
+class NotebookRun:
+    """One notebook attack run, ready: its names made canonical, its data prepared, its victim found or trained,
+    the precision it attacks in and the folder it writes."""
 
+    task: str
+    victim: str
+    """A victim kind, or an ``hf:``/``py:`` spec as given."""
+    attacker: str
+    profile: str
     data_dir: Path
     victim_dir: Path
     out_dir: Path
+    precision: str
 
 
-def run_paths(task: str, victim: str, attacker: str, targeted: bool, n_examples: int | None, seed: int,
-              backend: str, data_root: str | None = None, results_root: str | None = None,
-              out_dir: str | None = None, data_dir: str | None = None, victim_dir: str | None = None,
-              profile: str = "cpu", precision: str = "fp32") -> RunPaths:
-    """Paths of the results layout; explicit folders win; a notebook run without ``out_dir`` gets its
-    own folder, apart from the grid's runs. In the project-wide results folder, victims of profiles
-    other than ``cpu`` go to ``models-<profile>/`` so that a smoke-sized victim never stands in for a
-    cpu one; a grid's own results root keeps the plain ``models/`` layout; ``seed`` (also the training seed)
-    other than 0 names its own victim folder (``-t<seed>``), as a grid's trainings. A run at a precision other
-    than fp32 gets its own default folder (``-bf16``): it is another victim."""
-    from bodega.attacks.base import attacker_folder_name
+def prepare_run(task: str, victim: str, attacker: str, targeted: bool, n_examples: int | None, seed: int,
+                backend: str, profile: str = "cpu", precision: str | None = None, *, data_root: str | None = None,
+                results_root: str | None = None, raw_root: str | None = None, out_dir: str | None = None,
+                data_dir: str | None = None, victim_dir: str | None = None) -> NotebookRun:
+    """Everything the attack notebook does before it attacks, from its parameters as the user spelt them: the
+    names made canonical (``-p victim bert`` is the study's ``BERT``), the task's data prepared, the victim found
+    (``victim_dir``, else a committed or already trained one) or trained, the precision chosen
+    (:func:`attack_precision`; ``auto`` decided here, once) and the run's folder named after all of them."""
+    from bodega.names import run_names
+    from bodega.precision import resolve_precision
+
+    names = run_names(task, victim, attacker, profile)
+    requested = resolve_precision(precision).name if precision else None
+    data, default_victim = victim_paths(names.task, names.victim, seed, names.profile, data_root, results_root,
+                                        data_dir, victim_dir)
+    ensure_data(names.task, data, raw_root)
+    found = ensure_victim(names.task, names.victim, data, default_victim, names.profile, seed, requested or "fp32")
+    chosen = attack_precision(requested, found, names.task, names.victim, data, names.profile, seed)
+    out = Path(out_dir) if out_dir else run_folder(names.task, names.victim, names.attacker, targeted, n_examples,
+                                                   seed, backend, names.profile, chosen, results_root)
+    return NotebookRun(names.task, names.victim, names.attacker, names.profile, data, found, out, chosen)
+
+
+def victim_paths(task: str, victim: str, seed: int, profile: str = "cpu", data_root: str | None = None,
+                 results_root: str | None = None, data_dir: str | None = None,
+                 victim_dir: str | None = None) -> tuple[Path, Path]:
+    """Where a notebook run reads its data and looks for (or trains) its victim, for canonical names; explicit
+    folders win. In the project-wide results folder, victims of profiles other than ``cpu`` go to
+    ``models-<profile>/`` so that a smoke-sized victim never stands in for a cpu one; a grid's own results root
+    keeps the plain ``models/`` layout; ``seed`` (also the training seed) other than 0 names its own victim
+    folder (``-t<seed>``), as a grid's trainings. An ``hf:``/``py:`` victim is used where it is: the spec stands
+    for the folder."""
     from bodega.layout import CellName
-    from bodega.tasks import get_task
-
     from bodega.victims.external import is_spec
 
     root = project_root()
-    task = get_task(task).name
-    data = Path(data_root) if data_root else root / "data"
+    data = Path(data_dir) if data_dir else (Path(data_root) if data_root else root / "data") / task
+    if is_spec(victim):
+        return data, Path(victim)
     results = Path(results_root) if results_root else root / "results"
-    label = _spec_label(victim) if is_spec(victim) else victim
-    name = f"{task}-{label}-{attacker_folder_name(attacker)}-{'T' if targeted else 'U'}"
     # The project-wide results folder is shared by all profiles; a grid passes its own results root.
     models = "models" if results_root or profile == "cpu" else f"models-{profile}"
-    folder = f"{name}-{profile}-n{n_examples or 'all'}-s{seed}-{backend}{_suffix(precision)}"
-    out = Path(out_dir) if out_dir else results / "notebook-runs" / folder
-    if is_spec(victim):  # hf:/py: victims are used where they are; the spec stands for the folder
-        victim_path = Path(victim)
-    else:
-        victim_path = Path(victim_dir) if victim_dir else results / models / str(CellName(task, victim, training=seed))
-    return RunPaths(Path(data_dir) if data_dir else data / task, victim_path, out)
+    return data, Path(victim_dir) if victim_dir else results / models / str(CellName(task, victim, training=seed))
+
+
+def run_folder(task: str, victim: str, attacker: str, targeted: bool, n_examples: int | None, seed: int,
+               backend: str, profile: str = "cpu", precision: str = "fp32", results_root: str | None = None) -> Path:
+    """The folder of a notebook run that was given no ``out_dir``: its own, apart from the grid's runs, named
+    after its canonical names and settings. A run at a precision other than fp32 gets its own folder (``-bf16``):
+    it is another victim."""
+    from bodega.attacks.base import attacker_folder_name
+    from bodega.victims.external import is_spec
+
+    results = Path(results_root) if results_root else project_root() / "results"
+    label = _spec_label(victim) if is_spec(victim) else victim
+    name = f"{task}-{label}-{attacker_folder_name(attacker)}-{'T' if targeted else 'U'}"
+    return results / "notebook-runs" / f"{name}-{profile}-n{n_examples or 'all'}-s{seed}-{backend}{_suffix(precision)}"
 
 
 def _suffix(precision: str) -> str:
@@ -90,8 +124,8 @@ def ensure_data(task: str, data_dir: Path, raw_root: str | None = None) -> None:
 
 def ensure_victim(task: str, victim: str, data_dir: Path, victim_dir: Path, profile: str, seed: int = 0,
                   precision: str = "fp32") -> Path:
-    """Train the victim with the profile's settings unless a finished model folder is there, or the study
-    (:data:`STUDY_GRIDS`) committed this victim and training with its weights, or one trained with the same
+    """Train the victim (canonical names) with the profile's settings unless a finished model folder is there, or a
+    study (:func:`committing_grids`) committed this victim and training with its weights, or one trained with the same
     settings is elsewhere under ``results/`` (a grid's ``models/``): returns the folder. ``seed`` is the
     training seed (the study's training 0 for seed 0).
 
@@ -142,7 +176,7 @@ def ensure_victim(task: str, victim: str, data_dir: Path, victim_dir: Path, prof
 
 @dataclass(frozen=True)
 class StudyVictim:
-    """One training of a victim as a study grid (one of :data:`STUDY_GRIDS`) trains it: where it keeps it and the
+    """One training of a victim as a study grid (one of :func:`committing_grids`) trains it: where it keeps it and the
     training fingerprint it trains it with, by which a committed folder is recognised (not by its cell key,
     which any change of the code in its closure moves)."""
 
@@ -153,35 +187,50 @@ class StudyVictim:
     precision: str
     """The precision the study attacks it in (resolved on this machine)."""
     grid: str
-    """The study grid file that trains it (one of :data:`STUDY_GRIDS`)."""
+    """The study grid file that trains it, relative to the project (one of :func:`committing_grids`)."""
+
+
+def committing_grids() -> list[GridSpec]:
+    """The project's grids (``parameters/*.yaml``) whose victims are committed, newest study first: each says so
+    with ``commits_victims: N``, N ordering the studies (the newest the highest). A notebook attacks their
+    victims before it would train one of its own; a victim the newest has not trained yet is taken from the one
+    before, where that committed it. None outside a checkout (an installed package has no ``parameters/``)."""
+    from bodega.experiments.spec import GridError, load_grid
+
+    root = project_root()
+    grids = [spec for path in sorted((root / "parameters").glob("grid_*.yaml"))
+             if (spec := load_grid(path)).commits_victims is not None]
+    orders = [spec.commits_victims for spec in grids]
+    for spec in grids:
+        if orders.count(spec.commits_victims) > 1:
+            raise GridError(f"{spec.source}: commits_victims: {spec.commits_victims} is also another grid's "
+                            f"({', '.join(g.source for g in grids if g.commits_victims == spec.commits_victims)}); "
+                            "give each study its own number, the newest the highest")
+    return sorted(grids, key=lambda spec: -spec.commits_victims)
 
 
 def study_victim(task: str, victim: str, data_dir: Path, profile: str, training: int = 0) -> StudyVictim | None:
-    """The study's training ``training`` of the victim of ``task`` and ``victim`` on ``data_dir``'s rows: from the
-    newest of :data:`STUDY_GRIDS` that trains it and has committed it, else from the newest that trains it (not
-    committed: :func:`committed_problem` says why), or None where no study trains it (another profile, task,
-    victim or training seed). A victim all of whose attacks a study leaves out counts: the study trained it, and
-    may have committed it."""
-    candidates = [found for grid in STUDY_GRIDS
-                  if (found := _grid_victim(grid, task, victim, data_dir, profile, training)) is not None]
+    """The study's training ``training`` of the victim of ``task`` and ``victim`` (canonical names) on
+    ``data_dir``'s rows: from the newest of :func:`committing_grids` that trains it and has committed it, else
+    from the newest that trains it (not committed: :func:`committed_problem` says why), or None where no study
+    trains it (another profile, task, victim or training seed). A victim all of whose attacks a study leaves out
+    counts: the study trained it, and may have committed it."""
+    candidates = [found for spec in committing_grids()
+                  if (found := _grid_victim(spec, task, victim, data_dir, profile, training)) is not None]
     return next((found for found in candidates if committed_problem(found) is None),
                 candidates[0] if candidates else None)
 
 
-def _grid_victim(grid: str, task: str, victim: str, data_dir: Path, profile: str,
+def _grid_victim(spec: GridSpec, task: str, victim: str, data_dir: Path, profile: str,
                  training: int) -> StudyVictim | None:
-    """The training of one victim as the study grid ``grid`` trains it, or None where it does not."""
+    """The training of one victim as the study grid ``spec`` trains it, or None where it does not."""
     from bodega.experiments.cells import training_settings
-    from bodega.experiments.spec import load_grid
+    from bodega.io import relative_path
     from bodega.layout import victim_dir
     from bodega.precision import resolve_precision
-    from bodega.tasks import get_task
     from bodega.victims.training import training_fingerprint, training_precision
 
     root = project_root()
-    if not (root / grid).is_file():
-        return None  # an installed package without the project's parameters
-    spec, task = load_grid(root / grid), get_task(task).name
     if (spec.profile != profile or task not in spec.tasks or victim not in spec.victims
             or training not in spec.training.seeds_for(task, victim)):
         return None
@@ -191,7 +240,7 @@ def _grid_victim(grid: str, task: str, victim: str, data_dir: Path, profile: str
     return StudyVictim(victim_dir(root / spec.results, task, victim, training),
                        training_fingerprint(task, victim, data_dir, precision=training_precision(victim, precision),
                                             **settings),
-                       len(read_tsv(Path(data_dir) / "train.tsv")), precision, grid)
+                       len(read_tsv(Path(data_dir) / "train.tsv")), precision, relative_path(spec.source, root))
 
 
 def attack_precision(requested: str | None, victim_dir: Path, task: str, victim: str, data_dir: Path, profile: str,
@@ -214,11 +263,14 @@ def committed_problem(study: StudyVictim | None) -> str | None:
     """Why no committed victim stands for this study training, or None when its folder holds one: trained as
     the study trains it, with the weights whose hash training recorded. A folder whose weights are there but
     hash otherwise was changed after training: it is refused (:class:`BodegaError`), not trained over."""
+    from bodega.io import relative_path
     from bodega.victims.modeldir import weights_problem
     from bodega.victims.reuse import same_training
 
     if study is None:
-        return f"no study ({', '.join(STUDY_GRIDS)}) trains it"
+        root = project_root()
+        grids = ", ".join(relative_path(spec.source, root) for spec in committing_grids()) or "none in parameters/"
+        return f"no grid that commits its victims ({grids}) trains it"
     if not (study.folder / VICTIM_INFO).is_file():
         return f"the study ({study.grid}) has not trained it ({study.folder} holds no {VICTIM_INFO})"
     problem = weights_problem(study.folder)
