@@ -206,9 +206,11 @@ def attack(victim: Classifier, texts: Sequence[str] | None = None, labels: Seque
     from bodega.attacks.runner import AttackOptions, attack_examples
     from bodega.data import read_tsv
     from bodega.io import file_sha256
-    from bodega.tasks import get_task
+    from bodega.names import attacker_name, profile_name
+    from bodega.names import task_name as canonical_task
 
-    task_name = get_task(task).name
+    task_name, profile = canonical_task(task), profile_name(profile)  # the caller's spelling, made canonical once
+    attacker = attacker_name(attacker) if isinstance(attacker, str) else attacker
     wrapped = wrap(victim, task_name, profile=profile)
     if getattr(wrapped, "task", task_name) != task_name:
         raise BodegaError(f"the victim was wrapped for task {wrapped.task}, not {task_name}; "

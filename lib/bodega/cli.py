@@ -47,11 +47,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run one subcommand. A :class:`~bodega.errors.BodegaError` (a user mistake), or an OSError about a
-    path (a file where a folder is needed, no permission, a full disk), is printed as one line and exits
-    2; an interrupt (Ctrl-C, SIGTERM where a command asks for it) exits 130; any other exception is a bug
-    and propagates with its traceback. ``-v`` shows the traceback of a user mistake too."""
-    args = build_parser().parse_args(argv)
+    """Run one subcommand. A :class:`~bodega.errors.BodegaError` (a user mistake: an option's name unknown to its
+    registry as early as parsing), or an OSError about a path (a file where a folder is needed, no permission, a
+    full disk), is printed as one line and exits 2; an interrupt (Ctrl-C, SIGTERM where a command asks for it)
+    exits 130; any other exception is a bug and propagates with its traceback. ``-v`` shows the traceback of a
+    user mistake too."""
+    try:
+        args = build_parser().parse_args(argv)
+    except BodegaError as error:  # an option's name unknown to its registry (bodega.names, as an option's type)
+        words = sys.argv[1:] if argv is None else argv
+        print(f"bodega {next((w for w in words if not w.startswith('-')), '')}: error: {error}", file=sys.stderr)
+        return 2
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, format=LOG_FORMAT)
     try:
         # Before any command imports torch: OpenMP reads its wait policy once, when it loads.

@@ -7,7 +7,6 @@ as ``-``, aliases); an unknown name is a :class:`~bodega.errors.UnknownNameError
 """
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -56,16 +55,11 @@ def run_names(task: str, victim: str, attacker: str, profile: str) -> RunNames:
     return RunNames(task_name(task), victim_name(victim), attacker_name(attacker), profile_name(profile))
 
 
-def option(resolve: Callable[[str], str]) -> Callable[[str], str]:
-    """``resolve`` as an argparse ``type``: the option's value becomes canonical as it is parsed, and an unknown
-    name is argparse's one-line error naming the option (exit 2)."""
-    def parse(text: str) -> str:
-        from bodega.errors import BodegaError
+def name_list(resolve: Callable[[str], str]) -> Callable[[str], tuple[str, ...]]:
+    """``resolve`` over a comma-separated option (``--tasks pr,fc``): the canonical names in the order given, each
+    once. As an argparse ``type`` (as each single-name function above is), an unknown name leaves the parser as
+    the :class:`~bodega.errors.UnknownNameError` the command line prints as one line (exit 2)."""
+    def parse(text: str) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(resolve(part) for part in text.split(",") if part.strip()))
 
-        try:
-            return resolve(text)
-        except BodegaError as error:
-            raise argparse.ArgumentTypeError(str(error)) from None
-
-    parse.__name__ = resolve.__name__.replace("_", " ")  # argparse names the type in some messages
     return parse

@@ -7,6 +7,7 @@ import json
 from bodega.attacks.base import ATTACKERS, registered_attackers
 from bodega.commands import at_least_one
 from bodega.errors import BodegaError
+from bodega.names import attacker_name, profile_name, task_name
 from bodega.precision import PRECISION_HELP, PRECISIONS
 from bodega.profiles import PROFILES
 from bodega.tasks import TASKS
@@ -16,7 +17,7 @@ from bodega.threads import THREADS_HELP
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``bodega attack``: attack a victim on a task's attack set and score the run."""
     parser = subparsers.add_parser("attack", help="attack a trained victim and score the run")
-    parser.add_argument("--task", required=True, help=TASKS.listing())
+    parser.add_argument("--task", required=True, type=task_name, help=TASKS.listing())
     parser.add_argument("--victim", required=True,
                         help="a victim folder trained by bodega train (e.g. results/models/PR2-BiLSTM); "
                              "hf:PATH, a local transformers sequence-classification folder; or "
@@ -32,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="py: victims: a tokenizer folder whose first 512 tokens are kept, as BODEGA "
                              "trims (default: the object's trim_tokenizer attribute, else no trimming)")
     parser.add_argument("--data", required=True, help="folder with attack.tsv")
-    parser.add_argument("--attacker", required=True,
+    parser.add_argument("--attacker", required=True, type=attacker_name,
                         help=f"{ATTACKERS.listing(registered_attackers())}; or your own "
                              "as py:module:factory or py:path/to/file.py:factory (with --backend openattack: a "
                              "factory of an OpenAttack attacker)")
@@ -42,7 +43,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="attack only the first N examples (N >= 1; leave it out to attack every example)")
     parser.add_argument("--budget", type=int, default=None, help="query budget per example")
     parser.add_argument("--seed", type=int, default=0, help="random seed of the attacker")
-    parser.add_argument("--profile", default="cpu", help=PROFILES.listing())
+    parser.add_argument("--profile", default="cpu", type=profile_name, help=PROFILES.listing())
     parser.add_argument("--backend", default="native", choices=("native", "openattack"),
                         help="this package's attackers, or OpenAttack 2.1.1's as BODEGA ran them")
     parser.add_argument("--threads", type=int, default=None, help=THREADS_HELP)

@@ -5,6 +5,7 @@ import argparse
 from pathlib import Path
 
 from bodega.commands import at_least_one
+from bodega.names import name_list, task_name
 from bodega.tasks import TASKS
 
 RAW_HELP = "folder holding HN/, PR2/, FC/, RD/ (default: $BODEGA_RAW)"
@@ -20,7 +21,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "RAW_ROOT/<its folder> (the layout prepare-missing, the data notebook and the grid read), "
                     "and check the sha256 of every file against the list shipped with the package. The book's "
                     "page 'Getting the data' says where each corpus is published.")
-    fetch.add_argument("--task", required=True, help=TASKS.listing())
+    fetch.add_argument("--task", required=True, type=task_name, help=TASKS.listing())
     fetch.add_argument("--from", dest="origin", required=True, metavar="PATH_OR_URL",
                        help="the corpus's folder (or a folder holding it), a zip or tar archive, or an http(s) or "
                             "file URL of one")
@@ -33,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="seconds to wait for a server before giving up (default 60)")
     fetch.set_defaults(func=_fetch)
     prepare = actions.add_parser("prepare", help="convert a raw corpus to train/attack/dev TSV")
-    prepare.add_argument("--task", required=True, help=TASKS.listing())
+    prepare.add_argument("--task", required=True, type=task_name, help=TASKS.listing())
     prepare.add_argument("--raw", required=True, help="folder of the raw corpus")
     prepare.add_argument("--out", required=True, help="output folder for train.tsv, attack.tsv, dev.tsv")
     prepare.add_argument("--source", default=None, help="source format where a task has several")
@@ -48,7 +49,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "grid read it). A task whose raw folder is absent is reported and left unprepared.")
     missing.add_argument("--raw-root", default=None, help=RAW_HELP)
     missing.add_argument("--out-root", default="data", help="folder to write <TASK>/{train,attack,dev}.tsv into")
-    missing.add_argument("--tasks", default=None, help="comma-separated tasks (default: all four)")
+    missing.add_argument("--tasks", default=None, type=name_list(task_name),
+                         help="comma-separated tasks (default: every task)")
     missing.add_argument("--skip-hash-check", action="store_true",
                          help="convert copies whose files differ from the shipped sha256 list")
     missing.set_defaults(func=_prepare_missing)
@@ -59,9 +61,8 @@ def _fetch(args: argparse.Namespace) -> int:
     from bodega.data.transfer import MIB, Limits
     from bodega.paths import raw_root
     from bodega.io import terminate_as_interrupt
-    from bodega.tasks import get_task
 
-    task = get_task(args.task).name
+    task = args.task
     limits = Limits(args.max_download_mb * MIB, args.max_extract_mb * MIB, float(args.timeout))
     with terminate_as_interrupt():  # SIGTERM unwinds, so the temporary files are removed
         target = fetch(task, args.origin, raw_root(args.raw_root), limits)
@@ -100,9 +101,8 @@ def missing_tasks(out_root: str | Path, tasks: list[str]) -> list[str]:
 def _prepare_missing(args: argparse.Namespace) -> int:
     from bodega.data.prepare import prepare_tasks
     from bodega.paths import raw_root
-    from bodega.tasks import TASKS, get_task
 
-    tasks = [get_task(t).name for t in args.tasks.split(",")] if args.tasks else list(TASKS)
+    tasks = list(args.tasks or TASKS)
     todo = missing_tasks(args.out_root, tasks)
     for task in sorted(set(tasks) - set(todo), key=tasks.index):
         print(f"{task}: already prepared under {Path(args.out_root) / task}")

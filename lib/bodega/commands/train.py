@@ -5,21 +5,24 @@ import argparse
 
 from bodega.layout import METRICS
 from bodega.commands import at_least_one
+from bodega.names import profile_name, task_name
 from bodega.precision import PRECISION_HELP, PRECISIONS
 from bodega.profiles import PROFILES
 from bodega.tasks import TASKS
 from bodega.threads import THREADS_HELP
-from bodega.victims.kinds import VICTIM_KINDS
+from bodega.victims.kinds import VICTIM_KINDS, normalise_kind
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``bodega train``: train a victim classifier on a task."""
     parser = subparsers.add_parser("train", help=f"train a victim classifier ({', '.join(VICTIM_KINDS)})")
-    parser.add_argument("--task", required=True, help=TASKS.listing())
-    parser.add_argument("--victim", required=True, help=f"the victim kind: {VICTIM_KINDS.listing()}")
+    parser.add_argument("--task", required=True, type=task_name, help=TASKS.listing())
+    parser.add_argument("--victim", required=True, type=normalise_kind,
+                        help=f"the victim kind: {VICTIM_KINDS.listing()}")
     parser.add_argument("--data", required=True, help="folder with train.tsv, attack.tsv and dev.tsv")
     parser.add_argument("--out", required=True, help="model folder (re-running resumes an interrupted run)")
-    parser.add_argument("--profile", default="cpu", help=f"{PROFILES.listing()} (default: cpu)")
+    parser.add_argument("--profile", default="cpu", type=profile_name,
+                        help=f"{PROFILES.listing()} (default: cpu)")
     parser.add_argument("--max-train", type=int, default=0, help="train on N random rows (0: every row)")
     parser.add_argument("--max-dev", type=int, default=0,
                         help="evaluate each point on N random dev rows (0: every row); for slow victims")

@@ -5,6 +5,9 @@ import argparse
 import json
 from pathlib import Path
 
+from bodega.names import task_name
+from bodega.tasks import TASKS
+
 TOKENIZERS = {
     "bert-base-uncased WordPiece": ("wordpiece-vocab", "BiLSTM (every profile) and BERT (paper)"),
     "all-mpnet-base-v2": ("mpnet", "BERT (cpu)"),
@@ -20,7 +23,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "trimming", help="count attack texts cut after the victim's 512th token (as BODEGA trims)")
     parser.add_argument("--data", default="data", help="folder with <TASK>/attack.tsv")
-    parser.add_argument("--tasks", nargs="+", default=["PR2", "FC", "HN", "RD"], help="tasks to count")
+    parser.add_argument("--tasks", nargs="+", type=task_name, default=list(TASKS),
+                        help=f"tasks to count (default: {TASKS.listing()})")
     parser.add_argument("--out", default="book/data/trimming.json", help="JSON file to write")
     parser.set_defaults(func=_trimming)
 
