@@ -45,7 +45,7 @@ def test_grid_task_key_wins_and_reaches_the_training_cells(tmp_path):
     assert epochs == {"PR2-BiLSTM": None, "PR2-BERT": 1, "FC-BiLSTM": None, "FC-BERT": 6}
 
 
-@pytest.mark.parametrize("key", ["FC-BART", "XX-BERT", "PR-BERT", "FC-"])
+@pytest.mark.parametrize("key", ["FC-BART", "XX-BERT", "PR2BERT", "FC-"])
 def test_unknown_task_victim_keys_are_errors(key):
     with pytest.raises(GridError, match=f"training.epochs: unknown victim '{key}'"):
         parse_grid({**BASE, "training": {"epochs": {key: 3}}}, "g.yaml")
@@ -54,3 +54,25 @@ def test_unknown_task_victim_keys_are_errors(key):
 def test_task_key_epochs_must_be_positive():
     with pytest.raises(GridError, match="training.epochs.FC-BERT"):
         parse_grid({**BASE, "training": {"epochs": {"FC-BERT": 0}}}, "g.yaml")
+
+
+def test_a_victim_key_spelt_otherwise_reaches_the_same_cells_with_the_same_keys(tmp_path):
+    """``pr-bert``, ``PR-BERT`` (PR is PR2's alias) and ``PR2-BERT`` are one victim: the grid makes its keys canonical,
+    so the training cells (settings and keys) are those of the canonical spelling."""
+    for task in ("PR2", "FC"):
+        (tmp_path / "data" / task).mkdir(parents=True)
+        for split in ("train", "dev", "attack"):
+            (tmp_path / "data" / task / f"{split}.tsv").write_text(f"0\t{task}-1\ttext\n")
+    notebook = tmp_path / "victim.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")]), str(notebook))
+    where = {"data_root": str(tmp_path / "data"), "results": str(tmp_path / "results"),
+             "notebooks": {"victim": str(notebook)}}
+    canonical = parse_grid({**BASE, **where, "training": {"epochs": {"PR2-BERT": 3, "BERT": 1},
+                                                          "seeds": {"BiLSTM": [0, 1]}}})
+    other = parse_grid({**BASE, **where, "tasks": ["pr", "fc"], "victims": ["bilstm", "bert"],
+                        "training": {"epochs": {"pr-bert": 3, "Bert": 1}, "seeds": {"bilstm": [0, 1]}}})
+    assert other.training == canonical.training and other.training.epochs == {"PR2-BERT": 3, "BERT": 1}
+    keys = [(cell.name, cell.key) for cell in victim_cells(canonical, HashCache())]
+    assert [(cell.name, cell.key) for cell in victim_cells(other, HashCache())] == keys and len(keys) == 6
+    with pytest.raises(GridError, match="training.epochs: a victim is given twice in two spellings"):
+        parse_grid({**BASE, "training": {"epochs": {"PR-BERT": 3, "PR2-BERT": 3}}})

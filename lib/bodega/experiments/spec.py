@@ -17,7 +17,7 @@ from bodega.errors import BodegaError, MissingFileError
 from bodega.plugins import check_spec, is_plugin
 from bodega.precision import PRECISIONS
 from bodega.profiles import get_profile
-from bodega.tasks import get_task
+from bodega.tasks import TASKS, get_task
 from bodega.victims.kinds import VICTIM_KINDS, normalise_kind
 
 SCENARIOS = ("untargeted", "targeted")
@@ -296,16 +296,17 @@ def _sub(where: str, cls, value: Any):
     return cls(**value)
 
 
-def _check_victim_key(where: str, name: Any) -> None:
-    """A victim kind (``BERT``) or one task's victim (``FC-BERT``), each spelt canonically."""
-    task, _, victim = str(name).rpartition("-") if str(name) not in VICTIM_KINDS else ("", "", str(name))
-    try:
-        known_task = not task or get_task(task).name == task
-    except KeyError:
-        known_task = False
-    if VICTIM_KINDS.find(victim) != victim or not known_task:
-        raise GridError(f"{where}: unknown victim {name!r}; use a victim ({', '.join(VICTIM_KINDS)}) or "
-                        f"TASK-victim such as FC-BERT")
+def _victim_key(where: str, name: Any) -> str:
+    """A victim kind (``BERT``) or one task's victim (``FC-BERT``) in any spelling the registries accept, made
+    canonical (``fc-bert`` -> ``FC-BERT``), so that a key spelt otherwise still names the same victim."""
+    text = str(name)
+    if text in VICTIM_KINDS:
+        return VICTIM_KINDS.canonical(text)
+    task, _, victim = text.rpartition("-")
+    if task in TASKS and victim in VICTIM_KINDS:
+        return f"{TASKS.canonical(task)}-{VICTIM_KINDS.canonical(victim)}"
+    raise GridError(f"{where}: unknown victim {name!r}; use a victim ({', '.join(VICTIM_KINDS)}) or "
+                    f"TASK-victim such as FC-BERT")
 
 
 def _seed_list(where: str, value: Any) -> list[int]:
@@ -317,24 +318,23 @@ def _seed_list(where: str, value: Any) -> list[int]:
     return seeds
 
 
-def _training_seeds(where: str, training: Training, given: dict) -> None:
-    """Check ``training.seeds``: a list, or a mapping from a victim, a task or TASK-victim to a list; not beside
-    ``seed``, which names the one training of every victim."""
+def _training_seeds(where: str, training: Training, given: dict) -> Training:
+    """Check ``training.seeds``: a list, or a mapping from a victim, a task or TASK-victim (made canonical) to a
+    list; not beside ``seed``, which names the one training of every victim."""
     if not training.seeds:
-        return
+        return training
     if "seed" in given:
         raise GridError(f"{where}: give either training.seed (one training) or training.seeds, not both")
     if not isinstance(training.seeds, dict):
         _seed_list(where, training.seeds)
-        return
+        return training
+    seeds = {}
     for name, value in training.seeds.items():
-        try:
-            is_task = get_task(str(name)).name == name
-        except KeyError:
-            is_task = False
-        if not is_task:
-            _check_victim_key(where, name)
-        _seed_list(f"{where}.{name}", value)
+        key = TASKS.canonical(str(name)) if str(name) in TASKS else _victim_key(where, name)
+        if key in seeds:
+            raise GridError(f"{where}: {key} is given twice ({name!r} is another spelling of it); keep one")
+        seeds[key] = _seed_list(f"{where}.{name}", value)
+    return replace(training, seeds=seeds)
 
 
 def _rules(where: str, value: Any, payload: str,
@@ -391,9 +391,12 @@ def _training(source: str, data: dict) -> Training:
     for key in ("epochs", "rows", "lr", "eval_every", "patience"):
         if not isinstance(getattr(training, key), dict):
             raise GridError(f"{source}: training.{key}: expected a mapping victim -> value")
-        for name in getattr(training, key):
-            _check_victim_key(f"{source}: training.{key}", name)
-    _training_seeds(f"{source}: training.seeds", training, data.get("training") or {})
+        canonical = {_victim_key(f"{source}: training.{key}", name): value
+                     for name, value in getattr(training, key).items()}
+        if len(canonical) < len(getattr(training, key)):
+            raise GridError(f"{source}: training.{key}: a victim is given twice in two spellings; keep one")
+        training = replace(training, **{key: canonical})
+    training = _training_seeds(f"{source}: training.seeds", training, data.get("training") or {})
     for name, epochs in training.epochs.items():
         _int(f"{source}: training.epochs.{name}", epochs, 1)
     for key in ("eval_every", "patience"):
