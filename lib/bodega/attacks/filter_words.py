@@ -3,17 +3,20 @@
 BODEGA's ``runs/attack.py`` passes OpenAttack's English filter-word list plus ``~`` (its
 separator of FC's claim and evidence) to PWWS, TextFooler, Genetic, PSO, BERT-ATTACK and
 BAE, and ``token_unk='🔥'`` (its ``UNK_TEXT``) to PWWS, TextFooler and DeepWordBug. Both
-backends take them from here. The list is read from the installed OpenAttack 2.1.1 as
-data (its module is not imported: importing OpenAttack loads torch and its downloader).
+backends take them from here. OpenAttack's list ships with the package as data
+(``openattack_filter_words.txt``, with OpenAttack's MIT licence), so a core install without
+the ``openattack`` extra attacks with it.
 """
 from __future__ import annotations
 
 import ast
 import importlib.util
 from functools import lru_cache
+from importlib.resources import files
 from pathlib import Path
 
 from bodega.errors import BodegaError
+from bodega.extras import require
 
 SEPARATOR = "~"
 """BODEGA's ``SEPARATOR_CHAR``: joins FC's claim and evidence, and is a filter word."""
@@ -26,9 +29,8 @@ FILTER_WORD_LISTS = ("openattack", "spacy")
 
 def openattack_constant(module: str, name: str):
     """A literal (list, dict) assigned at the top of an installed OpenAttack module, read without importing it."""
+    require("OpenAttack", f"OpenAttack 2.1.1's {name}")
     spec = importlib.util.find_spec("OpenAttack")
-    if spec is None or not spec.submodule_search_locations:
-        raise ModuleNotFoundError(f"OpenAttack 2.1.1 is needed for its {name}: pip install -r requirements.txt")
     source = Path(list(spec.submodule_search_locations)[0], *module.split("/"))
     for node in ast.parse(source.read_text(encoding="utf-8")).body:
         if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == name for t in node.targets):
@@ -36,10 +38,15 @@ def openattack_constant(module: str, name: str):
     raise BodegaError(f"{source}: no {name}; is OpenAttack 2.1.1 installed?")
 
 
+FILTER_WORDS_FILE = "openattack_filter_words.txt"
+"""OpenAttack 2.1.1's ``ENGLISH_FILTER_WORDS``, one a line in its order, beside this module (``#`` lines: attribution)."""
+
+
 @lru_cache(maxsize=1)
 def openattack_filter_words() -> tuple[str, ...]:
-    """OpenAttack 2.1.1's ``ENGLISH_FILTER_WORDS`` (``filter_words='spacy'`` does without OpenAttack)."""
-    return tuple(openattack_constant("attack_assist/filter_words/english.py", "ENGLISH_FILTER_WORDS"))
+    """OpenAttack 2.1.1's ``ENGLISH_FILTER_WORDS``, from the packaged copy."""
+    text = files("bodega.attacks").joinpath(FILTER_WORDS_FILE).read_text(encoding="utf-8")
+    return tuple(line for line in text.splitlines() if line and not line.startswith("#"))
 
 
 def bodega_filter_words(kind: str = "openattack") -> tuple[str, ...]:

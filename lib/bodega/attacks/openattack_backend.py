@@ -30,9 +30,11 @@ SUPPORTED = ("DeepWordBug", "PWWS", "Genetic", "SememePSO", "BERT-ATTACK")
 
 
 def _prepare_openattack():
-    import OpenAttack
-
+    from bodega.extras import require
     from bodega.resources import use_nltk_data
+
+    require("OpenAttack", "backend='openattack'")
+    import OpenAttack
 
     OpenAttack.DataManager.setAutoDownload(False)
     folder = use_nltk_data()

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from bodega.errors import BodegaError
+from bodega.extras import require
 from bodega.plugins import PluginError, call_factory, require_method
 
 NATIVE_USAGE = "attack(victim, text, goal, rng) returning an AttackResult (bodega.attacks.Attacker)"
@@ -22,6 +23,8 @@ def build_user_attacker(spec: str, backend: str = "native", **options: Any):
     """Call the factory with ``options`` and check that its product fits the backend."""
     if backend not in ("native", "openattack"):
         raise BodegaError(f"unknown backend {backend!r}; choose 'native' or 'openattack'")
+    if backend == "openattack":
+        require("OpenAttack", f"attacker {spec!r} with backend='openattack'")
     product = call_factory(spec, "attacker", **options)
     if backend == "openattack":
         import OpenAttack

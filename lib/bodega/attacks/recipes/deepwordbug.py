@@ -9,6 +9,7 @@ from bodega.attacks.fidelity import flag
 from bodega.attacks.filter_words import UNK_TEXT
 from bodega.attacks.searches.char_edit import char_edit_search
 from bodega.attacks.transformations import character_edit, openattack_homoglyph
+from bodega.extras import require
 
 
 def deepwordbug(profile: str = "cpu", transform: str = "homoglyph", power: int = 5, unk: str = UNK_TEXT,
@@ -26,6 +27,8 @@ def deepwordbug(profile: str = "cpu", transform: str = "homoglyph", power: int =
     homoglyphs = homoglyphs or ("openattack" if as_run else "bodega")
     if homoglyphs not in ("openattack", "bodega"):
         raise BodegaError(f"homoglyphs={homoglyphs!r}: choose 'openattack' or 'bodega'")
+    if transform == "homoglyph" and homoglyphs == "openattack":
+        require("OpenAttack", "DeepWordBug's homoglyphs='openattack' (OpenAttack's table; homoglyphs='bodega' does not)")
     edit = (openattack_homoglyph if transform == "homoglyph" and homoglyphs == "openattack"
             else character_edit(transform))
     ordered = flag(openattack_order, profile, fidelity)
