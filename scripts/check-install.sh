@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install the package as a user would, outside the checkout, and use it from a folder that is not the project:
 # build a wheel, install it into a new virtual environment (no dependencies, no index), then run the command line,
-# `python -m bodega` and an attack through the Python API from a scratch folder. The dependencies come from an
+# `python -m bodega` and an attack with PWWS (the default attacker) through the Python API from a scratch folder,
+# with OpenAttack (the openattack extra) unimportable, as in a core install. The dependencies come from an
 # existing environment through PYTHONPATH (default: the project's .venv), so the check needs no network.
 # Usage: bash scripts/check-install.sh [PYTHON]   (PYTHON: the interpreter whose packages serve as dependencies)
 set -euo pipefail
@@ -41,11 +42,16 @@ for path in (Notebooks().data, Notebooks().victim, Notebooks().attack):
 assert load_published().f1("PR2", "BERT") is not None
 print("bodega", bodega.__version__, "from", Path(bodega.__file__).parent)
 PY
-echo "== an attack through the Python API, texts in memory"
+echo "== an attack with PWWS through the Python API, texts in memory, OpenAttack unimportable (no extras)"
 python - <<'PY'
+import sys
+
+sys.modules["OpenAttack"] = None  # imports fail and find_spec answers None, as where it is not installed
+
 import numpy as np
 
 import bodega
+from bodega.errors import BodegaError
 
 
 def keyword_victim(texts):
@@ -56,9 +62,17 @@ def keyword_victim(texts):
 
 
 texts = ["An evil plot against the people.", "The council met on Tuesday.", "They plot an evil scheme."]
-report = bodega.attack(keyword_victim, texts, [1, 0, 1], task="PR2", attacker="DeepWordBug")
+report = bodega.attack(keyword_victim, texts, [1, 0, 1], task="PR2", attacker="PWWS")
 assert len(report.records) == 3 and any(r.success for r in report.records), report.records
+assert sys.modules["OpenAttack"] is None
 print("\n".join(report.lines()))
+try:
+    bodega.attack(keyword_victim, texts, [1, 0, 1], task="PR2", attacker="PWWS", backend="openattack")
+except BodegaError as error:
+    assert 'pip install "bodega-repro[openattack]"' in str(error), error
+    print("backend='openattack':", error)
+else:
+    raise AssertionError("backend='openattack' ran without OpenAttack")
 PY
 if [ -f "$ROOT/data/PR2/train.tsv" ]; then
   echo "== bodega grid run in this folder, with the installed stage notebooks (a tiny smoke grid on PR2)"

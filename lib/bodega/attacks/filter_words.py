@@ -39,7 +39,7 @@ def openattack_constant(module: str, name: str):
 
 
 FILTER_WORDS_FILE = "openattack_filter_words.txt"
-"""OpenAttack 2.1.1's ``ENGLISH_FILTER_WORDS``, one a line in its order, beside this module (``#`` lines: attribution)."""
+"""OpenAttack 2.1.1's ``ENGLISH_FILTER_WORDS``, one a line in its order, beside this module (``#``: attribution)."""
 
 
 @lru_cache(maxsize=1)

@@ -28,7 +28,7 @@ def deepwordbug(profile: str = "cpu", transform: str = "homoglyph", power: int =
     if homoglyphs not in ("openattack", "bodega"):
         raise BodegaError(f"homoglyphs={homoglyphs!r}: choose 'openattack' or 'bodega'")
     if transform == "homoglyph" and homoglyphs == "openattack":
-        require("OpenAttack", "DeepWordBug's homoglyphs='openattack' (OpenAttack's table; homoglyphs='bodega' does not)")
+        require("OpenAttack", "DeepWordBug's homoglyphs='openattack' (OpenAttack's table; 'bodega' needs none)")
     edit = (openattack_homoglyph if transform == "homoglyph" and homoglyphs == "openattack"
             else character_edit(transform))
     ordered = flag(openattack_order, profile, fidelity)
