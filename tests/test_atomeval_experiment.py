@@ -120,3 +120,50 @@ def test_recovered_verdicts_come_from_predictions_and_flips_and_refuse_two_verif
     assert verdicts == [Verdict(1, 0.9), Verdict(0)] and texts[1].endswith("Savages was a film .")
     with pytest.raises(ValueError, match="not one verifier's"):
         recovered_verdicts(claims, predictions, [record, {**record, "flip": False}])
+
+
+class PrecisionVictim(KeywordVictim):
+    """The keyword verifier as :func:`bodega.victims.load_victim` gives it: computing in the precision asked."""
+
+    def __init__(self, precision):
+        super().__init__()
+        self.precision = precision or "fp32"
+
+
+@pytest.fixture
+def bf16_verifier(setup, monkeypatch):
+    """The setup's verifier recorded in bf16, its weights present, loaded through load_victim."""
+    import bodega.victims
+    import bodega.victims.modeldir
+
+    _, verifier, _ = setup
+    info = json.loads((verifier / "victim.json").read_text())
+    (verifier / "victim.json").write_text(json.dumps({**info, "precision": "bf16"}))
+    monkeypatch.setattr(bodega.victims.modeldir, "weights_problem", lambda folder: None)
+    return verifier
+
+
+def test_verdicts_are_computed_in_the_precision_their_file_names(bf16_verifier, tmp_path, monkeypatch):
+    import bodega.victims
+    from bodega.atomeval.verdicts import VerdictVerifier
+
+    asked = []
+    monkeypatch.setattr(bodega.victims, "load_victim",
+                        lambda folder, profile="cpu", precision=None: asked.append(precision) or
+                        PrecisionVictim(precision))
+    judge = VerdictVerifier(bf16_verifier, tmp_path / "verdicts")
+    assert judge.predict([f"{EVIDENCE} ~ {CLAIMS[0]}"]).tolist() == [1]
+    assert asked == ["bf16"] and judge.file.path.name == "kw-weights-bf16.jsonl"
+    assert len(judge.file.path.read_text().splitlines()) == 1
+
+
+def test_a_verifier_computing_in_another_precision_never_writes_to_the_file(bf16_verifier, tmp_path, monkeypatch):
+    import bodega.victims
+    from bodega.atomeval.verdicts import VerdictVerifier
+    from bodega.errors import BodegaError
+
+    monkeypatch.setattr(bodega.victims, "load_victim", lambda folder, **options: PrecisionVictim("fp32"))
+    judge = VerdictVerifier(bf16_verifier, tmp_path / "verdicts")
+    with pytest.raises(BodegaError, match="computes in fp32, but its verdicts in .*kw-weights-bf16.jsonl"):
+        judge.predict([f"{EVIDENCE} ~ {CLAIMS[0]}"])
+    assert not judge.file.path.exists()

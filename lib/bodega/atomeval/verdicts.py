@@ -6,7 +6,8 @@ judge the committed rewrites again. So every verdict the experiment needs is app
 the label and, when the model gave it, P(refuted)), and :class:`VerdictVerifier` answers from that file
 first. Only texts the file lacks go to the model, which is loaded when the first such text comes; without
 the weights it names the missing texts and the fix. Retrained weights have a new hash, so they can never be
-answered with an old model's verdicts.
+answered with an old model's verdicts, and the model is loaded in the file's precision (the one its victim
+recorded) and refused if it computes in another, so a file only ever holds verdicts of its own precision.
 
 The text key is :func:`bodega.victims.cache.text_key`, the prediction cache's. Decisions near P = 0.5 can
 differ between CPU thread counts; the file keeps the first answer, so a rerun reproduces the committed tables.
@@ -20,7 +21,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from bodega.errors import MissingFileError
+from bodega.errors import BodegaError, MissingFileError
 from bodega.victims.cache import text_key
 
 
@@ -84,7 +85,8 @@ def verdict_path(verdicts_dir: str | Path, weights_hash: str, precision: str) ->
 
 class VerdictVerifier:
     """A trained victim folder as a verifier that answers from its saved verdicts, loading the weights only
-    for texts without one (``loader(folder)`` gives the victim; default :func:`bodega.victims.load_victim`)."""
+    for texts without one (``loader(folder)`` gives the victim; default :func:`bodega.victims.load_victim` in
+    the victim's recorded precision, the one its verdict file is named after)."""
 
     def __init__(self, folder: str | Path, verdicts_dir: str | Path, profile: str = "cpu",
                  loader: Callable[[Path], Any] | None = None) -> None:
@@ -115,10 +117,14 @@ class VerdictVerifier:
                     raise MissingFileError(
                         f"{self.folder}: {problem}, and {self.file.path} lacks verdicts on texts this run needs; "
                         f"put the trained weights in {self.folder} (bodega train) or judge only the saved rewrites")
-                victim = load_victim(self.folder, profile=self.profile)
+                victim = load_victim(self.folder, profile=self.profile, precision=self.precision)
             if getattr(victim, "weights_hash", self.weights_hash) != self.weights_hash:
                 raise MissingFileError(f"{self.folder}: loaded weights {victim.weights_hash[:12]} are not the "
                                        f"recorded {self.weights_hash[:12]}; train the verifier again")
+            computes = getattr(victim, "precision", self.precision)
+            if computes != self.precision:
+                raise BodegaError(f"{self.folder}: the verifier computes in {computes}, but its verdicts in "
+                                  f"{self.file.path} are {self.precision}'s; load it in {self.precision}")
             self._victim = victim
         return self._victim
 
