@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bodega.data.converters import CONVERTERS, get_converter, raw_folder
+from bodega.data.converters import SOURCES, get_converter, raw_folder
 from bodega.data.converters.common import RawDataError
 from bodega.data.converters.fc import convert_fever, convert_feversymmetric
 from bodega.data.converters.hn import convert_byarticle, convert_bypublisher
@@ -41,7 +41,15 @@ def test_every_task_source_has_a_converter():
     for task in TASKS.values():
         for source in task.sources:
             assert callable(get_converter(task.name, source))
-    assert len(CONVERTERS) == sum(len(t.sources) for t in TASKS.values())
+    assert set(SOURCES) == {source for task in TASKS.values() for source in task.sources}  # none unread
+
+
+def test_the_raw_folder_of_each_tasks_default_source_is_the_one_fetch_writes():
+    from bodega.data.corpora import corpus
+
+    for task in TASKS:
+        assert raw_folder("raw", task) == Path("raw") / corpus(task).folder
+    assert raw_folder("raw", "fc", "fever") == Path("raw/FC/FEVER")
 
 
 def test_unknown_source_lists_the_known_ones():

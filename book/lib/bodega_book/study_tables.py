@@ -16,7 +16,7 @@ import pandas as pd
 from bodega.experiments.spec import CellRule, GridSpec
 from bodega_book.findings import comparable, grouped, groups, verdict_bound, verdict_value
 from bodega_book.findings_rules import PAPER_ATTACKERS
-from bodega.report.published import NOT_STATED, RERUN_LABEL, RERUN_VICTIMS, Statement
+from bodega.report.published import NOT_STATED, RERUN_LABEL, Statement
 from bodega_book.study import Study, has_trainings
 from bodega_book.tables import METRIC_TITLES
 from bodega.report.uncertainty import MEASURES, Interval, mean_intervals, rank_attackers, success_interval
@@ -230,7 +230,8 @@ def rerun_table(study: Study) -> pd.DataFrame:
     independent re-run's mean (not the paper's numbers)."""
     rows = []
     for attacker, value in study.published.rerun_bodega.items():
-        runs = [study.run(t, v, attacker, "untargeted") for t in study.spec.tasks for v in RERUN_VICTIMS
+        runs = [study.run(t, v, attacker, "untargeted") for t in study.spec.tasks
+                for v in study.published.rerun_victims
                 if study.run(t, v, attacker, "untargeted")]
         ours = mean_intervals(runs)["bodega"].text() if runs else "no finished run"
         rows.append({"attacker": attacker, "ours (BODEGA, mean over runs)": ours, "runs": len(runs),

@@ -26,7 +26,38 @@ from bodega.attacks.result import AttackResult
 from bodega.errors import BodegaError
 from bodega.text import OPENATTACK_TOKEN
 
-SUPPORTED = ("DeepWordBug", "PWWS", "Genetic", "SememePSO", "BERT-ATTACK")
+
+
+@dataclass(frozen=True)
+class OpenAttackRecipe:
+    """How BODEGA's ``runs/attack.py`` builds OpenAttack's counterpart of one of our attackers."""
+
+    attacker_class: str
+    """Its class in ``OpenAttack.attackers``."""
+    token_unk: bool = False
+    """Given ``token_unk='🔥'``."""
+    filter_words: bool = True
+    """Given BODEGA's filter words (OpenAttack's list + ``~``)."""
+    offline: bool = True
+    """Whether it runs here (TextFooler and BAE need the Universal Sentence Encoder, which cannot be fetched)."""
+    substitute: bool = True
+    """Given WordNet substitutes (DeepWordBug edits characters)."""
+    masked_lm: bool = False
+    """Given the profile's masked LM (``mlm_path``) and ``use_bpe=False``, and no tokenizer of ours (BERT-ATTACK)."""
+
+
+RECIPES: dict[str, OpenAttackRecipe] = {
+    "DeepWordBug": OpenAttackRecipe("DeepWordBugAttacker", token_unk=True, filter_words=False, substitute=False),
+    "PWWS": OpenAttackRecipe("PWWSAttacker", token_unk=True),
+    "TextFooler": OpenAttackRecipe("TextFoolerAttacker", token_unk=True, offline=False),
+    "Genetic": OpenAttackRecipe("GeneticAttacker"),
+    "SememePSO": OpenAttackRecipe("PSOAttacker"),
+    "BERT-ATTACK": OpenAttackRecipe("BERTAttacker", substitute=False, masked_lm=True),
+    "BAE": OpenAttackRecipe("BAEAttacker", offline=False),
+}
+"""Our attackers that OpenAttack 2.1.1 has, by their canonical names (the attacker registry's): a name is looked
+up through the registry, so any alias reaches its recipe."""
+SUPPORTED = tuple(name for name, recipe in RECIPES.items() if recipe.offline)
 
 
 def _prepare_openattack():
@@ -99,16 +130,18 @@ class OpenAttackAttacker:
 
 def bodega_settings(name: str) -> dict:
     """The keyword arguments BODEGA's ``runs/attack.py`` gives OpenAttack's attacker ``name``."""
+    from bodega.attacks.base import ATTACKERS
     from bodega.attacks.filter_words import UNK_TEXT, bodega_filter_words
 
-    words = list(bodega_filter_words("openattack"))
-    return {"DeepWordBug": dict(token_unk=UNK_TEXT),
-            "PWWS": dict(token_unk=UNK_TEXT, filter_words=words),
-            "TextFooler": dict(token_unk=UNK_TEXT, filter_words=words),
-            "Genetic": dict(filter_words=words),
-            "SememePSO": dict(filter_words=words),
-            "BERT-ATTACK": dict(filter_words=words, use_bpe=False),
-            "BAE": dict(filter_words=words)}.get(name, {})
+    recipe = RECIPES.get(ATTACKERS.find(name) or name)
+    if recipe is None:
+        return {}
+    settings: dict[str, Any] = {"token_unk": UNK_TEXT} if recipe.token_unk else {}
+    if recipe.filter_words:
+        settings["filter_words"] = list(bodega_filter_words("openattack"))
+    if recipe.masked_lm:
+        settings["use_bpe"] = False
+    return settings
 
 
 def build_openattack_attacker(name: str, profile: str = "cpu", **options: Any) -> OpenAttackAttacker:
@@ -116,22 +149,23 @@ def build_openattack_attacker(name: str, profile: str = "cpu", **options: Any) -
 
     BERT-ATTACK's masked LM is the profile's (``mlm_path=`` overrides it), read from a local folder.
     """
+    from bodega.attacks.base import ATTACKERS
+
+    name = ATTACKERS.canonical(name)
     if name not in SUPPORTED:
         raise BodegaError(f"the OpenAttack backend runs {', '.join(SUPPORTED)} offline; {name} needs resources "
                           "(Universal Sentence Encoder, SCPN weights, Stanford parser) that cannot be fetched here: "
                           "use backend='native'")
     OpenAttack = _prepare_openattack()
-    settings = {**bodega_settings(name), **options}
-    if name == "BERT-ATTACK":
+    recipe, settings = RECIPES[name], {**bodega_settings(name), **options}
+    attacker_class = getattr(OpenAttack.attackers, recipe.attacker_class)
+    if recipe.masked_lm:
         from bodega.mlm.model import resolve_masked_lm
 
         settings["mlm_path"] = str(resolve_masked_lm(profile, settings.pop("mlm_path", None)))
         settings.setdefault("device", "cpu")
-        return OpenAttackAttacker(name, OpenAttack.attackers.BERTAttacker(**settings))
+        return OpenAttackAttacker(name, attacker_class(**settings))
     tokenizer = make_tokenizer()
-    if name == "DeepWordBug":
-        return OpenAttackAttacker(name, OpenAttack.attackers.DeepWordBugAttacker(tokenizer=tokenizer, **settings))
-    substitute = OpenAttack.attack_assist.substitute.word.WordNetSubstitute()
-    classes = {"PWWS": OpenAttack.attackers.PWWSAttacker, "Genetic": OpenAttack.attackers.GeneticAttacker,
-               "SememePSO": OpenAttack.attackers.PSOAttacker}
-    return OpenAttackAttacker(name, classes[name](tokenizer=tokenizer, substitute=substitute, **settings))
+    if recipe.substitute:
+        settings = {"substitute": OpenAttack.attack_assist.substitute.word.WordNetSubstitute(), **settings}
+    return OpenAttackAttacker(name, attacker_class(tokenizer=tokenizer, **settings))

@@ -14,7 +14,7 @@ import pandas as pd
 from bodega.data import SPLITS
 from bodega.data.tsv import read_tsv
 from bodega.errors import MissingFileError
-from bodega.tasks import get_task
+from bodega.tasks import TASKS, get_task
 
 COLUMNS = ["source", "rows", "paper rows", "% positive", "mean words", "median words"]
 
@@ -28,16 +28,17 @@ def split_stats(path: str | Path) -> dict[str, float]:
             "mean words": round(float(words.mean()), 1), "median words": float(np.median(words))}
 
 
-def data_table(data_root: str | Path, tasks: list[str] | tuple[str, ...] = ("HN", "PR2", "FC", "RD"),
+def data_table(data_root: str | Path, tasks: list[str] | tuple[str, ...] | None = None,
                missing_ok: bool = False) -> pd.DataFrame:
-    """One row per (task, split) of prepared data beside BODEGA's split sizes (``Task.paper_sizes``).
+    """One row per (task, split) of prepared data beside BODEGA's split sizes (``Task.paper_sizes``); ``tasks``
+    defaults to every registered task.
 
     A task that was not prepared raises, or with ``missing_ok`` shows as ``not prepared``.
     """
     records = []
     empty = {"rows": float("nan"), "% positive": float("nan"), "mean words": float("nan"),
              "median words": float("nan")}
-    for name in tasks:
+    for name in TASKS if tasks is None else tasks:
         task = get_task(name)
         folder = Path(data_root) / task.name
         info = folder / "splits.json"
@@ -50,11 +51,11 @@ def data_table(data_root: str | Path, tasks: list[str] | tuple[str, ...] = ("HN"
     return pd.DataFrame.from_records(records).set_index(["task", "split"])[COLUMNS]
 
 
-def data_notes(data_root: str | Path,
-               tasks: list[str] | tuple[str, ...] = ("HN", "PR2", "FC", "RD")) -> dict[str, list[str]]:
-    """The converters' notes (how each pool and split was made), from each ``splits.json``."""
+def data_notes(data_root: str | Path, tasks: list[str] | tuple[str, ...] | None = None) -> dict[str, list[str]]:
+    """The converters' notes (how each pool and split was made), from each ``splits.json`` (``tasks``: every
+    registered task)."""
     notes = {}
-    for name in tasks:
+    for name in TASKS if tasks is None else tasks:
         info = Path(data_root) / get_task(name).name / "splits.json"
         notes[get_task(name).name] = json.loads(info.read_text(encoding="utf-8"))["notes"] if info.exists() else []
     return notes

@@ -12,12 +12,13 @@ from pathlib import Path
 
 import yaml
 
+from bodega.attacks.base import canonical_name
 from bodega.errors import BodegaError, MissingFileError, UnknownNameError
+from bodega.tasks import TASKS
+from bodega.victims.kinds import VICTIM_KINDS
 
 NOT_STATED = "not stated in the text"
 RERUN_LABEL = "independent re-run (not the paper's; 500-query cap, 3 victims)"
-RERUN_VICTIMS = ("BiLSTM", "BERT", "GEMMA2B")
-"""The victims the independent re-run averaged over (its ``setup`` line)."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,8 @@ class Published:
     statements: tuple[Statement, ...]
     rerun_setup: str
     rerun_bodega: dict[str, float]
+    rerun_victims: tuple[str, ...] = ()
+    """The victims the independent re-run averaged over."""
 
     def statement(self, statement_id: str) -> Statement:
         """The statement with ``statement_id``; an unknown id raises, listing the known ones."""
@@ -103,8 +106,13 @@ def load_published(path: str | Path | None = None) -> Published:
     if missing:
         raise BodegaError(f"{path}: no {', '.join(missing)}; is it BODEGA's published-values file?")
     rerun = data.get("independent_rerun_macabeu", {})
-    return Published(citation=data.get("paper", {}).get("citation", ""),
-                     table3_f1={t: {v: float(f) for v, f in row.items()} for t, row in data["table3_f1"].items()},
+    try:  # the file's names enter here: each made canonical once
+        table3 = {TASKS.canonical(t): {VICTIM_KINDS.canonical(v): float(f) for v, f in row.items()}
+                  for t, row in data["table3_f1"].items()}
+        victims = tuple(VICTIM_KINDS.canonical(v) for v in rerun.get("victims", ()))
+        bodega = {canonical_name(a): float(v) for a, v in rerun.get("bodega_mean", {}).items()}
+    except UnknownNameError as error:
+        raise BodegaError(f"{path}: {error}") from None
+    return Published(citation=data.get("paper", {}).get("citation", ""), table3_f1=table3,
                      statements=tuple(_statement(e, f"{path}: prose") for e in data["prose"]),
-                     rerun_setup=rerun.get("setup", ""),
-                     rerun_bodega={a: float(v) for a, v in rerun.get("bodega_mean", {}).items()})
+                     rerun_setup=rerun.get("setup", ""), rerun_bodega=bodega, rerun_victims=victims)

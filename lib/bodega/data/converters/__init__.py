@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -9,42 +10,46 @@ from bodega.data.splits import Splits
 from bodega.errors import UnknownNameError
 from bodega.tasks import get_task
 
-# (task, source) -> "module:function"; modules are imported only when used.
-CONVERTERS: dict[tuple[str, str], str] = {
-    ("PR2", "semeval2020"): "bodega.data.converters.pr2:convert",
-    ("HN", "byarticle"): "bodega.data.converters.hn:convert_byarticle",
-    ("HN", "bypublisher"): "bodega.data.converters.hn:convert_bypublisher",
-    ("FC", "feversymmetric"): "bodega.data.converters.fc:convert_feversymmetric",
-    ("FC", "fever"): "bodega.data.converters.fc:convert_fever",
-    ("RD", "rpdnn"): "bodega.data.converters.rd:convert_rpdnn",
-    ("RD", "augmented"): "bodega.data.converters.rd:convert_augmented",
-}
+@dataclass(frozen=True)
+class SourceFormat:
+    """How one source format of a raw corpus is read: its converter and where it lies under the task's raw
+    folder. Which task reads which format is the task registry's (:attr:`bodega.tasks.Task.sources`)."""
 
-RAW_SUBFOLDERS: dict[tuple[str, str], str] = {
-    ("PR2", "semeval2020"): "PR2",
-    ("HN", "byarticle"): "HN/byarticle",
-    ("HN", "bypublisher"): "HN/bypublisher",
-    ("FC", "feversymmetric"): "FC/FeverSymmetric",
-    ("FC", "fever"): "FC/FEVER",
-    ("RD", "rpdnn"): "RD/loocv_set_20191002",
-    ("RD", "augmented"): "RD/aug-rnr-data_filtered",
+    converter: str
+    """``module:function``, imported only when used."""
+    folder: str
+    """Its folder under ``<raw root>/<TASK>`` (the layout ``bodega data fetch`` writes); empty: that folder."""
+
+
+SOURCES: dict[str, SourceFormat] = {
+    "semeval2020": SourceFormat("bodega.data.converters.pr2:convert", ""),
+    "byarticle": SourceFormat("bodega.data.converters.hn:convert_byarticle", "byarticle"),
+    "bypublisher": SourceFormat("bodega.data.converters.hn:convert_bypublisher", "bypublisher"),
+    "feversymmetric": SourceFormat("bodega.data.converters.fc:convert_feversymmetric", "FeverSymmetric"),
+    "fever": SourceFormat("bodega.data.converters.fc:convert_fever", "FEVER"),
+    "rpdnn": SourceFormat("bodega.data.converters.rd:convert_rpdnn", "loocv_set_20191002"),
+    "augmented": SourceFormat("bodega.data.converters.rd:convert_augmented", "aug-rnr-data_filtered"),
 }
-"""Where each source lies under a raw root (``$BODEGA_RAW``, the layout ``bodega data fetch`` writes)."""
+"""Every source format by the name a task's ``sources`` gives it."""
+
+
+def _source(task: str, source: str | None) -> tuple[str, SourceFormat]:
+    """The canonical task name and the format of its ``source`` (else its default), one the task reads."""
+    spec = get_task(task)
+    source = (source or spec.default_source).lower()
+    if source not in spec.sources:
+        raise UnknownNameError(f"no converter for task {spec.name} from source {source!r}; known: "
+                               f"{', '.join(spec.sources)}")
+    return spec.name, SOURCES[source]
 
 
 def raw_folder(raw_root: str | Path, task: str, source: str | None = None) -> Path:
     """The folder of a task's source under a raw root (the layout ``bodega data fetch`` writes)."""
-    spec = get_task(task)
-    return Path(raw_root) / RAW_SUBFOLDERS[(spec.name, (source or spec.default_source).lower())]
+    name, found = _source(task, source)
+    return Path(raw_root) / name / found.folder
 
 
 def get_converter(task: str, source: str | None = None) -> Callable[[Path], Splits]:
     """The function that turns a task's raw corpus (from ``source``, else the task's default) into splits."""
-    spec = get_task(task)
-    source = (source or spec.default_source).lower()
-    key = (spec.name, source)
-    if key not in CONVERTERS:
-        known = [s for (t, s) in CONVERTERS if t == spec.name]
-        raise UnknownNameError(f"no converter for task {spec.name} from source {source!r}; known: {known}")
-    module, function = CONVERTERS[key].split(":")
+    module, function = _source(task, source)[1].converter.split(":")
     return getattr(importlib.import_module(module), function)
