@@ -112,4 +112,7 @@ def test_curve_facts_quote_the_committed_fc_bilstm_and_wait_for_an_untrained_one
     facts = curve_facts(read_study_victims(models), "FC-BiLSTM")
     assert facts["curve_points"] == "30" and facts["curve_rows"] == "21,060"  # 30 epochs of 702 rows
     assert float(facts["curve_auc_low"]) >= 0.45 and float(facts["curve_auc_high"]) < 0.55
-    assert set(curve_facts(read_study_victims(tmp_path), "FC-BiLSTM").values()) == {NOT_TRAINED}
+    assert set(curve_facts(read_study_victims(tmp_path, ("FC",), ("BiLSTM",)), "FC-BiLSTM").values()) == {NOT_TRAINED}
+    study = read_study_victims(models)  # the tasks and victims of parameters/grid_study.yaml, which keeps them there
+    assert [v.name for v in study][:5] == ["PR2-BiLSTM", "PR2-BERT", "PR2-GEMMA2B", "PR2-GEMMA7B", "FC-BiLSTM"]
+    assert len(study) == 16

@@ -12,6 +12,8 @@ from typing import Any
 
 import pandas as pd
 
+from bodega.tasks import TASKS
+
 MODEL_NAMES = {"tiny-random": "tiny random BertForMaskedLM (floor)",
                "minilm-mlm": "MiniLM + fitted head, encoder frozen (minilm-mlm)",
                "minilm-mlm-tuned": "MiniLM + head, top two layers tuned (minilm-mlm-tuned)",
@@ -82,7 +84,7 @@ def chapter_facts(data: str | Path) -> dict[str, Any]:
     recovery = pd.read_csv(data / "mlm_recovery.csv")
     runs = json.loads((data / "mlm_recovery.json").read_text(encoding="utf-8"))["runs"]
     facts = _build_facts(build_of(runs, "minilm-mlm"), build_of(runs, "minilm-mlm-tuned"))
-    for task in ("PR2", "RD", "FC", "HN"):
+    for task in TASKS:
         facts[f"frozen_{task}_content"] = top10(recovery, "minilm-mlm", task, "content")
     facts.update({"frozen_PR2_any": top10(recovery, "minilm-mlm", "PR2", "any"),
                   "tuned_PR2_any": top10(recovery, "minilm-mlm-tuned", "PR2", "any"),

@@ -12,7 +12,6 @@ from typing import Any
 
 import pandas as pd
 
-from bodega.victims.kinds import victim_kinds
 from bodega.layout import METRICS, VICTIM_INFO
 
 WORDPIECE = "bert-base-uncased WordPiece"
@@ -56,8 +55,6 @@ def decoder_pilot_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
 
 # --- Learning curves of the study victims (results/study/models/<TASK-victim>/{metrics,victim}.json) ---
 
-STUDY_TASKS = ("PR2", "FC", "RD", "HN")
-STUDY_VICTIMS = victim_kinds(in_paper=True)
 NOT_TRAINED = "not trained yet"
 
 
@@ -81,16 +78,35 @@ class StudyVictim:
         return self.metrics is not None and self.info is not None and "selected_point" in self.metrics
 
 
-def read_study_victims(models: str | Path, tasks: Sequence[str] = STUDY_TASKS,
-                       victims: Sequence[str] = STUDY_VICTIMS) -> list[StudyVictim]:
+def read_study_victims(models: str | Path, tasks: Sequence[str] | None = None,
+                       victims: Sequence[str] | None = None) -> list[StudyVictim]:
     """Every (task, victim) of the study in order, with what is committed of it (a clean clone has only the
-    json records, never weights; a victim whose records are absent is not trained yet)."""
+    json records, never weights; a victim whose records are absent is not trained yet). ``tasks`` and
+    ``victims`` default to those of the study grid that keeps its victims in ``models``."""
+    if tasks is None or victims is None:
+        spec = _study_grid(models)
+        tasks, victims = tasks or spec.tasks, victims or spec.victims
+
     def read(path: Path) -> dict[str, Any] | None:
         return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
 
     return [StudyVictim(task, victim, read(Path(models) / f"{task}-{victim}" / METRICS),
                         read(Path(models) / f"{task}-{victim}" / VICTIM_INFO))
             for task in tasks for victim in victims]
+
+
+def _study_grid(models: str | Path):
+    """The grid (one of those that commit their victims, ``parameters/``) whose results keep ``models``."""
+    from bodega.errors import BodegaError
+    from bodega.layout import MODELS
+    from bodega.notebook.session import committing_grids
+    from bodega.paths import project_root
+
+    for spec in committing_grids():
+        if (project_root() / spec.results / MODELS).resolve() == Path(models).resolve():
+            return spec
+    raise BodegaError(f"{models}: no grid in parameters/ that commits its victims keeps them there; pass the "
+                      "study's tasks and victims")
 
 
 def all_non_credible_f1(labels: Sequence[int]) -> float:
@@ -136,7 +152,7 @@ def learning_curves_figure(study: Sequence[StudyVictim], baselines: Mapping[str,
     import matplotlib.pyplot as plt
 
     points = learning_curve_points(study)
-    colours = dict(zip(STUDY_VICTIMS, plt.rcParams["axes.prop_cycle"].by_key()["color"]))
+    colours = dict(zip(dict.fromkeys(v.victim for v in study), plt.rcParams["axes.prop_cycle"].by_key()["color"]))
     tasks = list(dict.fromkeys(v.task for v in study))
     fig, axes = plt.subplots(2, len(tasks), figsize=(3.0 * len(tasks), 5.4), sharey="row", squeeze=False)
     for column, task in enumerate(tasks):
