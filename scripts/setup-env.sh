@@ -13,6 +13,13 @@ if [ ! -f /usr/share/wordnet/data.noun ] || [ ! -f /usr/share/wordnet/index.sens
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq wordnet-base wordnet-sense-index >/dev/null
 fi
 
+if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+  echo "[setup] installing chromium and its driver from Debian (the book's browser check)"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver >/dev/null
+fi
+
 [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
 stamp="$VENV/.bodega-install.sha256"
 # Models whose packages need --no-deps (their metadata names unrelated dependencies): the cpu profile's

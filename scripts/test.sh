@@ -11,7 +11,10 @@
 #  4. without extra arguments: the package installed from a wheel into a new environment outside the
 #     checkout, used from another folder (scripts/check-install.sh);
 #  5. the book built with warnings as errors, so that every page's code cells run (they read the
-#     committed results under results/ and book/data/).
+#     committed results under results/ and book/data/);
+#  6. without extra arguments: the book built again in a clean clone of HEAD (no data/, no resource cache), its
+#     HTML scanned and every page opened in chromium at 1400 px (scripts/check-book.sh; screenshots of the front
+#     and study pages in book/_build/screenshots, git-ignored, kept as CI artefacts).
 # Before the tests, ruff checks lib, book/lib, tests, benchmarks and scripts (pyflakes and pycodestyle errors).
 # Extra arguments go to pytest in both steps, e.g. `bash scripts/test.sh -k data`.
 set -euo pipefail
@@ -47,3 +50,4 @@ if [ "$#" -eq 0 ]; then
   bash scripts/check-install.sh .venv/bin/python
 fi
 .venv/bin/jupyter-book build book/ -W -n --keep-going
+[ "$#" -ne 0 ] || bash scripts/check-book.sh .venv/bin/python

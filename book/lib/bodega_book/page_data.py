@@ -59,6 +59,11 @@ _CONTENTION = Schema("python benchmarks/contention.py --out book/data/FILE",
 
 # kind of data file -> its schema; the benchmark that writes a kind names it in write_page_data
 SCHEMAS: dict[str, Schema] = {
+    "atomeval_attack_vasr": Schema("bodega atomeval attack-vasr --runs results/study/runs --data data/FC "
+                                   "--out results/atomeval/attack_vasr_study.json (copied to book/data/FILE)",
+                                   top=list),
+    "atomeval_main": Schema("bodega atomeval experiment --rewriters ... --verifiers ... --out book/data/FILE",
+                            {"rewriters": list, "verifiers": dict, "case": dict, "cost": list}),
     "attack_vs_openattack": Schema("python benchmarks/attack_vs_openattack.py ... --json book/data/FILE",
                                    {"command": str, "rows": list, "settings": dict}),
     "bilstm_padding": Schema("python benchmarks/bilstm_padding.py --out book/data/FILE",
@@ -92,6 +97,10 @@ SCHEMAS: dict[str, Schema] = {
     "study_dev_baselines": Schema("python benchmarks/study_dev_baselines.py --out book/data/FILE",
                                   {"grid": str, "victims": dict}),
     "study_pilot": _PILOT,
+    "study_findings": Schema("python benchmarks/study_findings.py --results results/study-v3 "
+                             "--grid parameters/grid_study_v3.yaml --out book/data/FILE",
+                             {"command": str, "grid": str, "n_planned": int, "n_finished": int, "trainings": dict,
+                              "retrain_spread": dict, "findings": list}),
     "study_renders": Schema("python benchmarks/study_renders.py --out book/data/FILE", top=list),
     "kernel_drift": Schema("python benchmarks/kernel_drift.py --results RESULTS --victims NAMES --json book/data/FILE",
                            {"command": str, "measured": str, "cpu_flags": list, "threads": int, "rows": list}),
@@ -104,6 +113,7 @@ SCHEMAS: dict[str, Schema] = {
 
 # every data file a page reads -> its kind
 FILES: dict[str, str] = {
+    "atomeval_attack_vasr_study.json": "atomeval_attack_vasr", "atomeval_main.json": "atomeval_main",
     "attack_vs_openattack.json": "attack_vs_openattack", "bilstm_padding.json": "bilstm_padding",
     "cell_profile_v3.json": "cell_profile",
     "contention.json": "contention", "contention_options.json": "contention", "decoder_pilot.json": "decoder_pilot",
@@ -117,7 +127,7 @@ FILES: dict[str, str] = {
     "study_pilot_v2.json": "study_pilot", "study_pilot_v3.json": "study_pilot",
     "study_pilot_v3_replan.json": "study_pilot", "study_pilot_v3_hn.json": "study_pilot",
     "study_pilot_v3_paired.json": "study_pilot",
-    "study_renders.json": "study_renders", "trimming.json": "trimming",
+    "study_findings.json": "study_findings", "study_renders.json": "study_renders", "trimming.json": "trimming",
     "victim_throughput.json": "victim_throughput", "victim_query_cost_hn.json": "victim_query_cost",
 }
 

@@ -1,0 +1,59 @@
+"""What the book's pages and the README name must be what the repository holds: the journal the DOI belongs to,
+the grid files, the paths, and the attack-cell counts of the grids. A typed fact that has gone stale fails here
+instead of misleading a reader."""
+from __future__ import annotations
+
+import re
+import subprocess
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from bodega.experiments import load_grid
+
+ROOT = Path(__file__).resolve().parents[1]
+PLAN_PAGES = {"study_plan.md", "study_v3_plan.md"}  # the plans' own record of what each plan said at its time
+JOURNAL = re.compile(r"Natural Language (?:Engineering|Processing)")
+REPO_PATH = re.compile(r"`((?:parameters|results|book/data|book/lib|lib|benchmarks|scripts|notebooks|tests)/[^`\s]+)`")
+OUTPUTS = ("results/demo", "results/models", "results/notebook-runs", "results/smoke-ci")
+"""Folders a command the page shows writes (git-ignored): a page may name what will be there."""
+PLACEHOLDER = re.compile(r"[<>*{}\[\]|]|\.\.\.|\bFILE\b|\bTASK\b|\bGRID\b|\bNAME\b")
+CELLS = re.compile(r"\b(\d[\d,]*) (?:planned )?attack cells\b")
+
+
+def pages() -> list[Path]:
+    return sorted(p for p in (ROOT / "book").glob("*.md") if p.name not in PLAN_PAGES) + [ROOT / "README.md"]
+
+
+@lru_cache(maxsize=1)
+def tracked() -> frozenset[str]:
+    files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    names = set(files.split())
+    return frozenset(names | {"/".join(n.split("/")[:i]) for n in names for i in range(1, n.count("/") + 1)})
+
+
+def test_every_page_names_the_journal_of_the_papers_doi():
+    citation = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    published = (ROOT / "lib/bodega/published/bodega.yaml").read_text(encoding="utf-8")
+    assert citation["preferred-citation"]["doi"] in published  # CITATION.cff cites the paper the values are from
+    journal = citation["preferred-citation"]["journal"]
+    assert journal in published
+    for page in [*pages(), ROOT / "CITATION.cff", ROOT / "lib/bodega/published/bodega.yaml"]:
+        named = set(JOURNAL.findall(page.read_text(encoding="utf-8")))
+        assert named <= {journal}, f"{page.name} names {named - {journal}}; the DOI's journal is {journal}"
+
+
+def test_every_repository_path_a_page_names_is_in_the_repository():
+    missing = [f"{page.name}: {path}" for page in pages()
+               for path in REPO_PATH.findall(page.read_text(encoding="utf-8"))
+               if not PLACEHOLDER.search(path) and not path.startswith(OUTPUTS)
+               and path.rstrip("/").split(":")[0] not in tracked()]
+    assert not missing, "pages name paths the repository does not hold:\n" + "\n".join(missing)
+
+
+def test_every_attack_cell_count_a_page_types_is_a_grids():
+    counts = {load_grid(grid).n_attack_cells for grid in (ROOT / "parameters").glob("grid_*.yaml")}
+    wrong = [f"{page.name}: {n} attack cells" for page in pages()
+             for n in CELLS.findall(page.read_text(encoding="utf-8")) if int(n.replace(",", "")) not in counts]
+    assert not wrong, f"grids have {sorted(counts)} attack cells:\n" + "\n".join(wrong)
