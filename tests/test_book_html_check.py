@@ -41,12 +41,13 @@ def test_a_cells_error_output_is_found_and_its_log_lines_are_not():
     assert _whats('<div class="output stderr"><pre>12:00 INFO bodega.data: 400 rows</pre></div>') == []
 
 
-def test_a_command_with_a_typographic_dash_is_found_only_in_code():
+def test_a_command_with_a_typographic_dash_is_found_in_code_and_in_prose():
     assert typographic_dashes("bodega attack \u2013victim x --n 3") == ["\u2013victim"]
     assert typographic_dashes("bodega attack \u2014-out x") == ["\u2014-out"]
     assert typographic_dashes("scores 0.5 \u2013 0.6") == []  # a range in prose or output, not an option
     assert "a command with a typographic dash" in _whats("<code>bodega attack \u2013victim x</code>")
-    assert _whats("<p>bodega attack \u2013victim x</p>") == []  # prose is not copied as a command
+    assert _whats("<p>made by bodega attack \u2013victim x</p>") == ["an option with a typographic dash in prose"]
+    assert _whats("<p>scores 0.5\u20130.6 \u2013 as before</p>") == []
 
 
 def test_a_built_book_with_a_problem_fails_and_names_the_page(tmp_path, capsys):

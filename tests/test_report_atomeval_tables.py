@@ -1,5 +1,5 @@
 """The AtomEval chapter's paper-shaped tables: Tables 5-9 built from tables runs of two verifiers, the paper's
-values beside ours ("not stated" where its copy has none), and Tables 3 and 4 against people."""
+values beside ours ("not in the available copy" where its copy has none), and Tables 3 and 4 against people."""
 from __future__ import annotations
 
 import json

@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-NOT_STATED = "not stated"
+NOT_STATED = "not in the available copy"
 PAPER_REWRITERS = ("GPT-4.1", "Mistral-7B")
 """The paper's rewriters, whose rows stand beside ours."""
 VERIFIER_ROLES = {"BERT": "bert", "GEMMA7B": "gemma7b"}

@@ -1,8 +1,8 @@
 """The AtomEval chapter's tables in the paper's shape, with the paper's values beside ours.
 
-Rows are family by rewriter (ours, then the paper's GPT-4.1 and Mistral-7B rows, "not stated" where the
-available copy of the paper lacks them); each verifier is a column group named by the paper's verifier it stands
-in for; rates are percentages, ours with their exact 95% interval in brackets. The input is the JSON that
+Rows are family by rewriter (ours, then the paper's GPT-4.1 and Mistral-7B rows, "not in the available copy"
+where the available copy of the paper lacks them); each verifier is a column group named by the paper's verifier
+it stands in for; rates are percentages, ours with their exact 95% interval in brackets. The input is the JSON that
 ``bodega atomeval main-table`` writes (:func:`bodega.report.atomeval_comparison.main_table`), the agreement and
 ablation reports of ``bodega atomeval agreement``, and :mod:`bodega_book.atomeval_published`.
 """
@@ -70,7 +70,8 @@ def _paper_generator(rewriter: str) -> str | None:
 
 
 def _frame(cells: dict[tuple[str, str], dict], index: list[tuple[str, str]]) -> pd.DataFrame:
-    """The cells as a table with (family name, rewriter) rows in ``index`` order; an empty cell is "not stated"."""
+    """The cells as a table with (family name, rewriter) rows in ``index`` order; an empty cell is "not in the
+    available copy"."""
     frame = pd.DataFrame.from_dict({key: cells.get(key, {}) for key in index}, orient="index").reindex(index)
     frame.index = pd.MultiIndex.from_tuples([(FAMILY_NAMES[f], r) for f, r in index], names=["family", "rewriter"])
     if len(frame.columns) and isinstance(frame.columns[0], tuple):

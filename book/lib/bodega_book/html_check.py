@@ -100,6 +100,9 @@ def page_problems(html: str, page: str = "") -> list[Problem]:
               if any(output in name for output in OUTPUT_CLASSES)]
     found += [Problem(page, "a command with a typographic dash", " ".join(code.split())[:160])
               for code in parser.code if typographic_dashes(code)]
+    # a command glued into prose: Sphinx's smart quotes turn its "--" into an en dash
+    found += [Problem(page, "an option with a typographic dash in prose", option)
+              for option in typographic_dashes(" ".join(parser.prose))]
     return found
 
 
