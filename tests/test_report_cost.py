@@ -12,9 +12,18 @@ import pytest
 from bodega.errors import BodegaError
 from bodega_book.cost import (OUTSIDE_MARKERS, TRAINING, budget, cell_minutes, cost_by, estimate_vs_measured,
                               eta_accuracy, eta_summary, grid_budget, ledger, measured_against_estimate_by,
-                              outside_markers, parse_cell_name, pilot_plan_facts, pilot_plan_table, projection)
+                              outside_markers, parse_cell_name, projection)
+from bodega_book.plan_tables import pilot_plan_facts, pilot_plan_table
+from bodega_book.study_plan import StudyPlan, read_plan
+from plan_fixtures import plan_file, plan_of
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def _plan(data: dict) -> StudyPlan:
+    """A plan of the file's ``cells`` and its other fields (the derived totals aside)."""
+    return plan_of(data["cells"], **{key: value for key, value in data.items()
+                                     if key not in ("cells", "planned_cpu_hours")})
 
 
 def _marker(root: Path, kind: str, name: str, cpu: float | None, wall: float, status: str = "done") -> None:
@@ -129,13 +138,12 @@ def test_study_v2_cost_counts_every_run_the_first_bert_trainings_included():
 
 
 def test_projection_scales_the_unfinished_estimates_by_how_the_finished_ones_came_out(costs, tmp_path):
-    pilot = tmp_path / "pilot.json"
-    pilot.write_text(json.dumps({"cells": {
+    pilot = _plan({"cells": {
         "PR2-BiLSTM-BERT-ATTACK-U": {"estimate_cpu_seconds": 240.0},  # measured 120
         "PR2-BiLSTM-BERT-ATTACK-T": {"estimate_cpu_seconds": 120.0},  # measured 60
         "RD-BiLSTM-PWWS-U": {"estimate_cpu_seconds": 3600.0},  # not finished
         "RD-BiLSTM-SCPN-U": {"estimate_cpu_seconds": 7200.0, "skip": "no weights"},  # not run at all
-        "FC-BERT-PWWS-T": {"estimate_cpu_seconds": 1800.0}}}))  # running: not finished
+        "FC-BERT-PWWS-T": {"estimate_cpu_seconds": 1800.0}}})  # running: not finished
     planned = {"PR2-BiLSTM-BERT-ATTACK-U", "PR2-BiLSTM-BERT-ATTACK-T", "RD-BiLSTM-PWWS-U", "FC-BERT-PWWS-T"}
     plan = projection(costs, pilot, planned)
     assert plan.ratio == pytest.approx(0.5) and plan.remaining_cells == 2
@@ -149,11 +157,10 @@ def test_the_projection_counts_the_cells_the_grid_plans_now_not_the_plan_files_s
     cells are left, the file only what each costs (a planned cell it never estimated is counted, unestimated)."""
     from bodega_book.cost import projection_by_family
 
-    pilot = tmp_path / "pilot.json"
-    pilot.write_text(json.dumps({"cells": {
+    pilot = _plan({"cells": {
         "PR2-BiLSTM-BERT-ATTACK-U": {"estimate_cpu_seconds": 240.0},  # measured 120
         "HN-BERT-BERT-ATTACK-U": {"estimate_cpu_seconds": 3600.0, "skip": "beyond the budget"},  # planned since
-        "HN-BERT-PWWS-U": {"estimate_cpu_seconds": 7200.0}}}))  # skipped since
+        "HN-BERT-PWWS-U": {"estimate_cpu_seconds": 7200.0}}})  # skipped since
     planned = {"PR2-BiLSTM-BERT-ATTACK-U", "HN-BERT-BERT-ATTACK-U", "HN-BERT-TextFooler-U"}
     plan = projection(costs, pilot, planned)
     assert (plan.remaining_cells, plan.unestimated_cells) == (2, 1)
@@ -167,18 +174,18 @@ def test_the_projection_counts_the_cells_the_grid_plans_now_not_the_plan_files_s
 def test_pilot_estimates_beside_measured_costs(costs, tmp_path):
     table, note = estimate_vs_measured(costs, tmp_path / "absent.json")
     assert "estimate_cpu_seconds" not in table and "absent.json" in note
-    pilot = tmp_path / "pilot.json"
-    pilot.write_text(json.dumps({"cells": {"PR2-BiLSTM-BERT-ATTACK-U": {"estimate_cpu_seconds": 100.0},
-                                           "RD-BiLSTM-PWWS-U": {"estimate_cpu_seconds": 50.0},
-                                           # left out by a skip rule: estimated, never to be measured
-                                           "RD-BiLSTM-SCPN-U": {"estimate_cpu_seconds": 70.0, "skip": "budget"}}}))
+    pilot = _plan({"cells": {"PR2-BiLSTM-BERT-ATTACK-U": {"estimate_cpu_seconds": 100.0},
+                             "RD-BiLSTM-PWWS-U": {"estimate_cpu_seconds": 50.0},
+                             # left out by a skip rule: estimated, never to be measured
+                             "RD-BiLSTM-SCPN-U": {"estimate_cpu_seconds": 70.0, "skip": "budget"}}})
     table, note = estimate_vs_measured(costs, pilot)
     row = table.set_index("name").loc["PR2-BiLSTM-BERT-ATTACK-U"]
     assert (row.estimate_cpu_seconds, row.measured_over_estimate) == (100.0, 1.2)
     assert table.estimate_cpu_seconds.notna().sum() == 1 and note == "1 estimated cell(s) have no measurement yet"
-    pilot.write_text(json.dumps({"PR2-BiLSTM": 3}))
-    with pytest.raises(BodegaError, match="estimate_cpu_seconds"):
-        estimate_vs_measured(costs, pilot)
+    broken = tmp_path / "pilot.json"
+    broken.write_text(json.dumps({"PR2-BiLSTM": 3}))
+    with pytest.raises(BodegaError, match="pilot.json: no key 'cells'"):
+        estimate_vs_measured(costs, broken)
 
 
 def test_measured_against_estimate_sums_per_training_seed_from_the_cell_names():
@@ -246,10 +253,9 @@ def test_left_out_cost_sums_estimates_and_bounds_the_unestimated_cells(tmp_path)
     spec = parse_grid({"name": "g", "profile": "cpu", "tasks": ["PR2", "HN"], "victims": ["BiLSTM", "GEMMA7B"],
                        "attackers": ["PWWS"], "scenarios": ["targeted"], "examples": 10,
                        "skip": [{"victims": ["GEMMA7B"], "reason": "too slow"}]})
-    pilot = tmp_path / "pilot.json"
-    pilot.write_text(json.dumps({"per_text_cpu_seconds": {"PR2": {"GEMMA7B": 0.5}, "HN": {"GEMMA7B": 3.0}},
-                                 "cells": {"PR2-GEMMA7B-PWWS-T": {"estimate_cpu_seconds": 7200.0},
-                                           "HN-GEMMA7B-PWWS-T": {"estimate_cpu_seconds": None}}}))
+    pilot = _plan({"per_text_cpu_seconds": {"PR2": {"GEMMA7B": 0.5}, "HN": {"GEMMA7B": 3.0}},
+                   "cells": {"PR2-GEMMA7B-PWWS-T": {"estimate_cpu_seconds": 7200.0},
+                             "HN-GEMMA7B-PWWS-T": {"estimate_cpu_seconds": None}}})
     table = left_out_cost(spec, pilot, {"HN": 400.0})
     row = table.set_index("reason").loc["too slow"]
     assert row["left out"] == "{PR2,HN}-GEMMA7B-PWWS-T"
@@ -267,11 +273,10 @@ def test_left_out_cost_counts_the_cells_a_victims_other_trainings_leave_out(tmp_
                        "training": {"seeds": [0, 1, 2]},
                        "skip": [{"attackers": ["BAE"], "reason": "too slow"},
                                 {"trainings": [1, 2], "attackers": ["PWWS"], "reason": "first training only"}]})
-    pilot = tmp_path / "pilot.json"
-    pilot.write_text(json.dumps({"per_text_cpu_seconds": {}, "cells": {
+    pilot = _plan({"per_text_cpu_seconds": {}, "cells": {
         "PR2-BERT-BAE-T": {"estimate_cpu_seconds": 3600.0}, "PR2-BERT-BAE-T-t1": {"estimate_cpu_seconds": 3600.0},
         "PR2-BERT-PWWS-T-t1": {"estimate_cpu_seconds": 1800.0},
-        "PR2-BERT-PWWS-T-t2": {"estimate_cpu_seconds": 1800.0}}}))
+        "PR2-BERT-PWWS-T-t2": {"estimate_cpu_seconds": 1800.0}}})
     table = left_out_cost(spec, pilot, {}).set_index("reason")
     # a rule that leaves out every training counts the first training's cells (what the plan would run first)
     assert table.loc["too slow", "cells"] == 1 and table.loc["too slow", "estimate_cpu_hours"] == 1.0
@@ -281,33 +286,32 @@ def test_left_out_cost_counts_the_cells_a_victims_other_trainings_leave_out(tmp_
 
 
 def test_pilot_plan_sums_estimates_per_task_and_counts_what_it_cannot_estimate(tmp_path):
-    pilot = tmp_path / "pilot.json"
-    pilot.write_text(json.dumps({"planned_cpu_hours": 3.0, "cells": {
+    pilot = _plan({"planned_cpu_hours": 3.0, "cells": {
         "PR2-BERT": {"estimate_cpu_seconds": 1800.0},
         "PR2-BERT-PWWS-U": {"estimate_cpu_seconds": 3600.0},
         "PR2-BERT-PWWS-T": {"estimate_cpu_seconds": 1800.0},
         "PR2-BiLSTM-PWWS-U": {"estimate_cpu_seconds": 3600.0, "skip": "not competent"},
         "RD-BERT": {"estimate_cpu_seconds": 3600.0},
-        "RD-BERT-PWWS-U": {"estimate_cpu_seconds": None}}}))
+        "RD-BERT-PWWS-U": {"estimate_cpu_seconds": None}}})
     table = pilot_plan_table(pilot)
     assert table.loc["PR2", "training"] == 0.5 and table.loc["PR2", "BERT"] == 1.5
     assert "BiLSTM" not in table.columns  # its only cell is left out by a skip rule
     assert table.loc["RD", "unestimated cells"] == 1 and table.loc["RD", "estimated CPU-h"] == 1.0
     assert table.loc["all", "estimated CPU-h"] == 3.0
     assert pilot_plan_table(pilot, by="attacker").loc["all", "PWWS"] == 1.5
-    pilot.write_text(json.dumps({"planned_cpu_hours": 9.0, "cells": {"PR2-BERT": {"estimate_cpu_seconds": 60.0}}}))
+    path = plan_file(tmp_path / "pilot.json", {"PR2-BERT": {"estimate_cpu_seconds": 60.0}})
+    path.write_text(path.read_text().replace('"planned_cpu_hours": 0.016666666666666666', '"planned_cpu_hours": 9.0'))
     with pytest.raises(BodegaError, match="not the planned_cpu_hours"):
-        pilot_plan_table(pilot)
+        read_plan(path)
 
 
 def test_pilot_plan_facts_name_the_costliest_parts_against_the_budget(tmp_path):
-    pilot = tmp_path / "pilot.json"
-    pilot.write_text(json.dumps({"date": "2026-12-02", "load_average": 1.04, "precision": "bf16", "cells": {
+    pilot = _plan({"date": "2026-12-02", "load_average": 1.04, "precision": "bf16", "cells": {
         "PR2-BERT": {"estimate_cpu_seconds": 3600.0},
         "PR2-BERT-Genetic-U": {"estimate_cpu_seconds": 7200.0},
         "PR2-GEMMA7B-Genetic-U": {"estimate_cpu_seconds": 10800.0},
         "PR2-GEMMA7B-PWWS-U": {"estimate_cpu_seconds": 3600.0},
-        "RD-BERT-PWWS-U": {"estimate_cpu_seconds": None}}}))
+        "RD-BERT-PWWS-U": {"estimate_cpu_seconds": None}}})
     facts = pilot_plan_facts(pilot, budget_cpu_hours=10.0)
     assert facts["plan_estimated_hours"] == 7.0 and facts["plan_attack_hours"] == 6.0
     assert facts["plan_budget_share"] == 0.7 and facts["plan_unestimated_cells"] == 1
@@ -317,7 +321,7 @@ def test_pilot_plan_facts_name_the_costliest_parts_against_the_budget(tmp_path):
 
 
 def test_full_grid_hours_counts_every_attack_of_the_competent_victims_skipped_or_not(tmp_path):
-    from bodega_book.cost import full_grid_hours
+    from bodega_book.plan_tables import full_grid_hours
     from bodega.victims.competence import competence
 
     labels = [0, 1] * 20
@@ -325,13 +329,12 @@ def test_full_grid_hours_counts_every_attack_of_the_competent_victims_skipped_or
         (tmp_path / victim).mkdir()
         (tmp_path / victim / "metrics.json").write_text(json.dumps(
             {"attack_quality": competence(labels, scores).to_dict()}))
-    pilot = tmp_path / "pilot.json"
-    pilot.write_text(json.dumps({"cells": {
+    pilot = _plan({"cells": {
         "PR2-BERT": {"estimate_cpu_seconds": 1800.0},
         "PR2-BERT-PWWS-U": {"estimate_cpu_seconds": 3600.0},
         "PR2-BERT-Genetic-T": {"estimate_cpu_seconds": 7200.0, "skip": "over the budget"},
         "PR2-BERT-BAE-T": {"estimate_cpu_seconds": None},
-        "PR2-BiLSTM-PWWS-U": {"estimate_cpu_seconds": 3600.0, "skip": "not competent"}}}))
+        "PR2-BiLSTM-PWWS-U": {"estimate_cpu_seconds": 3600.0, "skip": "not competent"}}})
     hours = full_grid_hours(pilot, tmp_path)
     assert hours.to_dict() == {"PR2": 3.0}  # training and the incompetent victim left out, the skipped cell in
 
@@ -340,14 +343,13 @@ def test_left_out_cells_at_each_attackers_measured_ratio(tmp_path, costs):
     from bodega.experiments import parse_grid
     from bodega_book.cost import attacker_ratios, left_out_cost
 
-    pilot = tmp_path / "pilot.json"
-    pilot.write_text(json.dumps({"per_text_cpu_seconds": {}, "cells": {
+    pilot = _plan({"per_text_cpu_seconds": {}, "cells": {
         "PR2-BiLSTM-BERT-ATTACK-U": {"estimate_cpu_seconds": 100.0},  # measured 120
         "PR2-BiLSTM-BERT-ATTACK-T": {"estimate_cpu_seconds": 100.0},  # measured 60: BERT-ATTACK 0.9
         "FC-BERT-DeepWordBug-T-s1": {"estimate_cpu_seconds": 480.0},  # measured 240: DeepWordBug 0.5
         "FC-BERT-PWWS-U": {"estimate_cpu_seconds": 50.0},  # its CPU time was not measured: no ratio
         "PR2-GEMMA7B-BERT-ATTACK-T": {"estimate_cpu_seconds": 3600.0, "skip": "slow"},
-        "PR2-GEMMA7B-Genetic-T": {"estimate_cpu_seconds": 3600.0, "skip": "slow"}}}))
+        "PR2-GEMMA7B-Genetic-T": {"estimate_cpu_seconds": 3600.0, "skip": "slow"}}})
     ratios = attacker_ratios(costs, pilot)
     assert ratios == pytest.approx({"BERT-ATTACK": 0.9, "DeepWordBug": 0.5, "all": 420 / 680})
     spec = parse_grid({"name": "g", "profile": "cpu", "tasks": ["PR2"], "victims": ["GEMMA7B"],
@@ -365,14 +367,13 @@ def test_the_projection_per_family_scales_each_family_by_its_own_finished_cells(
     estimate rather than BERT-ATTACK's ratio; a skipped cell is not projected."""
     from bodega_book.cost import eta_wall_hours, projection_by_family
 
-    pilot = tmp_path / "pilot.json"
-    pilot.write_text(json.dumps({"cells": {
+    pilot = _plan({"cells": {
         "PR2-BiLSTM": {"estimate_cpu_seconds": 300.0},  # measured 600
         "PR2-BiLSTM-BERT-ATTACK-U": {"estimate_cpu_seconds": 240.0},  # measured 120
         "PR2-BiLSTM-BERT-ATTACK-T": {"estimate_cpu_seconds": 120.0},  # measured 60
         "FC-BiLSTM-BERT-ATTACK-U": {"estimate_cpu_seconds": 3600.0},
         "RD-BiLSTM-PWWS-U": {"estimate_cpu_seconds": 3600.0},
-        "RD-BiLSTM-SCPN-U": {"estimate_cpu_seconds": 7200.0, "skip": "no weights"}}}))
+        "RD-BiLSTM-SCPN-U": {"estimate_cpu_seconds": 7200.0, "skip": "no weights"}}})
     table = projection_by_family(costs, pilot, {"PR2-BiLSTM", "PR2-BiLSTM-BERT-ATTACK-U", "PR2-BiLSTM-BERT-ATTACK-T",
                                                 "FC-BiLSTM-BERT-ATTACK-U", "RD-BiLSTM-PWWS-U"})
     assert list(table.index) == ["attack BERT-ATTACK", "attack PWWS", "training BiLSTM"]

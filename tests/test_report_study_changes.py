@@ -6,21 +6,16 @@ from pathlib import Path
 
 import yaml
 
+from bodega_book.attack_sets import AttackSet
 from bodega_book.findings import AGREE, CANNOT_TELL, DISAGREE, NOT_COMPARABLE, Finding
 from bodega_book.study import load_study
-from bodega_book.study_changes import (NEW_ATTACKER, TRAINING_SPREAD, attack_labels, cause_counts, changes_table,
+from bodega_book.study_changes import (NEW_ATTACKER, TRAINING_SPREAD, cause_counts, changes_table,
                                          label_shares, notebook_verdicts, render_flips, verdict_changes)
 from run_fixtures import write_run_summary, write_victim_info
 from test_report_findings import PUBLISHED  # the paper's statements the findings read
 
-LABELS = [1] * 3 + [0] * 7  # a 10-row attack file sorted by label: 30% non-credible
-
-
-def _data(root: Path) -> Path:
-    folder = root / "data" / "PR2"
-    folder.mkdir(parents=True)
-    (folder / "attack.tsv").write_text("".join(f"{label}\tx{i}\ttext {i}\n" for i, label in enumerate(LABELS)))
-    return root / "data"
+LABELS = (1,) * 3 + (0,) * 7  # a 10-row attack set sorted by label: 30% non-credible
+SETS = {"PR2": AttackSet(LABELS, (2,) * 10)}
 
 
 def _study(root: Path, name: str, rows: dict[tuple[str, str], list[int]], victims: dict[str, int]) -> object:
@@ -50,15 +45,13 @@ def _study(root: Path, name: str, rows: dict[tuple[str, str], list[int]], victim
 
 
 def test_label_mix_comes_from_the_attacked_rows_and_the_table_sets_the_studies_side_by_side(tmp_path):
-    data = _data(tmp_path)
     first_rows = _study(tmp_path, "v1", {("BiLSTM", "PWWS"): [0, 1, 2], ("BiLSTM", "Genetic"): [0, 1, 2]},
                         {"BiLSTM": 1_100_000})
     permuted = _study(tmp_path, "v2", {("BiLSTM", "PWWS"): [4, 0, 9, 5], ("BERT", "PWWS"): [4, 0, 9, 5]},
                       {"BiLSTM": 1_100_000, "BERT": 109_000_000})
-    labels = attack_labels(data, ["PR2"])
-    assert label_shares(first_rows, labels) == {"PR2": [1.0, 1.0]}
-    assert label_shares(permuted, labels) == {"PR2": [0.25, 0.25]}
-    table = changes_table(first_rows, permuted, data)
+    assert label_shares(first_rows, SETS) == {"PR2": [1.0, 1.0]}
+    assert label_shares(permuted, SETS) == {"PR2": [0.25, 0.25]}
+    table = changes_table(first_rows, permuted, SETS)
     mix = table.loc[("PR2", "untargeted samples: share non-credible (attack set 30%)")]
     assert mix["study v1"] == "100% (100%-100%) over 2 runs" and mix["study v2"] == "25% (25%-25%) over 2 runs"
     assert table.loc[("PR2", "victims (parameters)"), "study v2"] == "BiLSTM 1.1M, BERT 109.0M"
@@ -159,15 +152,9 @@ def test_a_verdict_the_spread_between_trainings_undoes_is_put_down_to_it(tmp_pat
     row = verdict_changes(before, after).loc["q2-bilstm-RD"]
     assert row["study v2"] == AGREE and row["study v3"] == CANNOT_TELL  # training 1 reverses the order
     assert row["cause"] == TRAINING_SPREAD and "on each victim's first training alone" in row["why"]
-    table = changes_table(before, after, _attack_file(tmp_path, "RD"), names=("study v2", "study v3"))
+    sets = {"RD": AttackSet(tuple(i % 2 for i in range(30)), (3,) * 30)}
+    table = changes_table(before, after, sets, names=("study v2", "study v3"))
     assert table.loc[("RD", "victim trainings finished")].tolist() == ["2 of 2", "4 of 4"]
-
-
-def _attack_file(root: Path, task: str) -> Path:
-    folder = root / "data" / task
-    folder.mkdir(parents=True)
-    (folder / "attack.tsv").write_text("".join(f"{i % 2}\tx{i}\ttext {i}\n" for i in range(30)))
-    return root / "data"
 
 
 def test_a_verdict_that_other_victims_decide_is_put_down_to_the_rules(tmp_path):

@@ -13,7 +13,9 @@ from bodega_book.cost import Budget, cell_minutes
 from bodega_book.findings import AGREE, CANNOT_TELL, DISAGREE, Finding
 from bodega_book.study_facts import (budget_facts, example_sizes, findings_facts, findings_frame, left_out_hours,
                                        pilot_facts)
+from bodega_book.study_plan import PilotVictim
 from bodega_book.verdict_robustness import Robustness
+from plan_fixtures import plan_file, plan_of
 
 GRID = {"name": "g", "profile": "cpu", "tasks": ["PR2", "HN"], "victims": ["BiLSTM", "GEMMA2B"],
         "attackers": ["PWWS"], "scenarios": ["untargeted", "targeted"], "examples": 50,
@@ -34,18 +36,16 @@ def test_pilot_facts_read_the_plan_and_project_the_cost(tmp_path: Path):
     (folder / "cell.json").write_text(json.dumps({"status": "done", "name": folder.name, "seconds": 100,
                                                   "cpu_seconds": 90}))
     costs = cell_minutes(tmp_path)
-    pilot = tmp_path / "pilot.json"
-    pilot.write_text(json.dumps({
-        "pilot_victims": {"PR2": {"kind": "BiLSTM"}, "FC": {"kind": "BERT"}},
-        "unestimated_planned_cells": ["RD-BiLSTM-PWWS-U", "RD-BiLSTM-PWWS-T"], "planned_cpu_hours": 3.14159,
-        "cells": {"PR2-BiLSTM-PWWS-U": {"estimate_cpu_seconds": 45.0},
-                  "PR2-BiLSTM-PWWS-T": {"estimate_cpu_seconds": 3600.0}}}))
+    pilot = plan_file(tmp_path / "pilot.json", {
+        "PR2-BiLSTM-PWWS-U": {"estimate_cpu_seconds": 45.0}, "PR2-BiLSTM-PWWS-T": {"estimate_cpu_seconds": 3600.0},
+        "RD-BiLSTM-PWWS-U": {"estimate_cpu_seconds": None}, "RD-BiLSTM-PWWS-T": {"estimate_cpu_seconds": None}},
+        pilot_victims={"PR2": PilotVictim("x/PR2-BiLSTM", "BiLSTM"), "FC": PilotVictim("x/FC-BERT", "BERT")})
     total = Budget(cells=1, cpu_hours=90 / 3600, budget_cpu_hours=12, unmeasured=0, outside_hours_bound=0.5)
     spec = parse_grid({"name": "t", "profile": "smoke", "tasks": ["PR2"], "victims": ["BiLSTM"],
                        "attackers": ["PWWS"], "scenarios": ["untargeted", "targeted"]})
     facts = pilot_facts(pilot, costs, total, spec)
     assert facts["pilot_tasks"] == "PR2 (against BiLSTM), FC (against BERT)"
-    assert facts["pilot_unestimated"] == 2 and facts["pilot_planned_hours"] == 3.14
+    assert facts["pilot_unestimated"] == 2 and facts["pilot_planned_hours"] == round(3645 / 3600, 2)
     assert facts["estimate_ratio"] == 2.0  # measured 90 s where 45 were estimated
     # the grid plans the victim's training too, which this pilot never estimated
     assert (facts["remaining_cells"], facts["remaining_unestimated"]) == (2, 1)
@@ -123,11 +123,10 @@ def test_fill_cost_prices_the_cheapest_missing_cells_of_competent_victims(tmp_pa
         + [("Table 4", "PR2", "BERT", "BAE"), ("Table 5", "HN", "BERT", "BAE")],
         names=["table", "task", "victim", "attacker"])
     coverage = pd.DataFrame({"BODEGA here": [""] * 6 + ["0.5", ""]}, index=index)
-    plan = tmp_path / "plan.json"
-    plan.write_text(json.dumps({"cells": {
+    plan = plan_of({
         "HN-BiLSTM-BAE-U": {"estimate_cpu_seconds": 36.0},  # cheapest, but its victim is not competent
         "HN-BERT-BAE-U": {"estimate_cpu_seconds": 7200.0}, "HN-BERT-PWWS-U": {"estimate_cpu_seconds": 3600.0},
-        "HN-BERT-SCPN-U": {"estimate_cpu_seconds": None}, "HN-BERT-BAE-T": {"estimate_cpu_seconds": 1.0}}}))
+        "HN-BERT-SCPN-U": {"estimate_cpu_seconds": None}, "HN-BERT-BAE-T": {"estimate_cpu_seconds": 1.0}})
     facts = fill_cost(coverage, Competence(), plan, "Table 4", target=3, left_hours=1.5)
     assert (facts["fill_numbered"], facts["fill_needed"], facts["fill_candidates"]) == (1, 2, 2)
     assert facts["fill_cells"] == "HN-BERT-PWWS-U, HN-BERT-BAE-U" and facts["fill_hours"] == 3.0

@@ -23,6 +23,8 @@ from bodega.errors import BodegaError
 from bodega.experiments.cells import compact_names, run_name
 from bodega.experiments.spec import GridSpec
 from bodega.report.results import NOT_RECORDED, cell_costs
+from bodega_book.attack_sets import AttackSet
+from bodega_book.study_plan import StudyPlan, as_plan
 
 TRAINING = "(training)"  # the attacker column of a victim-training cell
 COST_COLUMNS = ["kind", "name", "task", "victim", "attacker", "scenario", "training", "kernels", "seconds",
@@ -182,37 +184,23 @@ def grid_budget(spec: GridSpec) -> float:
     return spec.budget_cpu_hours
 
 
-def plan_cells(path: Path) -> dict[str, dict]:
-    """The cells of a plan file (``benchmarks/study_pilot.py --out``), checked: every reader of a plan goes here."""
-    try:
-        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-        for entry in cells.values():
-            if entry["estimate_cpu_seconds"] is not None:
-                float(entry["estimate_cpu_seconds"])
-        return cells
-    except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as error:
-        raise BodegaError(f"{path}: expected {{\"cells\": {{\"<cell name>\": {{\"estimate_cpu_seconds\": "
-                          f"number}}}}}} ({error!r}); rewrite it in that format") from None
-
-
-def estimate_vs_measured(costs: pd.DataFrame, pilot: str | Path) -> tuple[pd.DataFrame, str | None]:
-    """Measured CPU seconds per cell beside the pilot's ``estimate_cpu_seconds`` (file format:
-    ``{"cells": {"<cell name>": {"estimate_cpu_seconds": float or null}}}``) and their ratio. Returns the table and a
-    note: where the file is missing the estimate columns are absent and the note says so."""
+def estimate_vs_measured(costs: pd.DataFrame, pilot: StudyPlan | str | Path) -> tuple[pd.DataFrame, str | None]:
+    """Measured CPU seconds per cell beside the plan's estimate (:class:`~bodega_book.study_plan.StudyPlan`, or
+    its file) and their ratio. Returns the table and a note: where the file is missing the estimate columns are
+    absent and the note says so."""
     table = costs[["name", "kind", "task", "victim", "attacker", "scenario", "cpu_seconds"]].rename(
         columns={"cpu_seconds": "measured_cpu_seconds"})
-    path = Path(pilot)
-    if not path.exists():
-        return table, f"no pilot estimates: {path} does not exist, so only measured costs are shown"
-    # null: the pilot measured nothing for that cell's attacker and task (no estimate, not zero)
-    cells = plan_cells(path)
-    estimates = {name: float(entry["estimate_cpu_seconds"]) for name, entry in cells.items()
-                 if entry["estimate_cpu_seconds"] is not None}
+    if not isinstance(pilot, StudyPlan) and not Path(pilot).exists():
+        return table, f"no pilot estimates: {pilot} does not exist, so only measured costs are shown"
+    # None: the pilot measured nothing for that cell's attacker and task (no estimate, not zero)
+    cells = as_plan(pilot).cells
+    estimates = {name: float(entry.estimate_cpu_seconds) for name, entry in cells.items()
+                 if entry.estimate_cpu_seconds is not None}
     measured = set(table.name)
     table = table.assign(estimate_cpu_seconds=table.name.map(estimates))
     table["measured_over_estimate"] = table.measured_cpu_seconds / table.estimate_cpu_seconds
     # a cell a skip rule leaves out is estimated (the cost of leaving it out) but never to be measured
-    unrun = [name for name in estimates if name not in measured and not cells[name].get("skip")]
+    unrun = [name for name in estimates if name not in measured and cells[name].planned]
     note = f"{len(unrun)} estimated cell(s) have no measurement yet" if unrun else None
     return table, note
 
@@ -250,23 +238,21 @@ class Projection:
         return self.measured_hours + self.ratio * self.remaining_estimate_hours
 
 
-def _unfinished(planned: Iterable[str], finished: set[str], cells: dict[str, dict]) -> list[tuple[str, float | None]]:
+def _unfinished(planned: Iterable[str], finished: set[str], plan: StudyPlan) -> list[tuple[str, float | None]]:
     """(name, estimate in CPU seconds or None) of each planned cell not finished: the grid decides what is
     planned (its skip rules now), the plan file only what a cell is estimated to cost."""
-    return [(name, None if cells.get(name, {}).get("estimate_cpu_seconds") is None
-             else float(cells[name]["estimate_cpu_seconds"]))
-            for name in sorted(set(planned) - finished)]
+    return [(name, plan.estimate(name)) for name in sorted(set(planned) - finished)]
 
 
-def projection(costs: pd.DataFrame, pilot: str | Path, planned: Iterable[str]) -> Projection:
+def projection(costs: pd.DataFrame, pilot: StudyPlan | str | Path, planned: Iterable[str]) -> Projection:
     """:class:`Projection` of a grid from its finished cells, the cells it plans (``planned``:
-    :func:`bodega.experiments.cells.cell_names` of its spec) and the plan file that estimates them."""
-    cells = plan_cells(Path(pilot))
+    :func:`bodega.experiments.cells.cell_names` of its spec) and the plan (or its file) that estimates them."""
+    plan = as_plan(pilot)
     measured = costs.dropna(subset=["cpu_seconds"]).set_index("name").cpu_seconds
-    paired = [(measured[name], float(entry["estimate_cpu_seconds"])) for name, entry in cells.items()
-              if name in measured.index and entry["estimate_cpu_seconds"] is not None]
+    paired = [(measured[name], float(entry.estimate_cpu_seconds)) for name, entry in plan.cells.items()
+              if name in measured.index and entry.estimate_cpu_seconds is not None]
     ratio = float(sum(m for m, _ in paired) / sum(e for _, e in paired)) if paired else 1.0
-    remaining = _unfinished(planned, set(costs.name), cells)
+    remaining = _unfinished(planned, set(costs.name), plan)
     return Projection(measured_hours=float(measured.sum()) / 3600,
                       remaining_estimate_hours=sum(e or 0.0 for _, e in remaining) / 3600,
                       remaining_cells=len(remaining), ratio=ratio,
@@ -280,12 +266,12 @@ def cost_family(name: str) -> str:
     return f"training {cell['victim']}" if cell["attacker"] == TRAINING else f"attack {cell['attacker']}"
 
 
-def projection_by_family(costs: pd.DataFrame, pilot: str | Path, planned: Iterable[str]) -> pd.DataFrame:
+def projection_by_family(costs: pd.DataFrame, pilot: StudyPlan | str | Path, planned: Iterable[str]) -> pd.DataFrame:
     """:func:`projection` per :func:`cost_family`: each family's finished cells (measured and estimated CPU-hours,
     their ratio) and its planned unfinished cells, whose estimate is scaled by the family's own ratio, or kept as
     the plan gave it where no cell of the family has finished (``ratio from`` says which). A single ratio over
     every finished cell misleads while the finished cells are of a few families only (one attacker, say)."""
-    cells = plan_cells(Path(pilot))
+    plan = as_plan(pilot)
     measured = costs.dropna(subset=["cpu_seconds"]).set_index("name").cpu_seconds
     rows: dict[str, dict] = {}
 
@@ -294,13 +280,13 @@ def projection_by_family(costs: pd.DataFrame, pilot: str | Path, planned: Iterab
             ("finished cells", "measured_cpu_hours", "estimated_cpu_hours", "remaining cells",
              "remaining_estimate_cpu_hours", "unestimated cells"), 0))
 
-    for name, entry in cells.items():
-        if name in measured.index and entry["estimate_cpu_seconds"] is not None:
+    for name, entry in plan.cells.items():
+        if name in measured.index and entry.estimate_cpu_seconds is not None:
             family = row(name)
             family["finished cells"] += 1
             family["measured_cpu_hours"] += float(measured[name]) / 3600
-            family["estimated_cpu_hours"] += float(entry["estimate_cpu_seconds"]) / 3600
-    for name, estimate in _unfinished(planned, set(costs.name), cells):
+            family["estimated_cpu_hours"] += float(entry.estimate_cpu_seconds) / 3600
+    for name, estimate in _unfinished(planned, set(costs.name), plan):
         family = row(name)
         family["remaining cells"] += 1
         family["remaining_estimate_cpu_hours"] += (estimate or 0.0) / 3600
@@ -323,7 +309,7 @@ def eta_wall_hours(remaining_cpu_hours: float, costs: pd.DataFrame, workers: int
     return remaining_cpu_hours / (workers * min(share, 1.0))
 
 
-def attacker_ratios(costs: pd.DataFrame, pilot: str | Path) -> dict[str, float]:
+def attacker_ratios(costs: pd.DataFrame, pilot: StudyPlan | str | Path) -> dict[str, float]:
     """Measured over estimated CPU time of the finished attack cells, per attacker, and under ``"all"`` over
     every finished attack cell: how far each attacker's pilot estimate is to be trusted for the cells not run."""
     table, _ = estimate_vs_measured(costs, pilot)
@@ -402,7 +388,7 @@ def eta_summary(table: pd.DataFrame) -> pd.DataFrame:
 
 # --- what the budget leaves out --------------------------------------------------------------------------
 
-def left_out_cost(spec, pilot: str | Path, words_per_example: dict[str, float],
+def left_out_cost(spec, pilot: StudyPlan | str | Path, words_per_example: dict[str, float],
                   ratios: dict[str, float] | None = None) -> pd.DataFrame:
     """Per skip reason of ``spec``: the cells it leaves out (of every training) and what they would cost, so the
     book can show why the budget cannot hold them. A cell the pilot estimated counts its estimate; one it could
@@ -411,8 +397,8 @@ def left_out_cost(spec, pilot: str | Path, words_per_example: dict[str, float],
     is not word-level, gets neither. With ``ratios`` (:func:`attacker_ratios`), ``at_measured_ratio_cpu_hours``
     scales each estimate by its attacker's measured ratio (the ratio over every attacker where that one has
     no finished cell): what the cells would cost if they ran as the finished ones did."""
-    data = json.loads(Path(pilot).read_text(encoding="utf-8"))
-    cells, per_text = data["cells"], data["per_text_cpu_seconds"]
+    plan = as_plan(pilot)
+    per_text = plan.per_text_cpu_seconds
     rows: dict[str, dict] = {}
     names: dict[str, dict[bool, list[tuple[str, ...]]]] = {}  # reason -> (of another training) -> cells
     # the first training's cells, then those a victim's other trainings leave out besides (named with -tN)
@@ -427,7 +413,7 @@ def left_out_cost(spec, pilot: str | Path, words_per_example: dict[str, float],
                                        "at_measured_ratio_cpu_hours": 0.0, "bounded_cells": 0,
                                        "lower_bound_cpu_hours": 0.0})
         row["cells"] += 1
-        estimate = cells.get(name, {}).get("estimate_cpu_seconds")
+        estimate = plan.estimate(name)
         if estimate is not None:
             row["estimated_cells"] += 1
             row["estimate_cpu_hours"] += estimate / 3600
@@ -446,103 +432,15 @@ def left_out_cost(spec, pilot: str | Path, words_per_example: dict[str, float],
                         [c for c in columns if c != "at_measured_ratio_cpu_hours"])
 
 
-def words_per_example(spec, data_root: str | Path) -> dict[str, float]:
+def words_per_example(spec, sets: dict[str, AttackSet] | str | Path) -> dict[str, float]:
     """Mean words per attacked example of each task of ``spec`` (its first rows, cut at 512 WordPiece tokens as
-    BODEGA cuts them), for :func:`left_out_cost`'s lower bound; tasks without prepared data are left out."""
-    from transformers import AutoTokenizer
+    BODEGA cuts them), for :func:`left_out_cost`'s lower bound, from the committed attack sets
+    (:func:`~bodega_book.attack_sets.read_attack_sets`) or counted in a prepared data root; tasks without an
+    attack set are left out."""
+    from bodega_book.attack_sets import attack_sets_from_dict, measure_attack_sets
+    from bodega_book.study_plan import SPLIT_FILE
 
-    from bodega.data import read_tsv
-    from bodega.resources import resolve
-    from bodega.victims.trimming import Trimmer
-
-    trimmer = Trimmer(AutoTokenizer.from_pretrained(resolve("wordpiece-vocab").location,
-                                      trust_remote_code=False), "wordpiece")
-    words = {}
-    for task in spec.tasks:
-        path = Path(data_root) / task / "attack.tsv"
-        if not path.exists():
-            continue
-        rows = read_tsv(path)[:spec.examples or None]
-        cuts = trimmer.trim([row.text for row in rows], task)
-        words[task] = float(np.mean([len(cut.text.split()) for cut in cuts]))
-    return words
-
-
-# --- the pilot's plan, before a grid runs ----------------------------------------------------------------
-
-def pilot_plan_table(pilot: str | Path, by: str = "victim") -> pd.DataFrame:
-    """The pilot's estimate of a planned grid (``benchmarks/study_pilot.py``'s file) in CPU hours, one row per
-    task and one column per victim (``by="victim"``) or attacker (``by="attacker"``), training in its own column,
-    and each task's cells the pilot has no estimate for counted beside it, so that a plan shows what is
-    measured and what is not yet (NaN where a task has no estimated cell of that column). Cells its skip rules
-    leave out are not counted."""
-    data = json.loads(Path(pilot).read_text(encoding="utf-8"))
-    rows: dict[str, dict[str, float]] = {}
-    for name, cell in plan_cells(Path(pilot)).items():
-        if cell.get("skip"):
-            continue
-        keys = parse_cell_name(name)
-        row = rows.setdefault(keys["task"], {"unestimated cells": 0})
-        estimate = cell.get("estimate_cpu_seconds")
-        if estimate is None:
-            row["unestimated cells"] += 1
-            continue
-        column = "training" if keys["attacker"] == TRAINING else keys[by]
-        row[column] = row.get(column, 0.0) + float(estimate) / 3600
-    table = pd.DataFrame.from_dict(rows, orient="index")  # NaN: no estimated cell (skipped, or no pilot yet)
-    parts = ["training"] * ("training" in table) + [c for c in table if c not in ("training", "unestimated cells")]
-    table = table[parts + ["unestimated cells"]]
-    table.insert(len(parts), "estimated CPU-h", table[parts].sum(axis=1))
-    table.loc["all"] = table.sum()
-    table["unestimated cells"] = table["unestimated cells"].astype(int)
-    table.index.name = "task"
-    if data.get("planned_cpu_hours") is not None and not np.isclose(table.loc["all", "estimated CPU-h"],
-                                                                    data["planned_cpu_hours"], atol=0.01):
-        raise BodegaError(f"{pilot}: its cells add up to {table.loc['all', 'estimated CPU-h']:.2f} CPU-hours, "
-                          f"not the planned_cpu_hours it states ({data['planned_cpu_hours']:.2f})")
-    return table.round(2)
-
-
-def full_grid_hours(pilot: str | Path, models: str | Path) -> pd.Series:
-    """The pilot's estimate of every attack cell of the competent victims (``models``' competence), skip rules
-    or not, in CPU hours per task: what attacking with every attacker on every victim that can carry a
-    comparison would cost, the bound a plan's budget rules are measured against. Cells without an estimate
-    are not counted."""
-    from bodega.victims.competence import competence_of_model
-
-    hours: dict[str, float] = {}
-    competent: dict[str, bool] = {}
-    for name, cell in plan_cells(Path(pilot)).items():
-        keys = parse_cell_name(name)
-        if keys["attacker"] == TRAINING or cell.get("estimate_cpu_seconds") is None:
-            continue
-        victim = f"{keys['task']}-{keys['victim']}"
-        if victim not in competent:
-            found = competence_of_model(Path(models) / victim)
-            competent[victim] = bool(found and found.competent)
-        if competent[victim]:
-            hours[keys["task"]] = hours.get(keys["task"], 0.0) + float(cell["estimate_cpu_seconds"]) / 3600
-    return pd.Series(hours, name="CPU-h", dtype=float).round(2)
-
-
-def pilot_plan_facts(pilot: str | Path, budget_cpu_hours: float) -> dict[str, float | int | str]:
-    """The numbers a plan's prose cites, from :func:`pilot_plan_table`: the estimated CPU hours in all and of the
-    attacks, their share of ``budget_cpu_hours``, the costliest attacker and victim role of the attacks with their
-    hours, the unestimated cells, and when, under what load and on which bf16 kernels the pilot measured."""
-    data = json.loads(Path(pilot).read_text(encoding="utf-8"))
-    victims, attackers = pilot_plan_table(pilot).loc["all"], pilot_plan_table(pilot, by="attacker").loc["all"]
-    attack_hours = float(victims["estimated CPU-h"] - victims["training"])
-    roles = victims.drop(["training", "estimated CPU-h", "unestimated cells"])
-    methods = attackers.drop(["training", "estimated CPU-h", "unestimated cells"])
-    return {"plan_estimated_hours": round(float(victims["estimated CPU-h"]), 1),
-            "plan_training_hours": round(float(victims["training"]), 1),
-            "plan_attack_hours": round(attack_hours, 1),
-            "plan_budget_hours": budget_cpu_hours,
-            "plan_budget_share": round(float(victims["estimated CPU-h"]) / budget_cpu_hours, 2),
-            "plan_costliest_attacker": str(methods.idxmax()),
-            "plan_costliest_attacker_hours": round(float(methods.max()), 1),
-            "plan_costliest_victim": str(roles.idxmax()), "plan_costliest_victim_hours": round(float(roles.max()), 1),
-            "plan_unestimated_cells": int(victims["unestimated cells"]),
-            "plan_measured_on": str(data.get("date", "?")), "plan_load_average": round(data.get("load_average", 0), 1),
-            "plan_precision": str(data.get("precision", "?")),
-            "plan_kernels": str(data.get("kernels", "not recorded"))}
+    if not isinstance(sets, dict):
+        prepared = [t for t in spec.tasks if (Path(sets) / t / SPLIT_FILE.format(split="attack")).exists()]
+        sets = attack_sets_from_dict(measure_attack_sets(sets, prepared)) if prepared else {}
+    return {task: sets[task].words_per_example(spec.examples) for task in spec.tasks if task in sets}

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from bodega.errors import BodegaError
 
@@ -26,14 +26,23 @@ class PageDataError(BodegaError):
 @dataclass(frozen=True)
 class Schema:
     """What a page reads of one kind of data file: ``required`` top-level keys with their types, and the
-    ``command`` that writes such a file (named in every error, so that the fix is one line away)."""
+    ``command`` that writes such a file (named in every error, so that the fix is one line away); a kind read
+    into a typed object is checked, every key, by its own reader instead (``reader``, which raises
+    :class:`PageDataError` naming the key at fault)."""
 
     command: str
     required: dict[str, type | tuple[type, ...]] = field(default_factory=dict)
     top: type = dict
+    reader: Callable[[Any], Any] | None = None
 
     def problems(self, data: Any) -> list[str]:
         """What ``data`` lacks or has of the wrong type, empty when it matches."""
+        if self.reader is not None:
+            try:
+                self.reader(data)
+            except PageDataError as error:
+                return [str(error)]
+            return []
         if not isinstance(data, self.top):
             return [f"expected a JSON {'object' if self.top is dict else 'array'}, got {type(data).__name__}"]
         if self.top is not dict:
@@ -48,9 +57,23 @@ class Schema:
         return found
 
 
-_PILOT = Schema("python benchmarks/study_pilot.py --grid GRID --out book/data/FILE",
-                {"cells": dict, "per_text_cpu_seconds": dict, "pilot_victims": dict, "planned_cpu_hours": NUMBER,
-                 "unestimated_planned_cells": list})
+
+
+def _read_plan(data: Any) -> Any:
+    """A plan file's content read by the plan's own typed reader (every key, every schema version)."""
+    from bodega_book.study_plan import plan_from_dict
+
+    return plan_from_dict(data)
+
+
+def _read_attack_sets(data: Any) -> Any:
+    """The attack-set file's content read by its own reader."""
+    from bodega_book.attack_sets import attack_sets_from_dict
+
+    return attack_sets_from_dict(data)
+
+
+_PILOT = Schema("python benchmarks/study_pilot.py --grid GRID --out book/data/FILE", reader=_read_plan)
 _PRECISION = Schema("python benchmarks/precision.py --json book/data/FILE",
                     {"command": str, "training": list, "throughput": dict, "batch_dependence": dict,
                      "attack_cells": dict})
@@ -64,6 +87,8 @@ SCHEMAS: dict[str, Schema] = {
                                    top=list),
     "atomeval_main": Schema("bodega atomeval experiment --rewriters ... --verifiers ... --out book/data/FILE",
                             {"rewriters": list, "verifiers": dict, "case": dict, "cost": list}),
+    "attack_sets": Schema("python benchmarks/attack_sets.py --data data --out book/data/FILE",
+                          reader=_read_attack_sets),
     "attack_vs_openattack": Schema("python benchmarks/attack_vs_openattack.py ... --json book/data/FILE",
                                    {"command": str, "rows": list, "settings": dict}),
     "bilstm_padding": Schema("python benchmarks/bilstm_padding.py --out book/data/FILE",
@@ -108,12 +133,14 @@ SCHEMAS: dict[str, Schema] = {
     "victim_throughput": Schema("python benchmarks/victim_throughput.py --json book/data/FILE",
                                 {"command": str, "rows": list, "compute_bound_minilm_pr2": dict}),
     "victim_query_cost": Schema("python benchmarks/victim_throughput.py --committed MODELS --json book/data/FILE",
-                                {"command": str, "task": str, "kernels": str, "rows": list}),
+                                {"command": str, "task": str, "kernels": str, "rows": list, "torch_threads": int,
+                                 "load_average": NUMBER}),
 }
 
 # every data file a page reads -> its kind
 FILES: dict[str, str] = {
     "atomeval_attack_vasr_study.json": "atomeval_attack_vasr", "atomeval_main.json": "atomeval_main",
+    "attack_sets.json": "attack_sets",
     "attack_vs_openattack.json": "attack_vs_openattack", "bilstm_padding.json": "bilstm_padding",
     "cell_profile_v3.json": "cell_profile",
     "contention.json": "contention", "contention_options.json": "contention", "decoder_pilot.json": "decoder_pilot",

@@ -3,35 +3,31 @@ samples (one class in the untargeted cells of HN, PR2 and RD) and its victims, a
 three times and runs more attackers, so a reader needs to see which of those differences a flipped verdict may
 come from.
 
-The label mix is read from each run's attacked rows (their ``attack.tsv`` labels), not from ``summary.json``,
-so that study v1, whose summaries predate the label counts, is measured the same way as v2.
+The label mix is read from each run's attacked rows (their labels in the committed attack sets,
+:mod:`bodega_book.attack_sets`), not from ``summary.json``, so that study v1, whose summaries predate the label
+counts, is measured the same way as v2.
 """
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 from typing import Callable, Sequence
 
 import pandas as pd
 
-from bodega.data import read_tsv
+from bodega_book.attack_sets import AttackSet
 from bodega_book.deviations_page import format_size
 from bodega_book.findings import Finding, awaiting, cells_text, claims, competent_split
 from bodega_book.study import Study, victim_trainings
 
 
-def attack_labels(data_root: str | Path, tasks: Sequence[str]) -> dict[str, list[int]]:
-    """{task: the labels of its ``attack.tsv``, in row order}, read once for every study compared."""
-    return {task: [row.label for row in read_tsv(Path(data_root) / task / "attack.tsv")] for task in tasks}
-
-
-def label_shares(study: Study, labels: dict[str, list[int]], scenario: str = "untargeted") -> dict[str, list[float]]:
+def label_shares(study: Study, sets: dict[str, AttackSet], scenario: str = "untargeted") -> dict[str, list[float]]:
     """{task: the share of label 1 (non-credible) among each finished ``scenario`` run's attacked rows}, from the
-    attack-set ``labels`` of :func:`attack_labels`."""
+    attack sets' labels (:func:`bodega_book.attack_sets.read_attack_sets`)."""
     shares: dict[str, list[float]] = {}
     for (task, _, _, run_scenario, _), run in sorted(study.examples.items()):
         if run_scenario == scenario and run.n:
-            shares.setdefault(task, []).append(sum(labels[task][index] for index, _ in run.keys) / run.n)
+            labels = sets[task].labels
+            shares.setdefault(task, []).append(sum(labels[index] for index, _ in run.keys) / run.n)
     return shares
 
 
@@ -73,17 +69,16 @@ def _trainings_text(study: Study, task: str) -> str:
     return "{} of {}".format(*victim_trainings(study, task))
 
 
-def changes_table(before: Study, after: Study, data_root: str | Path,
+def changes_table(before: Study, after: Study, sets: dict[str, AttackSet],
                   names: tuple[str, str] = ("study v1", "study v2")) -> pd.DataFrame:
     """Per task: the untargeted samples' share of non-credible rows (the attack set's own share beside them),
     the victims trained (size, competence), the attackers run per victim, and the finished attack cells."""
     rows = []
     tasks = list(dict.fromkeys([*before.spec.tasks, *after.spec.tasks]))
-    labels = attack_labels(data_root, tasks)
-    shares = [label_shares(study, labels) for study in (before, after)]
+    shares = [label_shares(study, sets) for study in (before, after)]
     for task in tasks:
         aspects = {
-            f"untargeted samples: share non-credible (attack set {sum(labels[task]) / len(labels[task]):.0%})":
+            f"untargeted samples: share non-credible (attack set {sets[task].positive_share:.0%})":
                 [_share_text(share.get(task, [])) for share in shares],
             "victims (parameters)": [_victims_text(study, task) for study in (before, after)],
             "attackers run per victim": [_attackers_text(study, task) for study in (before, after)],

@@ -2,7 +2,6 @@
 that the page only loads, calls and displays, and a test can check what it says."""
 from __future__ import annotations
 
-import json
 from itertools import accumulate
 from pathlib import Path
 from typing import Any
@@ -11,11 +10,13 @@ import pandas as pd
 
 from bodega.experiments.cells import cell_names
 from bodega.experiments.spec import GridSpec
-from bodega_book.cost import Budget, plan_cells, attacker_ratios, left_out_cost, projection, words_per_example
+from bodega_book.attack_sets import AttackSet
+from bodega_book.cost import Budget, attacker_ratios, left_out_cost, projection, words_per_example
 from bodega_book.findings import AGREE, CANNOT_TELL, DISAGREE, NOT_COMPARABLE, QUERY_RANGES, Finding, range_text
 from bodega_book.study import Study, finished_span, victim_trainings
 from bodega_book.verdict_robustness import Robustness, marginal_text
 from bodega.report.uncertainty import LEVEL, RESAMPLES, SEED, run_intervals
+from bodega_book.study_plan import StudyPlan, as_plan
 
 
 def example_sizes(spec: GridSpec) -> list[int]:
@@ -75,29 +76,27 @@ def budget_facts(total: Budget, runs: pd.DataFrame) -> dict[str, Any]:
             "outside_hours_bound": round(total.outside_hours_bound, 2), "bound_hours": round(total.bound_hours, 2)}
 
 
-def pilot_facts(pilot: str | Path, costs: pd.DataFrame, total: Budget, spec: GridSpec,
-                plan: str | Path | None = None) -> dict[str, Any]:
-    """What the pilot file (``benchmarks/study_pilot.py``, before the run) planned and, where it exists, the
-    grid's cost projected over the cells ``spec`` plans now, at the estimates of ``plan`` (the latest re-plan;
-    the pilot where there is none); a missing pilot gives "none" and zeros and no projection."""
-    path = Path(pilot)
-    data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+def pilot_facts(pilot: StudyPlan | str | Path, costs: pd.DataFrame, total: Budget, spec: GridSpec,
+                plan: StudyPlan | str | Path | None = None) -> dict[str, Any]:
+    """What the pilot (``benchmarks/study_pilot.py``'s plan before the run, or its file) planned and, where it
+    exists, the grid's cost projected over the cells ``spec`` plans now, at the estimates of ``plan`` (the latest
+    re-plan; the pilot where there is none); a missing pilot file gives "none" and zeros and no projection."""
+    if not isinstance(pilot, StudyPlan) and not Path(pilot).exists():
+        return {"pilot_tasks": "none", "pilot_unestimated": 0, "pilot_planned_hours": 0.0}
+    pilot = as_plan(pilot)
     facts: dict[str, Any] = {
-        "pilot_tasks": ", ".join(f"{task} (against {v['kind']})" for task, v in data.get("pilot_victims", {}).items())
-        or "none",
-        "pilot_unestimated": len(data.get("unestimated_planned_cells", [])),
-        "pilot_planned_hours": round(data.get("planned_cpu_hours", 0.0), 2)}
-    if data:
-        projected = projection(costs, plan or path, cell_names(spec))
-        facts.update({"estimate_ratio": round(projected.ratio, 2), "remaining_cells": projected.remaining_cells,
-                      "remaining_unestimated": projected.unestimated_cells,
-                      "remaining_estimate_hours": round(projected.remaining_estimate_hours, 2),
-                      "projected_hours": round(projected.projected_hours, 2),
-                      "projected_bound_hours": round(projected.projected_hours + total.outside_hours_bound, 2)})
-    return facts
+        "pilot_tasks": ", ".join(f"{task} (against {v.kind})" for task, v in pilot.pilot_victims.items()) or "none",
+        "pilot_unestimated": len(pilot.unestimated_planned_cells),
+        "pilot_planned_hours": round(pilot.planned_cpu_hours, 2)}
+    projected = projection(costs, plan or pilot, cell_names(spec))
+    return {**facts, "estimate_ratio": round(projected.ratio, 2), "remaining_cells": projected.remaining_cells,
+            "remaining_unestimated": projected.unestimated_cells,
+            "remaining_estimate_hours": round(projected.remaining_estimate_hours, 2),
+            "projected_hours": round(projected.projected_hours, 2),
+            "projected_bound_hours": round(projected.projected_hours + total.outside_hours_bound, 2)}
 
 
-def fill_cost(coverage: pd.DataFrame, study: Study, plan: str | Path, table: str, target: int,
+def fill_cost(coverage: pd.DataFrame, study: Study, plan: StudyPlan | str | Path, table: str, target: int,
               left_hours: float) -> dict[str, Any]:
     """What bringing ``table`` of the coverage table (:func:`bodega_book.study_tables.coverage_table`) to a number
     in ``target`` of its cells would cost at the cheapest: the cells without a number whose victim is competent
@@ -106,15 +105,15 @@ def fill_cost(coverage: pd.DataFrame, study: Study, plan: str | Path, table: str
     from bodega.layout import CellName
     from bodega_book.study_tables import PAPER_TABLES
 
-    cells = plan_cells(Path(plan))
+    plan = as_plan(plan)
     rows = coverage.xs(table, level="table")
     numbered = int((rows["BODEGA here"] != "").sum())
     estimates = []
     for (task, victim, attacker), row in rows.iterrows():
         name = str(CellName(task, victim, attacker, PAPER_TABLES[table]))
-        estimate = cells.get(name, {}).get("estimate_cpu_seconds")
+        estimate = plan.estimate(name)
         if row["BODEGA here"] == "" and estimate is not None and study.competence(task, victim)[0]:
-            estimates.append((float(estimate) / 3600, name))
+            estimates.append((estimate / 3600, name))
     estimates.sort()
     need = max(0, target - numbered)
     cheapest = estimates[:need]
@@ -126,15 +125,18 @@ def fill_cost(coverage: pd.DataFrame, study: Study, plan: str | Path, table: str
             "fill_reachable": need <= len(estimates)}
 
 
-def left_out_table(spec: GridSpec, pilot: str | Path, data_root: str | Path,
+def left_out_table(spec: GridSpec, pilot: StudyPlan | str | Path, attack_sets: dict[str, AttackSet] | str | Path,
                    costs: pd.DataFrame | None = None) -> pd.DataFrame:
     """:func:`~bodega_book.cost.left_out_cost` per skip rule, indexed by the cells left out (empty without a
-    pilot file); with the finished cells' ``costs`` (:func:`~bodega_book.cost.cell_minutes`), also at the
-    ratio each attacker's finished cells measured against their estimates."""
-    if not Path(pilot).exists():
+    pilot file), its lower bounds from the committed ``attack_sets``
+    (:func:`~bodega_book.attack_sets.read_attack_sets`) or a prepared data root; with the finished cells'
+    ``costs`` (:func:`~bodega_book.cost.cell_minutes`), also at the ratio each attacker's finished cells measured
+    against their estimates."""
+    if not isinstance(pilot, StudyPlan) and not Path(pilot).exists():
         return pd.DataFrame(columns=["left out"]).set_index("left out")
+    pilot = as_plan(pilot)
     ratios = attacker_ratios(costs, pilot) if costs is not None else None
-    table = left_out_cost(spec, pilot, words_per_example(spec, data_root), ratios)
+    table = left_out_cost(spec, pilot, words_per_example(spec, attack_sets), ratios)
     return table.drop(columns="reason", errors="ignore").set_index("left out").round(2)
 
 
