@@ -17,12 +17,14 @@ git clone --quiet --no-hardlinks "$here" "$work/clone"
 cd "$work/clone"
 [ ! -e data ] || { echo "the clean clone holds data/" >&2; exit 1; }
 # the clone's own code, an empty resource cache and hub cache, no raw corpora: a page that reaches for any of
-# them fails the build
+# them fails the build. Each check runs whatever the one before found, so that one run reports every problem.
+rc=0
 env -u BODEGA_RAW PYTHONPATH="$PWD/lib:$PWD/book/lib" BODEGA_CACHE="$work/cache" HF_HOME="$work/hf" \
   HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 MPLBACKEND=Agg \
-  "$bin/jupyter-book" build book/ -W -n --keep-going
-PYTHONPATH="$PWD/book/lib:$PWD/lib" "$python" -m bodega_book.html_check book/_build/html
+  "$bin/jupyter-book" build book/ -W -n --keep-going || rc=1
+PYTHONPATH="$PWD/book/lib:$PWD/lib" "$python" -m bodega_book.html_check book/_build/html || rc=1
 mkdir -p "$here/book/_build"
 rm -rf "$here/book/_build/screenshots"
 PYTHONPATH="$PWD/book/lib:$PWD/lib" "$python" -m bodega_book.browser_check book/_build/html \
-  --screenshots "$here/book/_build/screenshots"
+  --screenshots "$here/book/_build/screenshots" || rc=1
+exit "$rc"
