@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 here="$PWD"
-python="$(realpath -m "${1:-.venv/bin/python}")"
+python="$(realpath -s -m "${1:-.venv/bin/python}")"  # -s: the venv's own bin, not its interpreter's
 bin="$(dirname "$python")"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
