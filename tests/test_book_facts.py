@@ -57,3 +57,26 @@ def test_every_attack_cell_count_a_page_types_is_a_grids():
     wrong = [f"{page.name}: {n} attack cells" for page in pages()
              for n in CELLS.findall(page.read_text(encoding="utf-8")) if int(n.replace(",", "")) not in counts]
     assert not wrong, f"grids have {sorted(counts)} attack cells:\n" + "\n".join(wrong)
+
+
+def _model_name(role: str, profile: str = "cpu") -> str:
+    """The first word of the description of the model that fills ``role`` in ``profile`` (``all-mpnet-base-v2``)."""
+    from bodega.profiles import get_profile
+    from bodega.resources import SPECS
+
+    return SPECS[get_profile(profile).models[role]].description.split()[0]
+
+
+def test_the_models_a_page_names_in_the_victim_roles_are_the_cpu_profiles():
+    bert, gemmas = _model_name("BERT"), (_model_name("GEMMA2B"), _model_name("GEMMA7B"))
+    def current(text: str, match: re.Match) -> bool:  # study v1's roles are history, named as such
+        return "study v1" not in text[max(0, match.start() - 120):match.start()]
+
+    for page in pages():
+        text = " ".join(page.read_text(encoding="utf-8").split())
+        for match in re.finditer(r"([\w.-]*[A-Za-z][\w.-]*-[\w.-]+),? (?:\d+M, )?in BERT's role", text):
+            assert not current(text, match) or match.group(1) == bert, \
+                f"{page.name} names {match.group(1)} in BERT's role; the cpu profile has {bert}"
+        for match in re.finditer(r"([\w.-]+) and ([\w.-]+) in the Gemma roles", text):
+            assert not current(text, match) or match.groups() == gemmas, \
+                f"{page.name} names {match.groups()} in the Gemma roles; the cpu profile has {gemmas}"

@@ -123,3 +123,10 @@ def test_a_rewriter_one_verifier_has_not_judged_reads_not_judged(main):
     assert table.loc[("Omission-style", "llm"), (group, "VASR")] == "not judged"
     assert set(diagnostics_table(partial, "FC-GEMMA7B", published).loc[("Omission-style", "llm")]) == {"not judged"}
     assert set(surface_table(partial, "FC-GEMMA7B", published).loc[("Omission-style", "llm")]) == {"not judged"}
+
+
+def test_the_papers_table_1_and_figure_1_example_are_read_for_the_chapter():
+    published = load_atomeval_published()
+    assert published.splits["attack"] == {"supported": 0, "refuted": 400, "total": 400}
+    assert all(row["supported"] + row["refuted"] == row["total"] for row in published.splits.values())
+    assert "Reign Over Me" in published.statements["figure1-example"]

@@ -33,6 +33,8 @@ class AtomEvalPublished:
     """The paper's tables as the file holds them, rows keyed by (family key, generator) where they have one."""
 
     citation: str
+    splits: dict[str, dict[str, int]]  # Table 1: FEVER's splits and the attack set, per label
+    statements: dict[str, str]  # the text's headline statements and Figure 1's example, by id
     extraction: list[dict[str, Any]]
     human_agreement: dict[str, dict[str, float]]
     ablation: dict[str, dict[str, float]]
@@ -68,7 +70,8 @@ def load_atomeval_published(path: str | Path | None = None) -> AtomEvalPublished
 
     data = yaml.safe_load(Path(path or ATOMEVAL_YAML).read_text(encoding="utf-8"))
     return AtomEvalPublished(
-        citation=data["paper"]["citation"], extraction=data["table2_extraction"],
+        citation=data["paper"]["citation"], splits=data["table1_splits"],
+        statements={row["id"]: row["text"] for row in data["prose"]}, extraction=data["table2_extraction"],
         human_agreement=data["table3_human_agreement"], ablation=data["table4_ablation"],
         main={key: {"bert": row["bert"], "gemma7b": row["gemma7b"]}
               for key, row in _keyed(data["table5_main"]).items()},
