@@ -2,17 +2,22 @@
 from __future__ import annotations
 
 import ast
+import io
+import json
 import shutil
+import tokenize
 from pathlib import Path
 
 import pytest
 
 import bodega
 import bodega.experiments.cells as cells
+from bodega.errors import BodegaError
 from bodega.experiments import load_grid
 from bodega.experiments.cells import attack_cells, victim_cells
-from bodega.experiments.hashing import (LOG_OBJECTS, ORCHESTRATION, HashCache, import_closure,
-                                       python_code_sha256, result_code_sha256)
+from bodega.experiments.hashing import (INJECTED, LOG_OBJECTS, ORCHESTRATION, HashCache, attack_entries,
+                                       import_closure, module_file, notebook_source_sha256, python_code_sha256,
+                                       result_code_sha256, victim_entries)
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = Path(bodega.__file__).parent
@@ -154,13 +159,69 @@ def test_an_operator_changed_in_one_search_reruns_that_attackers_cells_only(pack
     assert pwws and _moved(before, _keys(copy)) == pwws
 
 
-def test_a_new_module_outside_the_closure_and_orchestration_edits_move_nothing(package_copy):
+OUTSIDE_EVERY_KEY = ("bodega.layout", "bodega.records", "bodega.registry", "bodega.attacks.run_folder",
+                     "bodega.attacks.user")
+"""I/O, file names, records, name look-ups and the run folder: edits to them must rerun nothing."""
+
+VIA_ORCHESTRATION = {
+    "bodega.identity": "a plug-in's identity keys caches and resume checks (plugins); a plug-in attacker's own code "
+                       "enters its cells as attacker_code",
+    **{module: "records names the attack summary's type (scoring.core); a training cell scores nothing"
+       for module in ("bodega.scoring", "bodega.scoring.core", "bodega.scoring.confusables", "bodega.scoring.punct",
+                      "bodega.scoring.segmenter", "bodega.scoring.semantic", "bodega.scoring.text",
+                      "bodega.hf_folders")}}
+"""The result modules that only an ORCHESTRATION module imports for some cell, and why that cell runs none of
+them: any other such module would be result code that a key leaves out."""
+
+
+def _entries() -> set[tuple[str, ...]]:
+    """The code entries of every cell of the demo and cpu grids (victim kinds x attackers)."""
+    found = set()
+    for grid in GRIDS:
+        spec = load_grid(ROOT / grid)
+        for victim in spec.victims:
+            found.add(victim_entries(victim))
+            found.update(attack_entries(attacker, victim) for attacker in spec.attackers)
+    return found
+
+
+def _result_modules(root: Path) -> set[str]:
+    return {module for entries in _entries() for module in import_closure(root, entries)}
+
+
+def _module_name(root: Path, path: Path) -> str:
+    parts = path.relative_to(root).with_suffix("").parts
+    return ".".join(("bodega", *(parts[:-1] if parts[-1] == "__init__" else parts)))
+
+
+def test_every_orchestration_module_exists_and_hides_no_result_code(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    assert all(module_file(PACKAGE, module) for module in ORCHESTRATION), "ORCHESTRATION names a module that is gone"
+    assert set(OUTSIDE_EVERY_KEY) <= set(ORCHESTRATION)
+    hidden = {}
+    for entries in _entries():
+        with monkeypatch.context() as entered:
+            entered.setattr("bodega.experiments.hashing.ORCHESTRATION", ())
+            everything = set(import_closure(PACKAGE, entries))
+        for module in everything - set(import_closure(PACKAGE, entries)) - set(ORCHESTRATION):
+            hidden.setdefault(module, entries[0])
+    assert set(hidden) <= set(VIA_ORCHESTRATION), (
+        f"result code reached only through ORCHESTRATION modules: {sorted(set(hidden) - set(VIA_ORCHESTRATION))}; "
+        "move the part of the orchestration module that computes a result into a module of its own")
+
+
+def test_an_inert_statement_in_every_module_outside_the_result_code_moves_no_key(package_copy):
     copy, before = package_copy
     (copy / "attacks" / "searches" / "beam.py").write_text("def beam_search(state):\n    return None\n")
     (copy / "helpers.py").write_text("SPEED = 2\n")
-    for module in ORCHESTRATION:
-        path = copy.joinpath(*module.split(".")[1:]).with_suffix(".py")
+    result = _result_modules(copy)
+    outside = {_module_name(copy, path): path for path in sorted(copy.rglob("*.py"))
+               if _module_name(copy, path) not in result}
+    assert set(OUTSIDE_EVERY_KEY) | set(ORCHESTRATION) <= set(outside)
+    assert "bodega.attacks.run_inputs" in result and "bodega.victims.external" in result
+    for path in outside.values():
         path.write_text(path.read_text(encoding="utf-8") + "\n_EDITED = True\n", encoding="utf-8")
+    assert len(outside) > 80
     assert _keys(copy) == before
 
 
@@ -231,3 +292,120 @@ def test_an_edit_to_training_reruns_the_victims(package_copy):
     after = _keys(copy)
     victims = [name for name in before if name.count("-") == 1]
     assert victims and all(after[name] != before[name] for name in victims)
+
+
+STAGES = ("prepare_data", "train_victim", "attack")
+"""The stage notebooks a grid executes (the data stage enters the keys through the data it writes)."""
+
+
+@pytest.fixture
+def notebook_copy(tmp_path, monkeypatch):
+    """A project folder with a copy of the notebooks to edit (the grids name them relative to the working folder),
+    and the grids' keys as they stand for it."""
+    project = tmp_path / "project"
+    shutil.copytree(ROOT / "notebooks", project / "notebooks", ignore=shutil.ignore_patterns("*.py", "*.cfg"))
+    monkeypatch.setattr(cells, "victim_identity", lambda out_dir: "weights:fixed")
+    monkeypatch.chdir(ROOT)
+    checkout = _keys(PACKAGE)
+    monkeypatch.chdir(project)
+    before = _keys(PACKAGE)
+    assert before == checkout
+    return project / "notebooks", before
+
+
+def _cells(path: Path) -> tuple[dict, list[dict]]:
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    return notebook, notebook["cells"]
+
+
+def _write(path: Path, notebook: dict) -> None:
+    path.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _reword_comments(source: str) -> tuple[str, int]:
+    """``source`` with every comment said otherwise and a comment line added at its top; the count."""
+    lines = source.splitlines(keepends=True)
+    comments = [t for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type == tokenize.COMMENT]
+    for token in reversed(comments):
+        (row, start), (_, end) = token.start, token.end
+        lines[row - 1] = lines[row - 1][:start] + "# said otherwise" + lines[row - 1][end:]
+    return "# a comment added\n" + "".join(lines), len(comments)
+
+
+def test_rewording_every_markdown_cell_and_comment_of_every_stage_notebook_moves_no_key(notebook_copy):
+    folder, before = notebook_copy
+    reworded = {}
+    for stage in STAGES:
+        notebook, cells_ = _cells(folder / f"{stage}.ipynb")
+        markdown = comments = 0
+        for number, cell in enumerate(cells_):
+            if cell["cell_type"] == "markdown":
+                cell["source"], markdown = f"Words said otherwise ({number}).", markdown + 1
+            elif cell["cell_type"] == "code":
+                cell["source"], count = _reword_comments("".join(cell["source"]))
+                comments += count
+        _write(folder / f"{stage}.ipynb", notebook)
+        reworded[stage] = (markdown, comments)
+    assert all(markdown and comments for markdown, comments in reworded.values()), reworded
+    assert _keys(PACKAGE) == before
+
+
+def _first_work_cell(cells_: list[dict]) -> dict:
+    return next(c for c in cells_ if c["cell_type"] == "code" and "parameters" not in c["metadata"].get("tags", []))
+
+
+@pytest.mark.parametrize("stage, kind", [("attack", "attack"), ("train_victim", "victim")])
+def test_a_real_change_in_a_stage_notebooks_code_moves_its_stages_keys(notebook_copy, stage, kind):
+    folder, before = notebook_copy
+    notebook, cells_ = _cells(folder / f"{stage}.ipynb")
+    cell = _first_work_cell(cells_)
+    cell["source"] = "".join(cell["source"]) + "\nseed = seed + 1\n"
+    _write(folder / f"{stage}.ipynb", notebook)
+    attacks = {name for name in before if name.count("-") > 1}
+    stage_cells = attacks if kind == "attack" else set(before) - attacks
+    assert stage_cells and _moved(before, _keys(PACKAGE)) == stage_cells
+
+
+def _notebook(tmp_path: Path, *sources: str, tags: tuple[str, ...] = ()) -> Path:
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("A page.")])
+    notebook.cells += [nbformat.v4.new_code_cell(source, metadata={"tags": list(tags)}) for source in sources]
+    path = tmp_path / "stage.ipynb"
+    nbformat.write(notebook, str(path))
+    return path
+
+
+def _sha(tmp_path: Path, *sources: str) -> str:
+    return notebook_source_sha256(_notebook(tmp_path, *sources))
+
+
+def test_a_notebooks_hash_strips_its_code_as_a_modules_and_keeps_magics_as_text(tmp_path):
+    code = ('import logging\nlog = logging.getLogger("x")\n%time y = 2\nif y:\n    !echo hi\nlog.info("done")\n'
+            'z = y * 3  # why\n')
+    before = notebook_source_sha256(_notebook(tmp_path, code))
+    same = code.replace('"done"', '"finished"').replace("# why", "# because").replace("y * 3", "y  *  3")
+    assert notebook_source_sha256(_notebook(tmp_path, "# a new comment\n" + same)) == before
+    for old, new in (("y * 3", "y * 4"), ("%time", "%timeit"), ("!echo hi", "!echo ho")):
+        assert notebook_source_sha256(_notebook(tmp_path, code.replace(old, new))) != before, new
+    bash = "%%bash\necho hi\n"
+    assert _sha(tmp_path, bash) != _sha(tmp_path, bash + "ls\n")
+    assert _sha(tmp_path, "x = 1", "", "# a cell of comments") == _sha(tmp_path, "x = 1")
+    with pytest.raises(BodegaError, match=r"stage.ipynb, cell 2: not Python"):
+        notebook_source_sha256(_notebook(tmp_path, "files = !ls"))
+
+
+def test_papermills_injected_cell_is_left_out_of_the_hash_and_of_every_committed_notebook(tmp_path):
+    plain = notebook_source_sha256(_notebook(tmp_path, "x = 1"))
+    path = _notebook(tmp_path, "x = 1")
+    import nbformat
+
+    notebook = nbformat.read(str(path), 4)
+    notebook.cells.insert(1, nbformat.v4.new_code_cell("# Parameters\nx = 2\n", metadata={"tags": [INJECTED]}))
+    nbformat.write(notebook, str(path))
+    assert notebook_source_sha256(path) == plain
+    committed = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((PACKAGE / "stages").glob("*.ipynb"))
+    assert len(committed) >= 10
+    injected = [p.relative_to(ROOT).as_posix() for p in committed
+                if any(INJECTED in c["metadata"].get("tags", []) for c in _cells(p)[1])]
+    assert not injected, f"{injected}: papermill's injected-parameters cell was committed; delete it"

@@ -202,7 +202,8 @@ def attack(victim: Classifier, texts: Sequence[str] | None = None, labels: Seque
     without it nothing is left on disk. ``semantic`` replaces the profile's semantic model in
     scoring (an object with ``score(pairs)``). Returns an :class:`AttackReport`.
     """
-    from bodega.attacks.run_folder import as_attacker, attack_into
+    from bodega.attacks.run_folder import attack_into
+    from bodega.attacks.run_inputs import as_attacker
     from bodega.attacks.runner import AttackOptions, attack_examples
     from bodega.data import read_tsv
     from bodega.io import file_sha256

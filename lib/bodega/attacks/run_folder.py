@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from bodega.attacks.base import recorded_attacker
-from bodega.attacks.runner import RECORD_KEYS, AttackOptions, NamedAttacker, attack_examples
+from bodega.attacks.runner import RECORD_KEYS, AttackOptions, attack_examples
 from bodega.errors import BodegaError
-from bodega.io import append_jsonl, exclusive_lock, file_sha256, iter_jsonl, relative_path, write_jsonl
+from bodega.io import append_jsonl, exclusive_lock, iter_jsonl, relative_path, write_jsonl
 from bodega.layout import RECORDS, RUN_CONFIG, RUN_LOCK, SCORES, SUMMARY
 from bodega.records import AttackReport, RunConfig, read_run_config, write_run_config, write_summary
 
@@ -144,36 +144,13 @@ def run_attack(task: str, victim: Any, data_dir: str | Path, attacker: Any, out_
     if unknown:
         raise TypeError(f"run_attack: unknown setting(s) {', '.join(unknown)}")
     options = options if options is not None else AttackOptions(**settings)
-    from bodega.data import read_tsv
-    from bodega.precision import resolve_precision
-    from bodega.tasks import get_task
+    from bodega.attacks.run_inputs import open_run_inputs
 
-    task_name, out = get_task(task).name, Path(out_dir)
-    attacker = as_attacker(attacker, options)
-    data_file = Path(data_dir) / "attack.tsv"
-    rows = read_tsv(data_file)
-    if not rows:
-        raise BodegaError(f"{data_file} has no rows to attack; prepare the task's data again "
-                          "(bodega data prepare) or give --data the folder of a non-empty attack.tsv")
-    label = None
-    if isinstance(victim, (str, Path)):
-        from bodega.victims.external import open_victim
-
-        label = _victim_label(victim, out)
-        victim = open_victim(victim, task_name, options.profile, precision=resolve_precision(options.precision),
-                             **options.victim_options)
-    return attack_into(out, task_name, victim, attacker, rows, options, victim_label=label,
-                       data={"attack_sha256": file_sha256(data_file), "rows": len(rows)})
-
-
-def as_attacker(attacker: Any, options: AttackOptions):
-    """An attacker object from a registered name or ``py:`` spec (built on first use with the options'
-    profile, backend and attacker options), or the object itself."""
-    if isinstance(attacker, str):
-        return NamedAttacker(attacker, options.profile, options.backend, **options.attacker_options)
-    if options.attacker_options:
-        raise BodegaError("attacker_options apply to attackers given by name; configure your attacker object itself")
-    return attacker
+    out = Path(out_dir)
+    label = _victim_label(victim, out) if isinstance(victim, (str, Path)) else None
+    inputs = open_run_inputs(task, victim, data_dir, attacker, options)
+    return attack_into(out, inputs.task, inputs.victim, inputs.attacker, inputs.rows, options, victim_label=label,
+                       data=inputs.data)
 
 
 def attack_into(out_dir: str | Path, task: str, victim, attacker, examples: list, options: AttackOptions, *,

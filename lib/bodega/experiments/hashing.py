@@ -1,10 +1,10 @@
 """Content hashes that decide whether a grid cell must run again.
 
 A cell's key is the sha256 of a canonical JSON of its inputs: hashes of the data files, of the
-victim directory (weights + config), of the stage notebook's source (code and markdown, not
-outputs, so re-committing executed outputs does not invalidate results), of the library modules the
-cell can execute (its import closure, without what only reports) and the versions of the packages they
-call, and the cell's parameters.
+victim directory (weights + config), of the stage notebook's code cells (stripped as library modules are: no
+markdown, outputs, comments, docstrings, log calls or messages, so rewording a page or re-committing executed
+outputs reruns nothing), of the library modules the cell can execute (its import closure, without what only
+reports or moves bytes) and the versions of the packages they call, and the cell's parameters.
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from typing import Any
 
 import nbformat
 
+from bodega.errors import BodegaError
 from bodega.layout import CELL_MARKER
 from bodega.io import file_sha256
 
@@ -38,11 +39,41 @@ def tree_sha256(root: str | Path, exclude: tuple[str, ...] = (MARKER,)) -> str:
     return digest.hexdigest()
 
 
+INJECTED = "injected-parameters"
+"""The tag of the cell papermill writes with a run's parameters; it replaces any such cell of the notebook it
+runs, so that cell's text never runs in a grid cell (the parameters enter each key as data)."""
+
+
 def notebook_source_sha256(path: str | Path) -> str:
-    """Hash the cell types and sources of a notebook, ignoring outputs and metadata."""
+    """Hash what a stage notebook computes: its code cells, each stripped like a module
+    (:func:`code_cell_sha256`); markdown, outputs, metadata, papermill's injected cell and code cells left empty
+    (comments only) are left out."""
     notebook = nbformat.read(str(path), as_version=4)
-    canonical = [[cell.cell_type, cell.source] for cell in notebook.cells]
-    return hashlib.sha256(json.dumps(canonical, ensure_ascii=False).encode()).hexdigest()
+    hashes = []
+    for number, cell in enumerate(notebook.cells, 1):
+        if cell.cell_type == "code" and INJECTED not in cell.get("metadata", {}).get("tags", []):
+            hashes.append(code_cell_sha256(cell.source, f"{path}, cell {number}"))
+    hashes = [sha for sha in hashes if sha != _code_sha256("")]
+    return hashlib.sha256("\n".join(hashes).encode()).hexdigest()
+
+
+def code_cell_sha256(source: str, where: str) -> str:
+    """Hash a notebook code cell as :func:`python_code_sha256` hashes a module. IPython's own syntax is kept as
+    text: a cell magic (``%%bash``) the whole cell, a line magic or shell line (``%time``, ``!pip``) that line;
+    any other cell that is not Python is refused (``where`` names it), as its hash could not tell code from prose."""
+    if source.lstrip().startswith("%%"):
+        return hashlib.sha256(("cell magic\0" + source.strip()).encode()).hexdigest()
+    try:
+        return _code_sha256(source)
+    except SyntaxError:
+        pass  # IPython's syntax, or no code at all
+    lines = [f"{line[:len(line) - len(line.lstrip())]}_ipython({line.strip()!r})"
+             if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines()]
+    try:
+        return _code_sha256("\n".join(lines))
+    except SyntaxError as error:
+        raise BodegaError(f"{where}: not Python (line {error.lineno}: {error.msg}); a stage notebook's code cells "
+                          "must parse, IPython magics and shell lines each on a line of their own") from None
 
 
 def key_of(inputs: dict[str, Any]) -> str:
@@ -53,10 +84,18 @@ def key_of(inputs: dict[str, Any]) -> str:
 
 ORCHESTRATION = ("bodega.io", "bodega.threads", "bodega.plugins", "bodega.data.corpora", "bodega.victims.cache",
                  "bodega.mlm.substitute_cache", "bodega.victims.reuse", "bodega.scoring.stream",
-                 "bodega.scoring.interchange", "bodega.profiles", "bodega.paths")
+                 "bodega.scoring.interchange", "bodega.profiles", "bodega.paths", "bodega.layout", "bodega.records",
+                 "bodega.registry", "bodega.attacks.run_folder", "bodega.attacks.user")
 """Modules a key's import closure never enters although result code imports them: they move bytes (files,
-locks, caches, plug-ins, downloads, threads, the project's folders), never numbers. ``profiles`` is mostly
-prose (the deviations); what a profile makes the code do enters each key as data (:func:`profile_settings`)."""
+locks, caches, plug-ins, downloads, threads, the project's folders and file names, the typed records of its
+files, a run folder's resume and lock, the loading of a user's attacker), never numbers. ``profiles`` is mostly
+prose (the deviations); what a profile makes the code do enters each key as data (:func:`profile_settings`).
+``registry`` only looks names up: a cell's key holds the canonical names the grid resolved (data), and the
+modules registering a name's entry are in the closure, so the lookup's own code need not be.
+
+The tests check that every module named here exists and that the modules they import which compute results
+are in the closure through result code anyway: a pure part of one of these that computed a result would belong
+in a module of its own, imported from here."""
 
 # Third-party packages whose version can change a number (models, tokenisers, lexicons, metrics).
 RESULT_PACKAGES = ("torch", "transformers", "tokenizers", "peft", "sentence-transformers", "OpenAttack",
@@ -69,8 +108,10 @@ PACKAGE = "bodega"
 VICTIM_ENTRY = "bodega.victims.training"
 """Where a victim cell's code starts; the victim kind's own module is the other entry."""
 ATTACK_ENTRY = "bodega.attacks.runner"
-"""Where an attack cell's code starts (it scores too); the attacker's recipe and the victim kind's module are
-the other entries."""
+"""Where an attack cell's code starts (it scores too); :data:`ATTACK_INPUTS`, the attacker's recipe and the
+victim kind's module are the other entries."""
+ATTACK_INPUTS = "bodega.attacks.run_inputs"
+"""What the attack stage attacks with (attacker, victim, rows): the run folder, outside every key, calls it."""
 
 
 def _has_text(node: ast.AST) -> bool:
@@ -246,7 +287,7 @@ def attack_entries(attacker: str, kind: str) -> tuple[str, ...]:
     """The modules an attack cell of ``attacker`` against a victim of ``kind`` starts from."""
     from bodega.attacks.base import attacker_module
 
-    return (ATTACK_ENTRY, attacker_module(attacker), *victim_entries(kind)[1:])
+    return (ATTACK_ENTRY, ATTACK_INPUTS, attacker_module(attacker), *victim_entries(kind)[1:])
 
 
 def profile_settings(name: str, victim: str | None = None, task: str | None = None) -> dict[str, Any]:
