@@ -1,5 +1,5 @@
-"""Fakes for grid tests: the victim stage's parameter cell, as the real `notebooks/train_victim.ipynb`
-declares its parameters, and an engine that runs nothing."""
+"""Fakes for grid tests: the victim and attack stages' parameter cells, as the real stage notebooks declare their
+parameters, and an engine that runs nothing."""
 from __future__ import annotations
 
 import json
@@ -16,6 +16,19 @@ profile = "smoke"
 max_train = 0
 epochs = None
 seed = 0"""
+
+ATTACK_PARAMS = """task = "PR2"
+victim_dir = ""
+data_dir = ""
+attacker = "DeepWordBug"
+out_dir = ""
+targeted = False
+n_examples = None
+query_budget = None
+seed = 0
+profile = "smoke"
+backend = "native"
+"""
 
 
 class FakeEngine:

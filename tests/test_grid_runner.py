@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grid_fakes import VICTIM_PARAMS
+from grid_fakes import ATTACK_PARAMS, VICTIM_PARAMS
 from bodega.errors import BodegaError
 from bodega.experiments import parse_grid
 from bodega.experiments.cells import victim_cells
@@ -36,19 +36,6 @@ import hashlib
                                              "weights_hash": hashlib.sha256(weights.encode()).hexdigest()}))
 (out / "metrics.json").write_text(json.dumps({"attack": {"f1": 0.5, "accuracy": 0.6},
                                              "dev": {"f1": 0.5, "accuracy": 0.6}}))"""
-
-ATTACK_PARAMS = """task = "PR2"
-victim_dir = ""
-data_dir = ""
-attacker = "DeepWordBug"
-out_dir = ""
-targeted = False
-n_examples = None
-query_budget = None
-seed = 0
-profile = "smoke"
-backend = "native"
-"""
 
 ATTACK_BODY = """import json, pathlib
 out = pathlib.Path(out_dir)
