@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -54,7 +55,19 @@ def _plain(inputs: dict) -> dict:
     return {k: v for k, v in json.loads(json.dumps(inputs, default=str)).items() if k not in CODE_INPUTS}
 
 
+def _flat(inputs: dict, prefix: str = "") -> dict:
+    """Nested inputs as ``a.b.c`` -> value, so that a difference names the setting inside ``profile_settings``."""
+    flat = {}
+    for name, value in inputs.items():
+        if isinstance(value, dict) and value:
+            flat.update(_flat(value, f"{prefix}{name}."))
+        else:
+            flat[f"{prefix}{name}"] = value
+    return flat
+
+
 def _differences(recorded: dict, now: dict) -> list[str]:
+    recorded, now = _flat(recorded), _flat(now)
     return [f"{name} ({json.dumps(recorded.get(name, '<absent>'))} -> {json.dumps(now.get(name, '<absent>'))})"
             for name in sorted(set(recorded) | set(now)) if recorded.get(name) != now.get(name)]
 
@@ -115,6 +128,20 @@ def summary(grid: str, verdicts: list[Verdict], written: bool) -> list[str]:
     return lines
 
 
+class _Once(logging.Filter):
+    """Lets each message through once: every grid's cells resolve its precision, and each would warn again."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: set[str] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        new = message not in self.seen
+        self.seen.add(message)
+        return new
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("grids", nargs="+", metavar="GRID", help="grid files whose finished cells to re-key")
@@ -123,6 +150,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.because.strip():
         parser.error("--because needs a reason")
+    logging.basicConfig(format="%(levelname)s %(message)s", level=logging.WARNING)
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(_Once())
     refused = 0
     for grid in args.grids:
         try:

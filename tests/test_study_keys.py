@@ -39,5 +39,7 @@ def test_no_finished_cell_of_the_running_study_changes_its_key(monkeypatch):
     moved = _moved(victims) + [name for v in finished for name in _moved(attack_cells(spec, v, hashes))]
     assert not moved, (f"{len(moved)} finished cells of {STUDY.name} would run again ({', '.join(moved[:5])}, ...): "
                        "this edit touches code their keys hash; keep report code out of the stages' import "
-                       "closure (bodega.experiments.hashing), or start a new study")
+                       "closure (bodega.experiments.hashing), or start a new study; an edit that changes no "
+                       "result re-keys them: python scripts/rekey-results.py "
+                       f"{STUDY.relative_to(ROOT)} --because REASON [--write]")
     assert finished, "the study has no finished victim here: the guard would check nothing"
