@@ -12,13 +12,13 @@ from pathlib import Path
 def main() -> None:
     """Read every task's prepared attack set and write the file."""
     from bodega.tasks import TASKS
-    from bodega_book.attack_sets import measure_attack_sets, write_attack_sets
+    from bodega_book.attack_sets import ATTACK_SETS, measure_attack_sets, write_attack_sets
     from bodega_book.study_plan import SPLIT_FILE
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default="data", help="prepared data root")
     parser.add_argument("--tasks", nargs="+", default=None, help="tasks (default: every task prepared under --data)")
-    parser.add_argument("--out", default="book/data/attack_sets.json")
+    parser.add_argument("--out", default=f"book/data/{ATTACK_SETS}")
     args = parser.parse_args()
     tasks = args.tasks or [task for task in TASKS if Path(args.data, task, SPLIT_FILE.format(split="attack")).is_file()]
     if not tasks:
