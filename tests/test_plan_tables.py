@@ -55,3 +55,17 @@ def test_the_cpu_per_text_table_has_a_column_per_victim_kind_of_the_grid():
     grid = load_grid(ROOT / "parameters" / "grid_study.yaml")  # its victims are a tuple
     table = per_text_table(read_plan(DATA / "study_pilot_v2.json"), grid.victims)
     assert list(table.columns) == list(grid.victims) and table.loc["HN", "BERT"] > table.loc["PR2", "BERT"]
+
+
+def test_the_left_out_facts_add_the_study_and_pick_the_rules_the_page_quotes():
+    import pandas as pd
+
+    from bodega_book.plan_tables import left_out_facts
+
+    left_out = pd.DataFrame({"at_measured_ratio_cpu_hours": [1.0, 2.0, 4.0, 8.0]},
+                            index=pd.Index(["FC-{BERT,GEMMA2B}-Genetic-{T,U}", "RD-BERT-BAE-U",
+                                            "HN-{BERT,GEMMA2B}-PWWS-U", "FC-BiLSTM-PWWS-U"], name="left out"))
+    table, facts = left_out_facts(left_out, 20.0)
+    assert table["study with these cells, CPU-h"].tolist() == [21.0, 22.0, 24.0, 28.0]
+    assert facts == {"plan_fc_rd_measured_hours": 3.0, "plan_fc_rd_with_study_hours": 23.0,
+                     "plan_hn_measured_hours": 4.0}  # FC's BiLSTM, not competent, is no budget rule

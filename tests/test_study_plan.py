@@ -106,5 +106,4 @@ def test_a_plan_is_a_typed_object():
     plan = read_plan(DATA / "study_pilot_v3_paired.json")
     assert isinstance(plan, StudyPlan)
     assert plan.task_queries["HN"].ratio("BERT", "DeepWordBug/untargeted").examples > 0
-    key, factor = plan.task_factor("HN", "BERT")
-    assert key == "HN:BERT" and factor.per_query > 0
+    assert plan.task_calibration["HN:BERT"].per_query > 0 and plan.estimate("absent-cell") is None

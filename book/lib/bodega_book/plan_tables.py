@@ -191,3 +191,48 @@ def progress_facts(study) -> dict[str, int]:
     trained, trainings = (sum(counts) for counts in zip(*(victim_trainings(study, t) for t in study.spec.tasks)))
     return {"finished": len(study.examples), "planned": study.spec.n_attack_cells, "trained": trained,
             "trainings": trainings}
+
+
+def full_grid_facts(plan: StudyPlan, models: str | Path, budget_cpu_hours: float) -> dict[str, float]:
+    """The study's minimum grid (:func:`full_grid_hours` of the competent victims of every task but HN) against
+    the budget, with the plan's training: its attacks' CPU-hours, its share of the budget, and HN's attacks."""
+    full = full_grid_hours(plan, models)
+    minimum = float(full.drop("HN", errors="ignore").sum())
+    training = pilot_plan_facts(plan, budget_cpu_hours)["plan_training_hours"]
+    return {"plan_full_minimum_hours": round(minimum, 1), "plan_full_hn_hours": round(float(full.get("HN", 0.0)), 1),
+            "plan_full_minimum_share": round((training + minimum) / budget_cpu_hours, 1)}
+
+
+def revision_facts(runs: pd.DataFrame, plan: StudyPlan, planned: Sequence[str]) -> dict[str, float | int]:
+    """Where a revised plan stands against the ledger (:func:`~bodega_book.cost.ledger`): the finished cells'
+    CPU-hours and their ratio to the plan's estimates, the planned cells left and their estimate, the superseded
+    runs, and the study's total at the measured ratio and at every remaining cell's full estimate; and the ratio
+    FC's BAE cells measured (they ran after the pilot timed BAE on another task)."""
+    from bodega_book.cost import estimate_vs_measured, projection, run_hours
+
+    current = runs[runs.current.astype(bool)]
+    projected = projection(current, plan, planned)
+    superseded = run_hours(runs[~runs.current.astype(bool)])
+    fc_bae = estimate_vs_measured(current, plan)[0].query("task == 'FC' and attacker == 'BAE'")
+    return {"plan_superseded_hours": round(superseded, 1),
+            "plan_revised_measured_hours": round(projected.measured_hours, 1),
+            "plan_revised_remaining_hours": round(projected.remaining_estimate_hours, 1),
+            "plan_revised_remaining_cells": projected.remaining_cells, "plan_revised_ratio": round(projected.ratio, 2),
+            "plan_revised_projected_hours": round(projected.projected_hours + superseded, 1),
+            "plan_revised_bound_hours": round(projected.measured_hours + projected.remaining_estimate_hours
+                                              + superseded, 1),
+            "plan_study_hours": projected.measured_hours + superseded,
+            "plan_fc_bae_ratio": round(float(fc_bae.measured_cpu_seconds.sum() / fc_bae.estimate_cpu_seconds.sum()),
+                                       2)}
+
+
+def left_out_facts(left_out: pd.DataFrame, study_hours: float) -> tuple[pd.DataFrame, dict[str, float]]:
+    """The cells the skip rules leave out (:func:`~bodega_book.study_facts.left_out_table`, at each attacker's
+    measured ratio) with the study's measured cost with them added, and what the page quotes: the rules on FC and
+    RD (FC's BiLSTM, left out as not competent, aside) and on HN's competent victims, at the measured ratios."""
+    table = left_out.assign(**{"study with these cells, CPU-h": study_hours + left_out.at_measured_ratio_cpu_hours})
+    fc_rd = float(table.at_measured_ratio_cpu_hours.filter(regex=r"^(FC-\{|RD-)").sum())
+    return table, {"plan_fc_rd_measured_hours": round(fc_rd, 1),
+                   "plan_fc_rd_with_study_hours": round(study_hours + fc_rd, 1),
+                   "plan_hn_measured_hours": round(float(table.at_measured_ratio_cpu_hours.filter(like="HN-{BERT")
+                                                         .sum()), 1)}

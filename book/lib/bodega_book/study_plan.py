@@ -297,13 +297,6 @@ class StudyPlan:
         cell = self.cells.get(name)
         return None if cell is None or cell.estimate_cpu_seconds is None else float(cell.estimate_cpu_seconds)
 
-    def task_factor(self, task: str, victim: str) -> tuple[str, TaskFactor] | None:
-        """The task's own price of ``victim``'s cells (``TASK:KIND``, else the pooled ``task:TASK``), if any."""
-        for key in (f"{task}:{victim}", f"task:{task}"):
-            if key in self.task_calibration:
-                return key, self.task_calibration[key]
-        return None
-
     def to_dict(self) -> dict[str, Any]:
         """The file's form, :data:`SCHEMA_VERSION` first and the derived totals last."""
         return {"schema_version": SCHEMA_VERSION, "command": self.command, "commands": list(self.commands),
