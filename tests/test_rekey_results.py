@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -12,12 +14,14 @@ import pytest
 import yaml
 
 from grid_fakes import ATTACK_PARAMS, VICTIM_PARAMS
+import bodega
 from bodega.experiments import load_grid
 from bodega.experiments.cells import attack_cells, victim_cells
 from bodega.experiments.execute import is_done, read_marker
 from bodega.experiments.hashing import HashCache
 
 ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = Path(bodega.__file__).parent
 VICTIM = {"kind": "BiLSTM", "weights_hash": "trained"}
 
 
@@ -134,3 +138,47 @@ def test_a_done_marker_without_its_outputs_is_refused_and_a_reason_is_required(r
         rekey.main([str(grid)])
     assert stopped.value.code == 2
     assert rekey.main([str(grid.parent / "absent.yaml"), "--because", "r"]) == 2
+
+
+def _git(project: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=project, check=True,
+                   capture_output=True)
+
+
+def test_with_a_base_only_the_cells_done_under_its_keys_are_rekeyed(rekey, tmp_path, grid_data, monkeypatch,
+                                                                     capsys):
+    """A project at a commit (its lib a copy of this one's), a cell left stale before the release, the release."""
+    project = tmp_path / "project"
+    shutil.copytree(PACKAGE, project / "lib" / "bodega", symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "notebooks", project / "notebooks")  # the package's stage notebooks link to them
+    _notebook(project / "notebooks" / "fake_victim.ipynb", VICTIM_PARAMS, "print(task)")
+    _notebook(project / "notebooks" / "fake_attack.ipynb", ATTACK_PARAMS, "result = n_examples")
+    shutil.copytree(grid_data, project / "data")
+    (project / "parameters").mkdir()
+    (project / "parameters" / "grid.yaml").write_text(yaml.safe_dump({
+        "name": "t", "profile": "smoke", "tasks": ["PR2"], "victims": ["BiLSTM"], "attackers": ["DeepWordBug"],
+        "scenarios": ["untargeted", "targeted"], "examples": 3, "results": "results", "data_root": "data",
+        "notebooks": {"victim": "notebooks/fake_victim.ipynb", "attack": "notebooks/fake_attack.ipynb"}}))
+    _git(project, "init", "-q")
+    _git(project, "add", "lib", "notebooks", "parameters")
+    _git(project, "commit", "-q", "-m", "base")
+    monkeypatch.chdir(project)
+    (project / "results" / "models" / "PR2-BiLSTM").mkdir(parents=True)
+    (project / "results" / "models" / "PR2-BiLSTM" / "victim.json").write_text(json.dumps(VICTIM))
+    grid = "parameters/grid.yaml"
+    before = _cells(Path(grid))
+    for cell in before.values():
+        _finish(cell)
+    stale = Path(before["PR2-BiLSTM-DeepWordBug-T"].out_dir, "cell.json")  # finished under older code than the base's
+    stale.write_text(json.dumps({**json.loads(stale.read_text()), "key": "older",
+                                 "inputs": {**before["PR2-BiLSTM-DeepWordBug-T"].inputs, "code": "older"}}))
+    code = HashCache.code
+    monkeypatch.setattr(HashCache, "code", lambda self, entries: "refactored " + code(self, entries))
+
+    assert rekey.main([grid, "--because", "r"]) == 0
+    assert "3 cells: 0 current, 3 to re-key" in capsys.readouterr().out
+    assert rekey.main([grid, "--because", "r", "--base", "HEAD"]) == 1
+    out = capsys.readouterr().out
+    assert "3 cells: 0 current, 2 to re-key" in out
+    assert "refused PR2-BiLSTM-DeepWordBug-T: not done under the base's keys" in out
+    assert rekey.main([grid, "--because", "r", "--base", "no-such-commit"]) == 2
