@@ -169,3 +169,24 @@ def test_generate_rewrites_records_cost_once_and_a_rerun_keeps_it(tiny_qwen, tmp
     assert more["cpu_seconds"] >= first["cpu_seconds"]
     assert generate_rewrites(claims, rewriter, ["omission"], cost)["omission"] == more  # all cached: cost kept
     assert json.loads(cost.read_text())["omission"] == more
+
+
+def test_a_second_rewriter_never_adds_its_cost_to_the_first_ones_entry(tiny_qwen, tmp_path):
+    from bodega.atomeval.experiment import generate_rewrites, make_rewriter
+    from bodega.errors import BodegaError
+
+    claims = [_Claim(str(i), c, e) for i, (c, e) in enumerate(PAIRS[:2])]
+    cost = tmp_path / "cost.json"
+    first = make_rewriter(f"transformers:{tiny_qwen}", threads=1, cache=tmp_path / "a.jsonl", precision="fp32",
+                          batch_size=2)
+    first.max_answer_tokens = 4
+    entry = generate_rewrites(claims, first, ["omission"], cost)["omission"]
+    assert (entry["generated"], entry["cached"]) == (2, 0)
+    before = cost.read_text()
+    second = make_rewriter(f"transformers:{tiny_qwen}", threads=1, cache=tmp_path / "b.jsonl", precision="bf16",
+                           batch_size=2)
+    second.max_answer_tokens = 4
+    with pytest.raises(BodegaError, match=r"--cost .*cost\.json: its omission entry is another rewriter's "
+                                          r"\(precision fp32\)"):
+        generate_rewrites(claims, second, ["omission"], cost)
+    assert cost.read_text() == before and second.generated == 0

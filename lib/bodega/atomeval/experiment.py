@@ -12,6 +12,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Sequence
 
+from bodega.errors import BodegaError, MissingFileError, UnknownNameError
 from bodega.layout import METRICS, RECORDS, REWRITES, SUMMARY, VICTIM_INFO
 from bodega.io import atomic_write_json, write_jsonl
 
@@ -42,8 +43,8 @@ def make_client(spec: str, threads: int | None = None, precision: str = "auto", 
         path, label = local_model_path(rest)
         return TransformersChatClient(path, threads=threads, label=label, precision=precision,
                                       batch_size=batch_size)
-    raise ValueError(f"unknown LLM spec {spec!r}; use openai:<model>[@<base_url>] or "
-                     "transformers:<path or resource role, e.g. smollm2-instruct>")
+    raise UnknownNameError(f"unknown LLM spec {spec!r} (--rewriter, --extractor); use openai:<model>[@<base_url>] "
+                           "or transformers:<path or resource role, e.g. smollm2-instruct>")
 
 
 def local_model_path(name: str) -> tuple[str, str | None]:
@@ -53,8 +54,8 @@ def local_model_path(name: str) -> tuple[str, str | None]:
     if name in SPECS:
         return str(resolve(name).path), name
     if not Path(name).exists():
-        raise FileNotFoundError(f"{name}: neither a model folder nor a resource role "
-                                f"(roles: {', '.join(sorted(SPECS))})")
+        raise MissingFileError(f"{name}: neither a model folder nor a resource role "
+                               f"(roles: {', '.join(sorted(SPECS))})")
     return name, None
 
 
@@ -320,6 +321,14 @@ def generate_rewrites(claims: Sequence[Any], rewriter, families: Sequence[str], 
     cost_path = Path(cost_path)
     report = json.loads(cost_path.read_text()) if cost_path.exists() else {}
     client = rewriter.client
+    identity = {"rewriter": client.name, "precision": getattr(client, "precision", None),
+                "weights_sha256": getattr(client, "weights_hash", None)}
+    for family in families:  # an entry is one rewriter's: another's figures are never added to it
+        other = {k: v for k, v in identity.items() if k in report.get(family, {}) and report[family][k] != v}
+        if other:
+            raise BodegaError(f"--cost {cost_path}: its {family} entry is another rewriter's "
+                              f"({', '.join(f'{k} {report[family][k]}' for k in other)}); give each rewriter and "
+                              "precision its own cost file")
     for family in families:
         before = rewrite_counters(rewriter)
         wall, cpu = time.perf_counter(), time.process_time()
@@ -336,8 +345,7 @@ def generate_rewrites(claims: Sequence[Any], rewriter, families: Sequence[str], 
             cost["cached"] = earlier["cached"] + cost["cached"] - earlier["generated"]
         cost["tokens_per_second"] = (round(cost["generated_tokens"] / cost["generation_seconds"], 2)
                                      if cost["generation_seconds"] else None)
-        report[family] = {**cost, "rewriter": client.name, "precision": getattr(client, "precision", None),
-                          "weights_sha256": getattr(client, "weights_hash", None), "batch_size": rewriter.batch_size,
+        report[family] = {**cost, **identity, "batch_size": rewriter.batch_size,
                           "threads": torch_threads(), "max_answer_tokens": rewriter.max_answer_tokens}
         atomic_write_json(cost_path, report)
         log.info("%s %s: %s", client.name, family, report[family])
@@ -535,16 +543,17 @@ def compare_rewriters(runs_dir: str | Path, baseline_dir: str | Path, out: str |
     populations: dict[str, dict[str, int]] = {}
     families = sorted(p.parent.name for p in Path(runs_dir).glob(f"*/{RECORDS}"))
     if not families:
-        raise FileNotFoundError(f"no <family>/records.jsonl under {runs_dir}; run `bodega atomeval tables` first")
+        raise MissingFileError(f"--runs {runs_dir}: no <family>/records.jsonl there; run `bodega atomeval tables` "
+                               "first")
     for family in families:
         run = list(read_jsonl(Path(runs_dir) / family / RECORDS))
         meta = json.loads((Path(runs_dir) / family / SUMMARY).read_text())
         base_path = Path(baseline_dir) / family / RECORDS
         if not base_path.exists():
-            raise FileNotFoundError(f"{base_path} not found: the baseline has no {family} run")
+            raise MissingFileError(f"--baseline: {base_path} not found: the baseline has no {family} run")
         base_meta = json.loads((base_path.parent / SUMMARY).read_text())
         if base_meta["verifier"] != meta["verifier"]:
-            raise ValueError(f"{family}: verifier {meta['verifier']} in {runs_dir} but {base_meta['verifier']} "
+            raise BodegaError(f"{family}: verifier {meta['verifier']} in {runs_dir} but {base_meta['verifier']} "
                              f"in {baseline_dir}; compare runs against the same verifier")
         base_all = list(read_jsonl(base_path))
         ids = {r["id"] for r in run} & {r["id"] for r in base_all}

@@ -18,6 +18,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from bodega.errors import MissingFileError, UnknownNameError
 from bodega.layout import RECORDS, REWRITES, SUMMARY
 from bodega.atomeval.llm import ChatClient, complete_many
 
@@ -80,7 +81,7 @@ class RuleRewriter:
     def rewrite(self, claim: str, evidence: str, family: str) -> str | None:
         """The rewritten claim, or None when the family's transformation does not apply."""
         if family not in FAMILIES:
-            raise ValueError(f"unknown family {family!r}; choose one of {', '.join(FAMILIES)}")
+            raise UnknownNameError(f"unknown family {family!r} (--families); choose one of {', '.join(FAMILIES)}")
         out = getattr(self, f"_{family}")(self.nlp(claim), evidence)
         return out if out and out.strip() != claim.strip() else None
 
@@ -183,7 +184,7 @@ class LLMRewriter:
     def messages(self, claim: str, evidence: str, family: str) -> list[dict[str, str]]:
         """The chat asking for a ``family`` rewrite of ``claim`` given ``evidence``."""
         if family not in FAMILIES:
-            raise ValueError(f"unknown family {family!r}; choose one of {', '.join(FAMILIES)}")
+            raise UnknownNameError(f"unknown family {family!r} (--families); choose one of {', '.join(FAMILIES)}")
         return [{"role": "system", "content": SYSTEM_INSTRUCTION},
                 {"role": "user", "content": f"{FAMILY_INSTRUCTIONS[family]}\n\nEvidence: {evidence}\n"
                                             f"Claim: {claim}\nRewritten claim:"}]
@@ -249,7 +250,8 @@ class SavedRewriter:
             for record in read_jsonl(path) if path.exists() else []:
                 self.rewrites[(record["family"], record["claim"])] = record["rewrite"]
         if not self.rewrites:
-            raise FileNotFoundError(f"no <family>/records.jsonl under {tables_dir}; run `bodega atomeval tables` first")
+            raise MissingFileError(f"saved:{tables_dir}: no <family>/records.jsonl there; run `bodega atomeval "
+                                   "tables` first")
         names = {json.loads(p.read_text())["rewriter"] for p in self.source.glob(f"*/{SUMMARY}")}
         self.name = names.pop() if len(names) == 1 else f"saved ({tables_dir})"
 

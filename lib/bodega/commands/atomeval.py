@@ -15,6 +15,24 @@ from __future__ import annotations
 import argparse
 import json
 
+from bodega.commands import at_least_one, at_least_zero
+from bodega.errors import BodegaError, MissingFileError
+
+SPLITS = ("attack", "dev", "train")
+"""The prepared FC splits whose claims can be rewritten (``--split``)."""
+
+
+def family_list(text: str) -> list[str]:
+    """``--families``: comma-separated rewriting families, each one of :data:`~bodega.atomeval.rewriters.FAMILIES`."""
+    from bodega.atomeval.rewriters import FAMILIES
+
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in FAMILIES]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"unknown family {', '.join(unknown) or repr(text)}; "
+                                         f"choose from {', '.join(FAMILIES)}")
+    return names
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``bodega atomeval`` and its actions (gold-accuracy, agreement, tables, rewrite, decode-speed,
@@ -39,8 +57,8 @@ def _add_gold(actions) -> None:
                       help="spacy, openai:<model>[@<base_url>] (key from $OPENAI_API_KEY) or "
                            "transformers:<path or resource role, e.g. smollm2-instruct>")
     gold.add_argument("--out", default=None, help="JSON report path")
-    gold.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's)")
-    gold.add_argument("--per-split", type=int, default=0,
+    gold.add_argument("--threads", type=at_least_one, default=None, help="torch CPU threads (default: torch's)")
+    gold.add_argument("--per-split", type=at_least_zero, default=0,
                       help="only the first N gold claims of each split (dev, test); 0 = all 120")
     gold.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16"),
                       help="a local LLM extractor's weights (auto: bf16 only with AMX)")
@@ -57,12 +75,12 @@ def _add_agree(actions) -> None:
     agree.add_argument("--no-semantic", action="store_true", help="skip the BODEGA semantic score")
     agree.add_argument("--ablation", action="store_true",
                        help="instead: agreement with each gate parameter switched off in turn")
-    agree.add_argument("--sample", type=int, default=0,
+    agree.add_argument("--sample", type=at_least_zero, default=0,
                        help="a seeded random sample of N pairs (0 = all), for a slow extractor")
     agree.add_argument("--seed", type=int, default=0, help="the sample's seed")
     agree.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16"),
                        help="a local LLM extractor's weights (auto: bf16 only with AMX)")
-    agree.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's)")
+    agree.add_argument("--threads", type=at_least_one, default=None, help="torch CPU threads (default: torch's)")
     agree.add_argument("--cache", default=None,
                        help="JSON-lines file keeping an LLM extractor's outcomes (a rerun resumes from it)")
     agree.add_argument("--out", default=None, help="JSON report path")
@@ -82,17 +100,17 @@ def _add_tables(actions) -> None:
     tables.add_argument("--rewriter", default="rules",
                         help="rules, openai:<model>[@<url>], transformers:<path or role, e.g. smollm2-instruct>, "
                              "or saved:<an earlier --out folder> to judge its rewrites again")
-    tables.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's)")
+    tables.add_argument("--threads", type=at_least_one, default=None, help="torch CPU threads (default: torch's)")
     tables.add_argument("--rewrite-cache", default="results/atomeval/rewrites.jsonl",
                         help="JSON lines of LLM rewrites by (model hash, prompt, claim), appended per batch and "
                              "read first, so a rerun judges without generating again; 'none' to switch off")
     tables.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16"),
                         help="LLM rewriter weights: auto = bf16 where the CPU has AMX, else fp32")
-    tables.add_argument("--batch-size", type=int, default=8, help="LLM rewriter: claims decoded together")
-    tables.add_argument("--families", default="colloquial,deseption,factmix,omission,advadd",
+    tables.add_argument("--batch-size", type=at_least_one, default=8, help="LLM rewriter: claims decoded together")
+    tables.add_argument("--families", type=family_list, default="colloquial,deseption,factmix,omission,advadd",
                         help="comma-separated rewriting families (default: all five)")
-    tables.add_argument("--n-claims", type=int, default=0, help="0 = every refuted claim of the split")
-    tables.add_argument("--split", default="attack", help="which TSV of --data: attack, dev or train")
+    tables.add_argument("--n-claims", type=at_least_zero, default=0, help="0 = every refuted claim of the split")
+    tables.add_argument("--split", default="attack", choices=SPLITS, help="which TSV of --data: attack, dev or train")
     tables.add_argument("--profile", default="cpu", help="paper, cpu or smoke")
     tables.add_argument("--similarity-threshold", type=float, default=0.8,
                         help="S-ASR: a flip counts when SBERT cosine(claim, rewrite) >= this")
@@ -114,8 +132,8 @@ def _add_rewrite(actions) -> None:
     rewrite.add_argument("--rewrite-cache", default="results/atomeval/rewrites.jsonl", help="as for tables")
     rewrite.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16"),
                          help="the rewriter's weights: auto = bf16 where the CPU has AMX, else fp32")
-    rewrite.add_argument("--batch-size", type=int, default=8, help="claims decoded together")
-    rewrite.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's)")
+    rewrite.add_argument("--batch-size", type=at_least_one, default=8, help="claims decoded together")
+    rewrite.add_argument("--threads", type=at_least_one, default=None, help="torch CPU threads (default: torch's)")
     rewrite.add_argument("--cost", required=True, help="JSON of each family's decoding cost (updated per family)")
     rewrite.set_defaults(func=_rewrite)
 
@@ -125,10 +143,10 @@ def _add_speed(actions) -> None:
     speed = actions.add_parser("decode-speed", help="a local rewriter's tokens per second in fp32 and bf16 (tiny)")
     speed.add_argument("--rewriter", default="transformers:qwen2.5-0.5b", help="transformers:<path or role>")
     speed.add_argument("--data", default="data/FC", help="prepared FC task folder (the prompts' claims)")
-    speed.add_argument("--n-claims", type=int, default=4, help="claims decoded together")
-    speed.add_argument("--new-tokens", type=int, default=24, help="tokens decoded per claim")
+    speed.add_argument("--n-claims", type=at_least_one, default=4, help="claims decoded together")
+    speed.add_argument("--new-tokens", type=at_least_one, default=24, help="tokens decoded per claim")
     speed.add_argument("--precisions", default="fp32,bf16", help="measured in this order (comma-separated)")
-    speed.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's)")
+    speed.add_argument("--threads", type=at_least_one, default=None, help="torch CPU threads (default: torch's)")
     speed.add_argument("--out", default=None, help="JSON report path")
     speed.set_defaults(func=_decode_speed)
 
@@ -142,7 +160,7 @@ def _add_compare(actions) -> None:
                               "their common claims, with intervals, diagnostics, case studies and cost (--baseline "
                               "is then not used)")
     compare.add_argument("--cost", nargs="*", default=[], help="LABEL=the cost JSON that bodega atomeval rewrite wrote")
-    compare.add_argument("--cases", type=int, default=3, help="case studies per rewriter and family")
+    compare.add_argument("--cases", type=at_least_zero, default=3, help="case studies per rewriter and family")
     compare.add_argument("--baseline", default="results/atomeval/cpu",
                          help="the tables folder of the baseline rewriter")
     compare.add_argument("--out", default=None, help="JSON path")
@@ -166,9 +184,9 @@ def _add_main(actions) -> None:
 def _add_claims(parser: argparse.ArgumentParser) -> None:
     """The claims to rewrite: ``--data``, ``--split``, ``--n-claims`` and ``--families``."""
     parser.add_argument("--data", default="data/FC", help="prepared FC task folder")
-    parser.add_argument("--split", default="attack", help="which TSV of --data: attack, dev or train")
-    parser.add_argument("--n-claims", type=int, default=0, help="0 = every refuted claim of the split")
-    parser.add_argument("--families", default="colloquial,deseption,factmix,omission,advadd",
+    parser.add_argument("--split", default="attack", choices=SPLITS, help="which TSV of --data: attack, dev or train")
+    parser.add_argument("--n-claims", type=at_least_zero, default=0, help="0 = every refuted claim of the split")
+    parser.add_argument("--families", type=family_list, default="colloquial,deseption,factmix,omission,advadd",
                         help="comma-separated rewriting families (default: all five)")
 
 
@@ -188,8 +206,8 @@ def _add_experiment(actions) -> None:
     run.add_argument("--cost", nargs="*", default=[], help="more LABEL=cost JSON files to show (earlier runs)")
     run.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16"),
                      help="LLM rewriter weights: auto = bf16 where the CPU has AMX, else fp32")
-    run.add_argument("--batch-size", type=int, default=16, help="LLM rewriter: claims decoded together")
-    run.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's)")
+    run.add_argument("--batch-size", type=at_least_one, default=16, help="LLM rewriter: claims decoded together")
+    run.add_argument("--threads", type=at_least_one, default=None, help="torch CPU threads (default: torch's)")
     run.add_argument("--profile", default="cpu", help="paper, cpu or smoke")
     run.add_argument("--no-surface", action="store_true", help="skip S-ASR and P-ASR (no similarity or LM)")
     run.add_argument("--rejudge", action="store_true", help="judge again the runs that are already complete")
@@ -260,7 +278,7 @@ def _tables(args: argparse.Namespace) -> int:
     verifier, folder = get_verifier(args.verifier, args.results, args.data, args.profile, verdicts_dir=verdicts)
     cache = None if args.rewrite_cache.lower() == "none" else args.rewrite_cache
     rewriter = make_rewriter(args.rewriter, args.threads, cache, args.precision, args.batch_size)
-    families = args.families.split(",")
+    families = args.families
     if hasattr(rewriter, "covers"):  # saved rewrites: only the claims an earlier run rewrote
         claims = [c for c in claims if rewriter.covers(c.claim, families)]
         print(f"{len(claims)} claims have saved rewrites for every family under {rewriter.source}")
@@ -285,8 +303,8 @@ def _rewrite(args: argparse.Namespace) -> int:
     claims = refuted_claims(args.data, args.split, args.n_claims or None)
     rewriter = make_rewriter(args.rewriter, args.threads, args.rewrite_cache, args.precision, args.batch_size)
     if getattr(rewriter, "cache", None) is None:
-        raise SystemExit(f"--rewriter {args.rewriter}: only an LLM rewriter has rewrites to cache")
-    report = generate_rewrites(claims, rewriter, args.families.split(","), args.cost)
+        raise BodegaError(f"--rewriter {args.rewriter}: only an LLM rewriter has rewrites to cache")
+    report = generate_rewrites(claims, rewriter, args.families, args.cost)
     print(json.dumps(report, indent=1))
     return 0
 
@@ -344,7 +362,7 @@ def _experiment(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     _set_threads(args.threads)
     plan = ExperimentPlan(args.rewriters, args.verifiers, args.data, args.split, args.n_claims,
-                          tuple(args.families.split(",")), args.tables, args.rewrite_cache, args.verdicts, args.costs,
+                          tuple(args.families), args.tables, args.rewrite_cache, args.verdicts, args.costs,
                           args.precision, args.batch_size, args.threads, args.profile, not args.no_surface,
                           args.rejudge, _labelled(args.cost, "--cost"))
     result = run_experiment(plan, main_table, args.out)
@@ -363,7 +381,7 @@ def _labelled(items: list[str], option: str) -> dict[str, str]:
         if not sep:
             label, path = item.rstrip("/").rsplit("/", 1)[-1], item
         if label in out:
-            raise SystemExit(f"{option}: label {label!r} given twice; write LABEL=PATH")
+            raise BodegaError(f"{option}: label {label!r} given twice; write LABEL=PATH")
         out[label] = path
     return out
 
@@ -373,6 +391,10 @@ def _attack_vasr(args: argparse.Namespace) -> int:
     from bodega.atomeval.experiment import make_gate
     from bodega.io import atomic_write_json
 
+    from pathlib import Path
+
+    if not Path(args.runs).is_dir():
+        raise MissingFileError(f"--runs {args.runs}: no such folder of attack runs")
     verdicts = None if args.verdicts.lower() == "none" else args.verdicts
     rows = runs_vasr(args.runs, make_gate(args.profile), check_evidence=not args.claim_only, data_dir=args.data,
                      verdicts_dir=verdicts)

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from bodega.errors import BodegaError
+from bodega.errors import BodegaError, MissingFileError
 from bodega.layout import METRICS, PREDICTIONS, RECORDS, SUMMARY, VICTIM_INFO
 from bodega.atomeval.metrics import MetricsConfig, diagnostics_table_row, summarise, surface_proxies
 from bodega.io import read_jsonl
@@ -24,7 +24,7 @@ def load_run(folder: str | Path) -> dict[str, dict]:
     folder = Path(folder)
     families = sorted(p.parent.name for p in folder.glob(f"*/{RECORDS}"))
     if not families:
-        raise FileNotFoundError(f"no <family>/records.jsonl under {folder}; run `bodega atomeval tables` first")
+        raise MissingFileError(f"{folder}: no <family>/records.jsonl there; run `bodega atomeval tables` first")
     return {f: {"meta": json.loads((folder / f / SUMMARY).read_text(encoding="utf-8")),
                 "records": list(read_jsonl(folder / f / RECORDS))} for f in families}
 
@@ -208,7 +208,7 @@ def main_table(tables: str | Path, verifiers: list[str | Path], rewriters: list[
         runs = {label: Path(tables) / name / label for label in rewriters
                 if any((Path(tables) / name / label).glob("*/records.jsonl"))}
         if not runs:
-            raise FileNotFoundError(f"no tables run of {name} under {tables}; run `bodega atomeval tables "
+            raise MissingFileError(f"--tables {tables}: no tables run of {name}; run `bodega atomeval tables "
                                     f"--verifier {folder} --out {Path(tables) / name}/<rewriter>` first")
         result["verifiers"][name] = compare_many(runs, costs=None, verifier_folder=folder, cases=0)
         result["verifiers"][name]["not judged"] = [label for label in rewriters if label not in runs]
