@@ -3,16 +3,23 @@
 A ``py:`` plug-in and a :func:`bodega.wrap`-ped function or object key the prediction cache and a
 run folder's resume check by this identity together with their version. A name cannot serve:
 two folders may each hold a ``victim.py`` with a ``build`` factory, and every lambda is called
-``<lambda>``. Where no stable identity can be found (a function whose source cannot be read, a
-closure over a value that cannot be pickled, an object that cannot be pickled), the answer is
-None and the victim's predictions are not cached, rather than served to another model.
+``<lambda>``. The identity follows what the code reads: the module-level helpers and classes it calls, the
+function a ``functools.partial`` wraps, the attributes it reads of a user's module, an object's state (the
+weights a factory loaded); installed packages are named by their versions. Where no stable identity can be
+found (a function whose source cannot be read, a value that cannot be read or pickled), the answer is None
+and the victim's predictions are not cached, rather than served to another model.
 """
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
 import inspect
+import os
 import pickle
+import sys
 import types
+from importlib import metadata
 from pathlib import Path
 
 from bodega.io import file_sha256
@@ -25,7 +32,7 @@ def file_identity(path: str | Path, attribute: str) -> str:
 
 def _code_digest(code: types.CodeType, digest, names: set[str]) -> None:
     """Feed what a code object computes (bytecode, names, constants, nested code) into ``digest``,
-    and collect the global names it reads into ``names``."""
+    and collect the global and attribute names it reads into ``names``."""
     digest.update(code.co_code)
     digest.update(repr((code.co_names, code.co_varnames, code.co_freevars)).encode())
     names.update(code.co_names)
@@ -36,28 +43,154 @@ def _code_digest(code: types.CodeType, digest, names: set[str]) -> None:
             digest.update(repr(constant).encode("utf-8", "surrogatepass"))
 
 
-def _value_identity(value: object, seen: set[int]) -> str | None:
-    """The identity of a value a function reads: a module by name, a function or class by its code,
-    anything else by its pickled bytes; None when it has none."""
-    if isinstance(value, types.ModuleType):
-        return f"module:{value.__name__}"
-    if isinstance(value, types.FunctionType):
-        return function_identity(value, seen)
+def _library_roots() -> tuple[str, ...]:
+    """Where installed code lives (the interpreter's prefixes and site-packages): code there is named by its
+    package's version, not hashed."""
+    import site
+    import sysconfig
+
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sysconfig.get_paths()["stdlib"], *site.getsitepackages()}
+    with contextlib.suppress(Exception):
+        roots.add(site.getusersitepackages())
+    return tuple(os.path.realpath(root) + os.sep for root in roots)
+
+
+def _is_library(module_name: str | None) -> bool:
+    """Whether ``module_name`` is installed code (the standard library, a package in site-packages, this
+    package), which a version names; a user's module (``__main__``, a script's folder) is hashed instead."""
+    if not module_name or module_name == "__main__":
+        return False
+    top = module_name.split(".")[0]
+    if top == "bodega" or top in sys.builtin_module_names or top in sys.stdlib_module_names:
+        return True
+    module = sys.modules.get(module_name) or sys.modules.get(top)
+    file = getattr(module, "__file__", None)
+    return file is not None and os.path.realpath(file).startswith(_library_roots())
+
+
+def _version(module_name: str) -> str:
+    top = module_name.split(".")[0]
     try:
-        if isinstance(value, type):
-            return hashlib.sha256(inspect.getsource(value).encode()).hexdigest()
-        return hashlib.sha256(pickle.dumps(value)).hexdigest()
-    except Exception:  # noqa: BLE001 - unpicklable, or a class without readable source: no stable identity
+        return metadata.version(top)
+    except Exception:  # noqa: BLE001 - not an installed distribution: the module's own word, if any
+        return str(getattr(sys.modules.get(top), "__version__", ""))
+
+
+def _module_identity(module: types.ModuleType, names: set[str], seen: dict[int, object]) -> str | None:
+    """An installed module by name and version; a user's module by its file and the attributes a function
+    reads of it (``helpers.SCALE`` set at run time, ``helpers.predict``)."""
+    if _is_library(module.__name__):
+        return f"module:{module.__name__}@{_version(module.__name__)}"
+    file = getattr(module, "__file__", None)
+    parts = [f"module:{module.__name__}:{file_sha256(file) if file and Path(file).is_file() else ''}"]
+    for name in sorted(names):
+        if name in vars(module) and not isinstance(vars(module)[name], types.ModuleType):
+            identity = _value_identity(vars(module)[name], seen)
+            if identity is None:
+                return None
+            parts.append(f"{name}={identity}")
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _class_identity(cls: type, seen: dict[int, object]) -> str | None:
+    """An installed class by name and version; a user's class by its source and every method's identity (the
+    helpers and values those read included), its user-defined bases too."""
+    if _is_library(cls.__module__):
+        return f"class:{cls.__module__}.{cls.__qualname__}@{_version(cls.__module__)}"
+    try:
+        digest = hashlib.sha256(b"class:" + inspect.getsource(cls).encode())
+    except (OSError, TypeError):
+        return None
+    for name, member in sorted(vars(cls).items()):
+        function = member.__func__ if isinstance(member, (staticmethod, classmethod)) else \
+            member.fget if isinstance(member, property) else member
+        if isinstance(function, types.FunctionType):
+            identity = function_identity(function, seen)
+            if identity is None:
+                return None
+            digest.update(f"{name}={identity}".encode())
+    for base in cls.__bases__:
+        identity = _value_identity(base, seen)
+        if identity is None:
+            return None
+        digest.update(identity.encode())
+    return digest.hexdigest()
+
+
+def _state_identity(obj: object, seen: dict[int, object]) -> str | None:
+    """A user's object: its class and its attributes, each by its own identity (a function it holds by its code,
+    a model by its weights)."""
+    cls = _class_identity(type(obj), seen)
+    state = getattr(obj, "__dict__", None)
+    if cls is None or not isinstance(state, dict):
+        return None if cls is None else _pickled(obj, cls)
+    values = _value_identity(dict(state), seen)
+    return None if values is None else hashlib.sha256(f"object:{cls}:{values}".encode()).hexdigest()
+
+
+def _pickled(value: object, prefix: str = "") -> str | None:
+    try:
+        return hashlib.sha256(prefix.encode() + pickle.dumps(value)).hexdigest()
+    except Exception:  # noqa: BLE001 - unpicklable: no stable identity
         return None
 
 
-def function_identity(function: types.FunctionType, _seen: set[int] | None = None) -> str | None:
-    """A function's identity: its source and bytecode, and every value it reads (captured, defaults, the
-    module globals it names); None when any of them cannot be read."""
-    seen = set() if _seen is None else _seen
-    if id(function) in seen:  # recursion: the function is already being hashed
+_PLAIN = (str, bytes, int, float, complex, bool, type(None))
+
+
+def _value_identity(value: object, seen: dict[int, object],
+                    names: frozenset[str] | set[str] = frozenset()) -> str | None:
+    """The identity of a value a victim's code reads: code by what it computes (:func:`function_identity`), a
+    module or class from an installed package by its version, a torch model by its weights, containers and a
+    user's objects member by member, anything else by its pickled bytes; None when it has none."""
+    if isinstance(value, _PLAIN):
+        return _pickled(value)
+    if id(value) in seen:
         return "recursive"
-    seen.add(id(function))
+    seen[id(value)] = value  # held, so that no later (temporary) value takes its id
+    if isinstance(value, types.ModuleType):
+        return _module_identity(value, set(names), seen)
+    if isinstance(value, types.FunctionType):
+        return (f"function:{value.__module__}.{value.__qualname__}@{_version(value.__module__)}"
+                if _is_library(value.__module__) else function_identity(value, seen))
+    if isinstance(value, types.MethodType):
+        function, owner = _value_identity(value.__func__, seen), _value_identity(value.__self__, seen)
+        return None if function is None or owner is None else hashlib.sha256(
+            f"method:{function}:{owner}".encode()).hexdigest()
+    if isinstance(value, functools.partial):
+        parts = [_value_identity(part, seen) for part in (value.func, value.args, value.keywords)]
+        return None if None in parts else hashlib.sha256(("partial:" + ":".join(parts)).encode()).hexdigest()
+    if isinstance(value, type):
+        return _class_identity(value, seen)
+    if isinstance(value, (tuple, list, set, frozenset, dict)):
+        return _container_identity(value, seen)
+    if "torch" in sys.modules and isinstance(value, sys.modules["torch"].nn.Module):
+        cls = _class_identity(type(value), seen)
+        return None if cls is None else hashlib.sha256(f"{cls}:{weights_identity(value)}".encode()).hexdigest()
+    if not _is_library(type(value).__module__):
+        return _state_identity(value, seen)
+    return _pickled(value, f"{type(value).__module__}@{_version(type(value).__module__)}:")
+
+
+def _container_identity(value: tuple | list | set | frozenset | dict, seen: dict[int, object]) -> str | None:
+    """A container of plain values by its pickled bytes; one holding code or objects member by member."""
+    items = list(value.items()) if isinstance(value, dict) else list(value)
+    flat = [part for item in items for part in (item if isinstance(value, dict) else (item,))]
+    if all(isinstance(part, _PLAIN) for part in flat):
+        return _pickled(sorted(items, key=repr) if isinstance(value, (set, frozenset)) else value)
+    parts = [_value_identity(part, seen) for part in flat]
+    if None in parts:
+        return None
+    ordered = sorted(parts) if isinstance(value, (set, frozenset)) else parts
+    return hashlib.sha256(f"{type(value).__name__}:{','.join(ordered)}".encode()).hexdigest()
+
+
+def function_identity(function: types.FunctionType, _seen: dict[int, object] | None = None) -> str | None:
+    """A function's identity: its source and bytecode, and every value it reads (captured, defaults, the
+    module globals it names, the attributes it reads of a user's module); None when any of them cannot be
+    read."""
+    seen = {} if _seen is None else _seen
+    seen[id(function)] = function  # held, so that no later value takes its id
     try:
         source = inspect.getsource(function)
     except (OSError, TypeError):
@@ -69,7 +202,7 @@ def function_identity(function: types.FunctionType, _seen: set[int] | None = Non
     values += [function.__defaults__, function.__kwdefaults__]
     values += [function.__globals__[name] for name in sorted(names) if name in function.__globals__]
     for value in values:
-        identity = _value_identity(value, seen)
+        identity = _value_identity(value, seen, names)
         if identity is None:
             return None
         digest.update(identity.encode())
@@ -77,21 +210,9 @@ def function_identity(function: types.FunctionType, _seen: set[int] | None = Non
 
 
 def object_identity(obj: object) -> str | None:
-    """The identity of what ``obj`` computes: a function's (see :func:`function_identity`), else the
-    sha256 of the object pickled with its class's source; None when either cannot be read."""
-    if isinstance(obj, (types.FunctionType, types.MethodType)):
-        function = obj.__func__ if isinstance(obj, types.MethodType) else obj
-        identity = function_identity(function)
-        if identity is None or not isinstance(obj, types.MethodType):
-            return identity
-        owner = object_identity(obj.__self__)
-        return None if owner is None else hashlib.sha256(f"{identity}:{owner}".encode()).hexdigest()
-    try:
-        state = pickle.dumps(obj)
-        source = inspect.getsource(type(obj))
-    except Exception:  # noqa: BLE001 - unpicklable, or a class without readable source
-        return None
-    return hashlib.sha256(b"object:" + source.encode() + b"\n" + state).hexdigest()
+    """The identity of what ``obj`` computes (a function, a bound method, a ``functools.partial``, an object
+    with ``predict_proba``): see :func:`_value_identity`; None when some part of it has no stable identity."""
+    return _value_identity(obj, {})
 
 
 def weights_identity(model) -> str:

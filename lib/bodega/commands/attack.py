@@ -60,8 +60,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "loaded; without it only safetensors are loaded")
     parser.add_argument("--cache", default=None, metavar="PATH|off",
                         help="the persistent prediction cache (SQLite) to use, or off (default: "
-                             "$BODEGA_PREDICTION_CACHE, else $BODEGA_CACHE/predictions.sqlite, "
-                             "~/.cache/bodega/predictions.sqlite)")
+                             "$BODEGA_PREDICTION_CACHE, else .bodega-cache/predictions.sqlite in the project: "
+                             "the checkout, or the current folder outside one)")
     parser.set_defaults(func=_attack)
 
 

@@ -28,6 +28,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--scheduler", default=None, help="address of a running Dask scheduler (with --engine dask)")
     run.add_argument("--no-progress", action="store_true", help="no progress bar (logs only)")
     run.add_argument("--train-only", action="store_true", help="train the grid's victims and run no attack cell")
+    run.add_argument("--adopt", action="store_true",
+                     help="take in a victim trained by `bodega train` in a victim folder of the grid (its settings "
+                          "must be the cell's) instead of stopping at it")
     run.add_argument("--threads", type=int, default=None,
                      help="CPU threads of each cell's notebook process (default: the grid's threads_per_cell)")
     run.set_defaults(func=_run)
@@ -112,7 +115,7 @@ def _run(args: argparse.Namespace) -> int:
     with _precision_warnings_once():
         report = run_grid(_spec(args).with_overrides(threads_per_cell=args.threads), engine=args.engine,
                           workers=args.workers, scheduler=args.scheduler, show_progress=not args.no_progress,
-                          train_only=args.train_only)
+                          train_only=args.train_only, adopt=args.adopt)
     print(report.summary_line())
     for outcome in report.failed:
         print(f"  {outcome.status}: {outcome.name}: {outcome.error.splitlines()[0] if outcome.error else ''}")
@@ -133,8 +136,12 @@ def _pending(cell: Cell) -> tuple[str, str]:
     """An unfinished cell's state and what its marker says: ``running`` (another grid runner on this machine runs
     it) with its start and CPU time so far, else ``todo`` with the CPU time a stopped or failed run of these inputs
     spent (which the run that finishes the cell counts)."""
-    from bodega.experiments.execute import live_runner, other_kernels, own_set_aside, read_marker
+    from bodega.experiments.execute import foreign_files, live_runner, other_kernels, own_set_aside, read_marker
 
+    foreign = foreign_files(cell.out_dir, cell.name, cell.key)
+    if foreign:
+        return "todo", (f"  (its folder holds {len(foreign)} file{'s' if len(foreign) > 1 else ''} the grid did not "
+                        f"make, {foreign[0]} first: `grid run` leaves them alone and stops there)")
     marker = read_marker(cell.out_dir) or {}
     spent = f"{float(marker.get('spent_cpu_seconds') or 0.0) / 60:.1f} CPU-minutes"
     if live_runner(marker) is not None:

@@ -182,17 +182,15 @@ def fetch(task: str, source: str | Path, raw_root: str | Path, limits: Limits = 
 
 def verify_raw(task: str, source: str, raw: str | Path) -> None:
     """Refuse a raw folder of the manifest's source whose listed files are missing or differ (a fetch
-    interrupted, a file damaged): converting it would give other rows without a word. A folder without
-    the corpus's top file is left to the converter, which names what is missing."""
+    interrupted, a file damaged): converting it would give other rows without a word. Every listed file is
+    checked, whichever of them is there: a copy without the corpus's top file (a licence file left out) is
+    checked all the same, against the folder holding most of the listed files."""
     entry = corpus(task)
     if source.lower() != entry.source.lower():
         return
     raw = Path(raw)
-    marker = min(entry.files, key=lambda rel: (rel.count("/"), rel))
-    folder = next((candidate for candidate in (raw, raw / entry.folder, raw / Path(entry.folder).name)
-                   if (candidate / marker).is_file()), None)
-    if folder is None:
-        return
+    candidates = (raw, raw / entry.folder, raw / Path(entry.folder).name)
+    folder = max(candidates, key=lambda candidate: sum((candidate / rel).is_file() for rel in entry.files))
     check = check_folder(entry, folder)
     if not check.ok:
         raise BodegaError(f"{_describe(check, entry, folder)}, or fetch it again (bodega data fetch --task "

@@ -294,12 +294,100 @@ def own_set_aside(out: str | Path) -> Path | None:
     return None
 
 
+class ForeignFolderError(BodegaError):
+    """A cell's folder holds files the grid did not make: the grid leaves them alone and says so."""
+
+
+def visible_files(out: str | Path) -> list[str]:
+    """The files under ``out`` (relative, sorted) but the marker and hidden ones (the grid's log and parameters,
+    locks, set-aside runs)."""
+    out = Path(out)
+    if not out.is_dir():
+        return []
+    return sorted(path.relative_to(out).as_posix() for path in out.rglob("*")
+                  if path.is_file() and path.name != CELL_MARKER
+                  and not any(part.startswith(".") for part in path.relative_to(out).parts))
+
+
+def _own_marker(marker: dict | None, name: str) -> bool:
+    """Whether ``marker`` is one the grid wrote for cell ``name`` (markers written before names were
+    recorded carry none)."""
+    return (isinstance(marker, dict) and isinstance(marker.get("key"), str)
+            and marker.get("name", name) == name)
+
+
+def _listing(files: list[str], most: int = 3) -> str:
+    return ", ".join(files[:most]) + (f" and {len(files) - most} more" if len(files) > most else "")
+
+
+def foreign_files(out: str | Path, name: str, key: str | None = None) -> list[str]:
+    """The files in cell ``name``'s folder ``out`` that the grid did not make: every file where the folder has
+    no marker of this cell (a victim trained by ``bodega train``, a user's notes), and where a finished run of
+    other inputs (``key``) recorded what it wrote, the files beside those."""
+    files = visible_files(out)
+    if not files:
+        return []
+    marker = read_marker(out)
+    if not _own_marker(marker, name):
+        return files
+    made = marker.get("files")
+    if key is None or marker.get("key") == key or not isinstance(made, list):
+        return []
+    return [path for path in files if path not in set(made)]
+
+
+def refuse_foreign(out: str | Path, name: str, key: str | None = None, victim: bool = False) -> None:
+    """Stop, in one line naming the folder and the choices, before the grid writes in a folder holding files
+    it did not make."""
+    foreign = foreign_files(out, name, key)
+    if foreign:
+        adopt = ("; `bodega grid run --adopt` takes a victim trained there by `bodega train` in, its settings "
+                 "checked against the cell's" if victim else "")
+        raise ForeignFolderError(f"{out} holds files the grid did not make ({_listing(foreign)}); the grid "
+                                 f"leaves them alone: move them away or give --results another folder{adopt}")
+
+
+def adopt_victim(cell: Cell, data_dir: str | Path) -> None:
+    """Take in the finished victim a user trained in ``cell``'s folder (``bodega train --out``) as this cell's,
+    after checking that it was trained with the cell's settings on the cell's data; its files stay, and the
+    cell's notebook finds it trained and only records it."""
+    from bodega.records import read_victim_info
+    from bodega.victims.modeldir import weights_problem
+    from bodega.victims.training import training_fingerprint
+
+    out, settings = Path(cell.out_dir), cell.inputs
+    if (out / CELL_MARKER).exists():
+        raise ForeignFolderError(f"{out / CELL_MARKER} is no marker of cell {cell.name}; --adopt takes in only a "
+                                 "victim trained by `bodega train`: move the folder away or give --results another")
+    try:
+        recorded = read_victim_info(out).training
+    except BodegaError as error:
+        raise ForeignFolderError(f"--adopt: {error}") from error
+    schedule = {name: settings[name] for name in ("lr", "eval_every", "patience") if name in settings}
+    wanted = training_fingerprint(settings["task"], settings["victim"], data_dir, settings["profile"],
+                                  settings["max_train"], settings["epochs"], settings["seed"],
+                                  max_dev=settings.get("max_dev", 0), precision=settings.get("precision"),
+                                  **schedule)
+    if recorded != wanted:
+        raise ForeignFolderError(f"--adopt: the victim in {out} was trained with other settings than cell "
+                                 f"{cell.name} ({', '.join(wanted.differences(recorded))}); train it with the "
+                                 "grid's settings or give --results another folder")
+    problem = weights_problem(out)
+    if problem is not None:
+        raise ForeignFolderError(f"--adopt: the victim in {out} cannot be taken in: {problem}")
+    atomic_write_json(out / CELL_MARKER, {"status": "adopted", "key": cell.key, "name": cell.name,
+                                          "inputs": cell.inputs, "adopted": _now()})
+    log.info("%s: took in the victim trained in %s", cell.name, out)
+
+
 def _prepare_dir(cell: Cell) -> None:
     """Keep partial output of the same inputs (the stage resumes it) on the same kernels; set aside a partial
-    run of other kernels; wipe output of other inputs."""
+    run of other kernels; replace the grid's own output of other inputs; refuse a folder holding files the grid
+    did not make."""
     out = Path(cell.out_dir)
     marker = read_marker(out)
     _stop_orphan(marker)
+    refuse_foreign(out, cell.name, cell.key, cell.kind == "victim")
     if out.exists() and any(out.iterdir()) and (marker is None or marker.get("key") != cell.key):
         shutil.rmtree(out)
     if cell.kind == "attack" and out.exists():
@@ -356,7 +444,10 @@ def run_cell(cell: Cell) -> Outcome:
     """Execute ``cell`` with papermill in a child process; never raises for a failing notebook."""
     start = time.monotonic()
     out = Path(cell.out_dir)
-    _prepare_dir(cell)
+    try:
+        _prepare_dir(cell)
+    except ForeignFolderError as error:
+        return Outcome(cell.name, cell.kind, "failed", 0.0, str(error))
     spent_seconds, spent_cpu = _spent_before(out, cell.key)
     spent = {"spent_seconds": spent_seconds, "spent_cpu_seconds": spent_cpu} if spent_seconds or spent_cpu else {}
     atomic_write_json(out / CELL_MARKER, {"status": "running", "key": cell.key, "name": cell.name,
@@ -424,5 +515,6 @@ def run_cell(cell: Cell) -> Outcome:
                                      "inputs": cell.inputs, "finished": _now(), "seconds": round(seconds, 2),
                                      "cpu_seconds": cpu_seconds, **peak,
                                      "notebook": relative_path(cell.output_notebook, cell.cwd),
+                                     "files": visible_files(out),
                                      **({"earlier_runs_cpu_seconds": spent_cpu} if spent else {})})
     return Outcome(cell.name, cell.kind, "done", seconds, "", relative_path(log, cell.cwd), cpu_seconds)

@@ -23,12 +23,13 @@ from pathlib import Path
 
 import yaml
 
-from bodega.layout import CELL_MARKER, VICTIM_INFO
+from bodega.layout import CELL_MARKER, VICTIM_INFO, run_dir
 from bodega.errors import BodegaError, MissingFileError
 from bodega.experiments.cells import (ATTACK_REQUIRED, VICTIM_REQUIRED, Cell, attack_cells, cell_names,
                                       victim_cells, victim_identity)
 from bodega.experiments.engines import Engine, make_engine
-from bodega.experiments.execute import Outcome, is_done, live_runner, read_marker, run_cell, terminate_running
+from bodega.experiments.execute import (Outcome, adopt_victim, foreign_files, is_done, live_runner, read_marker,
+                                        refuse_foreign, run_cell, terminate_running)
 from bodega.experiments.hashing import HashCache
 from bodega.experiments.progress import Progress, cell_groups, format_seconds
 from bodega.experiments.spec import GridSpec
@@ -121,6 +122,19 @@ def refuse_beside_live_runner(spec: GridSpec, train_only: bool = False) -> None:
             raise BodegaError(f"another grid runner (pid {runner}) is running {marker['name']} of grid {spec.name} "
                               f"in {spec.results}; stop it with `kill -TERM {runner}` and wait for 'grid stopped' "
                               "in its log, or let it finish")
+
+
+def check_folders(spec: GridSpec, victims: list[Cell], train_only: bool = False, adopt: bool = False) -> None:
+    """Before any work, stop in one line at the first cell folder holding files the grid did not make (a victim
+    trained by `bodega train` where the grid puts its own, a user's notes), or with ``adopt`` take such a victim
+    in when its settings are the cell's: the grid never deletes or overwrites what it did not make."""
+    for cell in victims:
+        if adopt and foreign_files(cell.out_dir, cell.name, cell.key):
+            adopt_victim(cell, Path(spec.data_root) / cell.inputs["task"])
+        refuse_foreign(cell.out_dir, cell.name, cell.key, victim=True)
+    if not train_only:
+        for name in sorted(cell_names(spec) - cell_names(spec, attacks=False)):
+            refuse_foreign(run_dir(spec.results, name), name)
 
 
 def _stop_on_sigterm():
@@ -346,9 +360,10 @@ class GridScheduler:
 
 
 def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, scheduler: str | None = None,
-             processes: bool = True, show_progress: bool = True, train_only: bool = False) -> GridReport:
+             processes: bool = True, show_progress: bool = True, train_only: bool = False,
+             adopt: bool = False) -> GridReport:
     """Execute every cell of ``spec`` that is not already done with the same inputs (``train_only``: the
-    victim cells only)."""
+    victim cells only; ``adopt``: take in victims trained by `bodega train` in the grid's victim folders)."""
     if workers is not None and workers < 1:
         raise BodegaError(f"workers must be at least 1, got {workers}; leave it out for the grid's ({spec.workers})")
     workers = workers or spec.workers
@@ -358,6 +373,7 @@ def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, 
     attack_params = check_notebook(spec.notebooks.attack, ATTACK_REQUIRED)
     hashes = HashCache()
     victims = victim_cells(spec, hashes, victim_params)
+    check_folders(spec, victims, train_only, adopt)
     status = _Status(spec, workers, train_only)
     planned = [_groups(victim) for victim in victims] + [
         cell_groups("attack", victim.inputs["task"], victim.inputs["victim"], attacker) for victim in victims

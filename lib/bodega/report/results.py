@@ -23,6 +23,7 @@ from bodega.tasks import TASKS
 from bodega.records import read_summary, read_victim_info
 from bodega.victims.competence import competence_of_model
 from bodega.victims.kinds import VICTIM_KINDS
+from bodega.victims.metrics import read_checked_metrics
 
 RUN_COLUMNS = ["name", "victim", "training", "task", "attacker", "scenario", "n_examples", "budget", "seed", "profile",
                "backend", "errors", "bodega", "confusion", "semantic", "character", "queries", "attack_seconds",
@@ -57,7 +58,7 @@ def load_victims(root: Path) -> pd.DataFrame:
     for folder in victim_folders(root):
         if not (folder / METRICS).exists():
             continue  # not finished
-        info, metrics = read_victim_info(folder), _load_json(folder / METRICS)
+        info, metrics = read_victim_info(folder), read_checked_metrics(folder)
         quality = competence_of_model(folder)
         cell = CellName.parse(folder.name, attack=False)
         rows.append({"task": info.task or cell.task, "victim": info.kind, "training": cell.training,

@@ -16,6 +16,7 @@ from bodega.layout import METRICS, MODELS, VICTIM_INFO
 from bodega.tasks import TASKS, get_task
 from bodega.victims.competence import competence_of_model
 from bodega.victims.kinds import VICTIM_KINDS
+from bodega.victims.metrics import read_checked_metrics
 
 VICTIM_ORDER = tuple(VICTIM_KINDS)  # by size
 TASK_ORDER = tuple(TASKS)  # the paper's order
@@ -24,8 +25,7 @@ TASK_ORDER = tuple(TASKS)  # the paper's order
 def _read(folder: Path) -> tuple[dict, dict] | None:
     if not ((folder / VICTIM_INFO).exists() and (folder / METRICS).exists()):
         return None
-    return (json.loads((folder / VICTIM_INFO).read_text(encoding="utf-8")),
-            json.loads((folder / METRICS).read_text(encoding="utf-8")))
+    return (json.loads((folder / VICTIM_INFO).read_text(encoding="utf-8")), read_checked_metrics(folder))
 
 
 def _settings(info: dict) -> dict:

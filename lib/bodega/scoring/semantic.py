@@ -237,11 +237,27 @@ def build_semantic_model(name: str, *, encoder: Encoder | None = None, path: str
             raise BodegaError("bleurt-20 runs in fp32 only; drop --precision bf16 or score with a MiniLM model")
         location = resolve("bleurt-20", allow_hub=allow_hub, path=path).location
         return Bleurt(location, name=name)
+    base = name
     if encoder is None:
-        encoder = Encoder(resolve(encoder_role(name), path=path).path, precision=precision)
-    if name.startswith(("sbert-cosine", "mpnet-cosine")):
+        resolved = resolve(encoder_role(name), path=path)
+        encoder = Encoder(resolved.path, precision=precision)
+        name += overridden(resolved)
+    if base.startswith(("sbert-cosine", "mpnet-cosine")):
         return SbertCosine(encoder, preprocess=preprocess, name=name)
     return BertScoreF1(encoder, layer=BERTSCORE_LAYER, preprocess=preprocess, name=name)
+
+
+def overridden(resolved) -> str:
+    """How a semantic model's name records an encoder other than the package's pinned one: ``""`` for that one
+    (checked on every load, :func:`bodega.resources.mpnet_dir`), else ``@<source>:<sha256 of the folder, 12>``
+    for a folder given by ``--semantic-path`` (``explicit``) or ``BODEGA_MPNET``/``BODEGA_MINILM``
+    (``environment``). The name goes into the summaries and the resume identity of ``bodega score``, so an
+    override never passes for the default model, and scores of two models never resume into one another."""
+    from bodega.resources import folder_sha256
+
+    if resolved.source in ("package", "built"):
+        return ""
+    return f"@{resolved.source}:{folder_sha256(resolved.path)[:12]}"
 
 
 @dataclass

@@ -7,9 +7,9 @@ be answered with an old model's probabilities, and the precision the model compu
 (``fp32``, ``bf16``), whose probabilities differ.
 
 Where it lives (:func:`default_cache_path`): ``$BODEGA_PREDICTION_CACHE`` when set (``off``
-turns it off), else ``predictions.sqlite`` in the package's cache folder (``$BODEGA_CACHE``,
-default ``~/.cache/bodega``), one file shared by every run and grid of the user. WAL needs
-shared memory between the processes, so on a cluster give each node a local file.
+turns it off), else ``.bodega-cache/predictions.sqlite`` in the project (the checkout, or the folder a
+command runs in outside one): one file per project, shared by its runs and grids, never by another
+project's. WAL needs shared memory between the processes, so on a cluster give each node a local file.
 """
 from __future__ import annotations
 
@@ -36,15 +36,21 @@ CACHE_ENV = "BODEGA_PREDICTION_CACHE"
 CACHE_FILE = "predictions.sqlite"
 
 
+PROJECT_CACHE = ".bodega-cache"
+"""The project's cache folder (hidden: no commit and no tree hash takes it)."""
+
+
 def default_cache_path() -> Path | None:
-    """``$BODEGA_PREDICTION_CACHE`` (``off``: no cache), else
-    ``<$BODEGA_CACHE or ~/.cache/bodega>/predictions.sqlite``."""
+    """``$BODEGA_PREDICTION_CACHE`` (``off``: no cache), else ``<project>/.bodega-cache/predictions.sqlite``
+    (:func:`bodega.paths.project_root`)."""
     value = os.environ.get(CACHE_ENV)
     if value is not None:
         return None if value.strip().lower() in ("", "off", "none", "0") else Path(value).expanduser()
-    from bodega.resources import cache_dir
+    from bodega.paths import project_root
 
-    return cache_dir() / CACHE_FILE
+    return project_root() / PROJECT_CACHE / CACHE_FILE
+
+
 _LOOKUP_CHUNK = 500  # below SQLite's limit on bound variables
 
 

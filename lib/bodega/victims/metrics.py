@@ -1,6 +1,8 @@
 """Positive-class F1 and accuracy, as in BODEGA's Table 3."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 
@@ -16,3 +18,43 @@ def f1_accuracy(labels, predictions) -> dict[str, float]:
     f1 = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
     accuracy = float((p == y).mean()) if len(y) else 0.0
     return {"f1": float(f1), "accuracy": accuracy}
+
+
+def read_checked_metrics(folder: str | Path) -> dict:
+    """A trained victim's ``metrics.json``, refused when it is not this victim's (a copy from another folder, a
+    swapped file): the weights hash it records must be ``victim.json``'s, and its attack F1 and accuracy must be
+    those of ``attack_predictions.json``, which training writes from the same predictions with the weights hash
+    (older metrics record no hash: the predictions vouch for them)."""
+    import json
+
+    from bodega.errors import BodegaError
+    from bodega.layout import METRICS, PREDICTIONS_INFO, VICTIM_INFO
+    from bodega.records import read_victim_info
+
+    folder = Path(folder)
+    weights = read_victim_info(folder).weights_hash
+    try:
+        metrics = json.loads((folder / METRICS).read_text(encoding="utf-8"))
+    except ValueError as error:
+        raise BodegaError(f"{folder / METRICS}: invalid JSON ({error}); train the victim again") from None
+    fix = f"train the victim again (`bodega train --out {folder}` after moving it away) or restore its own file"
+    recorded = metrics.get("weights_hash")
+    if recorded is not None and recorded != weights:
+        raise BodegaError(f"{folder / METRICS}: written for weights {str(recorded)[:12]}, but {VICTIM_INFO} holds "
+                          f"weights {weights[:12]}: the metrics of another victim; {fix}")
+    try:
+        predictions = json.loads((folder / PREDICTIONS_INFO).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return metrics
+    except ValueError as error:
+        raise BodegaError(f"{folder / PREDICTIONS_INFO}: invalid JSON ({error}); {fix}") from None
+    if predictions.get("weights_hash") != weights:
+        raise BodegaError(f"{folder / PREDICTIONS_INFO}: written for weights "
+                          f"{str(predictions.get('weights_hash'))[:12]}, but {VICTIM_INFO} holds weights "
+                          f"{weights[:12]}; {fix}")
+    attack = metrics.get("attack") or {}
+    if any(not isinstance(attack.get(key), (int, float)) or abs(attack[key] - predictions.get(key, -1)) > 1e-9
+           for key in ("f1", "accuracy")):
+        raise BodegaError(f"{folder / METRICS}: its attack F1 and accuracy are not those of this victim's attack "
+                          f"predictions ({PREDICTIONS_INFO}): the metrics of another victim; {fix}")
+    return metrics

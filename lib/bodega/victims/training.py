@@ -24,13 +24,13 @@ import numpy as np
 
 from bodega.errors import BodegaError
 from bodega.data import read_tsv
-from bodega.io import atomic_write_json, relative_path
+from bodega.io import atomic_write_json, exclusive_lock, relative_path
 from bodega.profiles import get_profile
 from bodega.tasks import get_task
 from bodega.victims.base import argmax_predictions, hash_files
 from bodega.victims.competence import competence, roc_auc
 from bodega.victims.metrics import f1_accuracy
-from bodega.layout import METRICS, VICTIM_INFO, CellName
+from bodega.layout import METRICS, RUN_LOCK, VICTIM_INFO, CellName
 from bodega.records import TrainingFingerprint, VictimInfo, write_victim_info
 
 log = logging.getLogger(__name__)
@@ -198,11 +198,18 @@ def train_victim(task: str, victim_kind: str, data_dir: str | Path, out_dir: str
     ``eval_every`` N adds an evaluation point after every N training rows (0: at epoch ends only), and
     ``patience`` P (with ``select="dev"``) stops after P points without a better dev F1 (0: never early).
     """
-    from bodega.victims.checkpoint import load_weights, prune, save_checkpoint
-
     settings = TrainingOptions(profile=profile, max_train=max_train, epochs=epochs, seed=seed, **options)
     plan = _prepare(task, victim_kind, Path(data_dir), settings)
     out = Path(out_dir)
+    # the lock `attack` and `score` take: a second training of this folder is refused while the first runs
+    with exclusive_lock(out / RUN_LOCK, subject=out):
+        return _train_locked(plan, out)
+
+
+def _train_locked(plan: _Plan, out: Path) -> Path:
+    """Train into ``out`` (locked) as :func:`train_victim` says."""
+    from bodega.victims.checkpoint import load_weights, prune, save_checkpoint
+
     if _already_trained(out, plan.fingerprint):
         log.info("%s is already trained with these settings; nothing to do", out)
         return out
@@ -420,7 +427,7 @@ def _save(plan: _Plan, victim, optimizer, history: list[dict], chosen: int, out_
         "attack": attack, "dev": selected["dev"], "attack_quality": quality,
         "selected_epoch": selected["epoch"], "selected_point": chosen, "selected_rows_seen": selected["rows_seen"],
         "selection": "best dev F1" if plan.select == "dev" else "last point", "stopped_early": stopped_early,
-        "history": history, **plan.precision.record()})
+        "history": history, **plan.precision.record(), "weights_hash": weights_hash})
     write_victim_info(out_dir, VictimInfo(
         kind=plan.kind, weights_hash=weights_hash, name=str(CellName(plan.task, plan.kind)), task=plan.task,
         profile=plan.profile, train_rows=len(plan.train_rows), train_data=relative_path(plan.train_path, out_dir),
