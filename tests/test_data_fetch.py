@@ -229,8 +229,10 @@ class _Server:
     """A local HTTP server whose answer the test chooses: silence, or a body without end."""
 
     def __init__(self, mode: str):
+        import contextlib
         import http.server
         import threading
+        import time
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self):  # noqa: N802 - the standard library's name
@@ -239,6 +241,13 @@ class _Server:
                     return
                 self.send_response(200)
                 self.end_headers()
+                if mode == "trickle":  # a byte at a time, never silent for long
+                    with contextlib.suppress(OSError):
+                        for _ in range(300):
+                            self.wfile.write(b"\0")
+                            self.wfile.flush()
+                            time.sleep(0.1)
+                    return
                 try:
                     while True:
                         self.wfile.write(b"\0" * 65536)
@@ -273,6 +282,22 @@ def test_a_download_stops_at_its_timeout_and_size_limit(tmp_path, capsys, mode):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and server.url in err
     assert ("--max-download-mb" if mode == "endless" else "timed out") in err
+
+
+def test_a_trickling_download_stops_at_its_deadline(tmp_path, capsys):
+    """Each byte reset the silence timeout: a server sending one byte at a time was never given up on."""
+    import time
+
+    server = _Server("trickle")
+    try:
+        started = time.monotonic()
+        assert main(["data", "fetch", "--task", "PR2", "--from", server.url, "--raw-root", str(tmp_path / "raw"),
+                     "--timeout", "1", "--deadline", "2"]) == 2
+        assert time.monotonic() - started < 10
+    finally:
+        server.close()
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not downloaded within --deadline's 2 seconds" in err
 
 
 def test_sigterm_during_a_download_removes_its_temporary_files(tmp_path):

@@ -4,6 +4,7 @@ plug-in's code. The victim stage copies the trained BiLSTM into place instead of
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -66,7 +67,7 @@ def test_a_plugin_attacker_named_in_a_grid_file_runs_and_its_code_keys_the_cell(
     report = run_grid(grid, show_progress=False)
     assert report.count("done") == 2, [o.error for o in report.outcomes]
     (run,) = (tmp_path / "results" / "runs").iterdir()
-    assert run.name.startswith("PR2-BiLSTM-py_") and run.name.endswith("dropper.py_build-U")
+    assert re.fullmatch(r"PR2-BiLSTM-py_.*dropper\.py_build_[0-9a-f]{8}-U", run.name)
     summary = json.loads((run / "summary.json").read_text())
     assert summary["attacker"] == spec and summary["n_examples"] == 3
     assert len(list(read_jsonl(run / "records.jsonl"))) == 3
@@ -80,3 +81,29 @@ def test_a_plugin_attacker_named_in_a_grid_file_runs_and_its_code_keys_the_cell(
 def test_a_grid_refuses_a_plugin_attacker_whose_file_is_missing(tmp_path):
     with pytest.raises(GridError, match=r"attackers: attacker 'py:.*nowhere.py:build': no file"):
         load_grid(_grid_file(tmp_path, f"py:{tmp_path / 'nowhere.py'}:build"))
+
+
+def test_two_plugin_attackers_whose_paths_differ_by_a_slash_get_two_folders(tmp_path, monkeypatch):
+    """``py:plugins/x/att.py:build`` and ``py:plugins/x_att.py:build`` both became ``py_plugins_x_att.py_build``:
+    one cell folder, each run replacing the other's result, "0 failed"."""
+    from bodega.errors import BodegaError
+    from bodega.experiments import parse_grid
+    from bodega.experiments.cells import cell_names
+    from bodega.experiments.runner import check_folders
+
+    monkeypatch.chdir(tmp_path)
+    for path in ("plugins/x/att.py", "plugins/x_att.py"):
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / "book" / "examples" / "word_dropper.py", path)
+    specs = ["py:plugins/x/att.py:build", "py:plugins/x_att.py:build"]
+    grid = parse_grid({"name": "t", "profile": "smoke", "tasks": ["PR2"], "victims": ["BiLSTM"], "attackers": specs,
+                       "scenarios": ["untargeted"], "results": str(tmp_path / "results")}, "t.yaml")
+    runs = cell_names(grid) - cell_names(grid, attacks=False)
+    assert len(runs) == 2 and all(name.startswith("PR2-BiLSTM-py_plugins_x_att.py_build_") for name in runs)
+    check_folders(grid, [])
+
+    import bodega.plugins
+
+    monkeypatch.setattr(bodega.plugins, "folder_name", lambda spec: "py_plugins_x_att.py_build")  # names of old
+    with pytest.raises(BodegaError, match="would write the same run folders"):
+        check_folders(grid, [])

@@ -150,7 +150,8 @@ def test_callable_runs_through_the_runner_and_accountant(module_dir, data_dir, t
     records = list(read_jsonl(tmp_path / "run" / "records.jsonl"))
     attacked = [r for r in records if "evil" in r["original"]]  # the examples the keyword victim flags
     assert attacked and all(r["success"] and "evil" not in r["adversarial"] for r in attacked)
-    assert summary.trim is None and not any(r["trimmed"] for r in records)  # no tokenizer given: stated
+    assert summary.trim == "first 20,000 characters (py:my_victims:build has no trimming tokenizer)"  # stated
+    assert not any(r["trimmed"] for r in records)
     assert json.loads((tmp_path / "run" / "run.json").read_text())["victim_weights"]
     # resuming the same versioned callable is allowed and adds nothing
     again = run_attack("PR2", "py:my_victims:build", data_dir, "DeepWordBug", tmp_path / "run", n_examples=2,

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.util
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -31,6 +32,14 @@ class PluginError(BodegaError):
 def is_plugin(spec: object) -> bool:
     """Whether ``spec`` is a ``py:`` plug-in string."""
     return isinstance(spec, (str, Path)) and str(spec).startswith(PREFIX)
+
+
+def folder_name(spec: str) -> str:
+    """A plug-in spec as one part of a folder name: a readable stem (each run of characters a folder name cannot
+    hold read as ``_``) and a short hash of the spec itself, so that two specs never share a folder
+    (``py:plugins/x/att.py:build`` and ``py:plugins/x_att.py:build`` have one stem and two hashes)."""
+    stem = re.sub(r"[^\w.-]+", "_", str(spec)).strip("_")
+    return f"{stem}_{hashlib.sha256(str(spec).encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
 
 
 def _split(spec: str, role: str) -> tuple[str, str]:

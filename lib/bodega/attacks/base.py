@@ -120,10 +120,12 @@ def recorded_attacker(name: str) -> str:
 
 
 def attacker_folder_name(name: str) -> str:
-    """An attacker as one part of a folder name: a registered one's canonical name, anything else (a user's
-    ``py:`` spec) with each run of characters a folder name cannot hold read as ``_``
-    (``py:path/mine.py:build`` -> ``py_path_mine.py_build``)."""
-    return re.sub(r"[^\w.-]+", "_", recorded_attacker(name))
+    """An attacker as one part of a folder name: a registered one's canonical name, a user's ``py:`` spec as
+    :func:`bodega.plugins.folder_name` writes it (``py:path/mine.py:build`` -> ``py_path_mine.py_build_<hash>``),
+    anything else with each run of characters a folder name cannot hold read as ``_``."""
+    from bodega.plugins import folder_name
+
+    return folder_name(name) if is_plugin(name) else re.sub(r"[^\w.-]+", "_", recorded_attacker(name))
 
 
 def registered_attackers() -> list[str]:

@@ -32,6 +32,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="stop extracting an archive's corpus files past this many MiB (default 2048)")
     fetch.add_argument("--timeout", type=at_least_one, default=60,
                        help="seconds to wait for a server before giving up (default 60)")
+    fetch.add_argument("--deadline", type=at_least_one, default=1800,
+                       help="seconds a download may take in all, however steadily the server sends (default 1800)")
     fetch.set_defaults(func=_fetch)
     prepare = actions.add_parser("prepare", help="convert a raw corpus to train/attack/dev TSV")
     prepare.add_argument("--task", required=True, type=task_name, help=TASKS.listing())
@@ -63,7 +65,8 @@ def _fetch(args: argparse.Namespace) -> int:
     from bodega.io import terminate_as_interrupt
 
     task = args.task
-    limits = Limits(args.max_download_mb * MIB, args.max_extract_mb * MIB, float(args.timeout))
+    limits = Limits(args.max_download_mb * MIB, args.max_extract_mb * MIB, float(args.timeout),
+                    float(args.deadline))
     with terminate_as_interrupt():  # SIGTERM unwinds, so the temporary files are removed
         target = fetch(task, args.origin, raw_root(args.raw_root), limits)
     entry = corpus(task)

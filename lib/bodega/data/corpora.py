@@ -184,13 +184,17 @@ def verify_raw(task: str, source: str, raw: str | Path) -> None:
     """Refuse a raw folder of the manifest's source whose listed files are missing or differ (a fetch
     interrupted, a file damaged): converting it would give other rows without a word. Every listed file is
     checked, whichever of them is there: a copy without the corpus's top file (a licence file left out) is
-    checked all the same, against the folder holding most of the listed files."""
+    checked all the same, against the folder holding most of the listed files. A folder holding none of them is
+    left to the converter, which names the file it needs first and where to get it."""
     entry = corpus(task)
     if source.lower() != entry.source.lower():
         return
     raw = Path(raw)
     candidates = (raw, raw / entry.folder, raw / Path(entry.folder).name)
-    folder = max(candidates, key=lambda candidate: sum((candidate / rel).is_file() for rel in entry.files))
+    held = {candidate: sum((candidate / rel).is_file() for rel in entry.files) for candidate in candidates}
+    folder = max(candidates, key=held.__getitem__)
+    if not held[folder]:
+        return
     check = check_folder(entry, folder)
     if not check.ok:
         raise BodegaError(f"{_describe(check, entry, folder)}, or fetch it again (bodega data fetch --task "

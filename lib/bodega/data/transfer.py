@@ -1,7 +1,8 @@
 """Moving a corpus's bytes: a bounded download, a bounded extraction of the listed files, a copy by rename.
 
 Every limit is an error naming the option that raises it, never a silent cut: a download
-stops past ``max_bytes`` and after ``timeout`` seconds without an answer; only the archive's
+stops past ``max_bytes``, after ``timeout`` seconds without an answer, and after ``deadline`` seconds in all
+(a server trickling a byte at a time never falls silent); only the archive's
 members that are corpus files (their path ends with a listed file's) are extracted, as
 regular files, and the bytes written stop at ``max_bytes``; a copy goes to a hidden temporary
 name beside its destination and is renamed over it, so a kill leaves the old file or the new
@@ -13,6 +14,7 @@ import errno
 import http.client
 import shutil
 import tarfile
+import time
 import urllib.parse
 import urllib.request
 import zipfile
@@ -30,11 +32,13 @@ BLOCK = MIB
 
 @dataclass(frozen=True)
 class Limits:
-    """How far a fetch may go: bytes downloaded, bytes extracted, seconds waiting for a server."""
+    """How far a fetch may go: bytes downloaded, bytes extracted, seconds waiting for a server, seconds a
+    download may take in all."""
 
     max_download_bytes: int = 2048 * MIB
     max_extract_bytes: int = 2048 * MIB
     timeout: float = 60.0
+    deadline: float = 1800.0
 
 
 def _copy_bounded(source: BinaryIO, handle: BinaryIO, left: int, what: str, option: str) -> int:
@@ -49,6 +53,25 @@ def _copy_bounded(source: BinaryIO, handle: BinaryIO, left: int, what: str, opti
     return written
 
 
+def _download_body(response, handle: BinaryIO, url: str, limits: Limits) -> None:
+    """Copy a response's body as it comes (each read returns what has arrived, so a trickle is seen), stopping
+    past ``--max-download-mb`` or once ``--deadline`` seconds have gone since the download began."""
+    ends = time.monotonic() + limits.deadline
+    read = getattr(response, "read1", response.read)
+    written = 0
+    while block := read(BLOCK):
+        written += len(block)
+        if written > limits.max_download_bytes:
+            raise BodegaError(f"--from {url}: more than --max-download-mb's limit "
+                              f"({limits.max_download_bytes // MIB} MiB); raise --max-download-mb if the corpus "
+                              "really is that large")
+        handle.write(block)
+        if time.monotonic() > ends:
+            raise BodegaError(f"--from {url}: not downloaded within --deadline's {limits.deadline:g} seconds "
+                              f"({written:,} bytes came); raise --deadline for a slow server, or download it by "
+                              "hand and pass the file")
+
+
 def download(url: str, into: Path, limits: Limits) -> Path:
     """Download ``url`` into ``into``, refusing a body past the limit and a server silent past the timeout."""
     name = Path(urllib.parse.urlparse(url).path).name or "download"
@@ -56,7 +79,7 @@ def download(url: str, into: Path, limits: Limits) -> Path:
     try:
         with urllib.request.urlopen(url, timeout=limits.timeout) as response, \
                 open(target, "wb") as handle:  # noqa: S310 - the user's URL
-            _copy_bounded(response, handle, limits.max_download_bytes, f"--from {url}", "--max-download-mb")
+            _download_body(response, handle, url, limits)
     except (OSError, ValueError, http.client.HTTPException) as error:
         raise BodegaError(f"--from {url}: cannot download it ({error or type(error).__name__}); check the URL "
                           "(or --timeout), or download it by hand and pass the file or folder") from None

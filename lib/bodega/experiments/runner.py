@@ -127,7 +127,16 @@ def refuse_beside_live_runner(spec: GridSpec, train_only: bool = False) -> None:
 def check_folders(spec: GridSpec, victims: list[Cell], train_only: bool = False, adopt: bool = False) -> None:
     """Before any work, stop in one line at the first cell folder holding files the grid did not make (a victim
     trained by `bodega train` where the grid puts its own, a user's notes), or with ``adopt`` take such a victim
-    in when its settings are the cell's: the grid never deletes or overwrites what it did not make."""
+    in when its settings are the cell's: the grid never deletes or overwrites what it did not make. Two attackers
+    whose runs would share folders (one name for two specs) are refused too."""
+    from bodega.attacks.base import attacker_folder_name
+
+    folders: dict[str, str] = {}
+    for attacker in spec.attackers:
+        other = folders.setdefault(attacker_folder_name(attacker), attacker)
+        if other != attacker:
+            raise BodegaError(f"{spec.source}: attackers {other!r} and {attacker!r} would write the same run folders "
+                              f"(*-{attacker_folder_name(attacker)}-*); keep one, or give one file another name")
     for cell in victims:
         if adopt and foreign_files(cell.out_dir, cell.name, cell.key):
             adopt_victim(cell, Path(spec.data_root) / cell.inputs["task"])

@@ -105,9 +105,12 @@ def _spec_label(spec: str) -> str:
     """A folder-name-safe label of an ``hf:``/``py:`` victim (hf:/x/my-model -> hf-my-model)."""
     import re
 
+    from bodega.plugins import folder_name
+
     kind, _, target = str(spec).partition(":")
-    target = Path(target).name if kind == "hf" else target
-    return f"{kind}-" + re.sub(r"[^A-Za-z0-9._-]+", "_", target).strip("_")
+    if kind != "hf":
+        return folder_name(spec)
+    return f"{kind}-" + re.sub(r"[^A-Za-z0-9._-]+", "_", Path(target).name).strip("_")
 
 
 def ensure_data(task: str, data_dir: Path, raw_root: str | None = None) -> None:

@@ -23,6 +23,7 @@ from bodega.hf_folders import refuse_custom_code
 from bodega.plugins import PREFIX, build_plugin, is_plugin, plugin_identity
 from bodega.tasks import get_task, split_pair
 from bodega.victims.base import MAX_TOKENS, argmax_predictions, check_texts, hash_files
+from bodega.victims.trimming import MAX_CHARACTERS
 
 log = logging.getLogger(__name__)
 HF_PREFIX = "hf:"
@@ -97,7 +98,8 @@ class HFFolderVictim:
         self.batch_size = batch_size
         self.max_length = min(MAX_TOKENS, int(getattr(self.tokenizer, "model_max_length", MAX_TOKENS)))
         if not getattr(self.tokenizer, "is_fast", False):
-            log.warning("%s: its tokenizer is not a fast one (no offsets), so texts are attacked untrimmed", self.name)
+            log.warning("%s: its tokenizer is not a fast one (no offsets), so texts are cut after %s characters "
+                        "instead of 512 tokens", self.name, f"{MAX_CHARACTERS:,}")
         self._torch = torch
 
     @property
@@ -206,7 +208,8 @@ def open_victim(victim, task: str, profile: str = "cpu", positive_label: str | i
         product = build_plugin(text, "victim", "predict_proba", "predict_proba(texts) -> array [n, 2]")
         wrapped = CallableVictim(product, text, task, version, tokenizer, plugin_identity(text, "victim", product))
         if wrapped.trim_tokenizer is None:
-            log.warning("%s: no trimming tokenizer given; texts are attacked untrimmed", text)
+            log.warning("%s: no trimming tokenizer given; texts are cut after %s characters instead of 512 "
+                        "tokens", text, f"{MAX_CHARACTERS:,}")
         return wrapped
     if positive_label is not None or version is not None or trim_tokenizer is not None:
         raise BodegaError(f"victim {text!r}: --positive-label, --victim-version and --trim-tokenizer apply to "

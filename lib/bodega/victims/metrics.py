@@ -25,36 +25,42 @@ def read_checked_metrics(folder: str | Path) -> dict:
     swapped file): the weights hash it records must be ``victim.json``'s, and its attack F1 and accuracy must be
     those of ``attack_predictions.json``, which training writes from the same predictions with the weights hash
     (older metrics record no hash: the predictions vouch for them)."""
-    import json
-
     from bodega.errors import BodegaError
     from bodega.layout import METRICS, PREDICTIONS_INFO, VICTIM_INFO
-    from bodega.records import read_victim_info
 
     folder = Path(folder)
-    weights = read_victim_info(folder).weights_hash
-    try:
-        metrics = json.loads((folder / METRICS).read_text(encoding="utf-8"))
-    except ValueError as error:
-        raise BodegaError(f"{folder / METRICS}: invalid JSON ({error}); train the victim again") from None
+    weights = _json(folder / VICTIM_INFO, "train the victim again").get("weights_hash")
+    metrics = _json(folder / METRICS, "train the victim again")
     fix = f"train the victim again (`bodega train --out {folder}` after moving it away) or restore its own file"
     recorded = metrics.get("weights_hash")
-    if recorded is not None and recorded != weights:
+    if recorded is not None and weights is not None and recorded != weights:
         raise BodegaError(f"{folder / METRICS}: written for weights {str(recorded)[:12]}, but {VICTIM_INFO} holds "
                           f"weights {weights[:12]}: the metrics of another victim; {fix}")
-    try:
-        predictions = json.loads((folder / PREDICTIONS_INFO).read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    if not (folder / PREDICTIONS_INFO).exists():
         return metrics
-    except ValueError as error:
-        raise BodegaError(f"{folder / PREDICTIONS_INFO}: invalid JSON ({error}); {fix}") from None
-    if predictions.get("weights_hash") != weights:
+    predictions = _json(folder / PREDICTIONS_INFO, fix)
+    if weights is not None and predictions.get("weights_hash") != weights:
         raise BodegaError(f"{folder / PREDICTIONS_INFO}: written for weights "
                           f"{str(predictions.get('weights_hash'))[:12]}, but {VICTIM_INFO} holds weights "
                           f"{weights[:12]}; {fix}")
     attack = metrics.get("attack") or {}
-    if any(not isinstance(attack.get(key), (int, float)) or abs(attack[key] - predictions.get(key, -1)) > 1e-9
-           for key in ("f1", "accuracy")):
+    if any(not isinstance(attack.get(key), (int, float)) or not isinstance(predictions.get(key), (int, float))
+           or abs(attack[key] - predictions[key]) > 1e-9 for key in ("f1", "accuracy")):
         raise BodegaError(f"{folder / METRICS}: its attack F1 and accuracy are not those of this victim's attack "
                           f"predictions ({PREDICTIONS_INFO}): the metrics of another victim; {fix}")
     return metrics
+
+
+def _json(path: Path, fix: str) -> dict:
+    """A JSON object file of a victim folder; anything else is one error naming it."""
+    import json
+
+    from bodega.errors import BodegaError
+
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise BodegaError(f"{path}: cannot be read ({error}); {fix}") from None
+    if not isinstance(value, dict):
+        raise BodegaError(f"{path}: not a JSON object; {fix}")
+    return value
