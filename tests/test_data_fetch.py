@@ -300,6 +300,20 @@ def test_a_trickling_download_stops_at_its_deadline(tmp_path, capsys):
     assert err.count("\n") == 1 and "not downloaded within --deadline's 2 seconds" in err
 
 
+def test_a_password_or_token_in_a_download_url_is_never_shown(tmp_path, capsys):
+    server = _Server("silent")
+    host = server.url.split("//")[1]
+    try:
+        secret = server.url.replace("//", "//reader:s3cr3t-pass@") + "?X-Amz-Signature=t0ken-value&dl=1"
+        assert main(["data", "fetch", "--task", "PR2", "--from", secret, "--raw-root", str(tmp_path / "raw"),
+                     "--timeout", "1"]) == 2
+    finally:
+        server.close()
+    err = capsys.readouterr().err
+    assert "s3cr3t-pass" not in err and "t0ken-value" not in err and err.count("\n") == 1
+    assert f"reader:***@{host}?X-Amz-Signature=***&dl=***" in err
+
+
 def test_sigterm_during_a_download_removes_its_temporary_files(tmp_path):
     import signal
     import subprocess

@@ -41,9 +41,10 @@ class FunctionClassifier:
     def __init__(self, function: Callable[[list[str]], Any]):
         self.function = function
 
-    def predict_proba(self, texts: list[str]) -> np.ndarray:
-        """The function's answer for ``texts`` as a float array (its shape is checked by the victim wrapper)."""
-        return np.asarray(self.function(texts), dtype=np.float64)
+    def predict_proba(self, texts: list[str]) -> Any:
+        """The function's answer for ``texts``, as it gives it: the victim wrapper turns it into floats and checks
+        its shape, naming the victim when it cannot."""
+        return self.function(texts)
 
 
 class PipelineClassifier:

@@ -72,9 +72,20 @@ def replacing(path: str | os.PathLike) -> Iterator[BinaryIO]:
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
+    except OSError as error:
+        Path(tmp).unlink(missing_ok=True)
+        raise _naming(error, path) from error
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _naming(error: OSError, path: Path) -> OSError:
+    """``error`` with the file it is about: a write to an open file (a full disk) names none, and the command's
+    one-line message must say which file could not be written."""
+    if error.filename is not None:
+        return error
+    return type(error)(error.errno, error.strerror or str(error), str(path))
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
@@ -150,6 +161,8 @@ def append_jsonl_many(path: str | os.PathLike, records: Iterable[dict]) -> None:
     try:
         os.write(fd, data)
         os.fsync(fd)
+    except OSError as error:
+        raise _naming(error, Path(path)) from error
     finally:
         os.close(fd)
 

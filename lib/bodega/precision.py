@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,12 +120,19 @@ def resolve_precision(requested: str | Precision | None = None, flags: Iterable[
     if name == "auto":
         return Precision("bf16", kernels) if fast else FP32
     if not fast:
-        log.warning("precision bf16 without AMX-BF16 or a bf16 GPU (kernels: %s) may run slower than fp32: the "
-                    "book's Performance chapter measured 0.74-0.8x with AVX512-BF16 alone and 0.2x with AVX2 on an "
-                    "Intel CPU; "
-                    "`python benchmarks/precision.py` measures this machine; --precision auto chooses fp32 here",
-                    kernels)
+        _warn_slow_bf16(kernels)
     return Precision("bf16", kernels)
+
+
+@functools.lru_cache(maxsize=None)
+def _warn_slow_bf16(kernels: str) -> None:
+    """Say once per process that bf16 may run slowly here: a command resolves its precision for each model it
+    loads, and the same line ten times hides the lines that differ."""
+    log.warning("precision bf16 without AMX-BF16 or a bf16 GPU (kernels: %s) may run slower than fp32: the "
+                "book's Performance chapter measured 0.74-0.8x with AVX512-BF16 alone and 0.2x with AVX2 on an "
+                "Intel CPU; "
+                "`python benchmarks/precision.py` measures this machine; --precision auto chooses fp32 here",
+                kernels)
 
 
 _ATTACK_PRECISION: contextvars.ContextVar[Precision] = contextvars.ContextVar("attack_precision", default=FP32)

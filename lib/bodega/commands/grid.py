@@ -2,10 +2,8 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 from bodega.commands import at_least_one
 from bodega.precision import PRECISIONS
@@ -73,32 +71,6 @@ def _slice(spec, part: str, value: str | None) -> tuple[str, ...] | None:
     return chosen
 
 
-class _SaidOnce(logging.Filter):
-    """Lets each message through once."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._said: set[str] = set()
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        new = message not in self._said
-        self._said.add(message)
-        return new
-
-
-@contextlib.contextmanager
-def _precision_warnings_once() -> Iterator[None]:
-    """The grid resolves its precision once per victim; where bf16 runs slowly (no AMX) the warning is the same
-    each time, so for one command it is said once, not once per victim."""
-    logger, once = logging.getLogger("bodega.precision"), _SaidOnce()
-    logger.addFilter(once)
-    try:
-        yield
-    finally:
-        logger.removeFilter(once)
-
-
 def _spec(args: argparse.Namespace):
     from bodega.experiments import load_grid
 
@@ -112,10 +84,9 @@ def _spec(args: argparse.Namespace):
 def _run(args: argparse.Namespace) -> int:
     from bodega.experiments.runner import run_grid
 
-    with _precision_warnings_once():
-        report = run_grid(_spec(args).with_overrides(threads_per_cell=args.threads), engine=args.engine,
-                          workers=args.workers, scheduler=args.scheduler, show_progress=not args.no_progress,
-                          train_only=args.train_only, adopt=args.adopt)
+    report = run_grid(_spec(args).with_overrides(threads_per_cell=args.threads), engine=args.engine,
+                      workers=args.workers, scheduler=args.scheduler, show_progress=not args.no_progress,
+                      train_only=args.train_only, adopt=args.adopt)
     print(report.summary_line())
     for outcome in report.failed:
         print(f"  {outcome.status}: {outcome.name}: {outcome.error.splitlines()[0] if outcome.error else ''}")
@@ -157,11 +128,6 @@ def _pending(cell: Cell) -> tuple[str, str]:
 
 
 def _status(args: argparse.Namespace) -> int:
-    with _precision_warnings_once():
-        return _print_status(args)
-
-
-def _print_status(args: argparse.Namespace) -> int:
     from bodega.experiments.cells import attack_cells, compact_names, victim_cells
     from bodega.experiments.execute import is_done, read_marker
     from bodega.experiments.hashing import HashCache

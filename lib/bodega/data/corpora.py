@@ -17,7 +17,7 @@ from pathlib import Path
 import yaml
 
 from bodega.errors import BodegaError, MissingFileError
-from bodega.data.transfer import Limits, copy_replacing, download, extract
+from bodega.data.transfer import Limits, copy_replacing, download, extract, shown_url
 from bodega.io import file_sha256
 from bodega.tasks import get_task
 
@@ -158,7 +158,7 @@ def fetch(task: str, source: str | Path, raw_root: str | Path, limits: Limits = 
         text = str(source)
         if _is_url(text):
             origin = download(text, Path(scratch), limits)
-            shown = text
+            shown = shown_url(text)
         else:
             origin = shown = Path(text).expanduser()
             if not origin.exists():

@@ -53,9 +53,24 @@ def _copy_bounded(source: BinaryIO, handle: BinaryIO, left: int, what: str, opti
     return written
 
 
+def shown_url(url: str) -> str:
+    """``url`` as messages and logs may show it: without a password in it (``user:secret@``) or the values of
+    its query (a signed link's token), which would otherwise be written to the terminal and any log kept of it."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:
+        return "<a URL that cannot be read>"
+    netloc = parts.netloc.rpartition("@")[2]
+    if parts.username:
+        netloc = f"{parts.username}:***@{netloc}" if parts.password is not None else f"{parts.username}@{netloc}"
+    query = "&".join(f"{name}=***" for name, _ in urllib.parse.parse_qsl(parts.query, keep_blank_values=True))
+    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+
+
 def _download_body(response, handle: BinaryIO, url: str, limits: Limits) -> None:
     """Copy a response's body as it comes (each read returns what has arrived, so a trickle is seen), stopping
-    past ``--max-download-mb`` or once ``--deadline`` seconds have gone since the download began."""
+    past ``--max-download-mb`` or once ``--deadline`` seconds have gone since the download began (``url`` as
+    :func:`shown_url` shows it)."""
     ends = time.monotonic() + limits.deadline
     read = getattr(response, "read1", response.read)
     written = 0
@@ -76,12 +91,14 @@ def download(url: str, into: Path, limits: Limits) -> Path:
     """Download ``url`` into ``into``, refusing a body past the limit and a server silent past the timeout."""
     name = Path(urllib.parse.urlparse(url).path).name or "download"
     target = into / name
+    shown = shown_url(url)
     try:
         with urllib.request.urlopen(url, timeout=limits.timeout) as response, \
                 open(target, "wb") as handle:  # noqa: S310 - the user's URL
-            _download_body(response, handle, url, limits)
+            _download_body(response, handle, shown, limits)
     except (OSError, ValueError, http.client.HTTPException) as error:
-        raise BodegaError(f"--from {url}: cannot download it ({error or type(error).__name__}); check the URL "
+        reason = str(error or type(error).__name__).replace(url, shown)
+        raise BodegaError(f"--from {shown}: cannot download it ({reason}); check the URL "
                           "(or --timeout), or download it by hand and pass the file or folder") from None
     return target
 

@@ -9,7 +9,10 @@ victim loads with the same weights hash on any machine.
 from __future__ import annotations
 
 import json
+import logging
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import torch
 
@@ -106,3 +109,23 @@ def write_adapter(model, out_dir: Path, base_model: str, storage: str = "fp32") 
             config[name] = sorted(config[name])
     config_path.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     (Path(out_dir) / "README.md").unlink(missing_ok=True)
+
+
+@contextmanager
+def quiet_base_load() -> Iterator[None]:
+    """Within the block, load a base model whose classification head an adapter replaces next: transformers'
+    "newly initialized ... You should probably TRAIN this model" and bitsandbytes' note that an optional
+    ``kernels`` package is missing (said when peft imports it) concern no user attacking a trained victim, and
+    would hide the lines that do. Errors still show."""
+    from transformers.utils import logging as hf_logging
+
+    verbosity = hf_logging.get_verbosity()
+    kernels = logging.getLogger("bitsandbytes.backends.cpu.ops")
+    level = kernels.level
+    hf_logging.set_verbosity_error()
+    kernels.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(verbosity)
+        kernels.setLevel(level)

@@ -14,8 +14,8 @@ from pathlib import Path
 import torch
 
 from bodega.errors import BodegaError
-from bodega.victims.adapters import (adapter_files, base_hash, checked_base, copy_parameters, trained_parameters,
-                                     write_adapter)
+from bodega.victims.adapters import (adapter_files, base_hash, checked_base, copy_parameters, quiet_base_load,
+                                     trained_parameters, write_adapter)
 from bodega.victims.torch_victim import TOKENIZER_DIR, TorchVictim
 
 LEARNING_RATE = 5e-5
@@ -126,12 +126,13 @@ class BertVictim(TorchVictim):
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
         if info.get("finetuning") == "lora":
-            from peft import PeftModel
-
             location = checked_base(path, info, profile)
-            base = AutoModelForSequenceClassification.from_pretrained(location, num_labels=2,
-                                                                   trust_remote_code=False)
-            model = PeftModel.from_pretrained(base, path)
+            with quiet_base_load():
+                from peft import PeftModel
+
+                base = AutoModelForSequenceClassification.from_pretrained(location, num_labels=2,
+                                                                       trust_remote_code=False)
+                model = PeftModel.from_pretrained(base, path)
             tokenizer = AutoTokenizer.from_pretrained(location, trust_remote_code=False)
         else:
             model = AutoModelForSequenceClassification.from_pretrained(path, trust_remote_code=False)

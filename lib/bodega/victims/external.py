@@ -159,7 +159,13 @@ class CallableVictim:
     def predict_proba(self, texts: list[str]) -> np.ndarray:
         """The object's probabilities, refused unless they have one row of two per text."""
         texts = check_texts(texts)
-        probs = np.asarray(self.obj.predict_proba(texts), dtype=np.float64)
+        answer = self.obj.predict_proba(texts)
+        try:
+            probs = np.asarray(answer, dtype=np.float64)
+        except (TypeError, ValueError) as error:
+            raise BodegaError(f"{self.name}: predict_proba returned {type(answer).__name__} that is not numbers "
+                              f"({error}); it must return one row [P(credible), P(non-credible)] of floats per "
+                              "text") from None
         if probs.shape != (len(texts), 2):
             raise BodegaError(f"{self.name}: predict_proba returned shape {probs.shape} for {len(texts)} texts; "
                               "it must return one row [P(credible), P(non-credible)] per text")

@@ -16,7 +16,7 @@ import torch
 
 from bodega.errors import BodegaError
 from bodega.victims.adapters import (adapter_files, base_hash, checked_base, copy_parameters, local_model_dir,
-                                     trained_parameters, write_adapter)
+                                     quiet_base_load, trained_parameters, write_adapter)
 from bodega.victims.bert import base_location, stored_location
 from bodega.victims.torch_victim import TorchVictim
 
@@ -125,12 +125,13 @@ class GemmaVictim(TorchVictim):
     @classmethod
     def load(cls, path: Path, info: dict, profile: str, weights_hash: str) -> "GemmaVictim":
         """The adapter in ``path`` on its base model, refused when the base's hash differs from training's."""
-        from peft import PeftModel
-
         location = checked_base(path, info, profile)
         tokenizer = _tokenizer(location)
-        model = PeftModel.from_pretrained(_load_base(location, info["quantized_4bit"], tokenizer.pad_token_id),
-                                          path)
+        with quiet_base_load():
+            from peft import PeftModel
+
+            model = PeftModel.from_pretrained(_load_base(location, info["quantized_4bit"], tokenizer.pad_token_id),
+                                              path)
         model.eval()
         victim = cls(model, tokenizer, info["task"], name=info["name"], weights_hash=weights_hash)
         victim.base = {k: info[k] for k in ("base_model", "base_role", "base_sha256", "quantized_4bit")}
