@@ -99,14 +99,15 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
-def atomic_write_json(path: str | os.PathLike, obj: Any) -> None:
-    """Write indented JSON atomically (see :func:`atomic_write_text`)."""
-    atomic_write_text(path, json.dumps(obj, indent=2, ensure_ascii=False, sort_keys=False) + "\n")
+def atomic_write_json(path: str | os.PathLike, obj: Any, *, allow_nan: bool = True) -> None:
+    """Write indented JSON atomically (see :func:`atomic_write_text`); ``allow_nan=False`` raises ValueError
+    on NaN or infinity (which make the file invalid JSON) instead of writing them."""
+    atomic_write_text(path, json.dumps(obj, indent=2, ensure_ascii=False, sort_keys=False, allow_nan=allow_nan) + "\n")
 
 
-def append_jsonl(path: str | os.PathLike, record: dict) -> None:
+def append_jsonl(path: str | os.PathLike, record: dict, *, allow_nan: bool = True) -> None:
     """Append one record as a single write + fsync, so a kill leaves at most a torn last line."""
-    append_jsonl_many(path, [record])
+    append_jsonl_many(path, [record], allow_nan=allow_nan)
 
 
 def iter_jsonl(path: str | os.PathLike, *, drop_torn_tail: bool = True) -> Iterator[tuple[int, dict]]:
@@ -147,14 +148,14 @@ def read_jsonl(path: str | os.PathLike, *, drop_torn_tail: bool = True) -> Itera
         yield record
 
 
-def write_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> None:
-    """Write records as JSON lines atomically, replacing the file."""
-    atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+def write_jsonl(path: str | os.PathLike, records: Iterable[dict], *, allow_nan: bool = True) -> None:
+    """Write records as JSON lines atomically, replacing the file (``allow_nan``: see :func:`atomic_write_json`)."""
+    atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False, allow_nan=allow_nan) + "\n" for r in records))
 
 
-def append_jsonl_many(path: str | os.PathLike, records: Iterable[dict]) -> None:
+def append_jsonl_many(path: str | os.PathLike, records: Iterable[dict], *, allow_nan: bool = True) -> None:
     """Append several records in one write + fsync (a kill leaves whole lines and at most a torn last one)."""
-    data = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
+    data = "".join(json.dumps(r, ensure_ascii=False, allow_nan=allow_nan) + "\n" for r in records).encode("utf-8")
     if not data:
         return
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)

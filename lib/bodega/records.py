@@ -1,4 +1,5 @@
-"""The typed records of a results tree: an attack run's settings and summary, a victim's identity and training.
+"""The typed records of a results tree: an attack run's settings, per-example records and summary, a victim's
+identity and training.
 
 Each record is a dataclass with a ``schema_version``, written by its ``write_*`` function and read by its
 ``read_*`` function, nowhere else. Files written before records carried a version (every committed one
@@ -9,19 +10,24 @@ File names come from :mod:`bodega.layout`.
 from __future__ import annotations
 
 import json
+import logging
+import math
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from bodega.errors import BodegaError, MissingFileError
-from bodega.io import atomic_write_json
+from bodega.io import append_jsonl, atomic_write_json, iter_jsonl, write_jsonl
 from bodega.layout import RUN_CONFIG, SUMMARY, VICTIM_INFO
 from bodega.scoring.core import Summary
+
+log = logging.getLogger(__name__)
 
 RUN_CONFIG_VERSION = 1
 SUMMARY_VERSION = 1
 VICTIM_INFO_VERSION = 1
 TRAINING_VERSION = 1
+EXAMPLE_VERSION = 1
 
 _FP32_BEFORE_PRECISIONS = {"precision": "fp32", "kernels": "fp32", "attack_precision": "fp32"}
 """What records written before precisions existed held implicitly."""
@@ -42,13 +48,16 @@ def upgrade(kind: str, data: dict) -> dict:
             data = {**_FP32_BEFORE_PRECISIONS, "victim_task": data.get("task"), **data}
         if kind == "training":
             data = {**_TRAINING_DEFAULTS, **data}
+        if kind == "example":
+            data = {"trimmed": False, **data}  # texts were not cut before the runner recorded whether it cut them
         if kind == "victim":
             data = {**_FP32_BEFORE_PRECISIONS, **data}
             data.pop("attack_precision")
             if isinstance(data.get("training"), dict):
                 data["training"] = upgrade("training", data["training"])
         data["schema_version"] = {"run": RUN_CONFIG_VERSION, "summary": SUMMARY_VERSION,
-                                  "victim": VICTIM_INFO_VERSION, "training": TRAINING_VERSION}[kind]
+                                  "victim": VICTIM_INFO_VERSION, "training": TRAINING_VERSION,
+                                  "example": EXAMPLE_VERSION}[kind]
     return data
 
 
@@ -262,13 +271,59 @@ class VictimInfo:
                             if training is not None else None}, where, "victim")
 
 
+def _finite(data: dict, what: str) -> dict:
+    """``data`` when every number in it is finite, else a one-line error naming the fields: JSON has no NaN or
+    infinity, and a file holding them is no longer JSON."""
+    bad = sorted(_non_finite(data))
+    if bad:
+        raise BodegaError(f"{what} would hold NaN or infinity in {', '.join(bad)}: refusing to write invalid JSON "
+                          "(an input record or a semantic score is damaged)")
+    return data
+
+
+def _non_finite(value: Any, name: str = "") -> Iterator[str]:
+    """The dotted names of the non-finite numbers in ``value``."""
+    if isinstance(value, float) and not math.isfinite(value):
+        yield name or "the value"
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _non_finite(item, f"{name}.{key}" if name else str(key))
+    elif isinstance(value, (list, tuple)):
+        for position, item in enumerate(value):
+            yield from _non_finite(item, f"{name}[{position}]")
+
+
 def _read_json(path: Path, missing: str) -> Any:
     if not path.exists():
         raise MissingFileError(f"{path} not found: {missing}")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        return json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise BodegaError(f"{path}: not a JSON file ({error}); write it again") from None
+    except _NonFinite as error:
+        line = text[:text.find(error.token)].count("\n") + 1 if error.token in text else "?"
+        raise BodegaError(f"{path}:{line}: {error.token} is not a JSON number (NaN and infinity are refused); this "
+                          "file was not written by bodega (or was edited): write it again") from None
+
+
+class _NonFinite(ValueError):
+    """A NaN or infinity in a record file (Python's JSON reads them; JSON has none)."""
+
+    def __init__(self, token: str) -> None:
+        super().__init__(token)
+        self.token = token
+
+
+def _no_constant(token: str) -> Any:
+    raise _NonFinite(token)
+
+
+def _finite_float(token: str) -> float:
+    value = float(token)
+    if not math.isfinite(value):
+        raise _NonFinite(token)
+    return value
 
 
 def read_run_config(run_dir: str | Path) -> RunConfig | None:
@@ -289,8 +344,9 @@ def read_summary(run_dir: str | Path) -> RunSummary:
 
 
 def write_summary(run_dir: str | Path, summary: RunSummary) -> None:
-    """Write ``summary.json`` atomically."""
-    atomic_write_json(Path(run_dir) / SUMMARY, summary.to_dict())
+    """Write ``summary.json`` atomically; NaN or infinity anywhere in it is refused (JSON has neither)."""
+    path = Path(run_dir) / SUMMARY
+    atomic_write_json(path, _finite(summary.to_dict(), str(path)), allow_nan=False)
 
 
 def read_victim_info(model_dir: str | Path) -> VictimInfo:
@@ -304,6 +360,161 @@ def read_victim_info(model_dir: str | Path) -> VictimInfo:
 def write_victim_info(model_dir: str | Path, info: VictimInfo) -> None:
     """Write ``victim.json`` atomically (training writes it last: its presence marks a finished folder)."""
     atomic_write_json(Path(model_dir) / VICTIM_INFO, info.to_dict())
+
+
+RUNNER_FIELDS = ("index", "id", "original", "adversarial", "success", "queries", "unique_queries", "forwards",
+                 "seconds", "error")
+"""What every record the attack runner wrote holds, whatever its version (a resumed run needs each of them)."""
+SCORED_FIELDS = ("original", "adversarial", "success")
+"""What a record needs to be scored (``bodega score`` reads hand-made files too)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExampleRecord:
+    """One attacked example as the runner wrote it: a line of ``records.jsonl``.
+
+    The runner writes every field. A file it did not write whole (one made by hand for ``bodega score``, a copy
+    kept without its texts) may lack some: None then means "not recorded", and each reader names the fields it
+    needs (:func:`read_example_records`'s ``require``) so that a file lacking them is refused, naming its line."""
+
+    VERSION = EXAMPLE_VERSION
+
+    index: int | None = None
+    """Row of the attacked text in ``attack.tsv``."""
+    id: str | None = None
+    original: str | None = None
+    """The text as attacked, cut after the victim's 512th token when it has a trimming tokenizer."""
+    adversarial: str | None = None
+    """The adversarial text when the attack succeeded, else None."""
+    success: bool
+    trimmed: bool = False
+    original_tokens: int | None = None
+    """The untrimmed text's length in the trimming tokenizer's tokens (None: untrimmed)."""
+    queries: int | None = None
+    """Texts asked of the victim for this example, as BODEGA counts them (repeats included)."""
+    unique_queries: int | None = None
+    forwards: int | None = None
+    cache_hits: int | None = None
+    seconds: float | None = None
+    """Wall-clock seconds of the example's attack."""
+    cpu_seconds: float | None = None
+    """The process's CPU seconds over the example's attack (steadier than wall-clock on a shared machine)."""
+    error: str | None = None
+    """The exception that ended the example's attack, in one line (None: none)."""
+    budget_exhausted: bool | None = None
+    """Whether the example stopped at its query budget (None: written before the flag existed)."""
+    schema_version: int = EXAMPLE_VERSION
+
+    def to_dict(self) -> dict:
+        """The JSON form of one line."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str, require: tuple[str, ...] = ()) -> ExampleRecord:
+        """A record from its JSON form (any schema version), every field checked; ``require`` names the fields
+        the reader needs recorded."""
+        if not isinstance(data, dict):
+            raise BodegaError(f"{where}: expected a JSON object, found {type(data).__name__}")
+        missing = [name for name in ("success", *require) if name not in data]
+        if missing:
+            raise BodegaError(f"{where}: record (id {data.get('id')!r}) lacks {', '.join(dict.fromkeys(missing))}; "
+                              "it was not written by bodega attack (or was edited)")
+        version = data.get("schema_version", 0)
+        if not _whole(version) or version > cls.VERSION:
+            raise BodegaError(f"{where}: schema version {version!r} is newer than this bodega reads ({cls.VERSION}); "
+                              "upgrade bodega")
+        data = upgrade("example", data)
+        names = {f.name for f in fields(cls)}
+        return cls(**{name: _checked(name, value, where) for name, value in data.items() if name in names})
+
+
+_COUNTS = ("index", "queries", "unique_queries", "forwards", "cache_hits", "original_tokens", "schema_version")
+_SECONDS = ("seconds", "cpu_seconds")
+_TEXTS = ("id", "original", "adversarial", "error")
+_FLAGS = ("trimmed", "budget_exhausted")
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _checked(name: str, value: Any, where: str) -> Any:
+    """One field of a record as its type says, or a one-line error naming the line (NaN and infinity are no
+    numbers: a NaN ``seconds`` resumed would make the run's summary invalid JSON)."""
+    if name == "success":
+        if isinstance(value, bool) or (_whole(value) and value in (0, 1)):
+            return bool(value)
+        raise BodegaError(f"{where}: 'success' must be true or false, found {value!r}")
+    if name == "id" and _whole(value):
+        return str(value)  # ids of hand-made files may be numbers
+    if value is None and name not in ("trimmed", "schema_version"):
+        return None
+    if name in _COUNTS:
+        whole = isinstance(value, float) and math.isfinite(value) and value == int(value)
+        if (_whole(value) or whole) and value >= 0:
+            return int(value)
+        raise BodegaError(f"{where}: '{name}' must be a whole number >= 0, found {value!r}")
+    if name in _SECONDS:
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0:
+            return float(value)
+        raise BodegaError(f"{where}: '{name}' must be a number >= 0, found {value!r} (NaN and infinity are not "
+                          "allowed); this file was not written by bodega attack (or was edited)")
+    if name in _TEXTS:
+        if isinstance(value, str):
+            return value
+        raise BodegaError(f"{where}: '{name}' must be a text{' or null' if name == 'adversarial' else ''}, found "
+                          f"{type(value).__name__}")
+    if name in _FLAGS and isinstance(value, bool):
+        return value
+    raise BodegaError(f"{where}: '{name}' must be true or false, found {value!r}")
+
+
+def iter_example_records(path: str | Path, require: tuple[str, ...] = ()) -> Iterator[tuple[int, ExampleRecord]]:
+    """(line number, record) of each line of a ``records.jsonl``, read one line at a time, upgraded to the
+    current version and checked; a torn last line (a kill mid-write) is skipped with a warning, any other bad
+    line is a one-line error naming the file and line."""
+    for number, data in iter_jsonl(path):
+        yield number, ExampleRecord.from_dict(data, f"{path}:{number}", require)
+
+
+def read_example_records(path: str | Path, require: tuple[str, ...] = ()) -> list[ExampleRecord]:
+    """Every record of a ``records.jsonl`` (see :func:`iter_example_records`); a missing file has none."""
+    return [record for _, record in iter_example_records(path, require)]
+
+
+def read_run_records(path: str | Path) -> list[ExampleRecord]:
+    """The records a run left, to resume it: a torn last line (a kill mid-write) is dropped from the file itself;
+    a record lacking a field the runner writes, a duplicate example or NaN anywhere is refused, naming the line."""
+    path = Path(path)
+    if not path.exists():
+        return []
+    lines = list(iter_jsonl(path))
+    raw = path.read_bytes()
+    if raw and (not raw.endswith(b"\n") or raw.count(b"\n") != len(lines)):
+        log.warning("%s: rewriting without its torn last line", path)
+        write_jsonl(path, [data for _, data in lines])  # the whole lines as written, at their own versions
+        lines = list(iter_jsonl(path))
+    records, seen = [], set()
+    for number, data in lines:
+        record = ExampleRecord.from_dict(data, f"{path}:{number}", RUNNER_FIELDS)
+        if record.index in seen:
+            raise BodegaError(f"{path}:{number}: example index {record.index} recorded twice; "
+                              "remove the duplicate line or start a new output folder")
+        seen.add(record.index)
+        records.append(record)
+    return records
+
+
+def append_example_record(path: str | Path, record: ExampleRecord) -> None:
+    """Append one record as one JSON line, flushed before the next example starts (a kill leaves at most a
+    torn last line, which :func:`read_run_records` drops)."""
+    append_jsonl(path, _finite(record.to_dict(), f"{path}: the record of example {record.index}"), allow_nan=False)
+
+
+def write_example_records(path: str | Path, records: list[ExampleRecord]) -> None:
+    """Write a whole ``records.jsonl`` atomically (a copy made by tools and tests)."""
+    write_jsonl(path, [_finite(r.to_dict(), f"{path}: the record of example {r.index}") for r in records],
+                allow_nan=False)
 
 
 @dataclass(frozen=True)
@@ -331,12 +542,12 @@ class AttackRecord:
     """The record's other fields (``unique_queries``, ``forwards``, ``cpu_seconds``, ...)."""
 
     @classmethod
-    def scored(cls, record: dict, score: Any) -> AttackRecord:
-        """A runner record (one JSON line) with its example's score (a :class:`bodega.scoring.ExampleScore`)."""
+    def scored(cls, record: ExampleRecord, score: Any) -> AttackRecord:
+        """A runner record with its example's score (a :class:`bodega.scoring.ExampleScore`)."""
         own = {f.name for f in fields(cls)} - {"semantic", "character", "bodega", "extra"}
-        return cls(**{key: record[key] for key in own if key in record}, semantic=score.semantic,
-                   character=score.character, bodega=score.bodega,
-                   extra={key: value for key, value in record.items() if key not in own})
+        written = {key: value for key, value in record.to_dict().items() if key != "schema_version"}
+        return cls(**{key: written[key] for key in own}, semantic=score.semantic, character=score.character,
+                   bodega=score.bodega, extra={key: value for key, value in written.items() if key not in own})
 
 
 SETTINGS = ("task", "victim", "victim_weights", "attacker", "scenario", "profile", "budget", "seed", "backend",

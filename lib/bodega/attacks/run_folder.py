@@ -12,44 +12,17 @@ while a process writes it, so two processes never write the same run.
 """
 from __future__ import annotations
 
-import logging
 from dataclasses import asdict, fields, replace
 from pathlib import Path
 from typing import Any
 
 from bodega.attacks.base import recorded_attacker
-from bodega.attacks.runner import RECORD_KEYS, AttackOptions, attack_examples
+from bodega.attacks.runner import AttackOptions, attack_examples
 from bodega.errors import BodegaError
-from bodega.io import append_jsonl, exclusive_lock, iter_jsonl, relative_path, write_jsonl
+from bodega.io import exclusive_lock, relative_path, write_jsonl
 from bodega.layout import RECORDS, RUN_CONFIG, RUN_LOCK, SCORES, SUMMARY
-from bodega.records import AttackReport, RunConfig, read_run_config, write_run_config, write_summary
-
-log = logging.getLogger(__name__)
-
-
-def load_records(path: Path) -> list[dict]:
-    """Records already written; a torn last line is dropped from the file itself, duplicates and
-    records lacking a field refused (naming the file and line). Each record's ``_line`` is its line."""
-    if not path.exists():
-        return []
-    numbered = list(iter_jsonl(path))
-    raw = path.read_bytes()
-    if raw and (not raw.endswith(b"\n") or raw.count(b"\n") != len(numbered)):
-        log.warning("%s: rewriting without its torn last line", path)
-        write_jsonl(path, [record for _, record in numbered])
-        numbered = list(iter_jsonl(path))
-    seen: set[int] = set()
-    for number, record in numbered:
-        missing = [key for key in RECORD_KEYS if not isinstance(record, dict) or key not in record]
-        if missing:
-            raise BodegaError(f"{path}:{number}: record lacks {', '.join(missing)}; this is not a records file of "
-                              "bodega attack (or it was edited): start a new output folder")
-        if record["index"] in seen:
-            raise BodegaError(f"{path}:{number}: example index {record['index']} recorded twice; "
-                              "remove the duplicate line or start a new output folder")
-        seen.add(record["index"])
-        record["_line"] = number
-    return [record for _, record in numbered]
+from bodega.records import (AttackReport, ExampleRecord, RunConfig, append_example_record, read_run_config,
+                            read_run_records, write_run_config, write_summary)
 
 
 class RunFolder:
@@ -61,7 +34,7 @@ class RunFolder:
         self.where = str(self.records_path)
         self.previous: RunConfig | None = None
 
-    def resume(self, config: RunConfig) -> list[dict]:
+    def resume(self, config: RunConfig) -> list[ExampleRecord]:
         """The records of the run already here, refusing one whose settings differ from ``config``."""
         self.out.mkdir(parents=True, exist_ok=True)
         previous = read_run_config(self.out)
@@ -70,7 +43,7 @@ class RunFolder:
         else:
             _refuse_foreign_outputs(self.out, config)
         self.previous = previous
-        return load_records(self.records_path)
+        return read_run_records(self.records_path)
 
     def begin(self, config: RunConfig) -> None:
         """Claim the folder for this run: ``run.json`` (a new run) and an empty records file."""
@@ -78,9 +51,9 @@ class RunFolder:
             write_run_config(self.out, config)
         self.records_path.touch()  # exists even when the scenario selects no example
 
-    def append(self, record: dict) -> None:
+    def append(self, record: ExampleRecord) -> None:
         """Append one record as one JSON line, flushed before the next example starts."""
-        append_jsonl(self.records_path, record)
+        append_example_record(self.records_path, record)
 
     def finish(self, report: AttackReport, scores: list) -> None:
         """Write ``scores.jsonl`` and ``summary.json``."""

@@ -27,12 +27,11 @@ import numpy as np
 from bodega.attacks.base import Attacker, canonical_name, get_attacker
 from bodega.attacks.goal import Goal
 from bodega.errors import BodegaError, UnknownNameError
-from bodega.records import AttackRecord, AttackReport, RunConfig, RunSummary
+from bodega.records import AttackRecord, AttackReport, ExampleRecord, RunConfig, RunSummary
 from bodega.scoring.core import Summary
 
 log = logging.getLogger(__name__)
 
-RECORD_KEYS = ("index", "id", "original", "success", "queries", "unique_queries", "forwards", "seconds", "error")
 SAMPLE_STREAM = 22  # seeds the sample order apart from the attackers' own random streams
 
 
@@ -97,19 +96,19 @@ def sample_description(targets: list[Target], seed: int) -> dict:
             "labels": {"0": labels.count(0), "1": labels.count(1)}}
 
 
-def check_resumed(records: list[dict], targets: list[Target], where: str) -> None:
+def check_resumed(records: list[ExampleRecord], targets: list[Target], where: str) -> None:
     """Each resumed record must be its attack row's: the same id and (trimmed) text at its index."""
     by_index = {t.index: t for t in targets}
     for record in records:
-        target = by_index.get(record["index"])
-        if target is None or target.id != record["id"] or target.text != record["original"]:
+        target = by_index.get(record.index)
+        if target is None or target.id != record.id or target.text != record.original:
             found = "no such row" if target is None else f"row id {target.id!r}"
-            raise BodegaError(f"{where}:{record.get('_line')}: the record of example {record['index']} (id "
-                              f"{record['id']!r}) does not match attack.tsv ({found}, or another text): these "
-                              "records come from other data; use another output folder or delete this one")
+            raise BodegaError(f"{where}: the record of example {record.index} (id {record.id!r}) does not match "
+                              f"attack.tsv ({found}, or another text): these records come from other data; use "
+                              "another output folder or delete this one")
 
 
-def attack_one(attacker: Attacker, accountant, target: Target, targeted: bool, seed: int) -> dict:
+def attack_one(attacker: Attacker, accountant, target: Target, targeted: bool, seed: int) -> ExampleRecord:
     """Attack one example; the record carries counts, time, and an error instead of raising."""
     from bodega.victims.accounting import QueryBudgetExceeded
 
@@ -132,9 +131,10 @@ def attack_one(attacker: Attacker, accountant, target: Target, targeted: bool, s
         error = f"{type(exc).__name__}: {exc}"
         log.warning("example %d (%s): %s", target.index, target.id, error)
     seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
-    return dict(index=target.index, id=target.id, original=target.text, adversarial=adversarial,
-                success=success, trimmed=target.trimmed, original_tokens=target.tokens, **accountant.counts(),
-                seconds=round(seconds, 6), cpu_seconds=round(cpu_seconds, 6), error=error, budget_exhausted=exhausted)
+    return ExampleRecord(index=target.index, id=target.id, original=target.text, adversarial=adversarial,
+                         success=success, trimmed=target.trimmed, original_tokens=target.tokens, **accountant.counts(),
+                         seconds=round(seconds, 6), cpu_seconds=round(cpu_seconds, 6), error=error,
+                         budget_exhausted=exhausted)
 
 
 def _whole(value: Any) -> bool:
@@ -213,13 +213,13 @@ class RunStore(Protocol):
     where: str
     """How messages name the store (a records file, ``memory``)."""
 
-    def resume(self, config: RunConfig) -> list[dict]:
+    def resume(self, config: RunConfig) -> list[ExampleRecord]:
         """The records of an earlier run with these settings (refusing one with other settings)."""
 
     def begin(self, config: RunConfig) -> None:
         """Everything is checked: from here on the store holds this run."""
 
-    def append(self, record: dict) -> None:
+    def append(self, record: ExampleRecord) -> None:
         """Keep one finished example's record (before the next starts)."""
 
     def finish(self, report: AttackReport, scores: list) -> None:
@@ -231,14 +231,14 @@ class MemoryStore:
 
     where = "memory"
 
-    def resume(self, config: RunConfig) -> list[dict]:
+    def resume(self, config: RunConfig) -> list[ExampleRecord]:
         """Nothing to resume: every run in memory starts afresh."""
         return []
 
     def begin(self, config: RunConfig) -> None:
         """Nothing to claim."""
 
-    def append(self, record: dict) -> None:
+    def append(self, record: ExampleRecord) -> None:
         """The runner keeps the records itself."""
 
     def finish(self, report: AttackReport, scores: list) -> None:
@@ -364,7 +364,7 @@ def attack_examples(task: str, victim, attacker: Attacker, examples: Sequence, o
         _check_outputs(selector, all_targets, store.where)
         targets = select_examples(all_targets, selector, options.targeted, options.n_examples, seed=options.seed)
         check_resumed(records, all_targets, store.where)
-        done = {r["index"] for r in records}
+        done = {r.index for r in records}
         todo = [t for t in targets if t.index not in done]
         if todo and hasattr(attacker, "warm_up"):
             with using_precision(run.precision):
@@ -393,32 +393,30 @@ def _check_outputs(accountant, targets: list[Target], where: str) -> None:
                           "(are its weights damaged?)") from None
 
 
-def _score(records: list[dict], targets: list[Target], run: _Prepared, options: AttackOptions,
+def _score(records: list[ExampleRecord], targets: list[Target], run: _Prepared, options: AttackOptions,
            cached: bool) -> tuple[AttackReport, list]:
     """The selected targets' records scored: the typed report and the per-example scores."""
     wanted = {t.index for t in targets}
-    records = sorted((r for r in records if r["index"] in wanted), key=lambda r: r["index"])
-    for record in records:
-        record.pop("_line", None)
+    records = sorted((r for r in records if r.index in wanted), key=lambda r: r.index)
     figures, counts, scores = score_run(run.task, records, options.profile, options.semantic)
     summary = RunSummary(
         scores=figures, config=run.config, **counts, n_examples=len(records),
         trim=run.trimmer.describe() if run.trimmer is not None else None,
-        trimmed=sum(bool(r.get("trimmed")) for r in records), sample=sample_description(targets, options.seed),
-        prediction_cache=cached, cache_hits=sum(int(r.get("cache_hits") or 0) for r in records),
-        forwards=sum(int(r.get("forwards") or 0) for r in records))
+        trimmed=sum(r.trimmed for r in records), sample=sample_description(targets, options.seed),
+        prediction_cache=cached, cache_hits=sum(r.cache_hits or 0 for r in records),
+        forwards=sum(r.forwards or 0 for r in records))
     return AttackReport(figures, [AttackRecord.scored(r, s) for r, s in zip(records, scores)], summary), scores
 
 
-def _attack_all(engine, accountant, todo: list[Target], targets: list[Target], records: list[dict],
-                store: RunStore, options: AttackOptions, precision, desc: str) -> list[dict]:
+def _attack_all(engine, accountant, todo: list[Target], targets: list[Target], records: list[ExampleRecord],
+                store: RunStore, options: AttackOptions, precision, desc: str) -> list[ExampleRecord]:
     """Attack every target not yet recorded, appending each record as it finishes; returns all records."""
     from tqdm.auto import tqdm
 
     from bodega.precision import using_precision
 
-    successes = sum(bool(r["success"]) for r in records)
-    queries = sum(r["queries"] for r in records)
+    successes = sum(r.success for r in records)
+    queries = sum(r.queries for r in records)
     bar = tqdm(total=len(targets), initial=len(targets) - len(todo), desc=desc, disable=not options.progress,
                unit="ex")
     for target in todo:
@@ -426,31 +424,30 @@ def _attack_all(engine, accountant, todo: list[Target], targets: list[Target], r
             record = attack_one(engine, accountant, target, options.targeted, options.seed)
         store.append(record)
         records.append(record)
-        successes += record["success"]
-        queries += record["queries"]
+        successes += record.success
+        queries += record.queries
         bar.update(1)
         bar.set_postfix(success=f"{successes}/{len(records)}", queries=queries,
-                        errors=sum(r["error"] is not None for r in records))
+                        errors=sum(r.error is not None for r in records))
     bar.close()
     return records
 
 
-def score_run(task: str, records: list[dict], profile: str, semantic=None) -> tuple[Summary, dict, list]:
+def score_run(task: str, records: list[ExampleRecord], profile: str, semantic=None) -> tuple[Summary, dict, list]:
     """The run's BODEGA figures, its counts (errors, budget exhaustions, queries, the semantic model) and
     the per-example BODEGA scores (errors score 0 and are counted apart)."""
     from bodega.scoring import load_semantic_model, score_examples, summarise
 
     started = time.perf_counter()
     semantic = semantic if semantic is not None else load_semantic_model(profile)
-    scores = score_examples(task, [r["original"] for r in records], [r["adversarial"] for r in records],
-                            [bool(r["success"]) for r in records], semantic)
+    scores = score_examples(task, [r.original for r in records], [r.adversarial for r in records],
+                            [r.success for r in records], semantic)
     scoring_seconds = time.perf_counter() - started
-    result = summarise(scores, [r["queries"] for r in records], sum(r["seconds"] for r in records),
-                       scoring_seconds)
-    counts = dict(errors=sum(r["error"] is not None for r in records),
-                  budget_exhausted=sum(bool(r.get("budget_exhausted")) for r in records),
-                  unique_queries_per_example=_mean(r["unique_queries"] for r in records),
-                  forwards_per_example=_mean(r["forwards"] for r in records),
+    result = summarise(scores, [r.queries for r in records], sum(r.seconds for r in records), scoring_seconds)
+    counts = dict(errors=sum(r.error is not None for r in records),
+                  budget_exhausted=sum(bool(r.budget_exhausted) for r in records),
+                  unique_queries_per_example=_mean(r.unique_queries for r in records),
+                  forwards_per_example=_mean(r.forwards for r in records),
                   semantic_model=getattr(semantic, "name", type(semantic).__name__))
     return result, counts, scores
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from bodega.errors import BodegaError, MissingFileError
-from bodega.io import atomic_write_text, iter_jsonl
+from bodega.io import atomic_write_text
 
 INCREDIBLAE_HEADER = ("succeeded", "num_queries", "original_text", "modified_text")
 
@@ -43,15 +43,6 @@ def _flag(value: str, where: str) -> bool:
     if text in _FALSE:
         return False
     raise BodegaError(f"{where}: 'succeeded' must be 0/1 or true/false, found {value!r}")
-
-
-def _json_flag(value: object, where: str) -> bool:
-    """A record's ``success``: a JSON boolean (or 0/1); a string such as "false" is refused, not read as true."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int) and value in (0, 1):
-        return bool(value)
-    raise BodegaError(f"{where}: 'success' must be true or false, found {value!r}")
 
 
 def _count(value: object, where: str) -> int:
@@ -112,25 +103,15 @@ def read_incrediblae_tsv(path: str | os.PathLike) -> list[AttackedExample]:
 
 
 def iter_records(path: str | os.PathLike) -> Iterator[AttackedExample]:
-    """Our attack runner's ``records.jsonl``, one record at a time (a torn last line is skipped with a warning)."""
-    for number, record in iter_jsonl(path):
-        where = f"{path}:{number}"
-        if not isinstance(record, dict):
-            raise BodegaError(f"{where}: expected a JSON object, found {type(record).__name__}")
-        missing = [k for k in ("original", "adversarial", "success") if k not in record]
-        if missing:
-            raise BodegaError(f"{where}: record (id {record.get('id')!r}) lacks {', '.join(missing)}")
-        try:
-            seconds = float(record.get("seconds") or 0.0)
-        except (TypeError, ValueError):
-            seconds = float("nan")
-        if not math.isfinite(seconds) or seconds < 0:
-            raise BodegaError(f"{where}: 'seconds' must be a number >= 0, found {record.get('seconds')!r}")
-        if not isinstance(record["original"], str) or not isinstance(record["adversarial"], (str, type(None))):
-            raise BodegaError(f"{where}: 'original' must be a text and 'adversarial' a text or null, found "
-                              f"{type(record['original']).__name__} and {type(record['adversarial']).__name__}")
-        yield AttackedExample(record["original"], record["adversarial"], _json_flag(record["success"], where),
-                              _count(record.get("queries"), where), str(record.get("id", number)), seconds)
+    """Our attack runner's ``records.jsonl`` (or a file made by hand with its fields), one record at a time,
+    read by :func:`bodega.records.iter_example_records` (a torn last line is skipped with a warning)."""
+    from bodega.records import SCORED_FIELDS, iter_example_records
+
+    for number, record in iter_example_records(path, SCORED_FIELDS):
+        if record.original is None:
+            raise BodegaError(f"{path}:{number}: 'original' must be a text, found null")
+        yield AttackedExample(record.original, record.adversarial, record.success, record.queries or 0,
+                              record.id if record.id is not None else str(number), record.seconds or 0.0)
 
 
 def read_records(path: str | os.PathLike) -> list[AttackedExample]:
