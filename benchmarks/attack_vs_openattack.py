@@ -26,7 +26,9 @@ from pathlib import Path
 
 import numpy as np
 
-from bodega.io import atomic_write_json, atomic_write_text, read_jsonl
+from bodega.io import atomic_write_json, atomic_write_text
+from bodega.layout import RECORDS
+from bodega.records import read_example_records
 
 ATTACKERS = ("DeepWordBug", "PWWS", "Genetic", "SememePSO")
 
@@ -61,27 +63,27 @@ def run_one(args, victim, clock: ForwardClock, attacker: str, backend: str, targ
 
     engine, _, fidelity = backend.partition("-")
     out = Path(args.out) / f"{attacker}-{backend}-{'T' if targeted else 'U'}"
-    done_before = len(list(read_jsonl(out / "records.jsonl"))) if (out / "records.jsonl").exists() else 0
+    done_before = len(read_example_records(out / RECORDS))
     clock.seconds = 0.0
     summary = run_attack("PR2", victim, args.data, attacker, out, targeted=targeted,
                          n_examples=args.targeted_n if targeted else args.untargeted_n, seed=args.seed,
                          profile=args.profile, backend=engine, progress=True, batch_size=args.batch_size,
                          attacker_options={"fidelity": fidelity} if fidelity else None,
                          prediction_cache=False)  # measured forwards: none may come from an earlier run's cache
-    records = list(read_jsonl(out / "records.jsonl"))
+    records = read_example_records(out / RECORDS)
     # The clock also runs while the targeted scenario picks its examples (one batched pass over the
     # positives); that is a few ms per example at most and is counted against the attack.
     forward = 1000 * clock.seconds / len(records) if records and not done_before else float("nan")
     return dict(attacker=attacker, backend=backend, scenario="targeted" if targeted else "untargeted",
-                n=len(records), errors=sum(r["error"] is not None for r in records),
+                n=len(records), errors=sum(r.error is not None for r in records),
                 forward_ms_per_example=forward,
-                ms_per_example=1000 * float(np.mean([r["seconds"] for r in records])),
-                cpu_ms_per_example=1000 * float(np.mean([r["cpu_seconds"] for r in records])),
-                queries=float(np.mean([r["queries"] for r in records])),
-                unique_queries=float(np.mean([r["unique_queries"] for r in records])),
-                forwards=float(np.mean([r["forwards"] for r in records])),
-                success=float(np.mean([r["success"] for r in records])),
-                bodega=float(summary.bodega_score), records=[(normalise(r["adversarial"]), r["queries"])
+                ms_per_example=1000 * float(np.mean([r.seconds for r in records])),
+                cpu_ms_per_example=1000 * float(np.mean([r.cpu_seconds for r in records])),
+                queries=float(np.mean([r.queries for r in records])),
+                unique_queries=float(np.mean([r.unique_queries for r in records])),
+                forwards=float(np.mean([r.forwards for r in records])),
+                success=float(np.mean([r.success for r in records])),
+                bodega=float(summary.bodega_score), records=[(normalise(r.adversarial), r.queries)
                                                                 for r in records])
 
 

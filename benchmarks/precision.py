@@ -133,8 +133,11 @@ def attack_cell(folder: Path, data: Path, out: Path, n: int, precision: str) -> 
     started, cpu = time.perf_counter(), time.process_time()
     run = run_attack("PR2", folder, data, "PWWS", out, n_examples=n, profile="cpu", progress=False,
                      precision=precision).run
-    records = [json.loads(line) for line in (out / "records.jsonl").read_text(encoding="utf-8").splitlines()]
-    return {"attack_cpu_seconds": sum(r["cpu_seconds"] for r in records), "precision": run.config.precision,
+    from bodega.layout import RECORDS
+    from bodega.records import read_example_records
+
+    records = read_example_records(out / RECORDS, ("cpu_seconds",))
+    return {"attack_cpu_seconds": sum(r.cpu_seconds for r in records), "precision": run.config.precision,
             "kernels": run.config.kernels, "examples": run.n_examples,
             "wall_seconds": time.perf_counter() - started, "cpu_seconds": time.process_time() - cpu,
             "attack_seconds": run.scores.total_attack_time, "success": run.scores.success_score,

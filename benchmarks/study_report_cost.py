@@ -19,7 +19,9 @@ import numpy as np
 
 from bodega.experiments import load_grid
 from bodega.experiments.cells import run_name
-from bodega.records import RunConfig, RunSummary, VictimInfo, write_summary, write_victim_info
+from bodega.layout import RECORDS
+from bodega.records import (ExampleRecord, RunConfig, RunSummary, VictimInfo, write_example_records, write_summary,
+                            write_victim_info)
 from bodega.scoring.core import Summary
 
 
@@ -55,9 +57,9 @@ def _write_run(folder: Path, task: str, victim: str, attacker: str, scenario: st
         scores.append({"index": i, "id": f"x{i}", "success": success, "semantic": semantic if success else None,
                        "character": character if success else None,
                        "bodega": semantic * character if success else 0.0})
-        records.append({"index": i, "id": f"x{i}", "queries": int(rng.integers(10, 900))})
+        records.append(ExampleRecord(index=i, id=f"x{i}", success=success, queries=int(rng.integers(10, 900))))
     (folder / "scores.jsonl").write_text("".join(json.dumps(s) + "\n" for s in scores))
-    (folder / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    write_example_records(folder / RECORDS, records)
     config = RunConfig(task=task, victim=f"../../models/{task}-{victim}", victim_weights="synthetic", victim_task=task,
                        attacker=attacker, scenario=scenario, profile="cpu", n_examples=n, budget=None, seed=0,
                        backend="native", attacker_options={})

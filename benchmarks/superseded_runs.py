@@ -24,6 +24,7 @@ from pathlib import Path, PurePosixPath
 
 from bodega.experiments.execute import read_marker
 from bodega.layout import CELL_MARKER, RECORDS, cell_markers
+from bodega.records import read_example_records
 from bodega_book.cost import OUTSIDE_MARKERS
 
 MARKERS = "*/*/cell.json"  # <kind>/<cell>/cell.json under a results folder, as cell_costs reads them
@@ -56,8 +57,7 @@ def superseded_runs(results: str | Path, commit: str) -> list[dict]:
 
 def examples_cpu_seconds(folder: Path) -> float:
     """The CPU seconds a finished attack cell's examples record (``records.jsonl``)."""
-    with open(folder / RECORDS, encoding="utf-8") as handle:
-        return sum(float(json.loads(line).get("cpu_seconds") or 0.0) for line in handle if line.strip())
+    return sum(record.cpu_seconds or 0.0 for record in read_example_records(folder / RECORDS))
 
 
 def uncounted_runs(results: str | Path) -> list[dict]:

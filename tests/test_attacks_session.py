@@ -7,15 +7,17 @@ from attack_fakes import OnesSemantic
 from bodega.errors import BodegaError
 from bodega.notebook.session import run_folder, victim_paths
 from bodega.paths import project_root
+from bodega.records import ExampleRecord
 from bodega.report.run_views import best_examples, query_distribution
 from bodega.commands.attack import _parse_options
 
 
 RECORDS = [
-    dict(id="a", original="The evil plan.", adversarial="The wicked plan.", success=True, queries=12, error=None),
-    dict(id="b", original="The evil plan.", adversarial="The evil scheme!", success=True, queries=30, error=None),
-    dict(id="c", original="Calm day.", adversarial=None, success=False, queries=7, error=None),
-    dict(id="d", original="Calm day.", adversarial=None, success=False, queries=1, error="RuntimeError: boom"),
+    ExampleRecord(index=0, id="a", original="The evil plan.", adversarial="The wicked plan.", success=True, queries=12),
+    ExampleRecord(index=1, id="b", original="The evil plan.", adversarial="The evil scheme!", success=True, queries=30),
+    ExampleRecord(index=2, id="c", original="Calm day.", adversarial=None, success=False, queries=7),
+    ExampleRecord(index=3, id="d", original="Calm day.", adversarial=None, success=False, queries=1,
+                  error="RuntimeError: boom"),
 ]
 
 
@@ -42,8 +44,7 @@ def test_best_examples_rank_successes_with_highlighted_changes():
 
 
 def test_best_examples_take_the_runs_own_scores_without_scoring_again():
-    indexed = [dict(record, index=i) for i, record in enumerate(RECORDS)]
-    table = best_examples(indexed, "PR2", k=5, scores={0: 0.25, 1: 0.75, 2: 0.0, 3: 0.0})  # no semantic model
+    table = best_examples(RECORDS, "PR2", k=5, scores={0: 0.25, 1: 0.75, 2: 0.0, 3: 0.0})  # no semantic model
     assert list(table["id"]) == ["b", "a"] and list(table["BODEGA"]) == [0.75, 0.25]
 
 

@@ -374,8 +374,9 @@ class ExampleRecord:
     """One attacked example as the runner wrote it: a line of ``records.jsonl``.
 
     The runner writes every field. A file it did not write whole (one made by hand for ``bodega score``, a copy
-    kept without its texts) may lack some: None then means "not recorded", and each reader names the fields it
-    needs (:func:`read_example_records`'s ``require``) so that a file lacking them is refused, naming its line."""
+    kept without its texts, a test's) may lack some: None then means "not recorded", and each reader names the
+    fields it needs (:func:`read_example_records`'s ``require``) so that a file lacking them is refused, naming
+    its line, instead of read as if the field held a value."""
 
     VERSION = EXAMPLE_VERSION
 
@@ -386,7 +387,7 @@ class ExampleRecord:
     """The text as attacked, cut after the victim's 512th token when it has a trimming tokenizer."""
     adversarial: str | None = None
     """The adversarial text when the attack succeeded, else None."""
-    success: bool
+    success: bool | None = None
     trimmed: bool = False
     original_tokens: int | None = None
     """The untrimmed text's length in the trimming tokenizer's tokens (None: untrimmed)."""
@@ -415,7 +416,7 @@ class ExampleRecord:
         the reader needs recorded."""
         if not isinstance(data, dict):
             raise BodegaError(f"{where}: expected a JSON object, found {type(data).__name__}")
-        missing = [name for name in ("success", *require) if name not in data]
+        missing = [name for name in require if name not in data]
         if missing:
             raise BodegaError(f"{where}: record (id {data.get('id')!r}) lacks {', '.join(dict.fromkeys(missing))}; "
                               "it was not written by bodega attack (or was edited)")
@@ -441,7 +442,7 @@ def _whole(value: Any) -> bool:
 def _checked(name: str, value: Any, where: str) -> Any:
     """One field of a record as its type says, or a one-line error naming the line (NaN and infinity are no
     numbers: a NaN ``seconds`` resumed would make the run's summary invalid JSON)."""
-    if name == "success":
+    if name == "success" and value is not None:
         if isinstance(value, bool) or (_whole(value) and value in (0, 1)):
             return bool(value)
         raise BodegaError(f"{where}: 'success' must be true or false, found {value!r}")

@@ -1,7 +1,7 @@
 """The manual-analysis sample: the best adversarial examples of one run, changes highlighted.
 
 BODEGA's authors read the 20 best examples per task of BERT-ATTACK against BiLSTM. "Best" is the
-per-example BODEGA score when the run stored it (in its records or in ``scores.jsonl``); otherwise
+per-example BODEGA score when the run stored it (in ``scores.jsonl``); otherwise
 the character similarity (the part of the score that needs no model, so the report never runs one),
 and the table says which was used.
 """
@@ -14,14 +14,20 @@ import pandas as pd
 from bodega.layout import RECORDS, RUNS, SCORES
 from bodega.experiments.cells import run_name
 from bodega.io import read_jsonl
+from bodega.records import SCORED_FIELDS, ExampleRecord
 from bodega.report.results import Results
 
 """Per-example scores of a run, one line ``{"index", "id", "bodega", ...}``, written by the attack runner."""
 
 
 def _key(row: dict):
-    """A record's row in attack.tsv (ids repeat in PR2, where they name articles); the id for older runs."""
+    """A score's row in attack.tsv (ids repeat in PR2, where they name articles); the id for older runs."""
     return ("index", row["index"]) if "index" in row else ("id", row["id"])
+
+
+def _record_key(record: ExampleRecord):
+    """A record's row, as :func:`_key` gives a score's."""
+    return ("index", record.index) if record.index is not None else ("id", record.id)
 
 
 @dataclass(frozen=True)
@@ -46,17 +52,17 @@ def manual_sample(results: Results, task: str, attacker: str = "BERT-ATTACK", vi
             break
     else:
         return None
-    records = [r for r in results.records(name) if r.get("success") and r.get("adversarial") is not None]
+    records = [r for r in results.records(name, SCORED_FIELDS) if r.success and r.adversarial is not None]
     stored = {_key(s): s["bodega"] for s in read_jsonl(results.root / RUNS / name / SCORES)}
-    stored.update({_key(r): r["bodega"] for r in records if "bodega" in r})
-    ranked_by = "BODEGA score" if records and all(_key(r) in stored for r in records) else "character similarity"
+    ranked_by = "BODEGA score" if records and all(_record_key(r) in stored for r in records) \
+        else "character similarity"
     rows = []
     for record in records:
-        score = stored[_key(record)] if ranked_by == "BODEGA score" else character_similarity(
-            record["original"], record["adversarial"])
-        rows.append({"id": record["id"], "score": round(float(score), 4), "original": record["original"],
-                     "adversarial": record["adversarial"],
-                     "diff_html": render_diff_html(record["original"], record["adversarial"])})
+        score = stored[_record_key(record)] if ranked_by == "BODEGA score" else character_similarity(
+            record.original, record.adversarial)
+        rows.append({"id": record.id, "score": round(float(score), 4), "original": record.original,
+                     "adversarial": record.adversarial,
+                     "diff_html": render_diff_html(record.original, record.adversarial)})
     table = pd.DataFrame(rows, columns=["id", "score", "original", "adversarial", "diff_html"])
     table = table.sort_values(["score", "id"], ascending=[False, True]).head(n).reset_index(drop=True)
     return Sample(task, name, ranked_by, table)

@@ -13,9 +13,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from bodega.io import atomic_write_text, read_jsonl
+from bodega.io import atomic_write_text
 from bodega.layout import RECORDS
-from bodega.records import RunSummary, read_summary
+from bodega.records import SCORED_FIELDS, RunSummary, read_example_records, read_summary
 
 COLUMNS = ("attacker", "scenario", "n_examples", "success_rate", "bodega", "semantic", "character", "queries")
 
@@ -39,7 +39,7 @@ def write_report(runs: list[Path], out: Path, k: int = 10, profile: str = "cpu")
     for run in runs:
         summary = read_summary(run)
         rows.append(_summary_row(summary))
-        best = best_examples(list(read_jsonl(run / RECORDS)), summary.config.task, semantic, k=k)
+        best = best_examples(read_example_records(run / RECORDS, SCORED_FIELDS), summary.config.task, semantic, k=k)
         best.insert(0, "attacker", summary.config.attacker)
         tables.append(best)
     results = out / "attacks_mlm_results.csv"

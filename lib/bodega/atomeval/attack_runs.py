@@ -9,10 +9,10 @@ included. Here ASR and VASR are shares of the **initially correct refuted claims
   (``victim errors``), never as failed attacks;
 - rows whose attack raised an exception are counted apart too (``attack errors``).
 
-A record (``bodega.attacks`` runner output) has ``index`` (row of ``attack.tsv``), ``id``, ``original`` and
-``adversarial`` (``evidence ~ claim`` texts, or null) and ``success``. The gate judges the adversarial claim
-against the original claim with the original evidence; with ``check_evidence`` an attack that also edited
-the evidence must preserve its atoms too.
+A record (:class:`bodega.records.ExampleRecord`, read by :mod:`bodega.records`) has ``index`` (row of
+``attack.tsv``), ``id``, ``original`` and ``adversarial`` (``evidence ~ claim`` texts, or null) and
+``success``. The gate judges the adversarial claim against the original claim with the original evidence;
+with ``check_evidence`` an attack that also edited the evidence must preserve its atoms too.
 """
 from __future__ import annotations
 
@@ -22,10 +22,12 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from bodega.layout import RECORDS, RUN_CONFIG, SUMMARY
-from bodega.io import read_jsonl
+from bodega.records import ExampleRecord, read_example_records
 from bodega.tasks import split_pair
 
 REFUTED = 1  # FC label 1: the claim is refuted (non-credible)
+NEEDED = ("index", "id", "original", "adversarial", "success", "error")
+"""What each record must hold to be judged."""
 
 
 @dataclass(frozen=True)
@@ -36,7 +38,7 @@ class Start:
     prediction: int
 
 
-def attack_vasr(records: Iterable[dict], starts: dict[int, Start], gate,
+def attack_vasr(records: Iterable[ExampleRecord], starts: dict[int, Start], gate,
                 check_evidence: bool = True) -> tuple[dict, list[dict]]:
     """ASR and VASR over the initially correct refuted claims; ``starts`` maps a record's index to its Start."""
     judged = []
@@ -44,29 +46,29 @@ def attack_vasr(records: Iterable[dict], starts: dict[int, Start], gate,
               "successes": 0, "valid": 0}
     for record in records:
         counts["records"] += 1
-        start = starts[record["index"]]
+        start = starts[record.index]
         if start.label != REFUTED:
             counts["supports excluded"] += 1
             continue
         if start.prediction != REFUTED:
             counts["victim errors"] += 1
             continue
-        if record.get("error"):
+        if record.error:
             counts["attack errors"] += 1
             continue
         counts["population"] += 1
-        if not record.get("success") or not record.get("adversarial"):
+        if not record.success or not record.adversarial:
             continue
         counts["successes"] += 1
-        evidence, claim = split_pair(record["original"])
-        adv_evidence, adv_claim = split_pair(record["adversarial"])
+        evidence, claim = split_pair(record.original)
+        adv_evidence, adv_claim = split_pair(record.adversarial)
         verdict = gate.judge(claim, adv_claim, evidence)
         ok = verdict.valid
         evidence_changed = bool(evidence) and adv_evidence != evidence
         if check_evidence and evidence_changed:
-            ok = ok and gate.judge(evidence, adv_evidence or record["adversarial"]).valid
+            ok = ok and gate.judge(evidence, adv_evidence or record.adversarial).valid
         counts["valid"] += ok
-        judged.append({"id": record.get("id"), "valid": ok, "evidence_changed": evidence_changed,
+        judged.append({"id": record.id, "valid": ok, "evidence_changed": evidence_changed,
                        "claim": claim, "adversarial_claim": adv_claim,
                        "diagnostics": [d.to_dict() for d in verdict.diagnostics]})
     n = counts["population"]
@@ -76,7 +78,7 @@ def attack_vasr(records: Iterable[dict], starts: dict[int, Start], gate,
     return summary, judged
 
 
-def run_starts(folder: Path, records: list[dict], data_dir: str | Path, victims: dict[str, Any],
+def run_starts(folder: Path, records: list[ExampleRecord], data_dir: str | Path, victims: dict[str, Any],
                verdicts_dir: str | Path | None = None) -> dict[int, Start]:
     """Gold labels from ``<data_dir>/attack.tsv`` (checked against the records' ids) and the victim's first
     decisions: a targeted run attacked only refuted rows its victim got right; an untargeted run's victim
@@ -88,17 +90,17 @@ def run_starts(folder: Path, records: list[dict], data_dir: str | Path, victims:
     rows = read_tsv(Path(data_dir) / "attack.tsv")
     labels = {}
     for record in records:
-        index = record["index"]
-        if index >= len(rows) or str(rows[index].id) != str(record["id"]):
-            raise ValueError(f"{folder}/records.jsonl: record {index} ({record['id']}) is not row {index} of "
+        index = record.index
+        if index >= len(rows) or str(rows[index].id) != record.id:
+            raise ValueError(f"{folder}/records.jsonl: record {index} ({record.id}) is not row {index} of "
                              f"{data_dir}/attack.tsv; pass the --data folder the run attacked")
         labels[index] = int(rows[index].label)
     config = json.loads((folder / RUN_CONFIG).read_text()) if (folder / RUN_CONFIG).exists() else {}
     if config.get("scenario") == "targeted":
         return {i: Start(label, REFUTED) for i, label in labels.items()}
     victim = _run_victim(folder, config, victims, verdicts_dir)
-    return {r["index"]: Start(labels[r["index"]], int(victim.predict([r["original"]])[0])
-                              if labels[r["index"]] == REFUTED else 1 - REFUTED) for r in records}
+    return {r.index: Start(labels[r.index], int(victim.predict([r.original])[0])
+                           if labels[r.index] == REFUTED else 1 - REFUTED) for r in records}
 
 
 def _run_victim(folder: Path, config: dict, victims: dict[str, Any], verdicts_dir: str | Path | None = None):
@@ -139,7 +141,7 @@ def runs_vasr(runs_dir: str | Path, gate, task: str = "FC", check_evidence: bool
             continue
         summary_path = folder / SUMMARY
         meta = json.loads(summary_path.read_text()) if summary_path.exists() else {}
-        records = list(read_jsonl(records_path))
+        records = read_example_records(records_path, NEEDED)
         starts = run_starts(folder, records, data_dir, victims, verdicts_dir)
         summary, _ = attack_vasr(records, starts, gate, check_evidence)
         rows.append({"run": folder.name, "victim": meta.get("victim"), "attacker": meta.get("attacker"),

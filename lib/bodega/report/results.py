@@ -18,9 +18,8 @@ import pandas as pd
 from bodega.layout import (CellName, cell_markers, run_folders, victim_folders, METRICS, MODELS, RECORDS, RUN_CONFIG,
                            RUNS, VICTIM_INFO)
 from bodega.errors import BodegaError, MissingFileError
-from bodega.io import read_jsonl
 from bodega.tasks import TASKS
-from bodega.records import read_summary, read_victim_info
+from bodega.records import ExampleRecord, read_example_records, read_summary, read_victim_info
 from bodega.victims.competence import competence_of_model
 from bodega.victims.kinds import VICTIM_KINDS
 from bodega.victims.metrics import read_checked_metrics
@@ -40,9 +39,10 @@ class Results:
     victims: pd.DataFrame
     runs: pd.DataFrame
 
-    def records(self, name: str) -> list[dict]:
-        """The per-example records of the run folder ``name``, as written by the attack run."""
-        return list(read_jsonl(self.root / RUNS / name / RECORDS))
+    def records(self, name: str, require: tuple[str, ...] = ()) -> list[ExampleRecord]:
+        """The per-example records of the run folder ``name`` (``require``: see
+        :func:`bodega.records.read_example_records`)."""
+        return read_example_records(self.root / RUNS / name / RECORDS, require)
 
 
 def _load_json(path: Path) -> dict:

@@ -19,6 +19,7 @@ import numpy as np
 from bodega.layout import RECORDS, SCORES
 from bodega.errors import BodegaError, MissingFileError
 from bodega.io import read_jsonl
+from bodega.records import read_example_records
 
 MEASURES = ("bodega", "confusion", "semantic", "character", "queries")
 RESAMPLES = 2000
@@ -85,8 +86,8 @@ def run_examples(run_folder: str | Path) -> RunExamples:
             raise MissingFileError(f"{path} is missing: intervals need the per-example files the attack "
                                    f"runner writes; rerun the cell with `bodega grid run`")
     scores = list(read_jsonl(scores_path))
-    records = {(int(r["index"]), str(r["id"])): r for r in read_jsonl(records_path)}
-    queries = {key: float(r["queries"]) for key, r in records.items()}
+    records = {(r.index, r.id): r for r in read_example_records(records_path, ("index", "id", "queries"))}
+    queries = {key: float(r.queries) for key, r in records.items()}
     keys = tuple((int(s["index"]), str(s["id"])) for s in scores)
     missing = [key for key in keys if key not in queries]
     if missing:
@@ -96,7 +97,7 @@ def run_examples(run_folder: str | Path) -> RunExamples:
         return np.array([np.nan if s[name] is None else float(s[name]) for s in scores], dtype=float)
 
     success = np.array([bool(s["success"]) for s in scores])
-    flags = [records[key].get("budget_exhausted") for key in keys]
+    flags = [records[key].budget_exhausted for key in keys]
     exhausted = None if any(flag is None for flag in flags) else np.array(flags, dtype=bool)
     return RunExamples(folder.name, keys, success, column("semantic"), column("character"), column("bodega"),
                        np.array([queries[key] for key in keys], dtype=float), exhausted)
