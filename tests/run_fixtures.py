@@ -41,16 +41,16 @@ def write_run_examples(folder: Path, task: str, victim: str, attacker: str, scen
     record appended to ``records.jsonl``, then ``scores.jsonl`` and ``summary.json`` (a score above 0 is a success
     whose semantic score is the score and character score 1)."""
     from bodega.attacks.run_folder import RunFolder
-    from bodega.records import AttackRecord, AttackReport
+    from bodega.records import AttackRecord, AttackReport, ExampleRecord
     from bodega.scoring.core import ExampleScore, summarise
 
     run = RunFolder(folder)
     folder.mkdir(parents=True, exist_ok=True)
     records, scores = [], []
     for index, ident, bodega in examples:
-        record = {"index": index, "id": ident, "original": f"text {index}", "success": bodega > 0, "queries": 10,
-                  "unique_queries": 10, "forwards": 10, "seconds": 0.1, "error": None,
-                  "adversarial": f"changed {index}" if bodega > 0 else None, "budget_exhausted": False}
+        record = ExampleRecord(index=index, id=ident, original=f"text {index}", success=bodega > 0, queries=10,
+                               unique_queries=10, forwards=10, seconds=0.1, error=None,
+                               adversarial=f"changed {index}" if bodega > 0 else None, budget_exhausted=False)
         score = ExampleScore(bodega > 0, bodega if bodega > 0 else None, 1.0 if bodega > 0 else None, bodega)
         run.append(record)
         records.append(AttackRecord.scored(record, score))

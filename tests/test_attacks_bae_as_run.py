@@ -119,7 +119,7 @@ def native_bae(tiny_mlm, nlp):
 
 def run(engine, text: str, targeted: bool, index: int, victim=None) -> dict:
     return attack_one(engine, QueryAccountant(victim or KeywordVictim()), Target(index, str(index), text, 1),
-                      targeted, 0)
+                      targeted, 0).to_dict()
 
 
 _REFERENCE: dict[tuple, dict] = {}

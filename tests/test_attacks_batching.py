@@ -34,7 +34,8 @@ class CountingVictim(KeywordVictim):
 
 def run(engine, index: int, targeted: bool) -> tuple[dict, CountingVictim]:
     victim = CountingVictim()
-    record = attack_one(engine, QueryAccountant(victim), Target(index, str(index), SENTENCES[index], 1), targeted, 0)
+    record = attack_one(engine, QueryAccountant(victim), Target(index, str(index), SENTENCES[index], 1), targeted,
+                        0).to_dict()
     assert record["error"] is None, record["error"]
     return record, victim
 
@@ -93,7 +94,7 @@ def test_fixed_pwws_ranks_in_one_call_and_then_asks_one_text_per_step():
         victim = CountingVictim()
         record = attack_one(get_attacker("PWWS", profile="cpu", fidelity="fixed"),
                             QueryAccountant(victim, batch_size=1000), Target(index, str(index), SENTENCES[index], 1),
-                            False, 0)
+                            False, 0).to_dict()
         assert victim.batches[0] == 1 and victim.batches[1] > len(SENTENCES[index].split())
         assert all(size == 1 for size in victim.batches[2:])
         assert sum(victim.batches) == record["unique_queries"]
@@ -112,7 +113,7 @@ ASKED = ("adversarial", "success", "queries", "unique_queries", "budget_exhauste
 
 def run_with(victim: CountingVictim, engine, index: int, targeted: bool, budget: int | None = None):
     accountant = QueryAccountant(victim, budget=budget)
-    record = attack_one(engine, accountant, Target(index, str(index), SENTENCES[index], 1), targeted, 0)
+    record = attack_one(engine, accountant, Target(index, str(index), SENTENCES[index], 1), targeted, 0).to_dict()
     return record, accountant
 
 

@@ -41,7 +41,7 @@ def run_case(attacker, index: int, targeted: bool) -> dict:
     from bodega.victims.accounting import QueryAccountant
 
     record = attack_one(attacker, QueryAccountant(KeywordVictim()), Target(index, str(index), SENTENCES[index], 1),
-                        targeted, seed=0)
+                        targeted, seed=0).to_dict()
     assert record["error"] is None, record["error"]
     return {key: record[key] for key in ("adversarial", "success", "queries", "unique_queries")}
 

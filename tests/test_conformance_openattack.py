@@ -50,7 +50,8 @@ def attacker(name: str, backend: str, **options):
 
 
 def run(engine, text: str, targeted: bool, index: int, seed: int = 0) -> dict:
-    return attack_one(engine, QueryAccountant(KeywordVictim()), Target(index, str(index), text, 1), targeted, seed)
+    return attack_one(engine, QueryAccountant(KeywordVictim()), Target(index, str(index), text, 1), targeted,
+                      seed).to_dict()
 
 
 # (attacker, sentence index, targeted): all sentences both ways, except that OpenAttack's
@@ -187,7 +188,7 @@ def test_a_changed_setting_breaks_conformance():
     text = SENTENCES[0]
 
     def once(engine) -> dict:
-        return attack_one(engine, QueryAccountant(KeywordVictim(weights)), Target(0, "0", text, 1), False, 0)
+        return attack_one(engine, QueryAccountant(KeywordVictim(weights)), Target(0, "0", text, 1), False, 0).to_dict()
 
     reference = once(attacker("DeepWordBug", "openattack"))
     same = once(attacker("DeepWordBug", "native"))
@@ -206,7 +207,8 @@ def test_pwws_under_a_query_budget_stops_at_openattacks_call_with_its_count(inde
     for budget in sorted({2, 3, full // 3, full // 2, full - 1}):
         def once(backend):
             accountant = QueryAccountant(KeywordVictim(), budget=budget)
-            return attack_one(attacker("PWWS", backend), accountant, Target(index, str(index), text, 1), False, 0)
+            return attack_one(attacker("PWWS", backend), accountant, Target(index, str(index), text, 1), False,
+                              0).to_dict()
 
         native, reference = once("native"), once("openattack")
         assert (native["success"], native["queries"]) == (reference["success"], reference["queries"]), budget

@@ -141,8 +141,8 @@ def test_the_comparison_reads_only_the_rows_every_run_attacked(tmp_path):
     for seed in range(3):
         for method in ("lora", "full"):
             write_victim(tmp_path, method, seed)
-        write_run(tmp_path, "lora", seed, [0.2] * 40)  # rows 0-39
-        write_run(tmp_path, "full", seed, [1.0] * 10 + [0.5] * 30, first_row=-10)  # rows -10..29: 30 shared
+        write_run(tmp_path, "lora", seed, [0.2] * 40, first_row=10)  # rows 10-49
+        write_run(tmp_path, "full", seed, [1.0] * 10 + [0.5] * 30)  # rows 0-39: 30 shared
     result = compare(*(lambda s: (s, read_trainings(s)))(read_sides(tmp_path, GRIDS)))[0]
     assert result.shared == 30
     assert result.difference.estimate == pytest.approx(0.3)  # the unshared rows (score 1.0) left out

@@ -421,9 +421,9 @@ class ExampleRecord:
             raise BodegaError(f"{where}: record (id {data.get('id')!r}) lacks {', '.join(dict.fromkeys(missing))}; "
                               "it was not written by bodega attack (or was edited)")
         version = data.get("schema_version", 0)
-        if not _whole(version) or version > cls.VERSION:
-            raise BodegaError(f"{where}: schema version {version!r} is newer than this bodega reads ({cls.VERSION}); "
-                              "upgrade bodega")
+        if not _whole(version) or not 0 <= version <= cls.VERSION:
+            raise BodegaError(f"{where}: schema version {version!r} is not one this bodega reads (0 to {cls.VERSION}): "
+                              "a newer bodega wrote it (upgrade bodega) or the line was edited")
         data = upgrade("example", data)
         names = {f.name for f in fields(cls)}
         return cls(**{name: _checked(name, value, where) for name, value in data.items() if name in names})
@@ -459,12 +459,11 @@ def _checked(name: str, value: Any, where: str) -> Any:
         if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0:
             return float(value)
         raise BodegaError(f"{where}: '{name}' must be a number >= 0, found {value!r} (NaN and infinity are not "
-                          "allowed); this file was not written by bodega attack (or was edited)")
+                          "allowed); this line was not written by bodega attack: correct or remove it")
     if name in _TEXTS:
         if isinstance(value, str):
             return value
-        raise BodegaError(f"{where}: '{name}' must be a text{' or null' if name == 'adversarial' else ''}, found "
-                          f"{type(value).__name__}")
+        raise BodegaError(f"{where}: '{name}' must be a text or null, found {type(value).__name__}")
     if name in _FLAGS and isinstance(value, bool):
         return value
     raise BodegaError(f"{where}: '{name}' must be true or false, found {value!r}")
@@ -490,11 +489,6 @@ def read_run_records(path: str | Path) -> list[ExampleRecord]:
     if not path.exists():
         return []
     lines = list(iter_jsonl(path))
-    raw = path.read_bytes()
-    if raw and (not raw.endswith(b"\n") or raw.count(b"\n") != len(lines)):
-        log.warning("%s: rewriting without its torn last line", path)
-        write_jsonl(path, [data for _, data in lines])  # the whole lines as written, at their own versions
-        lines = list(iter_jsonl(path))
     records, seen = [], set()
     for number, data in lines:
         record = ExampleRecord.from_dict(data, f"{path}:{number}", RUNNER_FIELDS)
@@ -503,6 +497,10 @@ def read_run_records(path: str | Path) -> list[ExampleRecord]:
                               "remove the duplicate line or start a new output folder")
         seen.add(record.index)
         records.append(record)
+    raw = path.read_bytes()
+    if raw and (not raw.endswith(b"\n") or raw.count(b"\n") != len(lines)):
+        log.warning("%s: rewriting without its torn last line", path)
+        write_jsonl(path, [data for _, data in lines], allow_nan=False)  # the whole lines as written, as they were
     return records
 
 
