@@ -482,9 +482,10 @@ def read_example_records(path: str | Path, require: tuple[str, ...] = ()) -> lis
     return [record for _, record in iter_example_records(path, require)]
 
 
-def read_run_records(path: str | Path) -> list[ExampleRecord]:
-    """The records a run left, to resume it: a torn last line (a kill mid-write) is dropped from the file itself;
-    a record lacking a field the runner writes, a duplicate example or NaN anywhere is refused, naming the line."""
+def read_run_records(path: str | Path) -> list[tuple[int, ExampleRecord]]:
+    """(line number, record) of each record a run left, to resume it: a torn last line (a kill mid-write) is
+    dropped from the file itself; a record lacking a field the runner writes, a duplicate example or NaN anywhere
+    is refused, naming the line."""
     path = Path(path)
     if not path.exists():
         return []
@@ -496,7 +497,7 @@ def read_run_records(path: str | Path) -> list[ExampleRecord]:
             raise BodegaError(f"{path}:{number}: example index {record.index} recorded twice; "
                               "remove the duplicate line or start a new output folder")
         seen.add(record.index)
-        records.append(record)
+        records.append((number, record))
     raw = path.read_bytes()
     if raw and (not raw.endswith(b"\n") or raw.count(b"\n") != len(lines)):
         log.warning("%s: rewriting without its torn last line", path)

@@ -33,6 +33,7 @@ class RunFolder:
         self.records_path = self.out / RECORDS
         self.where = str(self.records_path)
         self.previous: RunConfig | None = None
+        self.lines: dict[int, int] = {}
 
     def resume(self, config: RunConfig) -> list[ExampleRecord]:
         """The records of the run already here, refusing one whose settings differ from ``config``."""
@@ -43,7 +44,13 @@ class RunFolder:
         else:
             _refuse_foreign_outputs(self.out, config)
         self.previous = previous
-        return read_run_records(self.records_path)
+        numbered = read_run_records(self.records_path)
+        self.lines = {record.index: number for number, record in numbered}
+        return [record for _, record in numbered]
+
+    def locate(self, index: int) -> str:
+        """Where the resumed record of example ``index`` is: the records file and its line."""
+        return f"{self.where}:{self.lines.get(index)}"
 
     def begin(self, config: RunConfig) -> None:
         """Claim the folder for this run: ``run.json`` (a new run) and an empty records file."""

@@ -20,7 +20,7 @@ import hashlib
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 
@@ -96,16 +96,17 @@ def sample_description(targets: list[Target], seed: int) -> dict:
             "labels": {"0": labels.count(0), "1": labels.count(1)}}
 
 
-def check_resumed(records: list[ExampleRecord], targets: list[Target], where: str) -> None:
-    """Each resumed record must be its attack row's: the same id and (trimmed) text at its index."""
+def check_resumed(records: list[ExampleRecord], targets: list[Target], locate: Callable[[int], str]) -> None:
+    """Each resumed record must be its attack row's: the same id and (trimmed) text at its index (``locate``
+    names where an example's record is)."""
     by_index = {t.index: t for t in targets}
     for record in records:
         target = by_index.get(record.index)
         if target is None or target.id != record.id or target.text != record.original:
             found = "no such row" if target is None else f"row id {target.id!r}"
-            raise BodegaError(f"{where}: the record of example {record.index} (id {record.id!r}) does not match "
-                              f"attack.tsv ({found}, or another text): these records come from other data; use "
-                              "another output folder or delete this one")
+            raise BodegaError(f"{locate(record.index)}: the record of example {record.index} (id {record.id!r}) does "
+                              f"not match attack.tsv ({found}, or another text): these records come from other data; "
+                              "use another output folder or delete this one")
 
 
 def attack_one(attacker: Attacker, accountant, target: Target, targeted: bool, seed: int) -> ExampleRecord:
@@ -216,6 +217,9 @@ class RunStore(Protocol):
     def resume(self, config: RunConfig) -> list[ExampleRecord]:
         """The records of an earlier run with these settings (refusing one with other settings)."""
 
+    def locate(self, index: int) -> str:
+        """Where the resumed record of example ``index`` is, for messages."""
+
     def begin(self, config: RunConfig) -> None:
         """Everything is checked: from here on the store holds this run."""
 
@@ -234,6 +238,10 @@ class MemoryStore:
     def resume(self, config: RunConfig) -> list[ExampleRecord]:
         """Nothing to resume: every run in memory starts afresh."""
         return []
+
+    def locate(self, index: int) -> str:
+        """Memory holds no resumed record."""
+        return self.where
 
     def begin(self, config: RunConfig) -> None:
         """Nothing to claim."""
@@ -363,7 +371,7 @@ def attack_examples(task: str, victim, attacker: Attacker, examples: Sequence, o
         all_targets = load_targets(examples, run.task, run.trimmer)
         _check_outputs(selector, all_targets, store.where)
         targets = select_examples(all_targets, selector, options.targeted, options.n_examples, seed=options.seed)
-        check_resumed(records, all_targets, store.where)
+        check_resumed(records, all_targets, store.locate)
         done = {r.index for r in records}
         todo = [t for t in targets if t.index not in done]
         if todo and hasattr(attacker, "warm_up"):
