@@ -14,6 +14,7 @@ from pathlib import Path
 
 from bodega.errors import BodegaError
 from bodega.layout import CELL_MARKER, RECORDS, run_dir, victim_dir
+from bodega.records import ExampleRecord, read_example_records
 from bodega_book.study_plan import SPLIT_FILE, AttackPilot
 
 PER_TEXT_SAMPLE = {"HN": 4}  # texts timed per task (default 16): HN articles are long
@@ -63,24 +64,25 @@ def attack_pilot(task: str, folder: Path, data_root: Path, attackers: list[str],
                            n_examples=k, query_budget=budget, profile="cpu", progress=False,
                            prediction_cache=False)  # the pilot counts forwards: none from the cache
                 records = read_records(Path(tmp) / RECORDS)
-            done = [r for r in records if r.get("error") is None]
-            forwards = sum(r["forwards"] for r in done) / max(1, len(done))
-            cpu = sum(r["cpu_seconds"] for r in done) / max(1, len(done))
+            done = [r for r in records if r.error is None]
+            forwards = sum(r.forwards for r in done) / max(1, len(done))
+            cpu = sum(r.cpu_seconds for r in done) / max(1, len(done))
             # The median, not the mean: a model the attacker loads lazily is paid by the first example.
-            own = sorted(max(0.0, r["cpu_seconds"] - r["forwards"] * per_text) for r in done)
+            own = sorted(max(0.0, r.cpu_seconds - r.forwards * per_text) for r in done)
             out[f"{attacker}/{scenario}"] = AttackPilot(
-                examples=len(done), forwards=forwards, queries=sum(r["queries"] for r in done) / max(1, len(done)),
+                examples=len(done), forwards=forwards, queries=sum(r.queries for r in done) / max(1, len(done)),
                 cpu_seconds=cpu, attacker_cpu_seconds=own[len(own) // 2] if own else 0.0,
-                per_example=tuple({"forwards": r["forwards"], "cpu_seconds": r["cpu_seconds"]} for r in done),
-                success=sum(bool(r["success"]) for r in done) / max(1, len(done)))
+                per_example=tuple({"forwards": r.forwards, "cpu_seconds": r.cpu_seconds} for r in done),
+                success=sum(r.success for r in done) / max(1, len(done)))
             print(f"  {task} {attacker:12s} {scenario:10s} forwards {forwards:7.1f} cpu/example {cpu:6.2f}s",
                   flush=True)
     return out
 
 
-def read_records(path: Path) -> list[dict]:
-    """A cell's records as they stand, a running cell's included (read only: the grid's reader repairs files)."""
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+def read_records(path: Path) -> list[ExampleRecord]:
+    """A cell's records as they stand, a running cell's included (read only: a torn last line is skipped here, the
+    grid's reader repairs files); every one holds the queries and CPU seconds a plan prices."""
+    return read_example_records(path, ("queries", "cpu_seconds"))
 
 
 def cell_overhead(results: Path) -> float:
@@ -92,7 +94,7 @@ def cell_overhead(results: Path) -> float:
         records = run_dir(results, cell.name) / RECORDS
         if not cell.cpu_seconds or not records.exists():
             continue
-        examples = sum(record.get("cpu_seconds") or 0.0 for record in read_records(records))
+        examples = sum(record.cpu_seconds or 0.0 for record in read_records(records))
         overheads.append(cell.cpu_seconds - examples)
     if not overheads:
         raise BodegaError(f"--overhead-from {results}: no finished attack cells with CPU times")

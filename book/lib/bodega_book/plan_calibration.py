@@ -50,7 +50,7 @@ def calibration(results: Path, planned: Path) -> dict[str, FamilyFactor]:
             for group, (measured, estimated, n) in sorted(sums.items())}
 
 
-def _attacked_cells(task: str, results: Path, per_text: dict) -> list[tuple[str, str, str | None, list[dict]]]:
+def _attacked_cells(task: str, results: Path, per_text: dict) -> list[tuple[str, str, str | None, list]]:
     """(victim kind, ``ATTACKER/SCENARIO``, the kernels it ran on, its records) of each attack cell of ``task`` in
     ``results`` with records, whose victim kind the pilot timed."""
     cells = []
@@ -86,7 +86,7 @@ def task_calibration(task: str, results: Path, per_text: dict,
         return {}, None
     covered: dict[str, dict[str, list[int]]] = {}
     for victim, attack, _, records in cells:
-        covered.setdefault(victim, {}).setdefault(attack, []).extend(r["queries"] for r in records)
+        covered.setdefault(victim, {}).setdefault(attack, []).extend(r.queries for r in records)
     reference = reference_kind(covered, per_text.get(task, {}))
     queries = {attack: sum(q) / len(q) for attack, q in covered[reference].items()}
     sums: dict[str, list[float]] = {}  # group -> [cpu, queries, queries x per-text cost, reference queries, examples]
@@ -96,9 +96,9 @@ def task_calibration(task: str, results: Path, per_text: dict,
         for group in (f"{task}:{victim}", f"task:{task}") if ran_on == kernels else (f"{task}:{victim}",):
             total = sums.setdefault(group, [0.0] * 5)
             for record in records:
-                total[0] += record["cpu_seconds"]
-                total[1] += record["queries"]
-                total[2] += record["queries"] * per_text[task][victim]
+                total[0] += record.cpu_seconds
+                total[1] += record.queries
+                total[2] += record.queries * per_text[task][victim]
                 total[3] += queries[attack]
                 total[4] += 1
     factors = {group: TaskFactor(per_query=round(cpu / priced, 3), forwards=round(n_queries / expected, 3),
@@ -137,7 +137,7 @@ def _queries_by_example(results: Path) -> dict[str, dict[str, dict[str, dict[int
         records = read_records(path)
         by_kind = by_task.setdefault(name.task, {}).setdefault(name.victim, {})
         by_kind.setdefault(f"{name.attacker}/{name.scenario}", {}).update(
-            {r["index"]: r["queries"] for r in records if "index" in r})
+            {r.index: r.queries for r in records if r.index is not None})
     return by_task
 
 
