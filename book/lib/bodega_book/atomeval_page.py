@@ -216,7 +216,7 @@ def extractor_agreement_table(runs: dict[str, tuple[dict, list[dict]]], resample
 
     labels = list(runs)
     table = []
-    from bodega.atomeval.experiment import RECORD_MODES
+    from bodega.atomeval.runs import RECORD_MODES
 
     for mode, mode_name in ((RECORD_MODES[False], "claim"), (RECORD_MODES[True], "claim and evidence")):
         per_run = {label: arrays(records, mode) for label, (_, records) in runs.items()}

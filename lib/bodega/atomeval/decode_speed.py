@@ -16,7 +16,7 @@ def decode_speed(model: str, data_dir: str | Path, precisions: tuple[str, ...] =
     """``{precision: {prefill_seconds, prefill_tokens_per_second, decode_seconds, tokens_per_second, ...}}``."""
     import torch
 
-    from bodega.atomeval.experiment import make_client
+    from bodega.atomeval.factories import make_client
     from bodega.atomeval.fever import refuted_claims
     from bodega.atomeval.rewriters import LLMRewriter
 

@@ -67,7 +67,8 @@ def run_experiment(plan: ExperimentPlan, tabulate: Callable[..., dict], out: str
     """Generate, judge and tabulate (see the module docstring); returns ``tabulate``'s result (the report's
     :func:`~bodega.report.atomeval_comparison.main_table`, passed in because the report sits above AtomEval),
     also written to ``out`` when given. ``verifier_loader`` loads a verifier's weights (tests pass a stand-in)."""
-    from bodega.atomeval.experiment import generate_rewrites, make_gate, make_rewriter, run_tables
+    from bodega.atomeval.factories import make_gate, make_rewriter
+    from bodega.atomeval.runs import generate_rewrites, run_tables
     from bodega.atomeval.fever import refuted_claims
     from bodega.atomeval.verdicts import VerdictVerifier
 

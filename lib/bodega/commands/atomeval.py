@@ -238,7 +238,7 @@ def _set_threads(threads: int | None) -> None:
 
 
 def _gold(args: argparse.Namespace) -> int:
-    from bodega.atomeval.experiment import extractor_accuracy
+    from bodega.atomeval.runs import extractor_accuracy
 
     _set_threads(args.threads)
     report = extractor_accuracy(args.extractor, args.out, args.threads, args.per_split, args.precision)
@@ -250,7 +250,7 @@ def _gold(args: argparse.Namespace) -> int:
 
 
 def _agreement(args: argparse.Namespace) -> int:
-    from bodega.atomeval.experiment import gate_ablation, human_agreement
+    from bodega.atomeval.runs import gate_ablation, human_agreement
 
     from bodega.io import refuse_overwriting
 
@@ -268,7 +268,10 @@ def _agreement(args: argparse.Namespace) -> int:
 
 
 def _tables(args: argparse.Namespace) -> int:
-    from bodega.atomeval.experiment import get_verifier, make_gate, make_rewriter, run_tables, table_metrics
+    from bodega.atomeval.factories import make_gate, make_rewriter
+    from bodega.atomeval.runs import run_tables
+    from bodega.atomeval.tables import table_metrics
+    from bodega.atomeval.verifiers import get_verifier
     from bodega.atomeval.fever import refuted_claims
     from bodega.atomeval.metrics import MetricsConfig
 
@@ -295,7 +298,8 @@ def _tables(args: argparse.Namespace) -> int:
 def _rewrite(args: argparse.Namespace) -> int:
     import logging
 
-    from bodega.atomeval.experiment import generate_rewrites, make_rewriter
+    from bodega.atomeval.factories import make_rewriter
+    from bodega.atomeval.runs import generate_rewrites
     from bodega.atomeval.fever import refuted_claims
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
@@ -323,7 +327,7 @@ def _decode_speed(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from bodega.atomeval.experiment import compare_rewriters
+    from bodega.atomeval.tables import compare_rewriters
 
     if len(args.runs) == 1 and "=" not in args.runs[0]:
         result = compare_rewriters(args.runs[0], args.baseline, args.out, verifier_folder=args.verifier)
@@ -342,7 +346,7 @@ def _compare(args: argparse.Namespace) -> int:
 def _main_table(args: argparse.Namespace) -> int:
     from bodega.report.atomeval_comparison import main_table
 
-    from bodega.atomeval.experiment import make_gate
+    from bodega.atomeval.factories import make_gate
 
     result = main_table(args.tables, args.verifiers, args.rewriters, _labelled(args.cost, "--cost"), args.out,
                         make_gate(args.profile))
@@ -388,7 +392,7 @@ def _labelled(items: list[str], option: str) -> dict[str, str]:
 
 def _attack_vasr(args: argparse.Namespace) -> int:
     from bodega.atomeval.attack_runs import runs_vasr
-    from bodega.atomeval.experiment import make_gate
+    from bodega.atomeval.factories import make_gate
     from bodega.io import atomic_write_json
 
     from pathlib import Path

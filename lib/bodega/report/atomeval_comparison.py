@@ -99,7 +99,7 @@ def compare_many(runs: dict[str, str | Path], costs: dict[str, str | Path] | Non
 
     ``costs`` (``{label: cost JSON of bodega atomeval rewrite}``) adds each LLM's decoding cost per family.
     """
-    from bodega.atomeval.experiment import verifier_description, verifier_metrics
+    from bodega.atomeval.verifiers import verifier_description, verifier_metrics
 
     config = MetricsConfig()
     loaded = {label: load_run(folder) for label, folder in runs.items()}
