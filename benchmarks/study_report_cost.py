@@ -28,21 +28,21 @@ from bodega.scoring.core import Summary
 def write_synthetic(grid: str, root: Path, seed: int = 0) -> int:
     """One folder per runnable cell of ``grid`` with scores.jsonl, records.jsonl and summary.json."""
     spec, rng, runs = load_grid(grid), np.random.default_rng(seed), 0
-    for task in spec.tasks:
-        for victim in spec.victims:
-            plan = spec.attack_plan(task, victim)
-            if not plan:
-                continue
-            model = root / "models" / f"{task}-{victim}"
-            model.mkdir(parents=True, exist_ok=True)
-            write_victim_info(model, VictimInfo(kind=victim, weights_hash="synthetic", task=task,
-                                                family={"n_params": 1000}))
-            metrics = {"f1": 0.7, "accuracy": 0.8}
-            (model / "metrics.json").write_text(json.dumps({"attack": metrics, "dev": metrics}))
-            for attacker, scenario, _ in plan:
-                _write_run(root / "runs" / run_name(task, victim, attacker, scenario), task, victim, attacker,
-                           scenario, spec.examples_of(task, victim, attacker, scenario) or 50, rng)
-                runs += 1
+    plan = spec.plan
+    for planned in plan.victims:
+        task, victim = planned.task, planned.victim
+        if planned.training != plan.first_training(task, victim):
+            continue  # the first training of each victim, as the study's tables read it
+        model = root / "models" / f"{task}-{victim}"
+        model.mkdir(parents=True, exist_ok=True)
+        write_victim_info(model, VictimInfo(kind=victim, weights_hash="synthetic", task=task,
+                                            family={"n_params": 1000}))
+        metrics = {"f1": 0.7, "accuracy": 0.8}
+        (model / "metrics.json").write_text(json.dumps({"attack": metrics, "dev": metrics}))
+        for cell in plan.attacks_of(task, victim):
+            _write_run(root / "runs" / run_name(task, victim, cell.attacker, cell.scenario), task, victim,
+                       cell.attacker, cell.scenario, cell.examples or 50, rng)
+            runs += 1
     return runs
 
 

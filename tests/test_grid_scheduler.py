@@ -30,7 +30,7 @@ def grid(tmp_path: Path, grid_data: Path):
 
     def make(engine: FakeEngine, workers: int = 1) -> tuple[GridScheduler, list]:
         hashes = HashCache()
-        progress = Progress({"victim": 2, "attack": spec.n_attack_cells}, workers, show=False)
+        progress = Progress({"victim": 2, "attack": spec.plan.n_attack_cells}, workers, show=False)
         scheduler = GridScheduler(spec, engine, workers, hashes, None, progress, _Status(spec, workers))
         return scheduler, victim_cells(spec, hashes)
 

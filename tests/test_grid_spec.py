@@ -18,7 +18,7 @@ BASE = {"name": "x", "profile": "cpu", "tasks": ["PR"], "victims": ["BiLSTM"], "
 
 def test_paper_grid_is_bodegas_256_experiments_on_full_attack_sets():
     spec = load_grid(PARAMETERS / "grid_paper.yaml")
-    assert spec.n_attack_cells == 256 == 4 * 8 * 4 * 2
+    assert spec.plan.n_attack_cells == 256 == 4 * 8 * 4 * 2
     assert spec.examples is None and spec.query_budget is None and spec.profile == "paper"
     assert set(spec.attackers) == {"BAE", "BERT-ATTACK", "DeepWordBug", "Genetic", "SememePSO", "PWWS", "SCPN",
                                    "TextFooler"}
@@ -27,7 +27,7 @@ def test_paper_grid_is_bodegas_256_experiments_on_full_attack_sets():
 @pytest.mark.parametrize("name", ["smoke", "demo", "cpu"])
 def test_shipped_grids_load(name):
     spec = load_grid(PARAMETERS / f"grid_{name}.yaml")
-    assert spec.name == name and spec.n_attack_cells > 0
+    assert spec.name == name and spec.plan.n_attack_cells > 0
 
 
 def test_names_are_normalised():
@@ -71,7 +71,7 @@ def test_cell_rules_later_examples_win_and_skips_carry_their_reason():
     assert spec.examples_of("HN", "GEMMA7B", "PWWS", "targeted") == 25
     assert spec.skip_reason("HN", "GEMMA7B", "Genetic", "untargeted") == "about an hour per example"
     assert spec.skip_reason("HN", "BiLSTM", "Genetic", "untargeted") is None
-    assert spec.n_attack_cells == 2 * 2 * 2 * 2 - 4 == len(spec.skipped_cells()) + 8
+    assert spec.plan.n_attack_cells == 2 * 2 * 2 * 2 - 4 == len(spec.plan.left_out()) + 8
     assert spec.training.caps_for("PR2", "GEMMA7B") == (900, 100)
     assert spec.training.caps_for("FC", "GEMMA7B") == (900, 200)
     assert spec.training.caps_for("FC", "BiLSTM") == (0, 0)

@@ -29,16 +29,20 @@ def test_every_profile_has_epochs_for_every_family_and_task():
                 assert profile.epochs_for(task, kind) >= 1
 
 
-def test_grid_task_key_wins_and_reaches_the_training_cells(tmp_path):
+def _where(tmp_path) -> dict:
+    """A grid's data (one row per split of PR2 and FC), results and victim notebook under ``tmp_path``."""
     for task in ("PR2", "FC"):
         (tmp_path / "data" / task).mkdir(parents=True)
         for split in ("train", "dev", "attack"):
             (tmp_path / "data" / task / f"{split}.tsv").write_text(f"0\t{task}-1\ttext\n")
     notebook = tmp_path / "victim.ipynb"
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")]), str(notebook))
-    spec = parse_grid({**BASE, "training": {"epochs": {"BERT": 1, "FC-BERT": 6}},
-                       "data_root": str(tmp_path / "data"), "results": str(tmp_path / "results"),
-                       "notebooks": {"victim": str(notebook)}})
+    return {"data_root": str(tmp_path / "data"), "results": str(tmp_path / "results"),
+            "notebooks": {"victim": str(notebook)}}
+
+
+def test_grid_task_key_wins_and_reaches_the_training_cells(tmp_path):
+    spec = parse_grid({**BASE, **_where(tmp_path), "training": {"epochs": {"BERT": 1, "FC-BERT": 6}}})
     assert spec.training.epochs_for("FC", "BERT") == 6 and spec.training.epochs_for("PR2", "BERT") == 1
     assert spec.training.epochs_for("FC", "BiLSTM") is None  # the profile decides
     epochs = {cell.name: cell.inputs["epochs"] for cell in victim_cells(spec, HashCache())}
@@ -59,14 +63,7 @@ def test_task_key_epochs_must_be_positive():
 def test_a_victim_key_spelt_otherwise_reaches_the_same_cells_with_the_same_keys(tmp_path):
     """``pr-bert``, ``PR-BERT`` (PR is PR2's alias) and ``PR2-BERT`` are one victim: the grid makes its keys canonical,
     so the training cells (settings and keys) are those of the canonical spelling."""
-    for task in ("PR2", "FC"):
-        (tmp_path / "data" / task).mkdir(parents=True)
-        for split in ("train", "dev", "attack"):
-            (tmp_path / "data" / task / f"{split}.tsv").write_text(f"0\t{task}-1\ttext\n")
-    notebook = tmp_path / "victim.ipynb"
-    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")]), str(notebook))
-    where = {"data_root": str(tmp_path / "data"), "results": str(tmp_path / "results"),
-             "notebooks": {"victim": str(notebook)}}
+    where = _where(tmp_path)
     canonical = parse_grid({**BASE, **where, "training": {"epochs": {"PR2-BERT": 3, "BERT": 1},
                                                           "seeds": {"BiLSTM": [0, 1]}}})
     other = parse_grid({**BASE, **where, "tasks": ["pr", "fc"], "victims": ["bilstm", "bert"],

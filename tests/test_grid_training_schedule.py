@@ -105,7 +105,7 @@ def test_a_rate_yaml_reads_as_text_is_refused_with_the_spelling_that_works(tmp_p
 
 def test_train_only_trains_every_victim_and_schedules_no_attack_cell(tmp_path):
     spec = _grid(tmp_path, {})
-    assert spec.n_attack_cells == 4
+    assert spec.plan.n_attack_cells == 4
 
     def run(train_only: bool) -> list[str]:
         engine, hashes = FakeEngine(), HashCache()

@@ -64,7 +64,7 @@ def test_each_training_is_its_own_victim_cell_with_its_own_attack_cells(tmp_path
     first, second = cells["FC-BERT"], cells["FC-BERT-t1"]
     assert (first.parameters["seed"], second.parameters["seed"]) == (0, 1) and first.key != second.key
     assert Path(first.out_dir).name == "FC-BERT" and Path(second.out_dir).name == "FC-BERT-t1"
-    assert spec.n_attack_cells == 6  # one per training
+    assert spec.plan.n_attack_cells == 6  # one per training
 
     unchanged = {cell.name: cell.key for cell in victim_cells(_grid(tmp_path, {}), HashCache(), _declared())}
     assert unchanged["FC-BERT"] == first.key  # training 0 keeps its name and key
@@ -111,11 +111,11 @@ def test_a_rule_may_cover_only_the_other_trainings(tmp_path):
         "examples_for": [{"trainings": [1, 2], "examples": 7}],
         "skip": [{"trainings": [1, 2], "attackers": ["PWWS"], "reason": "training 0 only"}],
     })
-    assert [a for a, _, _ in spec.attack_plan("PR2", "BiLSTM", 0)] == ["DeepWordBug", "DeepWordBug", "PWWS", "PWWS"]
-    assert [a for a, _, _ in spec.attack_plan("PR2", "BiLSTM", 2)] == ["DeepWordBug", "DeepWordBug"]
-    assert spec.n_attack_cells == 4 + 2 + 2
-    assert spec.skipped_cells() == []
-    assert [cell[4] for cell in spec.skipped_training_cells()] == [1, 1, 2, 2]
+    plan = spec.plan
+    assert [c.attacker for c in plan.attacks_of("PR2", "BiLSTM", 0)] == ["DeepWordBug", "DeepWordBug", "PWWS", "PWWS"]
+    assert [c.attacker for c in plan.attacks_of("PR2", "BiLSTM", 2)] == ["DeepWordBug", "DeepWordBug"]
+    assert plan.n_attack_cells == 4 + 2 + 2
+    assert [cell.training for cell in plan.left_out()] == [1, 1, 2, 2]  # none of the first training's
     assert spec.examples_of("PR2", "BiLSTM", "DeepWordBug", "targeted", 1) == 7
     assert spec.examples_of("PR2", "BiLSTM", "DeepWordBug", "targeted", 0) is None
     with pytest.raises(GridError, match="trainings"):

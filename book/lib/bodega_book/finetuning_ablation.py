@@ -108,11 +108,11 @@ class Training:
 
 def _attack(spec: GridSpec, task: str, victim: str) -> tuple[str, str, int]:
     """The one attack cell (attacker, scenario, seed) a training of ``victim`` gets in ``spec``."""
-    plan = spec.attack_plan(task, victim)
+    plan = spec.plan.attacks_of(task, victim)
     if len(plan) != 1:
         raise BodegaError(f"{spec.source}: plans {len(plan)} attack cells per training of {task}-{victim}; the "
                           "ablation compares one: keep one attacker, scenario and seed")
-    return plan[0]
+    return plan[0].attacker, plan[0].scenario, plan[0].seed
 
 
 def read_training(side: Side, task: str, victim: str, seed: int) -> Training:

@@ -122,7 +122,7 @@ class Study:
     def trainings_per_task(self) -> dict[str, int]:
         """{task: the fewest trainings the grid names of a victim it attacks there} (0: it attacks none)."""
         planned = [(task, len(seeds)) for (task, victim), seeds in self.training_seeds().items()
-                   if self.spec.attack_plan(task, victim)]
+                   if self.spec.plan.attacks_of(task, victim)]
         return {task: min((n for t, n in planned if t == task), default=0) for task in self.spec.tasks}
 
     def only_training(self, training: int) -> Study:
@@ -175,10 +175,7 @@ class Study:
     def skipped_cells(self) -> list[tuple[str, str, str, str, int, str]]:
         """(task, victim, attacker, scenario, training, reason) of every cell of every training the grid names
         that a ``skip`` rule leaves out."""
-        spec = self.spec
-        return [(t, v, a, s, training, reason) for t in spec.tasks for v in spec.victims
-                for training in spec.training.seeds_for(t, v) for a in spec.attackers for s in spec.scenarios
-                if (reason := spec.skip_reason(t, v, a, s, training)) is not None]
+        return [(c.task, c.victim, c.attacker, c.scenario, c.training, c.reason) for c in self.spec.plan.skipped]
 
     def short_cells(self) -> list[tuple[str, int, int]]:
         """(run, examples, planned) of finished cells with fewer examples than planned: a targeted cell takes
@@ -204,8 +201,7 @@ def victim_trainings(study: Study, task: str) -> tuple[int, int]:
     spec = study.spec
     table = study.results.victims[study.results.victims.task == task]
     trained = {(v, t) for v, t in zip(table.victim, table.training) if t in spec.training.seeds_for(task, v)}
-    planned = trained | {(v, t) for v in spec.victims for t in spec.training.seeds_for(task, v)
-                         if spec.attack_plan(task, v, t)}
+    planned = trained | {(p.victim, p.training) for p in spec.plan.victims if p.task == task}
     return len(trained), len(planned)
 
 

@@ -309,7 +309,8 @@ def _stand_in(study: Study, task: str, victim: str, attacker: str, scenario: str
     leave out every cell of it (they give the reason, as for a victim known not to be competent from another
     study); '' where there is none."""
     competent = study.competence(task, victim)[0]
-    if competent or (competent is None and (victim not in study.spec.victims or study.spec.attack_plan(task, victim))):
+    if competent or (competent is None and (victim not in study.spec.victims or task not in study.spec.tasks
+                                            or study.spec.plan.attacks_of(task, victim))):
         return ""
     for kind in study.spec.victims:
         if STANDS_IN_FOR.get(kind) == victim and study.competence(task, kind)[0]:

@@ -132,7 +132,6 @@ def _status(args: argparse.Namespace) -> int:
     from bodega.experiments.execute import is_done, read_marker
     from bodega.experiments.hashing import HashCache
     from bodega.experiments.runner import SPLIT_FILES, victim_weights_present
-    from bodega.layout import CellName
 
     spec, hashes = _spec(args), HashCache()
     # Status only reads: it never prepares data (that executes the grid's data notebook). Cell keys hash the
@@ -162,26 +161,23 @@ def _status(args: argparse.Namespace) -> int:
         if pending and not victim_weights_present(victim.out_dir):
             print(f"         {victim.name}'s weights are not here (results are committed without them): "
                   "`bodega grid run` trains it again first")
-    skipped = [(*cell[:4], None, cell[4]) for cell in spec.skipped_cells()] + spec.skipped_training_cells()
+    plan = spec.plan
     by_reason: dict[tuple[str, bool], list[tuple[str, ...]]] = {}  # (reason, of other trainings) -> cells
-    for task, victim, attacker, scenario, training, reason in skipped:
-        name = (task, victim, attacker, "T" if scenario == "targeted" else "U")
-        by_reason.setdefault((reason, training is not None), []).append(
-            name if training is None else (*name, f"t{training}"))
+    for cell in plan.left_out():
+        name = (cell.task, cell.victim, cell.attacker, "T" if cell.scenario == "targeted" else "U")
+        first = cell.training == plan.first_training(cell.task, cell.victim)
+        by_reason.setdefault((cell.reason, not first), []).append(name if first else (*name, f"t{cell.training}"))
     for (reason, _), cells in by_reason.items():  # one reason once, however many cells it leaves out
         print(f"not run  {len(cells)} cell{'' if len(cells) == 1 else 's'}: {'; '.join(compact_names(cells))}")
         print(f"         because {reason}")
     alone: dict[str, list[str]] = {}  # reason -> the trainings that run with no other cell beside them
-    for task in spec.tasks:
-        for victim in spec.victims:
-            for training in spec.training.seeds_for(task, victim):
-                reason = spec.alone_reason(task, victim, training)
-                if reason:
-                    alone.setdefault(reason, []).append(str(CellName(task, victim, training=training)))
+    for victim in plan.victims:
+        if victim.alone:
+            alone.setdefault(victim.alone, []).append(victim.name)
     for reason, names in alone.items():
         print(f"alone    {', '.join(names)}: with no other cell beside it\n         because {reason}")
     print(f"{todo} cells to run (attack cells of untrained victims not listed); "
-          f"{len(skipped)} left out by the grid's skip rules")
+          f"{len(plan.left_out())} left out by the grid's skip rules")
     return 0
 
 

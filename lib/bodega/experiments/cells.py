@@ -14,14 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from bodega.errors import BodegaError
-from bodega.attacks.base import attacker_folder_name
 from bodega.experiments.hashing import (HashCache, attack_entries, key_of, profile_settings, tree_sha256,
                                        victim_entries)
 from bodega.experiments.spec import GridSpec
 from bodega.io import relative_path
 from bodega.plugins import is_plugin, source_sha256
 from bodega.records import read_victim_info
-from bodega.layout import ATTACK_OUTPUTS, RUNS, VICTIM_OUTPUTS, CellName, run_dir, run_name, victim_dir
+from bodega.layout import ATTACK_OUTPUTS, RUNS, VICTIM_OUTPUTS, run_dir, victim_dir
+from bodega.layout import run_name  # noqa: F401  (re-exported: the book and benchmarks name run folders from here)
 
 # What a stage notebook's `parameters` cell must declare: each tuple lists alternatives (one is
 # enough). The grid offers every name below and passes only those the notebook declares, so a
@@ -117,45 +117,35 @@ def victim_cells(spec: GridSpec, hashes: HashCache, declared: set[str] | None = 
     results, data_root = Path(spec.results), Path(spec.data_root)
     notebook_sha = hashes.notebook(spec.notebooks.victim)
     cells = []
-    for task in spec.tasks:
+    for planned in spec.plan.victims:  # a training every attack cell of which is left out is not in the plan
+        task, victim, training = planned.task, planned.victim, planned.training
         data_dir = data_root / task
         data = {split: hashes.file(data_dir / f"{split}.tsv") for split in ("train", "dev", "attack")}
-        for victim, training in ((v, t) for v in spec.victims for t in spec.training.seeds_for(task, v)):
-            if not spec.attack_plan(task, victim, training):
-                continue  # every attack cell of this training is left out: nothing needs it trained
-            out = victim_dir(results, task, victim, training)
-            settings = _with_precision(training_settings(spec, task, victim, training),
-                                       training_precision(victim, precision), spec.notebooks.victim, declared)
-            unsupported = sorted(set(spec.training.schedule_for(task, victim)) - (declared or set(settings)))
-            if unsupported:
-                raise BodegaError(f"{spec.notebooks.victim}: its `parameters` cell lacks {', '.join(unsupported)}, "
-                                 f"which the grid sets for {task}-{victim}")
-            parameters = _declared({**settings, "data_dir": _param(data_dir), "data_root": _param(data_root),
-                                    "out_dir": _param(out), "results_root": _param(results)}, declared)
-            inputs = {"stage": "victim", "notebook": notebook_sha, "code": hashes.code(victim_entries(victim)),
-                      "data": data,
-                      "profile_settings": profile_settings(spec.profile, victim, task), **settings}
-            name = str(CellName(task, victim, training=training))
-            cells.append(Cell(
-                kind="victim", name=name, notebook=_abs(spec.notebooks.victim),
-                output_notebook=_abs(Path(spec.generated) / spec.name / "victims" / f"{name}.ipynb"),
-                out_dir=_abs(out), parameters=parameters, inputs=inputs, key=key_of(inputs),
-                expected=VICTIM_OUTPUTS, cwd=_abs("."), threads=spec.threads_per_cell))
+        out = victim_dir(results, task, victim, training)
+        settings = _with_precision(training_settings(spec, task, victim, training),
+                                   training_precision(victim, precision), spec.notebooks.victim, declared)
+        unsupported = sorted(set(spec.training.schedule_for(task, victim)) - (declared or set(settings)))
+        if unsupported:
+            raise BodegaError(f"{spec.notebooks.victim}: its `parameters` cell lacks {', '.join(unsupported)}, "
+                             f"which the grid sets for {task}-{victim}")
+        parameters = _declared({**settings, "data_dir": _param(data_dir), "data_root": _param(data_root),
+                                "out_dir": _param(out), "results_root": _param(results)}, declared)
+        inputs = {"stage": "victim", "notebook": notebook_sha, "code": hashes.code(victim_entries(victim)),
+                  "data": data,
+                  "profile_settings": profile_settings(spec.profile, victim, task), **settings}
+        name = planned.name
+        cells.append(Cell(
+            kind="victim", name=name, notebook=_abs(spec.notebooks.victim),
+            output_notebook=_abs(Path(spec.generated) / spec.name / "victims" / f"{name}.ipynb"),
+            out_dir=_abs(out), parameters=parameters, inputs=inputs, key=key_of(inputs),
+            expected=VICTIM_OUTPUTS, cwd=_abs("."), threads=spec.threads_per_cell))
     return cells
 
 
 def cell_names(spec: GridSpec, attacks: bool = True) -> set[str]:
-    """The name of every cell ``spec`` runs (each training of a victim that is attacked, and with ``attacks`` its
-    attack cells), as :func:`victim_cells` and :func:`attack_cells` name them, without hashing or reading anything."""
-    names = set()
-    for task in spec.tasks:
-        for victim in spec.victims:
-            for training in spec.training.seeds_for(task, victim) if spec.attack_plan(task, victim) else ():
-                names.add(str(CellName(task, victim, training=training)))
-                # each training's own plan: a skip rule may leave out of an extra training what the first runs
-                names.update(run_name(task, victim, attacker_folder_name(attacker), scenario, seed, training)
-                             for attacker, scenario, seed in spec.attack_plan(task, victim, training) if attacks)
-    return names
+    """The name of every cell ``spec`` runs (each training it trains, and with ``attacks`` its attack cells), as
+    :func:`victim_cells` and :func:`attack_cells` name them, without hashing or reading anything."""
+    return spec.plan.names(attacks)
 
 
 def victim_identity(out_dir: str | Path) -> str:
@@ -176,12 +166,12 @@ def attack_cells(spec: GridSpec, victim: Cell, hashes: HashCache, declared: set[
     notebook_sha = hashes.notebook(spec.notebooks.attack)
     precision = _precision(spec)
     cells = []
-    for attacker, scenario, seed in spec.attack_plan(task, kind, training):
-        name = run_name(task, kind, attacker_folder_name(attacker), scenario, seed, training)
+    for planned in spec.plan.attacks_of(task, kind, training):
+        attacker, name, seed = planned.attacker, planned.name, planned.seed
         out = run_dir(spec.results, name)
-        settings = {"task": task, "victim": kind, "attacker": attacker, "targeted": scenario == "targeted",
-                    "n_examples": spec.examples_of(task, kind, attacker, scenario, training),
-                    "query_budget": spec.query_budget, "seed": seed, "profile": spec.profile, "backend": spec.backend}
+        settings = {"task": task, "victim": kind, "attacker": attacker, "targeted": planned.scenario == "targeted",
+                    "n_examples": planned.examples, "query_budget": spec.query_budget, "seed": seed,
+                    "profile": spec.profile, "backend": spec.backend}
         settings = _with_precision(settings, precision, spec.notebooks.attack, declared)
         trained = {"training_seed": training} if training else {}  # training 0 keeps the keys it had
         parameters = _declared({**settings, "victim_dir": _param(victim.out_dir), "data_dir": _param(data_dir),

@@ -25,8 +25,7 @@ import yaml
 
 from bodega.layout import CELL_MARKER, VICTIM_INFO, run_dir
 from bodega.errors import BodegaError, MissingFileError
-from bodega.experiments.cells import (ATTACK_REQUIRED, VICTIM_REQUIRED, Cell, attack_cells, cell_names,
-                                      victim_cells, victim_identity)
+from bodega.experiments.cells import ATTACK_REQUIRED, VICTIM_REQUIRED, Cell, attack_cells, victim_cells, victim_identity
 from bodega.experiments.engines import Engine, make_engine
 from bodega.experiments.execute import (Outcome, adopt_victim, foreign_files, is_done, live_runner, read_marker,
                                         refuse_foreign, run_cell, terminate_running)
@@ -114,7 +113,7 @@ def ensure_data(spec: GridSpec) -> None:
 def refuse_beside_live_runner(spec: GridSpec, train_only: bool = False) -> None:
     """Fail before any work when another grid runner on this machine is running cells of this grid: a second
     runner would take its notebooks for orphans and stop them, and both would write the grid's status file."""
-    own = cell_names(spec, attacks=not train_only)
+    own = spec.plan.names(attacks=not train_only)
     for path in Path(spec.results).rglob(CELL_MARKER):
         marker = read_marker(path.parent)
         runner = live_runner(marker) if marker and marker.get("name") in own else None
@@ -191,7 +190,7 @@ class _Status:
     def __init__(self, spec: GridSpec, workers: int, train_only: bool = False) -> None:
         self.path = Path(spec.results) / f"grid-{spec.name}.json"
         self.spec = spec
-        self.own = cell_names(spec, attacks=not train_only)
+        self.own = spec.plan.names(attacks=not train_only)
         self.cells: dict[str, dict] = {}  # this run's settled cells
         self.started = time.monotonic()
         self.run = {"id": uuid.uuid4().hex, "started": _now(), "workers": workers, "log": [], "ended": None,
@@ -351,9 +350,9 @@ class GridScheduler:
                 self.schedule(attack)
             return
         task, victim = cell.inputs["task"], cell.inputs["victim"]
-        for attacker, _, _ in self.spec.attack_plan(task, victim, cell.inputs["seed"]):
+        for planned in self.spec.plan.attacks_of(task, victim, cell.inputs["seed"]):
             self.progress.finished("attack", "blocked", 0.0, f"(needs {cell.name})",
-                                   groups=cell_groups("attack", task, victim, attacker))
+                                   groups=cell_groups("attack", task, victim, planned.attacker))
         self.report.outcomes.append(Outcome(f"{cell.name}-*", "attack", "blocked", 0.0,
                                             f"victim {cell.name} failed", outcome.log))
 
@@ -384,14 +383,13 @@ def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, 
     victims = victim_cells(spec, hashes, victim_params)
     check_folders(spec, victims, train_only, adopt)
     status = _Status(spec, workers, train_only)
+    plan = spec.plan
     planned = [_groups(victim) for victim in victims] + [
-        cell_groups("attack", victim.inputs["task"], victim.inputs["victim"], attacker) for victim in victims
-        for attacker, _, _ in ([] if train_only else
-                               spec.attack_plan(victim.inputs["task"], victim.inputs["victim"], victim.inputs["seed"]))]
-    progress = Progress({"victim": len(victims), "attack": 0 if train_only else spec.n_attack_cells}, workers,
+        cell_groups("attack", cell.task, cell.victim, cell.attacker) for cell in ([] if train_only else plan.attacks)]
+    progress = Progress({"victim": len(victims), "attack": 0 if train_only else plan.n_attack_cells}, workers,
                         show_progress, planned)
     log.info("grid %s (%s): %d victims, %d attack cells (%d left out by its skip rules), %d workers (%s)",
-             spec.name, spec.source, len(victims), spec.n_attack_cells, len(spec.skipped_cells()), workers, engine)
+             spec.name, spec.source, len(victims), plan.n_attack_cells, len(plan.left_out()), workers, engine)
     runner: Engine = make_engine(engine, workers, scheduler, processes)
     grid = GridScheduler(spec, runner, workers, hashes, attack_params, progress, status, train_only)
     previous = _stop_on_sigterm()

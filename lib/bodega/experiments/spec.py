@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, fields, replace
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -19,6 +20,9 @@ from bodega.precision import PRECISIONS
 from bodega.profiles import get_profile
 from bodega.tasks import TASKS, get_task
 from bodega.victims.kinds import VICTIM_KINDS, normalise_kind
+
+if TYPE_CHECKING:
+    from bodega.experiments.plan import GridPlan
 
 SCENARIOS = ("untargeted", "targeted")
 BACKENDS = ("native", "openattack")
@@ -196,38 +200,37 @@ class GridSpec:
         memory would not fit beside another cell's), or None when it shares the workers."""
         return next((rule.reason for rule in self.alone if rule.matches(task, victim, "", "", training)), None)
 
+    @cached_property
+    def plan(self) -> GridPlan:
+        """The grid's plan (trainings, attack cells, left-out cells, their names and reasons), built once."""
+        from bodega.experiments.plan import build_plan
+
+        return build_plan(self)
+
+    # The four readers below are kept for the callers not yet reading ``plan`` (the study pilot and its pages).
     def attack_plan(self, task: str, victim: str, training: int | None = None) -> list[tuple[str, str, int]]:
         """(attacker, scenario, seed) of every attack cell of one training of a victim that runs (``training``
-        None: its first training, the one every victim of the grid has)."""
-        training = self.training.seeds_for(task, victim)[0] if training is None else training
-        return [(attacker, scenario, seed) for attacker in self.attackers for scenario in self.scenarios
-                for seed in self.seeds if self.skip_reason(task, victim, attacker, scenario, training) is None]
+        None: its first training); see :attr:`plan`."""
+        return [(cell.attacker, cell.scenario, cell.seed) for cell in self.plan.attacks_of(task, victim, training)]
 
     def skipped_cells(self) -> list[tuple[str, str, str, str, str]]:
-        """(task, victim, attacker, scenario, reason) of every cell of a victim's first training that a ``skip``
-        rule leaves out (the cells its other trainings leave out besides: :meth:`skipped_training_cells`)."""
-        return [(t, v, a, s, reason) for t in self.tasks for v in self.victims for a in self.attackers
-                for s in self.scenarios
-                if (reason := self.skip_reason(t, v, a, s, self.training.seeds_for(t, v)[0])) is not None]
+        """(task, victim, attacker, scenario, reason) of the cells ``skip`` rules leave out of a victim's first
+        training; see :attr:`plan`."""
+        plan = self.plan
+        return [(c.task, c.victim, c.attacker, c.scenario, c.reason) for c in plan.left_out()
+                if c.training == plan.first_training(c.task, c.victim)]
 
     def skipped_training_cells(self) -> list[tuple[str, str, str, str, int, str]]:
-        """(task, victim, attacker, scenario, training, reason) of every cell of a victim's other trainings that
-        a ``skip`` rule leaves out while its first training runs it."""
-        cells = []
-        for t, v in ((t, v) for t in self.tasks for v in self.victims):
-            first, *others = self.training.seeds_for(t, v)
-            cells += [(t, v, a, s, training, reason) for training in others for a in self.attackers
-                      for s in self.scenarios if self.skip_reason(t, v, a, s, first) is None
-                      and (reason := self.skip_reason(t, v, a, s, training)) is not None]
-        return cells
+        """(task, victim, attacker, scenario, training, reason) of the cells left out of a victim's other trainings
+        while its first runs them; see :attr:`plan`."""
+        plan = self.plan
+        return [(c.task, c.victim, c.attacker, c.scenario, c.training, c.reason) for c in plan.left_out()
+                if c.training != plan.first_training(c.task, c.victim)]
 
     @property
     def n_attack_cells(self) -> int:
-        """How many attack cells run, over every seed and training (cells a ``skip`` rule leaves out not
-        counted)."""
-        return sum(len(self.attack_plan(task, victim, training))
-                   for task in self.tasks for victim in self.victims
-                   for training in self.training.seeds_for(task, victim))
+        """How many attack cells run, over every seed and training; see :attr:`plan`."""
+        return self.plan.n_attack_cells
 
     def with_overrides(self, **changes: Any) -> "GridSpec":
         """A copy with some fields replaced (command-line flags); ``None`` values are ignored."""
