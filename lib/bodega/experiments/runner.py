@@ -141,7 +141,7 @@ def check_folders(spec: GridSpec, victims: list[Cell], train_only: bool = False,
             adopt_victim(cell, Path(spec.data_root) / cell.inputs["task"])
         refuse_foreign(cell.out_dir, cell.name, cell.key, victim=True)
     if not train_only:
-        for name in sorted(cell_names(spec) - cell_names(spec, attacks=False)):
+        for name in sorted(cell.name for cell in spec.plan.attacks):
             refuse_foreign(run_dir(spec.results, name), name)
 
 
