@@ -65,3 +65,15 @@ def test_the_api_writes_canonical_names_whatever_the_callers_spelling():
                            profile="SMOKE", semantic=OnesSemantic())
     assert (report.settings["attacker"], report.settings["profile"], report.settings["task"]) == \
         ("DeepWordBug", "smoke", "PR2")
+
+
+def test_a_grid_slice_is_named_in_any_spelling_and_checked_against_the_grid(capsys):
+    from bodega.commands.grid import _slice
+    from bodega.experiments import load_grid
+    from bodega.paths import project_root
+
+    spec = load_grid(project_root() / "parameters" / "grid_demo.yaml")
+    assert _slice(spec, "attackers", name_list(attacker_name)("pwws,bert_attack")) == ("PWWS", "BERT-ATTACK")
+    assert main(["grid", "status", str(project_root() / "parameters" / "grid_demo.yaml"), "--victims", "bert"]) == 2
+    assert capsys.readouterr().err.strip() == ("bodega grid: error: --victims: BERT not in the grid's victims "
+                                               "(BiLSTM, MiniLM)")

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bodega.commands import at_least_one
+from bodega.names import attacker_name, name_list, task_name, victim_name
 from bodega.precision import PRECISIONS
 
 if TYPE_CHECKING:
@@ -51,20 +52,17 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--precision", choices=PRECISIONS, default=None,
                         help="fp32, bf16 or auto for every cell (default: the grid's precision key, else fp32); "
                              "part of each cell's key")
-    for part in ("tasks", "victims", "attackers"):
-        parser.add_argument(f"--{part}", default=None,
+    for part, resolve in (("tasks", task_name), ("victims", victim_name), ("attackers", attacker_name)):
+        parser.add_argument(f"--{part}", default=None, type=name_list(resolve),
                             help=f"comma-separated {part} of the grid: run or list only these (a slice of the grid)")
 
 
-def _slice(spec, part: str, value: str | None) -> tuple[str, ...] | None:
-    """The grid's own names chosen by ``--tasks``/``--victims``/``--attackers`` (any spelling the grid accepts)."""
-    if value is None:
+def _slice(spec, part: str, chosen: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    """The grid's own names chosen by ``--tasks``/``--victims``/``--attackers`` (made canonical as parsed)."""
+    if chosen is None:
         return None
-    from bodega.experiments import GridError, parse_grid
+    from bodega.experiments import GridError
 
-    raw = {"name": "slice", "profile": spec.profile, "tasks": ["PR2"], "victims": ["BiLSTM"],
-           "attackers": ["PWWS"], "scenarios": ["untargeted"], part: value.split(",")}
-    chosen = getattr(parse_grid(raw, f"--{part}"), part)
     outside = [name for name in chosen if name not in getattr(spec, part)]
     if outside:
         raise GridError(f"--{part}: {', '.join(outside)} not in the grid's {part} ({', '.join(getattr(spec, part))})")
