@@ -278,7 +278,7 @@ def test_a_tables_run_saves_every_claims_rewrite_for_another_verifier(gate, tmp_
     rules = _MapRewriter("rules", {c.claim: c.claim.replace("Savages", "Savages , honestly ,") for c in claims})
     run_tables(claims, KeywordVerifier(), "keyword", gate, rules, ["omission"], tmp_path / "rules",
                with_surface=False)
-    recorded = [r["id"] for r in read_jsonl(tmp_path / "rules" / "omission" / "records.jsonl")]
+    recorded = [r["id"] for r in read_jsonl(tmp_path / "rules" / "omission" / "atomeval-records.jsonl")]
     assert recorded == ["c1"]  # c0 mentions "film": the keyword verifier first calls it supported
     saved = make_rewriter(f"saved:{tmp_path / 'rules'}")
     assert saved.rewrite(claims[0].claim, "e", "omission") == "Savages , honestly , was only a film ."

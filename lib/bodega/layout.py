@@ -51,6 +51,15 @@ CELL_MARKER = "cell.json"
 
 REWRITES = "rewrites.jsonl"
 """An AtomEval tables run: every claim's rewrite of one family."""
+ATOMEVAL_SUMMARY = "atomeval-summary.json"
+"""An AtomEval tables run: one family's metrics and settings (``<run>/<family>/``), not an attack run's
+:data:`SUMMARY`; read and written by :mod:`bodega.atomeval.run_files` only."""
+ATOMEVAL_RECORDS = "atomeval-records.jsonl"
+"""An AtomEval tables run: one judged rewrite per line of one family, not an attack run's :data:`RECORDS`."""
+ATOMEVAL_SCHEMA = 1
+"""The version of :data:`ATOMEVAL_SUMMARY` and :data:`ATOMEVAL_RECORDS`, written in the summary's ``schema``.
+Runs without it (version 0) named their files :data:`SUMMARY` and :data:`RECORDS`; they are read through
+:func:`bodega.atomeval.run_files.upgrade`, the one upgrade path."""
 
 VICTIM_OUTPUTS = (VICTIM_INFO, METRICS)
 """What a finished victim cell leaves (victim.json is written last by training)."""

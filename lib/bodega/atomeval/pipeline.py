@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from bodega.layout import SUMMARY
+from bodega.atomeval.run_files import is_complete
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +59,7 @@ def cost_path(plan: ExperimentPlan, spec: str) -> Path:
 
 
 def _complete(folder: Path, families: Sequence[str]) -> bool:
-    return all((folder / family / SUMMARY).exists() for family in families)
+    return all(is_complete(folder, family) for family in families)
 
 
 def run_experiment(plan: ExperimentPlan, tabulate: Callable[..., dict], out: str | Path | None = None,

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from bodega.errors import MissingFileError, UnknownNameError
-from bodega.layout import RECORDS, REWRITES, SUMMARY
 from bodega.atomeval.llm import ChatClient, complete_many
 
 log = logging.getLogger(__name__)
@@ -238,21 +237,18 @@ class SavedRewriter:
     gate after a change) without generating them again: an LLM rewriter is slow on a CPU."""
 
     def __init__(self, tables_dir: str | Path) -> None:
-        import json
-
-        from bodega.io import read_jsonl
+        from bodega.atomeval import run_files
 
         self.source = Path(tables_dir)
         self.rewrites: dict[tuple[str, str], str | None] = {}
-        for folder in sorted(p.parent for p in self.source.glob(f"*/{SUMMARY}")):
-            # rewrites.jsonl has every claim's rewrite; records.jsonl (older runs) only the verifier's population
-            path = folder / REWRITES if (folder / REWRITES).exists() else folder / RECORDS
-            for record in read_jsonl(path) if path.exists() else []:
+        finished = [f for f in run_files.families(self.source) if run_files.is_complete(self.source, f)]
+        for family in finished:
+            for record in run_files.read_rewrites(self.source, family):
                 self.rewrites[(record["family"], record["claim"])] = record["rewrite"]
         if not self.rewrites:
-            raise MissingFileError(f"saved:{tables_dir}: no <family>/records.jsonl there; run `bodega atomeval "
-                                   "tables` first")
-        names = {json.loads(p.read_text())["rewriter"] for p in self.source.glob(f"*/{SUMMARY}")}
+            raise MissingFileError(f"saved:{tables_dir}: no finished family there; run `bodega atomeval tables` "
+                                   "first")
+        names = {run_files.read_summary(self.source, family)["rewriter"] for family in finished}
         self.name = names.pop() if len(names) == 1 else f"saved ({tables_dir})"
 
     def covers(self, claim: str, families: list[str] | tuple[str, ...]) -> bool:

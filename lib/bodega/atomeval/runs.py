@@ -14,7 +14,8 @@ from bodega.atomeval.factories import make_extractor, make_gate
 from bodega.atomeval.tables import table_thresholds
 from bodega.errors import BodegaError
 from bodega.io import atomic_write_json, write_jsonl
-from bodega.layout import RECORDS, REWRITES, SUMMARY
+from bodega.atomeval import run_files
+from bodega.atomeval.run_files import write_family
 
 log = logging.getLogger(__name__)
 
@@ -172,12 +173,10 @@ def run_tables(claims: Sequence[Any], verifier, verifier_name: str, gate, rewrit
         if client is not None and hasattr(client, "precision"):
             summary["rewriter_model"] = {"precision": client.precision, "weights_sha256": client.weights_hash,
                                          "batch_size": rewriter.batch_size, "threads": torch_threads()}
-        write_jsonl(out_dir / family / RECORDS, records)
         # every claim's rewrite, also those the verifier did not first classify as refuted (not in the records):
         # `saved:<out_dir>` judges them again with another verifier, whose population differs
-        write_jsonl(out_dir / family / REWRITES,
-                    [{"id": c.id, "family": family, "claim": c.claim, "rewrite": c.rewrite} for c in cases])
-        atomic_write_json(out_dir / family / SUMMARY, summary)
+        write_family(out_dir, family, summary, records,
+                     [{"id": c.id, "family": family, "claim": c.claim, "rewrite": c.rewrite} for c in cases])
         results[family] = {"summary": summary, "records": records}
     if with_surface:
         atomic_write_json(out_dir / "thresholds.json", table_thresholds(results).to_dict("records"))
@@ -261,17 +260,12 @@ def seed_surface(similarity: CachedSimilarity, perplexity: "CachedPerplexity", t
                  families: Sequence[str], profile: str) -> int:
     """Fill the surface caches from an earlier tables run's records (same profile, so the same models): judging
     saved rewrites with another verifier then scores only the rewrites that run did not. Returns the pairs read."""
-    import json
-
-    from bodega.io import read_jsonl
-
     seeded = 0
     for family in families:
-        folder = Path(tables_dir) / family
-        if not (folder / RECORDS).exists() or \
-                json.loads((folder / SUMMARY).read_text(encoding="utf-8")).get("profile") != profile:
+        if not run_files.is_complete(tables_dir, family) or \
+                run_files.read_summary(tables_dir, family).get("profile") != profile:
             continue
-        for record in read_jsonl(folder / RECORDS):
+        for record in run_files.read_records(tables_dir, family):
             if record.get("similarity") is not None:
                 similarity.cache[(record["claim"], record["rewrite"])] = record["similarity"]
                 seeded += 1

@@ -8,7 +8,7 @@ from pathlib import Path
 from bodega.atomeval.verifiers import verifier_description, verifier_metrics
 from bodega.errors import BodegaError, MissingFileError
 from bodega.io import atomic_write_json
-from bodega.layout import METRICS, RECORDS, SUMMARY
+from bodega.layout import METRICS
 
 
 def table_metrics(results: dict[str, dict]):
@@ -98,35 +98,33 @@ def compare_rewriters(runs_dir: str | Path, baseline_dir: str | Path, out: str |
                       examples: int = 3, verifier_folder: str | Path | None = None) -> dict:
     """A rewriter's tables beside a baseline's (e.g. the rule rewriters) on the same claims.
 
-    Both runs are ``run_tables`` outputs (``<dir>/<family>/records.jsonl``) for the same verifier. Each
+    Both runs are ``run_tables`` outputs (:mod:`bodega.atomeval.run_files`) for the same verifier. Each
     run's population is the claims its verifier first classified as refuted; only the claims in both are
     counted (a near-chance verifier's decision on a claim can differ between runs; ``populations`` gives
     the sizes), and both are summarised with the default :class:`~bodega.atomeval.metrics.MetricsConfig`.
     """
     import json
 
+    from bodega.atomeval import run_files
     from bodega.atomeval.metrics import MetricsConfig, summarise, surface_proxies
-    from bodega.io import read_jsonl
 
     config = MetricsConfig()
     rows: dict[str, list[dict]] = {"metrics": [], "diagnostics": [], "rewrites": [], "surface": []}
     cases = []
     populations: dict[str, dict[str, int]] = {}
-    families = sorted(p.parent.name for p in Path(runs_dir).glob(f"*/{RECORDS}"))
+    families = run_files.families(runs_dir)
     if not families:
-        raise MissingFileError(f"--runs {runs_dir}: no <family>/records.jsonl there; run `bodega atomeval tables` "
-                               "first")
+        raise MissingFileError(f"--runs {runs_dir}: no tables run there; run `bodega atomeval tables` first")
     for family in families:
-        run = list(read_jsonl(Path(runs_dir) / family / RECORDS))
-        meta = json.loads((Path(runs_dir) / family / SUMMARY).read_text())
-        base_path = Path(baseline_dir) / family / RECORDS
-        if not base_path.exists():
-            raise MissingFileError(f"--baseline: {base_path} not found: the baseline has no {family} run")
-        base_meta = json.loads((base_path.parent / SUMMARY).read_text())
+        run = run_files.read_records(runs_dir, family)
+        meta = run_files.read_summary(runs_dir, family)
+        if family not in run_files.families(baseline_dir):
+            raise MissingFileError(f"--baseline {baseline_dir}: the baseline has no {family} run")
+        base_meta = run_files.read_summary(baseline_dir, family)
         if base_meta["verifier"] != meta["verifier"]:
             raise BodegaError(f"{family}: verifier {meta['verifier']} in {runs_dir} but {base_meta['verifier']} "
                              f"in {baseline_dir}; compare runs against the same verifier")
-        base_all = list(read_jsonl(base_path))
+        base_all = run_files.read_records(baseline_dir, family)
         ids = {r["id"] for r in run} & {r["id"] for r in base_all}
         populations[family] = {"run": len(run), "baseline": len(base_all), "common": len(ids)}
         run = [r for r in run if r["id"] in ids]

@@ -14,19 +14,15 @@ from pathlib import Path
 from typing import Any
 
 from bodega.errors import BodegaError, MissingFileError
-from bodega.layout import METRICS, PREDICTIONS, RECORDS, SUMMARY, VICTIM_INFO
+from bodega.layout import METRICS, PREDICTIONS, VICTIM_INFO
 from bodega.atomeval.metrics import MetricsConfig, diagnostics_table_row, summarise, surface_proxies
+from bodega.atomeval import run_files
 from bodega.io import read_jsonl
 
 
 def load_run(folder: str | Path) -> dict[str, dict]:
-    """``{family: {"meta": summary.json, "records": [...]}}`` of one tables run."""
-    folder = Path(folder)
-    families = sorted(p.parent.name for p in folder.glob(f"*/{RECORDS}"))
-    if not families:
-        raise MissingFileError(f"{folder}: no <family>/records.jsonl there; run `bodega atomeval tables` first")
-    return {f: {"meta": json.loads((folder / f / SUMMARY).read_text(encoding="utf-8")),
-                "records": list(read_jsonl(folder / f / RECORDS))} for f in families}
+    """``{family: {"meta": its summary, "records": [...]}}`` of one tables run (:mod:`bodega.atomeval.run_files`)."""
+    return {family: {"meta": run.summary, "records": run.records} for family, run in run_files.read_run(folder).items()}
 
 
 def _interval(count: int, n: int) -> dict[str, float | None]:
@@ -206,7 +202,7 @@ def main_table(tables: str | Path, verifiers: list[str | Path], rewriters: list[
     for folder in verifiers:
         name = Path(folder).name
         runs = {label: Path(tables) / name / label for label in rewriters
-                if any((Path(tables) / name / label).glob("*/records.jsonl"))}
+                if run_files.families(Path(tables) / name / label)}
         if not runs:
             raise MissingFileError(f"--tables {tables}: no tables run of {name}; run `bodega atomeval tables "
                                     f"--verifier {folder} --out {Path(tables) / name}/<rewriter>` first")
