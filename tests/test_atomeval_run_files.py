@@ -26,7 +26,8 @@ def test_a_family_is_written_under_its_own_names_with_the_schema(tmp_path):
     assert sorted(p.name for p in folder.iterdir()) == sorted([ATOMEVAL_SUMMARY, ATOMEVAL_RECORDS, REWRITES])
     assert json.loads((folder / ATOMEVAL_SUMMARY).read_text())["schema"] == ATOMEVAL_SCHEMA
     run = run_files.read_run(tmp_path)["omission"]
-    assert run.records == [RECORD] and run.summary["rewriter"] == "rules" and run_files.is_complete(tmp_path, "omission")
+    assert run.records == [RECORD] and run.summary["rewriter"] == "rules"
+    assert run_files.is_complete(tmp_path, "omission")
 
 
 def test_a_run_of_schema_0_is_upgraded_on_reading(tmp_path):
