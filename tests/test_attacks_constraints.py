@@ -9,7 +9,7 @@ import pytest
 from attack_fakes import KeywordVictim
 from bodega.attacks import Goal
 from bodega.attacks.base import WordLevelAttacker
-from bodega.attacks.constraints import Constraint, MaxModificationRate, Stopwords
+from bodega.attacks.constraints import Constraint, ConstraintSet, MaxModificationRate, Stopwords
 from bodega.attacks.searches.genetic import genetic_search
 from bodega.attacks.searches.pwws import pwws_search
 from bodega.attacks.transformations import LexiconSubstitutes
@@ -36,8 +36,8 @@ class NoLetter(Constraint):
 def _attack(search, tmp_path, constraints) -> str | None:
     lexicon = tmp_path / "lexicon.tsv"
     lexicon.write_text(LEXICON, encoding="utf-8")
-    searcher = partial(search, transformation=LexiconSubstitutes(lexicon), constraints=constraints)
-    attacker = WordLevelAttacker("toy", searcher)
+    searcher = partial(search, transformation=LexiconSubstitutes(lexicon))
+    attacker = WordLevelAttacker("toy", searcher, constraints=ConstraintSet(tuple(constraints)))
     result = attacker.attack(KeywordVictim(WEIGHTS), TEXT, Goal.untargeted(1), np.random.default_rng(0))
     return result.adversarial
 

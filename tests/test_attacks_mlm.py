@@ -9,7 +9,7 @@ import pytest
 from attack_fakes import SENTENCES, KeywordVictim
 from bodega.attacks import Goal, get_attacker, registered_attackers
 from bodega.attacks.base import WordLevelAttacker
-from bodega.attacks.constraints import Stopwords
+from bodega.attacks.constraints import ConstraintSet, MaxModificationRate, Stopwords
 from bodega.attacks.mlm_search import bert_attack_search, word_substitutes
 from bodega.mlm.model import Candidate, MaskedLM
 from bodega.text import tokenize
@@ -60,9 +60,9 @@ def test_word_predictions_skip_multi_piece_words(tiny_mlm):
 def test_bert_attack_takes_first_flip_in_mlm_order_and_keeps_text():
     victim = KeywordVictim()
     # two of the four words must change: above OpenAttack's cap of int(0.2 * 4) = 0 changes, so widen it
-    search = partial(bert_attack_search, mlm=ListMLM(["kind", "calm", "evil", "fine"]),
-                     constraints=[Stopwords(substitutes=True)], k=36, max_change_rate=0.5)
-    attacker = WordLevelAttacker("BERT-ATTACK", search)
+    search = partial(bert_attack_search, mlm=ListMLM(["kind", "calm", "evil", "fine"]), k=36)
+    rules = ConstraintSet((MaxModificationRate(0.5, one_more=True), Stopwords(substitutes=True)))
+    attacker = WordLevelAttacker("BERT-ATTACK", search, constraints=rules)
     text = "Corrupt  traitors lie,\nagain."
     result = attacker.attack(victim, text, Goal.towards(0), np.random.default_rng(0))
     assert result.success
@@ -75,8 +75,8 @@ def test_bert_attack_takes_first_flip_in_mlm_order_and_keeps_text():
 
 def test_bert_attack_gives_up_beyond_the_change_rate():
     victim = KeywordVictim()
-    capped = WordLevelAttacker("BERT-ATTACK", partial(bert_attack_search, mlm=ListMLM(["kind"]),
-                                                      constraints=[Stopwords()], max_change_rate=0.1))
+    capped = WordLevelAttacker("BERT-ATTACK", partial(bert_attack_search, mlm=ListMLM(["kind"])),
+                               constraints=ConstraintSet((MaxModificationRate(0.1, one_more=True), Stopwords())))
     assert not capped.attack(victim, "Corrupt traitors lie to destroy us!", Goal.towards(0),
                              np.random.default_rng(0)).success
 

@@ -191,7 +191,7 @@ def attack(victim: Classifier, texts: Sequence[str] | None = None, labels: Seque
            task: str, attacker: Any = "PWWS", targeted: bool = False, n_examples: int | None = None,
            query_budget: int | None = None, seed: int = 0, profile: str = "cpu", backend: str = "native",
            attacker_options: dict | None = None, data: str | Path | None = None, out_dir: str | Path | None = None,
-           semantic: Any = None, progress: bool = False) -> AttackReport:
+           semantic: Any = None, progress: bool = False, constraints: Sequence[Any] = ()) -> AttackReport:
     """Attack ``texts`` (with gold ``labels``, 1 = non-credible) or the task's attack set, and score the run.
 
     ``victim`` is anything :func:`wrap` accepts (it is wrapped here when needed). Without
@@ -201,8 +201,13 @@ def attack(victim: Classifier, texts: Sequence[str] | None = None, labels: Seque
     ``targeted`` selects BODEGA's targeted scenario (non-credible texts the victim gets right,
     pushed to credible). ``out_dir`` keeps the run folder (records, summary; resumable);
     without it nothing is left on disk. ``semantic`` replaces the profile's semantic model in
-    scoring (an object with ``score(pairs)``). Returns an :class:`AttackReport`.
+    scoring (an object with ``score(pairs)``). ``constraints`` are rules of your own
+    (:class:`bodega.attacks.constraints.Constraint` objects) that every search of a named
+    attacker obeys on top of its own; the run's settings record them by ``repr``. Returns an
+    :class:`AttackReport`.
     """
+    from dataclasses import replace
+
     from bodega.attacks.run_folder import attack_into
     from bodega.attacks.run_inputs import as_attacker
     from bodega.attacks.runner import AttackOptions, attack_examples
@@ -221,8 +226,9 @@ def attack(victim: Classifier, texts: Sequence[str] | None = None, labels: Seque
         raise BodegaError("labels given without texts; pass texts too, or neither to attack the task's attack set")
     if texts is not None and labels is None:
         raise BodegaError("texts need labels (0 credible, 1 non-credible), one per text")
+    recorded = {**(attacker_options or {}), **({"constraints": [repr(c) for c in constraints]} if constraints else {})}
     options = AttackOptions(targeted=targeted, n_examples=n_examples, query_budget=query_budget, seed=seed,
-                            profile=profile, backend=backend, attacker_options=attacker_options, semantic=semantic,
+                            profile=profile, backend=backend, attacker_options=recorded, semantic=semantic,
                             progress=progress)
     if texts is not None:
         examples, identity = _examples(texts, labels), None
@@ -230,7 +236,10 @@ def attack(victim: Classifier, texts: Sequence[str] | None = None, labels: Seque
         data_file = (Path(data) if data is not None else Path("data") / task_name) / "attack.tsv"
         examples = read_tsv(data_file)
         identity = {"attack_sha256": file_sha256(data_file), "rows": len(examples)}
-    engine = as_attacker(attacker, options)
+    if constraints and not isinstance(attacker, str):
+        raise BodegaError("constraints apply to attackers given by name; give your attacker object its rules itself")
+    engine = as_attacker(attacker, replace(options, attacker_options={**recorded, "constraints": list(constraints)})
+                         if constraints else options)
     if out_dir is None:
         return attack_examples(task_name, wrapped, engine, examples, options, data=identity)
     return attack_into(out_dir, task_name, wrapped, engine, examples, options, data=identity)

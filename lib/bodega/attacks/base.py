@@ -4,11 +4,12 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
-from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 
+from bodega.attacks.constraints import Constraint, ConstraintSet
 from bodega.attacks.evaluation import Evaluator
 from bodega.attacks.goal import Goal
 from bodega.attacks.pos import PosTagger
@@ -49,7 +50,9 @@ class WordLevelAttacker:
     """An attack assembled from parts: a search function over a tokenised text.
 
     ``search(state)`` returns the adversarial text or None; ``tagger`` is set when the
-    search needs part-of-speech tags (WordNet candidates do). Two named as-run options
+    search needs part-of-speech tags (WordNet candidates do); ``constraints`` are the attack's
+    rules, prepared here for each text and handed to the search in its state (the one way a
+    search learns what it may change). Two named as-run options
     (see :mod:`bodega.attacks.fidelity`): ``respace`` attacks OpenAttack's view of the text
     (``PunctTokenizer`` tokens, punctuation included, re-joined by single spaces; lower-cased
     too when ``lower``) instead of word spans of the text as it is; ``reask`` sends a text
@@ -63,15 +66,16 @@ class WordLevelAttacker:
     respace: bool = False
     lower: bool = False
     reask: bool = False
+    constraints: ConstraintSet = field(default_factory=ConstraintSet)
 
     def warm_up(self) -> None:
         """Load lexicons and models now, so the first example's time is the attack's alone."""
         if self.tagger is not None:
             self.tagger.nlp
-        for value in getattr(self.search, "keywords", {}).values():
-            for part in value if isinstance(value, list) else [value]:  # a list: the search's constraints
-                if hasattr(part, "warm_up"):
-                    part.warm_up()
+        self.constraints.warm_up()
+        for part in getattr(self.search, "keywords", {}).values():
+            if hasattr(part, "warm_up"):
+                part.warm_up()
 
     def attack(self, victim: Any, text: str, goal: Goal, rng: np.random.Generator) -> AttackResult:
         """Tokenise ``text`` (OpenAttack's view when ``respace``), tag it if needed, and run the search."""
@@ -80,7 +84,8 @@ class WordLevelAttacker:
         else:
             tokenized = source = tokenize(text)
         pos = self.tagger.tags(source) if self.tagger is not None else ["other"] * len(tokenized)
-        state = SearchState(tokenized, pos, Evaluator(victim, goal, reask=self.reask), rng)
+        state = SearchState(tokenized, pos, Evaluator(victim, goal, reask=self.reask), rng, self.constraints)
+        self.constraints.prepare(state)
         adversarial = self.search(state)
         return AttackResult(adversarial, adversarial is not None)
 
@@ -141,13 +146,28 @@ def attacker_module(name: str) -> str:
     return ATTACKERS[canonical_name(name)].__module__
 
 
-def get_attacker(name: str, profile: str = "cpu", backend: str = "native", **options: Any) -> Attacker:
+def with_constraints(attacker: Attacker, extra: Sequence[Constraint]) -> Attacker:
+    """A copy of a native attacker whose searches also obey ``extra``, after the recipe's own rules."""
+    rules = getattr(attacker, "constraints", None)
+    if not isinstance(rules, ConstraintSet):
+        raise BodegaError(f"constraints: {attacker.name} does not change words one at a time, so word constraints "
+                          "do not apply to it; give them to a word-level attacker")
+    return replace(attacker, constraints=rules.plus(extra))
+
+
+def get_attacker(name: str, profile: str = "cpu", backend: str = "native", constraints: Sequence[Constraint] = (),
+                 **options: Any) -> Attacker:
     """Build an attacker by its paper name (or BODEGA's spelling) for a profile and backend.
 
     ``py:module:factory`` (or ``py:path/to/file.py:factory``) builds a user's attacker:
     ``factory(**options)`` returns an object with this package's ``attack(victim, text,
     goal, rng)`` (native backend) or an OpenAttack ``Attacker`` (openattack backend).
+    ``constraints`` (:class:`~bodega.attacks.constraints.Constraint` objects) are rules every search
+    of a native attacker obeys on top of its recipe's (:func:`with_constraints`).
     """
+    if constraints and (is_plugin(name) or backend != "native"):
+        raise BodegaError("constraints apply to the package's attackers on the native backend; a py: attacker or "
+                          "an OpenAttack one applies its own rules")
     if is_plugin(name):
         from bodega.attacks.user import build_user_attacker
 
@@ -158,4 +178,5 @@ def get_attacker(name: str, profile: str = "cpu", backend: str = "native", **opt
         return build_openattack_attacker(canonical_name(name), profile=profile, **options)
     if backend != "native":
         raise BodegaError(f"unknown backend {backend!r}; choose 'native' or 'openattack'")
-    return ATTACKERS[name](profile=profile, **options)
+    attacker = ATTACKERS[name](profile=profile, **options)
+    return with_constraints(attacker, constraints) if constraints else attacker

@@ -1,8 +1,10 @@
 """Rules a candidate must pass: not a stopword, few enough changes, same part of speech, similar meaning.
 
-Every rule is a :class:`Constraint`, and every search takes its rules as one list (as TextAttack composes an
-attack from a goal, constraints, a transformation and a search), so a new rule needs no search edit: a search
-asks :func:`modifiable` which words it may change and :func:`admitted` which of its candidate change-sets pass.
+Every rule is a :class:`Constraint`, and an attacker holds its rules as one :class:`ConstraintSet` (as TextAttack
+composes an attack from a goal, constraints, a transformation and a search). The framework prepares the set for
+each text and hands it to the search in its state; the set is the one step through which every search asks which
+words it may change and which candidates pass, so a new rule (a recipe's, or a user's through
+``bodega.attack(..., constraints=...)``) needs no search edit and no search can leave one out.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from bodega.attacks.pos import PosTagger
+from bodega.errors import BodegaError
 from bodega.text import default_stopwords
 
 if TYPE_CHECKING:
@@ -44,25 +47,61 @@ class Constraint:
         """Load what the rule needs now, so that the first example is not charged for it (nothing by default)."""
 
 
-def modifiable(state: SearchState, constraints: Sequence[Constraint]) -> list[int]:
-    """The indices of the words every constraint lets a search replace."""
-    return [i for i in range(len(state.text)) if all(c.modifiable(state, i) for c in constraints)]
+@dataclass(frozen=True)
+class ConstraintSet:
+    """An attacker's rules and the one step every search takes through them.
 
+    :meth:`prepare` is called by the framework once per text before the search starts; the search then asks
+    :meth:`modifiable` before it makes candidates and :meth:`admitted` (or :meth:`passing`) for them. Each rule
+    sees only the trials the rules before it admitted, so a costly rule listed last (a sentence encoder) scores
+    the fewest, and a rule that admits nothing leaves the rules after it nothing to score.
+    """
 
-def admitted(state: SearchState, index: int, changes: Changes, trials: Sequence[Changes],
-             constraints: Sequence[Constraint]) -> np.ndarray:
-    """One bool per trial change-set: whether every constraint admits it."""
-    passed = np.ones(len(trials), dtype=bool)
-    for constraint in constraints:
-        if len(trials):
-            passed &= np.asarray(constraint.admits(state, index, changes, trials), dtype=bool)
-    return passed
+    rules: tuple[Constraint, ...] = ()
 
+    def plus(self, extra: Sequence[Constraint]) -> ConstraintSet:
+        """These rules, then ``extra`` (each a :class:`Constraint`)."""
+        stray = [rule for rule in extra if not isinstance(rule, Constraint)]
+        if stray:
+            raise BodegaError(f"constraints: {stray[0]!r} is not a bodega.attacks.constraints.Constraint; subclass "
+                              "it and override modifiable and/or admits")
+        return ConstraintSet((*self.rules, *extra))
 
-def prepare(state: SearchState, constraints: Sequence[Constraint]) -> None:
-    """Tell every constraint that a new text is attacked."""
-    for constraint in constraints:
-        constraint.prepare(state)
+    def prepare(self, state: SearchState) -> None:
+        """Tell every rule that a new text is attacked."""
+        for rule in self.rules:
+            rule.prepare(state)
+
+    def modifiable(self, state: SearchState) -> list[int]:
+        """The indices of the words every rule lets a search replace."""
+        return [i for i in range(len(state.text)) if all(rule.modifiable(state, i) for rule in self.rules)]
+
+    def admitted(self, state: SearchState, index: int, changes: Changes, trials: Sequence[Changes]) -> np.ndarray:
+        """One bool per trial change-set (each replaces the word at ``index`` on top of ``changes``): whether
+        every rule admits it."""
+        passed = np.ones(len(trials), dtype=bool)
+        for rule in self.rules:
+            alive = np.flatnonzero(passed)
+            if not len(alive):
+                break
+            verdict = np.asarray(rule.admits(state, index, changes, [trials[k] for k in alive]), dtype=bool)
+            passed[alive] = verdict
+        return passed
+
+    def passing(self, state: SearchState, index: int, substitutes: Sequence[str],
+                changes: Changes | None = None) -> list[str]:
+        """The substitutes of the word at ``index`` whose change-sets (on top of ``changes``, default none:
+        single changes of the original) every rule admits."""
+        if not substitutes or not self.rules:
+            return list(substitutes)
+        changes = changes or {}
+        passed = self.admitted(state, index, changes, [{**changes, index: s} for s in substitutes])
+        return [s for s, ok in zip(substitutes, passed) if ok]
+
+    def warm_up(self) -> None:
+        """Load what every rule needs now, so that the first example is not charged for it."""
+        for rule in self.rules:
+            rule.warm_up()
 
 
 @dataclass(frozen=True)
@@ -88,13 +127,17 @@ class Stopwords(Constraint):
 
 @dataclass(frozen=True)
 class MaxModificationRate(Constraint):
-    """At most ``rate`` of the words may change (at least one)."""
+    """At most ``rate`` of the words may change (at least one). ``one_more`` is OpenAttack's cap of BERT-ATTACK
+    and BAE: they count the changes before trying each word, so a text may end with one change past
+    ``int(rate * words)``."""
 
     rate: float
+    one_more: bool = False
 
     def allows(self, changed: int, total: int) -> bool:
         """Whether ``changed`` of ``total`` words is within the rate."""
-        return changed <= max(1, int(self.rate * total))
+        limit = int(self.rate * total)
+        return changed <= (limit + 1 if self.one_more else max(1, limit))
 
     def admits(self, state: SearchState, index: int, changes: Changes, trials: Sequence[Changes]) -> np.ndarray:
         """Trials that change no more words than the rate allows."""
@@ -228,3 +271,39 @@ class SentenceSimilarity(Constraint):
         """Cosine similarity of each candidate to ``reference``."""
         vectors = self.encoder.encode([reference, *candidates])
         return vectors[1:] @ vectors[0]
+
+
+@dataclass
+class TextSimilarity(Constraint):
+    """Cosine similarity of the whole changed text to the original, at least ``threshold``: BAE's rule
+    (OpenAttack's 0.936 for the Universal Sentence Encoder; the encoder here is the caller's).
+
+    The original is encoded once per text (:meth:`prepare`) and every candidate's score is kept for that text,
+    so a search that ranks by :meth:`scores` after :meth:`admits` encodes nothing twice.
+    """
+
+    encoder: SentenceEncoder = field(default_factory=SentenceEncoder)
+    threshold: float = 0.936
+    _reference: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
+    _scores: dict[str, float] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def prepare(self, state: SearchState) -> None:
+        """Encode the original text; forget the last text's scores."""
+        self._reference = self.encoder.encode([state.text.text])[0]
+        self._scores = {}
+
+    def scores(self, state: SearchState, trials: Sequence[Changes]) -> np.ndarray:
+        """Each trial's similarity to the original text (new texts encoded in one batch)."""
+        texts = [state.text.replace(trial) for trial in trials]
+        missing = [t for t in dict.fromkeys(texts) if t not in self._scores]
+        if missing:
+            self._scores.update(zip(missing, self.encoder.encode(missing) @ self._reference))
+        return np.array([self._scores[t] for t in texts])
+
+    def admits(self, state: SearchState, index: int, changes: Changes, trials: Sequence[Changes]) -> np.ndarray:
+        """Trials at least as similar to the original as the threshold."""
+        return self.scores(state, trials) >= self.threshold
+
+    def warm_up(self) -> None:
+        """Load the sentence encoder now, so that the first example is not charged for it."""
+        self.encoder.warm_up()

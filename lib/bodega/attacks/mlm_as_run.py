@@ -8,7 +8,9 @@ the words by importance: the candidates of a word are asked one at a time, the f
 success ends the attack, and a word whose candidates all fail keeps the one that moved
 the victim most, or else the last candidate written into the current words (the trial
 list aliases them: "candidate aliasing"); the attack gives up after more than
-``int(0.2 * words)`` changes. What differs between the two (where candidates come from,
+``int(0.2 * words)`` changes. A user's constraints (``bodega.attack(..., constraints=...)``) are asked
+on top of OpenAttack's own rules, on the lower-cased words: which words may change, which candidates pass
+(with the words already written). What differs between the two (where candidates come from,
 which ones are asked) is the subclasses' :meth:`~OpenAttackMaskedLM._word_candidates`
 and :meth:`~OpenAttackMaskedLM._screen`. The candidates of a word are asked one at a
 time because the first success stops the attack: a batch would ask, and count, texts
@@ -22,10 +24,13 @@ from typing import Any, Callable
 
 import numpy as np
 
-from bodega.attacks.evaluation import Lookahead
+from bodega.attacks.constraints import ConstraintSet
+from bodega.attacks.evaluation import Evaluator, Lookahead
 from bodega.attacks.goal import Goal
 from bodega.attacks.mlm_search import walk_words
 from bodega.attacks.result import AttackResult
+from bodega.attacks.searches.common import SearchState, admitted_words
+from bodega.text import TokenizedText, Word
 
 UNKNOWN = "[UNK]"
 
@@ -41,6 +46,9 @@ class OpenAttackMaskedLM:
     filter_words: frozenset[str]
     max_length: int = field(default=512, kw_only=True)
     max_change_rate: float = field(default=0.2, kw_only=True)
+    constraints: ConstraintSet = field(default_factory=ConstraintSet, kw_only=True)
+    """Rules on top of OpenAttack's (none of its own: its filter words, part of speech and similarity are
+    OpenAttack's code here)."""
     _model: Any = field(default=None, init=False, repr=False)
     unknown_after = False  # BAE inserts [UNK] after the word instead of replacing it
 
@@ -83,15 +91,20 @@ class OpenAttackMaskedLM:
                       * (leave.max(dim=-1)[0] - torch.index_select(orig_probs, 0, moved))).numpy()
         order = [index for index, _ in sorted(enumerate(importance), key=lambda item: item[1], reverse=True)]
         candidates = self._word_candidates(words)
+        state = SearchState(_spaced(words), ["other"] * len(words), Evaluator(victim, goal, reask=True), rng,
+                            self.constraints)
+        self.constraints.prepare(state)
         step = OpenAttackStep(words, candidates, self.filter_words, self._screen, seq, current_prob, goal, probs,
-                              tokenizer, torch, prefetch=getattr(victim, "prefetch", None))
-        adversarial = walk_words(order, len(words), self.max_change_rate, step)
+                              tokenizer, torch, state, prefetch=getattr(victim, "prefetch", None))
+        cap = int(self.max_change_rate * len(words))
+        adversarial = walk_words(order, step, give_up=lambda changed: changed > cap)
         return AttackResult(adversarial, adversarial is not None)
 
 
 class OpenAttackStep:
     """A word as OpenAttack 2.1.1's BERT-ATTACK and BAE try it: candidates asked one at a time, first success wins
-    (``prefetch``, the accountant's, computes the next ones ahead without asking them).
+    (``prefetch``, the accountant's, computes the next ones ahead without asking them); ``state`` holds the
+    words as a text and the user's rules, which may refuse a word or a candidate before OpenAttack's own.
 
     Every screened candidate is written into the current words (candidate aliasing), asked
     or not; a word whose candidates all fail keeps the one with the largest drop of the
@@ -101,8 +114,9 @@ class OpenAttackStep:
 
     def __init__(self, words: list[str], candidates: Callable[[int], list[str]], filter_words: frozenset[str],
                  screen: Callable, original: str, current_prob, goal: Goal, probs, tokenizer, torch,
-                 prefetch: Callable[[list[str]], int] | None = None):
+                 state: SearchState, prefetch: Callable[[list[str]], int] | None = None):
         self.words, self.candidates, self.filter_words, self.screen = words, candidates, filter_words, screen
+        self.state, self.allowed = state, set(state.constraints.modifiable(state))
         self.prefetch = prefetch
         self.original = original
         self.current_prob, self.goal, self.probs, self.tokenizer, self.torch = (current_prob, goal, probs,
@@ -112,9 +126,10 @@ class OpenAttackStep:
 
     def __call__(self, index: int) -> str | None:
         words, final, filter_words = self.words, self.final, self.filter_words
-        if words[index] in filter_words:
+        if words[index] in filter_words or index not in self.allowed:
             return None
         fillers = [s for s in self.candidates(index) if s != words[index] and "##" not in s and s not in filter_words]
+        fillers = admitted_words(self.state, final, index, fillers)
         texts = [self.tokenizer.convert_tokens_to_string(final[:index] + [s] + final[index + 1:]) for s in fillers]
         fillers, texts, asked = self.screen(final, index, fillers, texts, self.original)
         most_gap, candidate = 0.0, None
@@ -136,3 +151,12 @@ class OpenAttackStep:
             self.current_prob = self.current_prob - most_gap
             final[index] = candidate
         return None
+
+
+def _spaced(words: list[str]) -> TokenizedText:
+    """OpenAttack's word list as a text of single-spaced words, for the constraints to read."""
+    spans, cursor = [], 0
+    for word in words:
+        spans.append(Word(word, cursor, cursor + len(word)))
+        cursor += len(word) + 1
+    return TokenizedText(" ".join(words), tuple(spans))

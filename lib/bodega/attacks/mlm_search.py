@@ -9,9 +9,11 @@ one word go to the victim in one batch (OpenAttack sends them one by one and sto
 the first success, so its query counts can be lower); the masked LM is called once for
 all positions (BAE masks each word of the original text in one batch, where OpenAttack
 re-runs the masked LM for each word, masking sub-word position word index + 1 of the
-original text). The as-run forms are :mod:`bodega.attacks.bert_attack_as_run` and
-:mod:`bodega.attacks.bae_as_run`; all four walk the words with :func:`walk_words`, the
-as-run ones with OpenAttack's one-at-a-time step (:mod:`bodega.attacks.mlm_as_run`).
+original text). Their rules (filter words, the change-rate cap, BAE's part of speech and
+sentence similarity) are the recipe's constraints, asked through the search state. The as-run
+forms are :mod:`bodega.attacks.bert_attack_as_run` and :mod:`bodega.attacks.bae_as_run`;
+all four walk the words with :func:`walk_words`, the as-run ones with OpenAttack's
+one-at-a-time step (:mod:`bodega.attacks.mlm_as_run`).
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from typing import Callable, Protocol, Sequence
 
 import numpy as np
 
-from bodega.attacks.constraints import Constraint, SentenceEncoder, admitted, modifiable
+from bodega.attacks.constraints import TextSimilarity
 from bodega.attacks.searches.common import SearchState, best_trial
 from bodega.mlm.model import Candidate, MaskedLM
 from bodega.text import match_case
@@ -67,15 +69,15 @@ class WordStep(Protocol):
     def __call__(self, position: int) -> str | None: ...
 
 
-def walk_words(order: Sequence[int], n_words: int, max_change_rate: float, step: WordStep) -> str | None:
-    """The loop of BERT-ATTACK and BAE, fixed and as-run: words by importance, a step each.
+def walk_words(order: Sequence[int], step: WordStep, give_up: Callable[[int], bool] | None = None) -> str | None:
+    """The loop of BERT-ATTACK and BAE, fixed and as-run: words by importance, a step each, until one succeeds.
 
-    Gives up when more than ``int(max_change_rate * n_words)`` words have changed
-    (OpenAttack 2.1.1's rule, 0.2). The step is the fixed search's :class:`BatchedStep`
-    or the as-run :class:`~bodega.attacks.mlm_as_run.OpenAttackStep`.
+    The fixed searches' :class:`BatchedStep` leaves the change-rate cap to the recipe's
+    constraint; the as-run :class:`~bodega.attacks.mlm_as_run.OpenAttackStep` passes ``give_up``
+    (asked with the words changed so far before each word), since OpenAttack counts only kept moves.
     """
     for position in order:
-        if step.changed > int(max_change_rate * n_words):
+        if give_up is not None and give_up(step.changed):
             return None
         found = step(position)
         if found is not None:
@@ -113,68 +115,49 @@ class BatchedStep:
         return found
 
 
-def admitted_substitutes(state: SearchState, position: int, changes: dict[int, str], substitutes: list[str],
-                         constraints: Sequence[Constraint]) -> list[str]:
-    """The substitutes of the word at ``position`` whose change-sets ``constraints`` admit."""
-    if not substitutes:
-        return substitutes
-    passed = admitted(state, position, changes, [{**changes, position: s} for s in substitutes], constraints)
-    return [s for s, ok in zip(substitutes, passed) if ok]
-
-
-def bert_attack_search(state: SearchState, mlm: MaskedLM, constraints: Sequence[Constraint] = (), k: int = 36,
-                       max_change_rate: float = 0.2, threshold: float | None = None,
+def bert_attack_search(state: SearchState, mlm: MaskedLM, k: int = 36, threshold: float | None = None,
                        unk: str = MLM_UNK) -> str | None:
     """BERT-ATTACK (Li et al. 2020): masked-LM predictions on the unmasked text as candidates.
 
     Words by importance (masking with ``unk``); for each, the ``k`` best single-token
     predictions at its position (no sub-word combinations); the first candidate in the
     masked LM's order that flips the victim wins, else the one that moves it most is kept.
-    Gives up when more than ``max_change_rate`` of the words would change (OpenAttack 2.1.1's 0.2).
-    ``constraints`` decide which words are ranked and which substitutes are tried.
+    The state's rules (the recipe's: filter words, at most ``int(0.2 * words) + 1`` changes as
+    OpenAttack 2.1.1 counts them) decide which words are ranked and which substitutes are tried.
     """
     if len(state.text) == 0:
         return None
     predictions = mlm.word_predictions(state.text, k)
-    positions = [i for i in modifiable(state, constraints) if predictions[i]]
+    positions = [i for i in state.constraints.modifiable(state) if predictions[i]]
     order = importance_order(state, positions, unk)
 
     def screen(position: int, changes: dict[int, str]):
         word = state.text.words[position].text
         substitutes = word_substitutes(predictions[position], word, threshold)
-        return admitted_substitutes(state, position, changes, substitutes, constraints), None
-    return walk_words(order, len(state.text), max_change_rate, BatchedStep(state, screen))
+        return state.constraints.passing(state, position, substitutes, changes), None
+    return walk_words(order, BatchedStep(state, screen))
 
 
-def bae_search(state: SearchState, mlm: MaskedLM, encoder: SentenceEncoder, constraints: Sequence[Constraint] = (),
-               k: int = 50, max_change_rate: float = 0.2,
-               similarity_threshold: float = 0.936, threshold: float | None = None,
-               unk: str = MLM_UNK) -> str | None:
+def bae_search(state: SearchState, mlm: MaskedLM, similarity: TextSimilarity, k: int = 50,
+               threshold: float | None = None, unk: str = MLM_UNK) -> str | None:
     """BAE-R (Garg and Ramakrishnan 2020), OpenAttack's default replace-only variant.
 
-    Each important word is masked and the masked LM's ``k`` best fillers are filtered by
-    part of speech and by sentence similarity to the original text (cosine of the
-    profile's sentence encoder at least ``similarity_threshold``, OpenAttack's 0.936 for
-    the Universal Sentence Encoder); of the fillers that flip the victim, the most similar
-    text wins, else the filler that moves it most is kept. Gives up when more than
-    ``max_change_rate`` of the words would change (OpenAttack's 0.2). ``constraints`` (the recipe's: filter
-    words, part-of-speech agreement) decide which words are ranked and which fillers are kept.
+    Each important word is masked and the masked LM's ``k`` best fillers are kept when the
+    state's rules admit them (the recipe's: filter words, the change-rate cap, part of speech,
+    and ``similarity``, the whole text's similarity to the original, OpenAttack's 0.936 for the
+    Universal Sentence Encoder); of the fillers that flip the victim, the most similar text by
+    ``similarity`` wins, else the filler that moves it most is kept.
     """
     if len(state.text) == 0:
         return None
-    positions = modifiable(state, constraints)
-    order = importance_order(state, positions, unk)
+    order = importance_order(state, state.constraints.modifiable(state), unk)
     fillers = mlm.masked_predictions(state.text, order, k)
-    reference = encoder.encode([state.text.text])[0]
 
     def screen(position: int, changes: dict[int, str]):
         substitutes = word_substitutes(fillers.get(position, []), state.text.words[position].text, threshold)
-        substitutes = admitted_substitutes(state, position, changes, substitutes, constraints)
+        substitutes = state.constraints.passing(state, position, substitutes, changes)
         if not substitutes:
             return [], None
-        similarity = encoder.encode([state.text.replace({**changes, position: s}) for s in substitutes]) @ reference
-        keep = similarity >= similarity_threshold
-        similarity = similarity[keep]
-        return [s for s, ok in zip(substitutes, keep) if ok], \
-            (lambda reached: int(np.argmax(np.where(reached, similarity, -2))))
-    return walk_words(order, len(state.text), max_change_rate, BatchedStep(state, screen))
+        scores = similarity.scores(state, [{**changes, position: s} for s in substitutes])
+        return substitutes, (lambda reached: int(np.argmax(np.where(reached, scores, -2))))
+    return walk_words(order, BatchedStep(state, screen))

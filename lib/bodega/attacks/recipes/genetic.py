@@ -4,6 +4,7 @@ from __future__ import annotations
 from functools import partial
 
 from bodega.attacks.base import WordLevelAttacker, register_attacker
+from bodega.attacks.constraints import ConstraintSet
 from bodega.attacks.fidelity import flag
 from bodega.attacks.filter_words import filter_stopwords
 from bodega.attacks.pos import PosTagger
@@ -18,10 +19,10 @@ def genetic(profile: str = "cpu", population: int = 20, generations: int = 20,
     """Genetic attack (Alzantot et al. 2018): population 20, 20 generations, WordNet candidates."""
     ordered = flag(openattack_order, profile, fidelity)
     search = partial(genetic_search, transformation=word_candidates(lexicon, vectors, ordered),
-                     constraints=[filter_stopwords(filter_words)], population=population, generations=generations,
-                     openattack_order=ordered)
+                     population=population, generations=generations, openattack_order=ordered)
     return WordLevelAttacker("Genetic", search, PosTagger(), dict(filter_words=filter_words, openattack_order=ordered),
-                             **as_run_parts(profile, fidelity, respace, reask))
+                             **as_run_parts(profile, fidelity, respace, reask),
+                             constraints=ConstraintSet((filter_stopwords(filter_words),)))
 
 
 register_attacker("Genetic", genetic)

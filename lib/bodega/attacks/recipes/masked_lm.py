@@ -16,7 +16,8 @@ from functools import partial
 
 from bodega.errors import BodegaError
 from bodega.attacks.base import WordLevelAttacker, register_attacker
-from bodega.attacks.constraints import PosAgreement, SentenceEncoder
+from bodega.attacks.constraints import (ConstraintSet, MaxModificationRate, PosAgreement, SentenceEncoder,
+                                        TextSimilarity)
 from bodega.attacks.filter_words import filter_stopwords
 from bodega.attacks.pos import PosTagger
 
@@ -122,12 +123,12 @@ def bert_attack(profile: str = "cpu", k: int = 36, max_change_rate: float = 0.2,
 
     source = _source(profile, candidates, mlm_path, causal_path)
     threshold = _threshold(profile, threshold_pred_score) if source == "masked-lm" else None
-    search = partial(bert_attack_search, mlm=_LazyMaskedLM(profile, mlm_path, batch_size, source, causal_path),
-                     constraints=[filter_stopwords(filter_words, substitutes=True)], k=k,
-                     max_change_rate=max_change_rate,
+    search = partial(bert_attack_search, mlm=_LazyMaskedLM(profile, mlm_path, batch_size, source, causal_path), k=k,
                      threshold=threshold)
+    rules = (MaxModificationRate(max_change_rate, one_more=True), filter_stopwords(filter_words, substitutes=True))
     return WordLevelAttacker("BERT-ATTACK", search, None, dict(k=k, max_change_rate=max_change_rate,
-                                                               candidates=source, filter_words=filter_words))
+                                                               candidates=source, filter_words=filter_words),
+                             constraints=ConstraintSet(rules))
 
 
 def bae(profile: str = "cpu", k: int = 50, max_change_rate: float = 0.2, similarity_threshold: float = 0.936,
@@ -161,13 +162,14 @@ def bae(profile: str = "cpu", k: int = 50, max_change_rate: float = 0.2, similar
     source = _source(profile, candidates, mlm_path, causal_path)
     threshold = _threshold(profile, threshold_pred_score) if source == "masked-lm" else None
     tagger = PosTagger()
+    similarity = TextSimilarity(SentenceEncoder(encoder_path), similarity_threshold)
     search = partial(bae_search, mlm=_LazyMaskedLM(profile, mlm_path, batch_size, source, causal_path),
-                     encoder=SentenceEncoder(encoder_path),
-                     constraints=[filter_stopwords(filter_words, substitutes=True), PosAgreement(tagger)],
-                     k=k, max_change_rate=max_change_rate, similarity_threshold=similarity_threshold,
-                     threshold=threshold)
+                     similarity=similarity, k=k, threshold=threshold)
+    rules = (MaxModificationRate(max_change_rate, one_more=True), filter_stopwords(filter_words, substitutes=True),
+             PosAgreement(tagger), similarity)
     return WordLevelAttacker("BAE", search, tagger, dict(k=k, similarity_threshold=similarity_threshold,
-                                                         candidates=source, filter_words=filter_words))
+                                                         candidates=source, filter_words=filter_words),
+                             constraints=ConstraintSet(rules))
 
 
 register_attacker("BERT-ATTACK", bert_attack, aliases=("BERTattack",))

@@ -4,6 +4,7 @@ from __future__ import annotations
 from functools import partial
 
 from bodega.attacks.base import WordLevelAttacker, register_attacker
+from bodega.attacks.constraints import ConstraintSet
 from bodega.attacks.fidelity import flag
 from bodega.attacks.filter_words import filter_stopwords
 from bodega.attacks.pos import PosTagger
@@ -22,12 +23,12 @@ def pso(profile: str = "cpu", population: int = 20, iterations: int = 20,
     keeps its never-updated bests and its random draws (:func:`~bodega.attacks.searches.pso.pso_search`).
     """
     bests = flag(openattack_bests, profile, fidelity)
-    search = partial(pso_search, transformation=word_candidates(lexicon, vectors, bests),
-                     constraints=[filter_stopwords(filter_words)], population=population, iterations=iterations,
-                     openattack_bests=bests)
+    search = partial(pso_search, transformation=word_candidates(lexicon, vectors, bests), population=population,
+                     iterations=iterations, openattack_bests=bests)
     return WordLevelAttacker("SememePSO", search, PosTagger(),
                              dict(filter_words=filter_words, openattack_bests=bests),
-                             **as_run_parts(profile, fidelity, respace, False))
+                             **as_run_parts(profile, fidelity, respace, False),
+                             constraints=ConstraintSet((filter_stopwords(filter_words),)))
 
 
 register_attacker("SememePSO", pso, aliases=("PSO",))  # PSO: BODEGA's and OpenAttack's name

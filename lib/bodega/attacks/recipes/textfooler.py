@@ -4,7 +4,7 @@ from __future__ import annotations
 from functools import partial
 
 from bodega.attacks.base import WordLevelAttacker, register_attacker
-from bodega.attacks.constraints import PosAgreement, SentenceEncoder, SentenceSimilarity
+from bodega.attacks.constraints import ConstraintSet, PosAgreement, SentenceEncoder, SentenceSimilarity
 from bodega.attacks.fidelity import flag
 from bodega.attacks.filter_words import UNK_TEXT, filter_stopwords
 from bodega.attacks.pos import PosTagger
@@ -36,11 +36,12 @@ def textfooler(profile: str = "cpu", vectors: str | None = None, lexicon: str | 
     tagger = PosTagger()
     similarity = SentenceSimilarity(encoder, similarity_threshold, window,
                                     sticky=flag(sticky_threshold, profile, fidelity))
-    search = partial(textfooler_search, transformation=word_candidates(lexicon, vectors),
-                     constraints=[filter_stopwords(filter_words), similarity, PosAgreement(tagger)],
-                     similarity=similarity, importance_threshold=importance_threshold, unk=unk)
+    search = partial(textfooler_search, transformation=word_candidates(lexicon, vectors), similarity=similarity,
+                     importance_threshold=importance_threshold, unk=unk)
     return WordLevelAttacker("TextFooler", search, tagger, dict(filter_words=filter_words, sticky=similarity.sticky),
-                             **as_run_parts(profile, fidelity, respace, reask))
+                             **as_run_parts(profile, fidelity, respace, reask),
+                             constraints=ConstraintSet((filter_stopwords(filter_words), similarity,
+                                                        PosAgreement(tagger))))
 
 
 register_attacker("TextFooler", textfooler)

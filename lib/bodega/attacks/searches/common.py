@@ -1,12 +1,12 @@
 """What the searches share: the search state, leave-one-out importance, candidate lists and draws."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 import numpy as np
 
-from bodega.attacks.constraints import Constraint, admitted, modifiable
+from bodega.attacks.constraints import ConstraintSet
 from bodega.attacks.evaluation import Evaluator
 from bodega.attacks.transformations import WordTransformation
 from bodega.text import TokenizedText
@@ -18,12 +18,14 @@ UNK = "<UNK>"
 
 @dataclass
 class SearchState:
-    """Everything a search needs about one attack."""
+    """Everything a search needs about one attack: the text, its tags, the victim, the draws and the attacker's
+    rules (prepared for this text by the framework; a search asks them, never a rule of its own)."""
 
     text: TokenizedText
     pos: list[str]
     evaluator: Evaluator
     rng: np.random.Generator
+    constraints: ConstraintSet = field(default_factory=ConstraintSet)
 
 
 def leave_one_out_gain(state: SearchState, positions: Sequence[int], unk: str = UNK) -> tuple[float, np.ndarray]:
@@ -33,11 +35,11 @@ def leave_one_out_gain(state: SearchState, positions: Sequence[int], unk: str = 
     return float(gains[-1]), gains[:-1]
 
 
-def substitute_lists(state: SearchState, transformation: WordTransformation, constraints: Sequence[Constraint],
+def substitute_lists(state: SearchState, transformation: WordTransformation,
                      keep_self: bool = False) -> list[list[str]]:
-    """Candidates for every word, each admitted by ``constraints`` on the original text (none for a word
-    they leave unmodifiable), without the word itself unless ``keep_self``."""
-    allowed = set(modifiable(state, constraints))
+    """Candidates for every word, each admitted by the state's rules as a single change of the original text (none
+    for a word they leave unmodifiable), without the word itself unless ``keep_self``."""
+    allowed = set(state.constraints.modifiable(state))
     out = []
     for i, word in enumerate(state.text.words):
         if i not in allowed:
@@ -45,16 +47,15 @@ def substitute_lists(state: SearchState, transformation: WordTransformation, con
             continue
         original = word.text.lower()
         options = [c for c in transformation(state.text, i, state.pos[i]) if keep_self or c.lower() != original]
-        out.append(admissible(state, i, options, constraints))
+        out.append(state.constraints.passing(state, i, options))
     return out
 
 
-def admissible(state: SearchState, index: int, options: list[str], constraints: Sequence[Constraint]) -> list[str]:
-    """The substitutes of word ``index`` that ``constraints`` admit as single changes of the original text."""
-    if not options or not constraints:
-        return options
-    passed = admitted(state, index, {}, [{index: c} for c in options], constraints)
-    return [c for c, ok in zip(options, passed) if ok]
+def admitted_words(state: SearchState, current: Sequence[str], position: int, words: Sequence[str]) -> list[str]:
+    """The ``words`` that may replace word ``position`` of the word list ``current`` (the original's words, some
+    changed): those whose change-sets the state's rules admit."""
+    changes = {i: w for i, (w, o) in enumerate(zip(current, state.text.tokens)) if w != o and i != position}
+    return state.constraints.passing(state, position, words, changes)
 
 
 def best_trial(state: SearchState, changes: dict[int, str], trials: list[dict[int, str]], current_gain: float,

@@ -5,22 +5,24 @@ from typing import Sequence
 
 import numpy as np
 
-from bodega.attacks.constraints import Constraint
-from bodega.attacks.searches.common import SearchState, chooser, legacy_rng, pick_position, preference, substitute_lists
+from bodega.attacks.searches.common import (SearchState, admitted_words, chooser, legacy_rng, pick_position, preference,
+                                            substitute_lists)
 from bodega.attacks.transformations import WordTransformation
 
-def genetic_search(state: SearchState, transformation: WordTransformation, constraints: Sequence[Constraint] = (),
-                   population: int = 20, generations: int = 20, openattack_order: bool = False) -> str | None:
+
+def genetic_search(state: SearchState, transformation: WordTransformation, population: int = 20,
+                   generations: int = 20, openattack_order: bool = False) -> str | None:
     """Alzantot et al.'s genetic search with OpenAttack's defaults (20 x 20, WordNet candidates).
 
     As OpenAttack, except: the perturbations of a whole generation are scored in one
     batch, and no text is sent twice (OpenAttack re-sends each parent and each member
     of the population, about three times the unique texts; the ``reask`` option restores
-    that). ``openattack_order`` draws from numpy's legacy generator (:func:`legacy_rng`)
+    that). Each perturbation's candidates pass the state's rules on top of the member's changes.
+    ``openattack_order`` draws from numpy's legacy generator (:func:`legacy_rng`)
     in OpenAttack's order, so both backends give the same text and queries.
     """
     original = tuple(state.text.tokens)
-    candidates = substitute_lists(state, transformation, constraints, keep_self=openattack_order)
+    candidates = substitute_lists(state, transformation, keep_self=openattack_order)
     select = chooser(candidates)
     if select is None:
         return None
@@ -34,8 +36,9 @@ def genetic_search(state: SearchState, transformation: WordTransformation, const
         trials: list[list[tuple[str, ...]]] = []
         for member in members:
             position = pick_position(rng, member, original, select)
-            options = [member[:position] + (w,) + member[position + 1:] for w in candidates[position]
-                       if w != original[position]]
+            words = admitted_words(state, member, position,
+                                   [w for w in candidates[position] if w != original[position]])
+            options = [member[:position] + (w,) + member[position + 1:] for w in words]
             trials.append(options)
         flat: list[str] = []
         for member, options in zip(members, trials):

@@ -6,9 +6,9 @@ from typing import Sequence
 
 import numpy as np
 
-from bodega.attacks.constraints import Constraint
-from bodega.attacks.searches.common import SearchState, chooser, legacy_rng, substitute_lists
+from bodega.attacks.searches.common import SearchState, admitted_words, chooser, legacy_rng, substitute_lists
 from bodega.attacks.transformations import WordTransformation
+
 
 class SwarmDraws:
     """The PSO's random draws, from the example's generator or, ``legacy``, as OpenAttack 2.1.1 draws them.
@@ -105,9 +105,10 @@ def _turn(draws: SwarmDraws, source: Sequence[str], target: Sequence[str], prob:
     return tuple(s if c < p else t for s, t, c, p in zip(source, target, coins, prob))
 
 
-def _pso_mutate(draws: SwarmDraws, particle: tuple[str, ...], original: tuple[str, ...],
+def _pso_mutate(state: SearchState, draws: SwarmDraws, particle: tuple[str, ...], original: tuple[str, ...],
                 candidates: list[list[str]], select: np.ndarray) -> tuple[str, ...]:
-    """With probability 1 - 2 x (changed share), one more word changed, at an unchanged position if any is left."""
+    """With probability 1 - 2 x (changed share), one more word changed, at an unchanged position if any is left
+    (the particle stays as it is when the state's rules refuse that change on top of its others)."""
     changed = sum(a != b for a, b in zip(particle, original))
     if draws.coin() >= 1 - 2 * (changed / len(original)):
         return particle
@@ -115,11 +116,13 @@ def _pso_mutate(draws: SwarmDraws, particle: tuple[str, ...], original: tuple[st
     while particle[position] != original[position] and changed < np.count_nonzero(select):
         position = draws.position(select)
     word = candidates[position][draws.index(len(candidates[position]))]
+    if word != original[position] and not admitted_words(state, particle, position, [word]):
+        return particle
     return particle[:position] + (word,) + particle[position + 1:]
 
 
-def pso_search(state: SearchState, transformation: WordTransformation, constraints: Sequence[Constraint] = (),
-               population: int = 20, iterations: int = 20, openattack_bests: bool = False) -> str | None:
+def pso_search(state: SearchState, transformation: WordTransformation, population: int = 20, iterations: int = 20,
+               openattack_bests: bool = False) -> str | None:
     """Discrete particle swarm over word substitutions with OpenAttack's defaults (20 x 20).
 
     As OpenAttack's PSOAttacker (WordNet candidates by default, at most 10 counted per
@@ -133,7 +136,7 @@ def pso_search(state: SearchState, transformation: WordTransformation, constrain
     (:class:`SwarmDraws`), so both backends give the same text and queries.
     """
     original = tuple(state.text.tokens)
-    candidates = substitute_lists(state, transformation, constraints, keep_self=openattack_bests)
+    candidates = substitute_lists(state, transformation, keep_self=openattack_bests)
     select = chooser(candidates, cap=10)
     if select is None:
         return None
@@ -156,5 +159,5 @@ def pso_search(state: SearchState, transformation: WordTransformation, constrain
         found = swarm.assess()
         if found is not None:
             return found
-        swarm.particles = [_pso_mutate(draws, p, original, candidates, select) for p in swarm.particles]
+        swarm.particles = [_pso_mutate(state, draws, p, original, candidates, select) for p in swarm.particles]
     return None

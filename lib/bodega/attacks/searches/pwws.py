@@ -5,20 +5,17 @@ from functools import partial
 
 import numpy as np
 
-from typing import Sequence
-
-from bodega.attacks.constraints import Constraint, admitted, modifiable
 from bodega.attacks.evaluation import Lookahead
-from bodega.attacks.searches.common import UNK, SearchState, admissible, preference, substitute_lists
+from bodega.attacks.searches.common import UNK, SearchState, preference, substitute_lists
 from bodega.attacks.transformations import WordTransformation
 
-def _pwws_options(state: SearchState, transformation: WordTransformation, constraints: Sequence[Constraint],
-                  openattack_order: bool) -> list[list[str]]:
+
+def _pwws_options(state: SearchState, transformation: WordTransformation, openattack_order: bool) -> list[list[str]]:
     """Each token's candidates: OpenAttack's for every token (unmodifiable ones too), else :func:`substitute_lists`."""
     if not openattack_order:
-        return substitute_lists(state, transformation, constraints)
-    return [admissible(state, i, [c for c in transformation(state.text, i, state.pos[i]) if c != word.text],
-                       constraints)
+        return substitute_lists(state, transformation)
+    return [state.constraints.passing(state, i, [c for c in transformation(state.text, i, state.pos[i])
+                                                 if c != word.text])
             for i, word in enumerate(state.text.words)]
 
 
@@ -53,11 +50,11 @@ def _pwws_best_swaps(state: SearchState, options: list[list[str]], ranked: list[
     return best
 
 
-def pwws_search(state: SearchState, transformation: WordTransformation, constraints: Sequence[Constraint] = (),
-                unk: str = UNK, openattack_order: bool = False) -> str | None:
+def pwws_search(state: SearchState, transformation: WordTransformation, unk: str = UNK,
+                openattack_order: bool = False) -> str | None:
     """Probability-weighted word saliency: order words by softmax(saliency) x best gain, apply greedily.
 
-    As OpenAttack, except: words that ``constraints`` leave unmodifiable (filter words) are neither scored nor
+    As OpenAttack, except: words that the state's rules leave unmodifiable (filter words) are neither scored nor
     offered candidates
     (OpenAttack queries them and then skips them; the softmax denominator is shared,
     so the order of the other words is the same); words without candidates are not
@@ -76,8 +73,8 @@ def pwws_search(state: SearchState, transformation: WordTransformation, constrai
     """
     goal = state.evaluator.goal
     value = partial(preference, goal) if openattack_order else goal.gain
-    options = _pwws_options(state, transformation, constraints, openattack_order)
-    allowed = set(modifiable(state, constraints))
+    options = _pwws_options(state, transformation, openattack_order)
+    allowed = set(state.constraints.modifiable(state))
     ranked = list(range(len(options))) if openattack_order else [i for i, c in enumerate(options) if c]
     if not ranked and not openattack_order:
         return None
@@ -92,7 +89,7 @@ def pwws_search(state: SearchState, transformation: WordTransformation, constrai
     changes: dict[int, str] = {}
     candidates = []
     for i, word, _ in sorted(best, key=lambda item: -item[2]):
-        if i not in allowed or not admitted(state, i, changes, [{**changes, i: word}], constraints)[0]:
+        if i not in allowed or not state.constraints.admitted(state, i, changes, [{**changes, i: word}])[0]:
             continue
         changes[i] = word
         candidates.append(state.text.replace(changes))

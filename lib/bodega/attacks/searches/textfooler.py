@@ -3,15 +3,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from typing import Sequence
-
-from bodega.attacks.constraints import Constraint, SentenceSimilarity, admitted, modifiable, prepare
+from bodega.attacks.constraints import SentenceSimilarity
 from bodega.attacks.searches.common import UNK, SearchState
 from bodega.attacks.transformations import WordTransformation
 
-def textfooler_search(state: SearchState, transformation: WordTransformation, constraints: Sequence[Constraint],
-                      similarity: SentenceSimilarity, importance_threshold: float = -1.0,
-                      unk: str = UNK) -> str | None:
+
+def textfooler_search(state: SearchState, transformation: WordTransformation, similarity: SentenceSimilarity,
+                      importance_threshold: float = -1.0, unk: str = UNK) -> str | None:
     """Importance by deletion (``unk``), then per word the most similar successful substitute.
 
     As OpenAttack's TextFooler (its default WordNet candidates, its importance score,
@@ -19,14 +17,13 @@ def textfooler_search(state: SearchState, transformation: WordTransformation, co
     place of the Universal Sentence Encoder); the short-text threshold applies to that
     text only (OpenAttack overwrites the attacker's threshold for every later text);
     part-of-speech agreement uses spaCy tags of a window around the word; the text
-    keeps its case and spacing. ``constraints`` (the recipe's: filter words, ``similarity``, part-of-speech
+    keeps its case and spacing. The state's rules (the recipe's: filter words, ``similarity``, part-of-speech
     agreement) decide which words are ranked and which substitutes pass; of the successful ones the most
     similar by ``similarity`` wins, and a failing one is penalised by 1 as OpenAttack's failing thresholds are.
     """
-    allowed = modifiable(state, constraints)
+    allowed = state.constraints.modifiable(state)
     if not allowed:
         return None
-    prepare(state, constraints)
     texts = [state.text.replace({i: unk}) for i in allowed] + [state.text.text]
     probs = state.evaluator.probs(texts)
     original, leave = probs[-1], probs[:-1]
@@ -46,7 +43,7 @@ def textfooler_search(state: SearchState, transformation: WordTransformation, co
             continue
         trials = [{**changes, i: s} for s in synonyms]
         new_probs = state.evaluator.probs([state.text.replace(t) for t in trials])
-        passed = admitted(state, i, changes, trials, constraints)
+        passed = state.constraints.admitted(state, i, changes, trials)
         success = state.evaluator.goal.reached(new_probs) & passed
         if success.any():
             sims = similarity.window_scores(state, i, changes, trials)
