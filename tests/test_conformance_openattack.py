@@ -167,7 +167,7 @@ def test_openattack_backend_is_built_as_bodega_builds_it(name, bodega_openattack
 @pytest.mark.parametrize("name", ["PWWS", "Genetic", "PSO", "TextFooler", "BERT-ATTACK", "BAE"])
 def test_native_filter_words_are_openattacks_plus_the_separator(name, bodega_openattack):
     native = get_attacker(name, profile="smoke")
-    (stopwords,) = [c for c in native.search.keywords["constraints"] if isinstance(c, Stopwords)]
+    (stopwords,) = [c for c in native.constraints.rules if isinstance(c, Stopwords)]
     assert stopwords.words == frozenset(bodega_openattack["PWWS"].filter_words)
     assert "~" in stopwords.words
     assert stopwords.substitutes == (name in ("BERT-ATTACK", "BAE"))  # OpenAttack filters their MLM's candidates
