@@ -77,3 +77,13 @@ def test_a_grid_slice_is_named_in_any_spelling_and_checked_against_the_grid(caps
     assert main(["grid", "status", str(project_root() / "parameters" / "grid_demo.yaml"), "--victims", "bert"]) == 2
     assert capsys.readouterr().err.strip() == ("bodega grid: error: --victims: BERT not in the grid's victims "
                                                "(BiLSTM, MiniLM)")
+
+
+def test_the_data_notebooks_task_and_source_names_are_read_in_any_spelling(tmp_path):
+    """``sources = {"hn": "bypublisher"}`` was looked up by the canonical name only, so HN's default source was
+    converted instead; no ``tasks`` means every registered task."""
+    from bodega.data.prepare import prepare_tasks
+
+    status = prepare_tasks(None, tmp_path / "raw", tmp_path / "out", sources={"hn": "bypublisher"}, missing_ok=True)
+    assert list(status) == ["HN", "PR2", "FC", "RD"]
+    assert status["HN"] == f"NOT PREPARED: raw folder {tmp_path / 'raw' / 'HN' / 'bypublisher'} is missing"

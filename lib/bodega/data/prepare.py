@@ -8,7 +8,7 @@ from bodega.data.converters import get_converter
 from bodega.data.splits import Splits
 from bodega.data.tsv import write_tsv
 from bodega.io import atomic_write_json
-from bodega.tasks import get_task
+from bodega.tasks import TASKS, get_task
 
 log = logging.getLogger(__name__)
 
@@ -37,10 +37,11 @@ def prepare(task: str, raw: str | Path, out: str | Path, source: str | None = No
     return splits
 
 
-def prepare_tasks(tasks: list[str], raw_root: str | Path, out_root: str | Path,
+def prepare_tasks(tasks: list[str] | None, raw_root: str | Path, out_root: str | Path,
                   sources: dict[str, str] | None = None, missing_ok: bool = False,
                   verify: bool = True) -> dict[str, str]:
-    """Prepare several tasks from a raw root laid out as ``bodega data fetch`` writes it.
+    """Prepare several tasks (None: every registered task) from a raw root laid out as ``bodega data fetch``
+    writes it; ``sources`` maps a task, in any spelling, to the source format to convert.
 
     Returns one line per task saying what was done. A task whose raw folder is absent
     raises, or with ``missing_ok`` is reported as missing in the returned lines (the
@@ -48,9 +49,9 @@ def prepare_tasks(tasks: list[str], raw_root: str | Path, out_root: str | Path,
     """
     from bodega.data.converters import raw_folder
 
-    sources = sources or {}
+    sources = {get_task(task).name: source for task, source in (sources or {}).items()}
     done = {}
-    for name in tasks:
+    for name in TASKS if tasks is None else tasks:
         spec = get_task(name)
         source = sources.get(spec.name, spec.default_source)
         raw = raw_folder(raw_root, spec.name, source)
