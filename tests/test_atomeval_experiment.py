@@ -9,6 +9,7 @@ import pytest
 
 from atomeval_fakes import tiny_chat_model, word_piece_tokenizer
 
+from bodega.errors import BodegaError
 from bodega.tasks import split_pair
 
 EVIDENCE = "Savages is a 2012 American crime thriller film directed by Oliver Stone ."
@@ -118,7 +119,7 @@ def test_recovered_verdicts_come_from_predictions_and_flips_and_refuse_two_verif
     unjudged = {**record, "rewrite": "Savages was a French film .", "flip": False, "valid": None}
     texts, verdicts = recovered_verdicts(claims, predictions, [record, unjudged])
     assert verdicts == [Verdict(1, 0.9), Verdict(0)] and texts[1].endswith("Savages was a film .")
-    with pytest.raises(ValueError, match="not one verifier's"):
+    with pytest.raises(BodegaError, match="not one verifier's"):
         recovered_verdicts(claims, predictions, [record, {**record, "flip": False}])
 
 

@@ -12,7 +12,7 @@ from bodega.atomeval.metrics import (MetricsConfig, RewriteCase, diagnostic_brea
                               surface_proxies, threshold_sweep)
 from bodega.atomeval.rewriters import FAMILIES, RuleRewriter
 from bodega.tasks import split_pair
-from bodega.errors import UnknownNameError
+from bodega.errors import BodegaError, UnknownNameError
 
 EVIDENCE = "Savages is a 2012 American crime thriller film directed by Oliver Stone ."
 
@@ -197,7 +197,7 @@ def test_attack_vasr_counts_only_initially_correct_refuted_claims(gate, tmp_path
         runs_vasr(runs, gate, data_dir=data)
     # records of another data folder are refused
     write_tsv(data / "attack.tsv", [Example(1, "zz", claim)])
-    with pytest.raises(ValueError, match="--data"):
+    with pytest.raises(BodegaError, match="--data"):
         runs_vasr(runs, gate, data_dir=data, victims=victims)
 
 

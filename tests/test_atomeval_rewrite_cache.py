@@ -6,6 +6,7 @@ import json
 import pytest
 
 from bodega.atomeval.rewrite_cache import RewriteCache, cache_key
+from bodega.errors import BodegaError
 
 
 def test_cache_round_trip_and_a_line_cut_by_a_crash(tmp_path):
@@ -111,7 +112,7 @@ def test_cache_key_names_weights_precision_and_answer_bound(tiny_qwen, tmp_path)
     assert len(rewriter.client.weights_hash) == 64
     prompt = rewriter._cache_prompt(rewriter.messages("X is .", "X is a letter .", "advadd"))
     assert "Claim: X is ." in prompt and "max_new_tokens=64" in prompt and "stop='\\n'" in prompt
-    with pytest.raises(ValueError, match="unknown precision"):
+    with pytest.raises(BodegaError, match="unknown precision"):
         TransformersChatClient(str(tiny_qwen), precision="fp16")
 
 
@@ -175,7 +176,6 @@ def test_generate_rewrites_records_cost_once_and_a_rerun_keeps_it(tiny_qwen, tmp
 def test_a_second_rewriter_never_adds_its_cost_to_the_first_ones_entry(tiny_qwen, tmp_path):
     from bodega.atomeval.factories import make_rewriter
     from bodega.atomeval.runs import generate_rewrites
-    from bodega.errors import BodegaError
 
     claims = [_Claim(str(i), c, e) for i, (c, e) in enumerate(PAIRS[:2])]
     cost = tmp_path / "cost.json"

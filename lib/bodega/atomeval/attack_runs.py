@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from bodega.errors import BodegaError, MissingFileError
 from bodega.layout import RECORDS, RUN_CONFIG, SUMMARY
 from bodega.records import ExampleRecord, read_example_records
 from bodega.tasks import split_pair
@@ -92,8 +93,8 @@ def run_starts(folder: Path, records: list[ExampleRecord], data_dir: str | Path,
     for record in records:
         index = record.index
         if index >= len(rows) or str(rows[index].id) != record.id:
-            raise ValueError(f"{folder}/records.jsonl: record {index} ({record.id}) is not row {index} of "
-                             f"{data_dir}/attack.tsv; pass the --data folder the run attacked")
+            raise BodegaError(f"{folder}/records.jsonl: record {index} ({record.id}) is not row {index} of "
+                              f"{data_dir}/attack.tsv; pass the --data folder the run attacked")
         labels[index] = int(rows[index].label)
     config = json.loads((folder / RUN_CONFIG).read_text()) if (folder / RUN_CONFIG).exists() else {}
     if config.get("scenario") == "targeted":
@@ -110,9 +111,9 @@ def _run_victim(folder: Path, config: dict, victims: dict[str, Any], verdicts_di
     if path and not Path(path).is_absolute() and (folder / path).exists():
         path = str((folder / path).resolve())  # stored relative to the run folder (bodega attack does)
     if path not in victims and (not path or not Path(path).exists()):
-        raise FileNotFoundError(f"{folder}: the untargeted run's victim {path!r} (run.json) is not here, and its "
-                                "first decisions are needed to find the initially correct refuted claims; run "
-                                "`bodega atomeval attack-vasr` from the folder the attack ran in")
+        raise MissingFileError(f"{folder}: the untargeted run's victim {path!r} (run.json) is not here, and its "
+                               "first decisions are needed to find the initially correct refuted claims; run "
+                               "`bodega atomeval attack-vasr` from the folder the attack ran in")
     if path not in victims and verdicts_dir is not None:
         from bodega.atomeval.verdicts import VerdictVerifier
 
@@ -121,8 +122,8 @@ def _run_victim(folder: Path, config: dict, victims: dict[str, Any], verdicts_di
         victims[path] = load_victim(path, profile=config.get("profile", "cpu"))
     victim = victims[path]
     if config.get("victim_weights") and victim.weights_hash != config["victim_weights"]:
-        raise ValueError(f"{folder}: victim {path} has weights {victim.weights_hash[:12]}, the run attacked "
-                         f"{config['victim_weights'][:12]}; the model was retrained after the run")
+        raise BodegaError(f"{folder}: victim {path} has weights {victim.weights_hash[:12]}, the run attacked "
+                          f"{config['victim_weights'][:12]}; the model was retrained after the run")
     return victim
 
 

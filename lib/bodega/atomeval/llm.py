@@ -116,7 +116,7 @@ def resolve_precision(precision: str) -> str:
 
     A local stand-in for the project-wide precision setting; only this function decides."""
     if precision not in ("fp32", "bf16", "auto"):
-        raise ValueError(f"unknown precision {precision!r}; use fp32, bf16 or auto")
+        raise BodegaError(f"unknown precision {precision!r} (--precision); use fp32, bf16 or auto")
     if precision != "auto":
         return precision
     return "bf16" if cpu_has_amx_bf16() else "fp32"

@@ -13,6 +13,8 @@ from typing import Sequence
 
 import numpy as np
 
+from bodega.errors import BodegaError
+
 
 def _resolve(profile: str, role: str) -> str | None:
     from bodega.profiles import get_profile
@@ -49,8 +51,8 @@ class NLIModel:
             labels = {int(k): str(v).lower() for k, v in self._model.config.id2label.items()}
             hits = [i for i, name in labels.items() if "entail" in name and "not" not in name]
             if len(hits) != 1:
-                raise ValueError(f"{self.path}: cannot tell the entailment label from id2label={labels}; "
-                                 "pass entailment_index")
+                raise BodegaError(f"{self.path}: cannot tell the entailment label from id2label={labels}; "
+                                  "pass entailment_index")
             self.entailment_index = hits[0]
 
     def entailment(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
@@ -115,7 +117,8 @@ def load_perplexity(profile: str = "cpu") -> PerplexityModel:
     """The profile's causal LM as a :class:`PerplexityModel`."""
     location = _resolve(profile, "causal-lm")
     if location is None:
-        raise ValueError(f"profile {profile!r} has no causal-lm for perplexity")
+        raise BodegaError(f"profile {profile!r} has no causal-lm for perplexity; choose another --profile or "
+                          "--no-surface")
     return PerplexityModel(location)
 
 

@@ -149,7 +149,7 @@ def recovered_verdicts(claims: Sequence[Any], predictions: Sequence[dict],
     evidence) from its attack-set ``predictions`` (id, predicted, p_positive), each judged rewrite's from its
     table record's ``flip``.
 
-    Raises ValueError when a claim has no prediction, or when two records disagree on a text (the records
+    Raises :class:`BodegaError` when a claim has no prediction, or when two records disagree on a text (the records
     then come from different weights).
     """
     from bodega.tasks import join_pair
@@ -160,12 +160,12 @@ def recovered_verdicts(claims: Sequence[Any], predictions: Sequence[dict],
     def put(text: str, verdict: Verdict) -> None:
         earlier = out.setdefault(text, verdict)
         if earlier.label != verdict.label:
-            raise ValueError(f"two verdicts on one text ({text[:60]!r}...): the records are not one verifier's")
+            raise BodegaError(f"two verdicts on one text ({text[:60]!r}...): the records are not one verifier's")
 
     for claim in claims:
         prediction = by_id.get(str(claim.id))
         if prediction is None:
-            raise ValueError(f"claim {claim.id} has no attack-set prediction; predict the whole attack split")
+            raise BodegaError(f"claim {claim.id} has no attack-set prediction; predict the whole attack split")
         put(join_pair(claim.evidence, claim.claim), Verdict(int(prediction["predicted"]), prediction.get("p_positive")))
     for record in records:
         if record.get("valid") is not None:  # the verifier judged this rewrite
