@@ -18,8 +18,8 @@ from bodega_book.findings_html import numbers_html
 from bodega.report.published import NOT_STATED, load_published
 from bodega_book.study import load_study
 from bodega.experiments.spec import parse_grid
-from bodega_book.study_tables import (grid_deviations, not_run_table, spread_text, statements_table,
-                                        table4_intervals, table5_intervals)
+from bodega_book.study_tables import (grid_deviations, not_run_table, note_letter, notes_table, spread_text,
+                                        statements_table, table4_intervals, table5_intervals)
 from bodega.report.uncertainty import Interval, Ranked
 from run_fixtures import write_run_summary, write_victim_info
 
@@ -330,6 +330,21 @@ def test_tables_show_intervals_published_values_and_why_cells_are_missing(study)
     statements = statements_table(study)
     assert statements.loc["q1-pr-genetic-queries", "paper's value against our interval"] == "holds"
     assert set(not_run_table(study).reason) == {SKIP_REASON}
+
+
+def test_a_long_reason_stands_once_under_its_table_as_a_lettered_note(study):
+    notes: dict[str, str] = {}
+    t4 = table4_intervals(study, notes)
+    assert t4.loc[("FC", "BERT-ATTACK"), "not run"] == "BiLSTM, BERT (a)"
+    assert t4.loc[("FC", "PWWS"), "not run"] == "BERT (b)"
+    assert notes == {f"not run: {SKIP_REASON}": "a", "not finished": "b"}
+    assert SKIP_REASON not in " ".join(t4["not run"])  # the reason is in no row
+    assert notes_table(notes).loc["a", "reason"] == f"not run: {SKIP_REASON}"
+    t5_notes: dict[str, str] = {}
+    t5 = table5_intervals(study, t5_notes)
+    assert t5.loc[("FC", "BERT"), ("untargeted", "note")] == "not finished; not run (a)"
+    assert t5_notes == {f"not run: {SKIP_REASON}": "a"}
+    assert [note_letter(i) for i in (0, 25, 26, 27)] == ["a", "z", "aa", "ab"]
 
 
 def test_grid_deviations_name_each_rule_with_its_cells():

@@ -90,11 +90,35 @@ def _paper_text(statements: list[Statement]) -> str:
     return "; ".join(f"{METRIC_TITLES.get(s.measure, s.measure)} {s.stated()}" for s in statements) or NOT_STATED
 
 
-def table4_intervals(study: Study) -> pd.DataFrame:
+def note_letter(index: int) -> str:
+    """``a`` ... ``z``, then ``aa``, ``ab`` ...: the letter of the ``index``-th footnote of a table."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return letters[index] if index < len(letters) else note_letter(index // len(letters) - 1) + letters[index % 26]
+
+
+def lettered(reasons: dict[str, str], notes: dict[str, str] | None) -> str:
+    """``A, B: reason; C: other``, or with ``notes`` (reason -> letter, filled as reasons come) ``A, B (a); C (b)``:
+    a reason of many words then stands once, under the table, instead of in every row it applies to."""
+    if notes is None:
+        return grouped(reasons)
+    by_reason: dict[str, list[str]] = {}
+    for name, reason in reasons.items():
+        by_reason.setdefault(reason, []).append(name)
+    return "; ".join(f"{', '.join(names)} ({notes.setdefault(reason, note_letter(len(notes)))})"
+                     for reason, names in by_reason.items())
+
+
+def notes_table(notes: dict[str, str]) -> pd.DataFrame:
+    """The footnotes of a table, letter by letter."""
+    return pd.DataFrame({"reason": list(notes)}, index=pd.Index(list(notes.values()), name="note"))
+
+
+def table4_intervals(study: Study, notes: dict[str, str] | None = None) -> pd.DataFrame:
     """Untargeted results per task and attacker, mean over the victims attacked (their first trainings), with
     intervals and the examples stopped at the query budget; the paper's stated values beside ours; rows the grid
-    does not run say why. Where a victim has several finished trainings, ``BODEGA across trainings`` gives each
-    such victim's spread (the column exists only in a study that has them)."""
+    does not run say why (in full, or as a letter of ``notes``: :func:`lettered`). Where a victim has several
+    finished trainings, ``BODEGA across trainings`` gives each such victim's spread (the column exists only in a
+    study that has them)."""
     rows = []
     for task in study.spec.tasks:
         best = _best_attackers(study, task)
@@ -106,8 +130,8 @@ def table4_intervals(study: Study) -> pd.DataFrame:
                 row.update(_cells(mean_intervals(runs)))
                 row["stopped at budget"] = _stopped(runs)
                 row[ACROSS_TRAININGS] = _bodega_spread(study, task, victims, attacker, "untargeted")
-            row["not run"] = grouped({v: study.status(task, v, attacker, "untargeted")
-                                      for v in study.spec.victims if v not in victims})
+            row["not run"] = lettered({v: study.status(task, v, attacker, "untargeted")
+                                       for v in study.spec.victims if v not in victims}, notes)
             row["paper (text)"] = _paper_text(study.published.about(task, attacker, best))
             rows.append(row)
     columns = ["task", "attacker", "victims", *(METRIC_TITLES[m] for m in MEASURES), "stopped at budget",
@@ -115,12 +139,13 @@ def table4_intervals(study: Study) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns).fillna("").set_index(["task", "attacker"])
 
 
-def table5_intervals(study: Study) -> pd.DataFrame:
+def table5_intervals(study: Study, notes: dict[str, str] | None = None) -> pd.DataFrame:
     """Best BODEGA score per task and victim in each scenario (on the victim's first training), with its
     attacker, interval, queries and the attackers not distinguishable from it; victim F1 ours beside the
     paper's (Table 3), with the attack-set AUC and whether the victim is competent
     (:func:`bodega.victims.competence.competence`; over every finished training: :meth:`Study.competence`).
-    Where a victim has several finished trainings, F1, AUC and the best attacker's BODEGA add their spread."""
+    Where a victim has several finished trainings, F1, AUC and the best attacker's BODEGA add their spread. A
+    scenario without a finished run says why in ``note``, in full or as letters of ``notes``."""
     rows = []
     for task in study.spec.tasks:
         for victim in study.spec.victims:
@@ -133,7 +158,7 @@ def table5_intervals(study: Study) -> pd.DataFrame:
                    ("F1", "paper"): f"{paper_f1:.3f}" if paper_f1 is not None else NOT_STATED,
                    **_competence_cells(study, task, victim, trained)}
             for scenario in ("untargeted", "targeted"):
-                row.update({(scenario, k): v for k, v in _best_cell(study, task, victim, scenario).items()})
+                row.update({(scenario, k): v for k, v in _best_cell(study, task, victim, scenario, notes).items()})
             rows.append(row)
     frame = pd.DataFrame(rows)
     frame.columns = pd.MultiIndex.from_tuples(frame.columns)
@@ -175,12 +200,15 @@ def _competence_cells(study: Study, task: str, victim: str, trained: pd.DataFram
             ("victim", "competent"): "yes" if flag else f"no ({why})"}
 
 
-def _best_cell(study: Study, task: str, victim: str, scenario: str) -> dict[str, str]:
+def _best_cell(study: Study, task: str, victim: str, scenario: str,
+               notes: dict[str, str] | None = None) -> dict[str, str]:
     attackers = study.attackers_run(task, victim, scenario)
     if not attackers:
-        states = {study.status(task, victim, a, scenario) for a in study.spec.attackers}
-        return {"attacker": "", "BODEGA": "", "queries": "", "tied": "",
-                "note": "; ".join(sorted(states - {"finished"}))}
+        states = sorted({study.status(task, victim, a, scenario) for a in study.spec.attackers} - {"finished"})
+        if notes is not None:
+            states = [f"not run ({notes.setdefault(state, note_letter(len(notes)))})"
+                      if state.startswith("not run") else state for state in states]
+        return {"attacker": "", "BODEGA": "", "queries": "", "tied": "", "note": "; ".join(states)}
     ranking = rank_attackers({a: [study.run(task, victim, a, scenario)] for a in attackers})
     best = ranking[0]
     queries = mean_intervals([study.run(task, victim, best.attacker, scenario)])["queries"]
