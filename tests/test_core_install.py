@@ -79,3 +79,24 @@ def test_what_needs_openattack_fails_at_build_naming_the_extra():
     assert len(lines) == len(NEEDS_OPENATTACK), done.stdout
     for line in lines:
         assert line.startswith("error: ") and 'pip install "bodega-repro[openattack]"' in line, line
+
+
+def test_every_attacker_builds_or_fails_at_build_in_one_line_without_openattack(monkeypatch):
+    monkeypatch.delenv("BODEGA_SCPN", raising=False)
+    done = _without_openattack("""
+        from bodega.attacks.base import registered_attackers
+        from bodega.attacks import get_attacker
+        from bodega.errors import BodegaError
+
+        for name in registered_attackers():
+            try:
+                get_attacker(name)
+            except BodegaError as error:
+                print(f"{name}: refused: {error}")
+            else:
+                print(f"{name}: built")
+    """)
+    assert done.returncode == 0, done.stderr[-2000:]
+    outcomes = dict(line.split(": ", 1) for line in done.stdout.strip().splitlines())
+    assert {"PWWS", "DeepWordBug", "SCPN"} <= set(outcomes) and outcomes["PWWS"] == "built"
+    assert outcomes["SCPN"].startswith("refused: SCPN needs its published model files")

@@ -26,6 +26,7 @@ from bodega.attacks.goal import Goal
 from bodega.attacks.result import AttackResult
 from bodega.attacks.scpn.paraphraser import DEFAULT_TEMPLATES, Paraphraser, UnknownParseLabel
 from bodega.attacks.scpn.parse import Parser
+from bodega.errors import MissingFileError
 
 SCPN_FILES = ("scpn.pt", "parse_generator.pt", "parse_vocab.pkl", "bpe.codes", "vocab.txt", "ptb_tagset.pkl")
 """What OpenAttack 2.1.1's SCPN attacker loads (``AttackAssist.SCPN``)."""
@@ -37,7 +38,7 @@ PARSER_URL = "https://data.thunlp.org/TAADToolbox/stanford_parser_small.zip"
 ENV = "BODEGA_SCPN"
 
 
-class MissingSCPNFiles(FileNotFoundError):
+class MissingSCPNFiles(MissingFileError):
     """The SCPN model folder lacks files; the message lists them and their source."""
 
 
