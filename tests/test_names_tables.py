@@ -8,7 +8,7 @@ from pathlib import Path
 
 from bodega.attacks.base import ATTACKERS
 from bodega.attacks.openattack_backend import RECIPES
-from bodega.profiles import MODEL_ROLES, PROFILES
+from bodega.profiles import PROFILES
 from bodega.tasks import TASKS
 from bodega.victims.kinds import VICTIM_KINDS
 
@@ -87,22 +87,21 @@ def test_the_guard_finds_a_hard_coded_table(tmp_path, monkeypatch):
     assert name_tables("lib") == {("lib/mine.py", ("FC", "PR2")), ("lib/mine.py", ("hn", "rd"))}
 
 
+MODEL_ROLES = ("sentence-encoder", "semantic", "masked-lm", "causal-lm", "nli", "spacy", "wordpiece-vocab", "llm")
+"""The roles of a profile's ``models`` that are no victim kind."""
+
+
+def _is_kind(key: str) -> bool:
+    """A canonical victim kind (``BERT``) or one task's (``FC-BERT``)."""
+    task, _, kind = key.rpartition("-")
+    return VICTIM_KINDS.find(key) == key or (TASKS.find(task) == task and VICTIM_KINDS.find(kind) == kind)
+
+
 def test_the_tables_kept_name_only_registered_canonical_names():
     assert all(ATTACKERS.find(name) == name for name in RECIPES)
     for task in TASKS.values():
         assert all(VICTIM_KINDS.find(kind) == kind for kind in task.paper_f1)
-    for profile in PROFILES.values():  # register_profile refuses others; the shipped ones are all checked
-        assert all(key in MODEL_ROLES or key.rpartition("-")[2] in VICTIM_KINDS for key in profile.models)
-
-
-def test_a_profile_naming_no_registered_kind_is_refused():
-    import pytest
-
-    from bodega.errors import UnknownNameError
-    from bodega.profiles import Profile, register_profile
-
-    with pytest.raises(UnknownNameError, match="profile typo: epochs names PR-BRET, no victim kind"):
-        register_profile(Profile("typo", allow_hub=False, models={"BERT": "minilm"}, epochs={"PR-BRET": 2}))
-    with pytest.raises(UnknownNameError, match="models names sentence_encoder, no victim kind .* or model role"):
-        register_profile(Profile("typo", allow_hub=False, models={"sentence_encoder": "minilm"}))
-    assert "typo" not in PROFILES
+    for profile in PROFILES.values():  # a per-kind setting names a registered kind, canonically
+        assert all(_is_kind(key) for key in (*profile.epochs, *profile.finetuning)), profile.name
+        assert all(key in MODEL_ROLES or _is_kind(key) for key in profile.models), profile.name
+    assert not _is_kind("PR-BERT") and not _is_kind("BRET") and _is_kind("PR2-BERT")

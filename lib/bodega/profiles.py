@@ -132,28 +132,8 @@ PROFILES: Registry[Profile] = Registry("profile")
 """Every profile by its name; grids, commands and cell keys read the profiles from here."""
 
 
-MODEL_ROLES = ("sentence-encoder", "semantic", "masked-lm", "causal-lm", "nli", "spacy", "wordpiece-vocab", "llm")
-"""The roles of a profile's ``models`` that are no victim kind: the models attacks, scoring and AtomEval use."""
-
-
 def register_profile(profile: Profile) -> None:
-    """Make ``profile`` known by its name to every command and grid; its per-kind settings must name registered
-    victim kinds (``BERT``) or one task's kind (``FC-BERT``), canonically, so that no profile keeps a name the
-    registries do not know."""
-    from bodega.tasks import TASKS
-    from bodega.victims.kinds import VICTIM_KINDS
-
-    def is_kind(key: str) -> bool:
-        task, _, kind = key.rpartition("-")
-        return VICTIM_KINDS.find(key) == key or (TASKS.find(task) == task and VICTIM_KINDS.find(kind) == kind)
-
-    for field_name, keys, allowed in (("epochs", profile.epochs, ()), ("finetuning", profile.finetuning, ()),
-                                      ("models", profile.models, MODEL_ROLES)):
-        unknown = [key for key in keys if key not in allowed and not is_kind(key)]
-        if unknown:
-            raise UnknownNameError(f"profile {profile.name}: {field_name} names {', '.join(unknown)}, no victim kind "
-                                   f"({', '.join(VICTIM_KINDS)}) or TASK-kind such as FC-BERT"
-                                   + (f" or model role ({', '.join(allowed)})" if allowed else ""))
+    """Make ``profile`` known by its name to every command and grid."""
     PROFILES.register(profile.name, profile)
 
 
