@@ -1,11 +1,13 @@
 """Per-task epochs: a ``FC-BERT`` key in a profile or a grid wins over the family's ``BERT`` key."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import nbformat
 import pytest
 
 from bodega.experiments import GridError, parse_grid
-from bodega.experiments.cells import victim_cells
+from bodega.experiments.cells import attack_cells, victim_cells
 from bodega.experiments.hashing import HashCache
 from bodega.profiles import Profile, get_profile
 
@@ -66,10 +68,20 @@ def test_a_victim_key_spelt_otherwise_reaches_the_same_cells_with_the_same_keys(
     where = _where(tmp_path)
     canonical = parse_grid({**BASE, **where, "training": {"epochs": {"PR2-BERT": 3, "BERT": 1},
                                                           "seeds": {"BiLSTM": [0, 1]}}})
-    other = parse_grid({**BASE, **where, "tasks": ["pr", "fc"], "victims": ["bilstm", "bert"],
-                        "training": {"epochs": {"pr-bert": 3, "Bert": 1}, "seeds": {"bilstm": [0, 1]}}})
+    other = parse_grid({**BASE, **where, "tasks": ["pr", "fc"], "victims": ["bilstm", "bert"], "profile": "CPU",
+                        "attackers": ["pwws"], "training": {"epochs": {"pr-bert": 3, "Bert": 1},
+                                                            "seeds": {"bilstm": [0, 1]}}})
     assert other.training == canonical.training and other.training.epochs == {"PR2-BERT": 3, "BERT": 1}
     keys = [(cell.name, cell.key) for cell in victim_cells(canonical, HashCache())]
     assert [(cell.name, cell.key) for cell in victim_cells(other, HashCache())] == keys and len(keys) == 6
+
+    def attack_keys(spec):
+        hashes = HashCache()
+        return [(cell.name, cell.key) for victim in victim_cells(spec, hashes)
+                for cell in attack_cells(spec, victim, hashes)]
+
+    for cell in victim_cells(canonical, HashCache()):  # each victim's folder, as a trained one
+        Path(cell.out_dir).mkdir(parents=True)
+    assert attack_keys(other) == attack_keys(canonical) and len(attack_keys(canonical)) == 6
     with pytest.raises(GridError, match="training.epochs: a victim is given twice in two spellings"):
         parse_grid({**BASE, "training": {"epochs": {"PR-BERT": 3, "PR2-BERT": 3}}})
