@@ -44,6 +44,6 @@ def retrain_spread(study: Study) -> dict[str, Any]:
 def study_answers(study: Study, found: Sequence[Finding], trainings: Mapping[str, int]) -> dict[str, Any]:
     """The page data of the study's answers, from its findings with their robustness already judged."""
     held = {(f.claim, f.task) for f in held_across_trainings(found, {t: n for t, n in trainings.items() if n > 1})}
-    return {"grid": study.spec.name, "n_planned": study.spec.n_attack_cells, "n_finished": len(study.examples),
+    return {"grid": study.spec.name, "n_planned": study.spec.plan.n_attack_cells, "n_finished": len(study.examples),
             "trainings": dict(trainings), "retrain_spread": retrain_spread(study),
             "findings": [finding_record(f, (f.claim, f.task) in held) for f in found]}
