@@ -236,3 +236,49 @@ def test_the_default_prediction_cache_is_the_projects_not_the_users(tmp_path, mo
     checkout = Path(__file__).resolve().parents[1]
     monkeypatch.chdir(checkout / "notebooks")  # a notebook of a checkout uses the checkout's
     assert default_cache_path() == checkout / ".bodega-cache" / "predictions.sqlite"
+
+
+CLASS_WEIGHTS_PLUGIN = textwrap.dedent('''
+    import json
+    from pathlib import Path
+
+    class Shared:
+        weights = None
+
+        def predict_proba(self, texts):
+            return [[1 - Shared.weights["p"], Shared.weights["p"]]] * len(texts)
+
+    def build():
+        Shared.weights = json.loads((Path(__file__).parent / "weights.json").read_text())
+        return Shared()
+''')
+
+
+def test_weights_a_factory_reads_into_its_class_make_another_model(tmp_path, monkeypatch):
+    hashes = []
+    for name, p in (("one", 0.9), ("other", 0.1)):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "victim.py").write_text(CLASS_WEIGHTS_PLUGIN)
+        (folder / "weights.json").write_text(json.dumps({"p": p}))
+        monkeypatch.chdir(folder)
+        hashes.append(open_victim("py:victim.py:build", "PR2", version="1").weights_hash)
+    assert "" not in hashes and hashes[0] != hashes[1]
+
+
+def test_the_files_a_factory_reads_are_part_of_its_identity(tmp_path):
+    from bodega.identity import files_read, read_files_identity
+
+    weights = tmp_path / "weights.bin"
+    weights.write_bytes(b"one")
+    with files_read() as read:
+        weights.read_bytes()
+        (tmp_path / "log.txt").write_text("written, not read")
+    assert str(weights) in read and str(tmp_path / "log.txt") not in read
+    before = read_files_identity(read)
+    weights.write_bytes(b"two")
+    assert read_files_identity(read) != before
+    with files_read() as outside:
+        pass
+    weights.read_bytes()  # outside the block: not recorded
+    assert outside == []

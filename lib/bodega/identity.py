@@ -12,6 +12,7 @@ and the victim's predictions are not cached, rather than served to another model
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import hashlib
 import inspect
@@ -21,8 +22,58 @@ import sys
 import types
 from importlib import metadata
 from pathlib import Path
+from typing import Iterator
 
 from bodega.io import file_sha256
+
+
+_READING: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("files_read", default=None)
+_HOOK: list[bool] = []  # whether this process's audit hook is installed (it cannot be removed, only idle)
+
+
+def _record_open(event: str, args: tuple) -> None:
+    """The audit hook: within :func:`files_read`, note each file opened for reading."""
+    if event != "open":
+        return
+    files = _READING.get()
+    if files is None or not args or not isinstance(args[0], (str, bytes, os.PathLike)):
+        return
+    mode, flags = (args[1], args[2]) if len(args) > 2 else (None, 0)
+    writing = any(c in mode for c in "wax+") if isinstance(mode, str) else \
+        isinstance(flags, int) and flags & os.O_ACCMODE != os.O_RDONLY
+    if not writing:
+        files.append(os.fsdecode(args[0]))
+
+
+@contextlib.contextmanager
+def files_read() -> Iterator[list[str]]:
+    """The files Python code opens for reading within the block (a plug-in factory loading its weights), through
+    an audit hook installed on first use and idle outside such blocks."""
+    if not _HOOK:
+        sys.addaudithook(_record_open)
+        _HOOK.append(True)
+    files: list[str] = []
+    token = _READING.set(files)
+    try:
+        yield files
+    finally:
+        _READING.reset(token)
+
+
+def read_files_identity(paths: list[str]) -> str:
+    """The content of the files a factory read (installed code, compiled caches and system files left out): a
+    byte-identical factory that loads another weights file is another model."""
+    from bodega.resources import recorded_sha256
+
+    hashes = set()
+    for name in paths:
+        path = Path(name).resolve()
+        text = str(path)
+        if not path.is_file() or "__pycache__" in path.parts or text.startswith(_library_roots()) \
+                or text.startswith(("/proc/", "/sys/", "/dev/")):
+            continue
+        hashes.add(recorded_sha256(path))
+    return hashlib.sha256("\n".join(sorted(hashes)).encode()).hexdigest()
 
 
 def file_identity(path: str | Path, attribute: str) -> str:
@@ -106,9 +157,13 @@ def _class_identity(cls: type, seen: dict[int, object]) -> str | None:
             member.fget if isinstance(member, property) else member
         if isinstance(function, types.FunctionType):
             identity = function_identity(function, seen)
-            if identity is None:
-                return None
-            digest.update(f"{name}={identity}".encode())
+        elif name.startswith("__") or isinstance(member, (staticmethod, classmethod, property)):
+            continue  # the class's own bookkeeping (__module__, __dict__, __doc__ ...)
+        else:  # a class attribute a factory may have set (weights loaded into the class)
+            identity = _value_identity(member, seen)
+        if identity is None:
+            return None
+        digest.update(f"{name}={identity}".encode())
     for base in cls.__bases__:
         identity = _value_identity(base, seen)
         if identity is None:

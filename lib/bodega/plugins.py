@@ -132,16 +132,18 @@ def load_factory(spec: str, role: str = "plug-in") -> Callable[..., Any]:
     return factory
 
 
-def plugin_identity(spec: str, role: str = "plug-in", product: object = None) -> str | None:
+def plugin_identity(spec: str, role: str = "plug-in", product: object = None, read: list[str] | None = None
+                    ) -> str | None:
     """The content identity of the victim ``spec``'s factory built: its file's sha256 and the factory's name,
     with what ``product`` runs (its class's code and every helper it reads, its state: the weights its factory
-    loaded from whichever file, :func:`bodega.identity.object_identity`).
+    loaded from whichever file, :func:`bodega.identity.object_identity`) and the content of the files ``read``
+    while it was built (:func:`bodega.identity.files_read`).
 
     A spec names code by where it is (``py:victim.py:build`` in two folders is two models), and one file can
     build two models (its factory reads another weights file), so the cache and resume checks key by this
     rather than by the spec. None where the module has no source file (a built-in or namespace module) or
     the product has no stable identity (state that cannot be read): such a victim is not cached."""
-    from bodega.identity import file_identity, object_identity
+    from bodega.identity import file_identity, object_identity, read_files_identity
 
     source, attribute = _split(str(spec), role)
     if source.endswith(".py"):
@@ -152,7 +154,10 @@ def plugin_identity(spec: str, role: str = "plug-in", product: object = None) ->
     if not path.is_file():
         return None
     made = object_identity(product) if product is not None else ""
-    return None if made is None else hashlib.sha256(f"{file_identity(path, attribute)}:{made}".encode()).hexdigest()
+    if made is None:
+        return None
+    files = read_files_identity(read) if read else ""
+    return hashlib.sha256(f"{file_identity(path, attribute)}:{made}:{files}".encode()).hexdigest()
 
 
 def require_method(product: object, method: str, spec: str, role: str, usage: str) -> object:

@@ -342,7 +342,7 @@ def refuse_foreign(out: str | Path, name: str, key: str | None = None, victim: b
     foreign = foreign_files(out, name, key)
     if foreign:
         adopt = ("; `bodega grid run --adopt` takes a victim trained there by `bodega train` in, its settings "
-                 "checked against the cell's" if victim else "")
+                 "checked against the cell's" if victim and read_marker(out) is None else "")
         raise ForeignFolderError(f"{out} holds files the grid did not make ({_listing(foreign)}); the grid "
                                  f"leaves them alone: move them away or give --results another folder{adopt}")
 

@@ -137,7 +137,7 @@ def check_folders(spec: GridSpec, victims: list[Cell], train_only: bool = False,
             raise BodegaError(f"{spec.source}: attackers {other!r} and {attacker!r} would write the same run folders "
                               f"(*-{attacker_folder_name(attacker)}-*); keep one, or give one file another name")
     for cell in victims:
-        if adopt and foreign_files(cell.out_dir, cell.name, cell.key):
+        if adopt and foreign_files(cell.out_dir, cell.name, cell.key) and read_marker(cell.out_dir) is None:
             adopt_victim(cell, Path(spec.data_root) / cell.inputs["task"])
         refuse_foreign(cell.out_dir, cell.name, cell.key, victim=True)
     if not train_only:

@@ -211,8 +211,12 @@ def open_victim(victim, task: str, profile: str = "cpu", positive_label: str | i
 
             refuse_custom_code(trim_tokenizer, "--trim-tokenizer")
             tokenizer = AutoTokenizer.from_pretrained(trim_tokenizer, trust_remote_code=False)
-        product = build_plugin(text, "victim", "predict_proba", "predict_proba(texts) -> array [n, 2]")
-        wrapped = CallableVictim(product, text, task, version, tokenizer, plugin_identity(text, "victim", product))
+        from bodega.identity import files_read
+
+        with files_read() as read:  # the weights file a factory loads is part of the model
+            product = build_plugin(text, "victim", "predict_proba", "predict_proba(texts) -> array [n, 2]")
+        wrapped = CallableVictim(product, text, task, version, tokenizer,
+                                 plugin_identity(text, "victim", product, read))
         if wrapped.trim_tokenizer is None:
             log.warning("%s: no trimming tokenizer given; texts are cut after %s characters instead of 512 "
                         "tokens", text, f"{MAX_CHARACTERS:,}")
