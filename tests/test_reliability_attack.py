@@ -115,9 +115,9 @@ def test_the_run_records_the_task_and_refuses_a_victim_of_another(tmp_path):
 
 
 VICTIM_MODULE = '''
-import numpy as np
+import os
 
-FORWARDS = []
+import numpy as np
 
 
 class Victim:
@@ -127,7 +127,9 @@ class Victim:
         self.task = task
 
     def predict_proba(self, texts):
-        FORWARDS.extend(texts)
+        # counted in a file, not a module-level list: a value its code reads is part of the victim's identity
+        with open(os.environ["REL_FORWARDS"], "a", encoding="utf-8") as log:
+            log.write("".join(t.replace("\\n", " ") + "\\n" for t in texts))
         p1 = np.array([min(0.9, 0.2 + 0.1 * t.lower().count("e")) for t in texts])
         return np.stack([1 - p1, p1], axis=1)
 
@@ -137,8 +139,17 @@ def pr2():
 '''
 
 
+def _forwards() -> int:
+    """How many texts the module victim has computed."""
+    import os
+
+    path = Path(os.environ["REL_FORWARDS"])
+    return len(path.read_text(encoding="utf-8").splitlines()) if path.exists() else 0
+
+
 @pytest.fixture()
 def py_victim(tmp_path, monkeypatch):
+    monkeypatch.setenv("REL_FORWARDS", str(tmp_path / "forwards.txt"))
     (tmp_path / "rel_victim_mod.py").write_text(textwrap.dedent(VICTIM_MODULE))
     monkeypatch.syspath_prepend(str(tmp_path))
     import importlib
@@ -172,19 +183,19 @@ def test_bodega_attack_rerun_into_a_new_folder_computes_no_forward(tmp_path, py_
 
     data = _data(tmp_path / "data")
     assert _attack_cli(data, tmp_path / "first") == 0
-    computed = len(py_victim.FORWARDS)
+    computed = _forwards()
     assert computed > 0 and Path(os.environ["BODEGA_PREDICTION_CACHE"]).is_file()
     first = json.loads((tmp_path / "first" / "summary.json").read_text())
     assert first["prediction_cache"] and first["forwards"] > 0
     assert _attack_cli(data, tmp_path / "second") == 0
-    assert len(py_victim.FORWARDS) == computed  # not one text computed again
+    assert _forwards() == computed  # not one text computed again
     second = json.loads((tmp_path / "second" / "summary.json").read_text())
     assert second["forwards"] == 0 and second["cache_hits"] > 0
     strip = ("forwards", "cache_hits", "seconds", "cpu_seconds")
     assert [{k: v for k, v in r.items() if k not in strip} for r in read_jsonl(tmp_path / "first" / "records.jsonl")] \
         == [{k: v for k, v in r.items() if k not in strip} for r in read_jsonl(tmp_path / "second" / "records.jsonl")]
     assert _attack_cli(data, tmp_path / "third", "--cache", "off") == 0
-    assert len(py_victim.FORWARDS) > computed  # the cache can be turned off
+    assert _forwards() > computed  # the cache can be turned off
 
 
 def test_the_python_entry_point_uses_the_persistent_cache(tmp_path):
