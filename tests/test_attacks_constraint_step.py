@@ -128,6 +128,19 @@ def test_the_as_run_masked_lm_searches_obey_a_users_rules(name, tiny):
     assert free.success and not stopped.success and rule.prepared == 1 and rule.asked > 0
 
 
+def test_a_kept_run_records_its_rules_and_resumes(tmp_path):
+    report = bodega.attack(KeywordVictim(), TEXTS, LABELS, task="PR2", attacker="DeepWordBug",
+                           semantic=OnesSemantic(), constraints=[KeepWord("corrupt")], out_dir=tmp_path / "run")
+    recorded = report.run.config.attacker_options["constraints"]
+    assert recorded == ["KeepWord(refused=0, word='corrupt')"]
+    again = bodega.attack(KeywordVictim(), TEXTS, LABELS, task="PR2", attacker="DeepWordBug",
+                          semantic=OnesSemantic(), constraints=[KeepWord("corrupt")], out_dir=tmp_path / "run")
+    assert [r.adversarial for r in again.records] == [r.adversarial for r in report.records]
+    with pytest.raises(BodegaError, match="attacker_options"):
+        bodega.attack(KeywordVictim(), TEXTS, LABELS, task="PR2", attacker="DeepWordBug", semantic=OnesSemantic(),
+                      constraints=[KeepWord("deal")], out_dir=tmp_path / "run")
+
+
 def test_rules_that_cannot_apply_are_refused():
     with pytest.raises(BodegaError, match="not a bodega.attacks.constraints.Constraint"):
         get_attacker("DeepWordBug", constraints=["corrupt"])

@@ -46,6 +46,12 @@ class Constraint:
     def warm_up(self) -> None:
         """Load what the rule needs now, so that the first example is not charged for it (nothing by default)."""
 
+    def __repr__(self) -> str:
+        """The rule's class and attributes: how a run's settings record it, the same in every process (object's
+        default holds an address)."""
+        attributes = ", ".join(f"{k}={v!r}" for k, v in sorted(getattr(self, "__dict__", {}).items()))
+        return f"{type(self).__qualname__}({attributes})"
+
 
 @dataclass(frozen=True)
 class ConstraintSet:
