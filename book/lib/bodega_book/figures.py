@@ -14,7 +14,6 @@ Each ``*_table`` function returns the numbers its figure draws.
 from __future__ import annotations
 
 import math
-import textwrap
 from typing import Callable, Collection, Sequence
 
 import numpy as np
@@ -250,23 +249,33 @@ def heatmap_table(results: Results, spec: GridSpec | None = None, scenario: str 
     return pd.DataFrame(rows, columns=["victim", "task", "attacker", "bodega", "state", "reason"])
 
 
+def skip_letters(table: pd.DataFrame) -> dict[str, str]:
+    """{skip reason: its letter} over a :func:`heatmap_table`, in the order the reasons first appear."""
+    return {reason: chr(ord("a") + i) for i, reason in enumerate(dict.fromkeys(table.reason.dropna()))}
+
+
+def heatmap_notes(table: pd.DataFrame) -> pd.DataFrame:
+    """The heat map's notes as text, letter by letter (a reason of many words is read under the figure, not as
+    raster text inside it)."""
+    letters = skip_letters(table)
+    return pd.DataFrame({"not run": list(letters)}, index=pd.Index(list(letters.values()), name="note"))
+
+
 def heatmap(results: Results, spec: GridSpec | None = None, scenario: str = "untargeted"):
     """One panel per victim, rows tasks, columns attackers, each cell annotated with its BODEGA score;
-    cells the grid's skip rules leave out are grey and hatched with a letter, explained under the figure;
-    cells not finished yet are blank with a dash."""
+    cells the grid's skip rules leave out are grey and hatched with a letter (:func:`heatmap_notes` gives each
+    letter's reason); cells not finished yet are blank with a dash."""
     import matplotlib.pyplot as plt
     from matplotlib.patches import Rectangle
 
     table = heatmap_table(results, spec, scenario)
     victims = list(dict.fromkeys(table.victim))
     tasks, attackers = list(dict.fromkeys(table.task)), list(dict.fromkeys(table.attacker))
-    letters = {reason: chr(ord("a") + i) for i, reason in enumerate(dict.fromkeys(table.reason.dropna()))}
+    letters = skip_letters(table)
     columns = min(2, max(1, len(victims)))  # two panels a row: four victims make a readable square
     rows = math.ceil(max(1, len(victims)) / columns)
     width = 0.55 * max(1, len(attackers)) * columns + 1.8
-    notes = [textwrap.fill(f"({letter}) not run: {reason}", int(width * 14))
-             for reason, letter in letters.items()]
-    note_height = 0.12 * sum(note.count("\n") + 1 for note in notes) + (0.1 if notes else 0)
+    note_height = 0.1
     panel = 0.4 * max(1, len(tasks))
     below = 1.1  # rotated attacker names under each panel
     height = rows * (panel + below + 0.35) + note_height
@@ -303,6 +312,4 @@ def heatmap(results: Results, spec: GridSpec | None = None, scenario: str = "unt
         bar = fig.add_axes((1 - 1.15 / width, bottom, 0.12 / width, top - bottom))
         fig.colorbar(image, cax=bar).set_label("BODEGA score", fontsize=8)
         bar.set_title(scenario, fontsize=7)
-    if notes:
-        fig.text(0.01, 0.01, "\n".join(notes), fontsize=6.5, va="bottom", ha="left")
     return fig
