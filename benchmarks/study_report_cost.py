@@ -22,7 +22,7 @@ from bodega.experiments.cells import run_name
 from bodega.layout import RECORDS
 from bodega.records import (ExampleRecord, RunConfig, RunSummary, VictimInfo, write_example_records, write_summary,
                             write_victim_info)
-from bodega.scoring.core import Summary
+from bodega.records import Summary
 
 
 def write_synthetic(grid: str, root: Path, seed: int = 0) -> int:

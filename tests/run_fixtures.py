@@ -5,7 +5,7 @@ from pathlib import Path
 
 from bodega import records
 from bodega.records import RunConfig, RunSummary, VictimInfo, write_summary
-from bodega.scoring.core import Summary
+from bodega.records import Summary
 
 
 def write_run_summary(folder: Path, task: str, victim: str, attacker: str, scenario: str, *, n_examples: int = 10,

@@ -165,11 +165,7 @@ OUTSIDE_EVERY_KEY = ("bodega.layout", "bodega.records", "bodega.registry", "bode
 
 VIA_ORCHESTRATION = {
     "bodega.identity": "a plug-in's identity keys caches and resume checks (plugins); a plug-in attacker's own code "
-                       "enters its cells as attacker_code",
-    **{module: "records names the attack summary's type (scoring.core); a training cell scores nothing"
-       for module in ("bodega.scoring", "bodega.scoring.core", "bodega.scoring.confusables", "bodega.scoring.punct",
-                      "bodega.scoring.segmenter", "bodega.scoring.semantic", "bodega.scoring.text",
-                      "bodega.hf_folders")}}
+                       "enters its cells as attacker_code"}
 """The result modules that only an ORCHESTRATION module imports for some cell, and why that cell runs none of
 them: any other such module would be result code that a key leaves out."""
 

@@ -21,8 +21,8 @@ LIB = Path(__file__).resolve().parents[1] / "lib"
 # commands; it reads nothing of the report layer.
 LAYERS = ("bodega.errors", "bodega.registry", "bodega.published", "bodega.stages", "bodega.io", "bodega.identity",
           "bodega.plugins", "bodega.layout", "bodega.tasks", "bodega.text", "bodega.profiles",
-          "bodega.gguf_tokenizer", "bodega.resources", "bodega.paths", "bodega.data", "bodega.scoring",
-          "bodega.records", "bodega.victims", "bodega.mlm", "bodega.attacks", "bodega.atomeval",
+          "bodega.gguf_tokenizer", "bodega.resources", "bodega.paths", "bodega.data", "bodega.records",
+          "bodega.scoring", "bodega.victims", "bodega.mlm", "bodega.attacks", "bodega.atomeval",
           "bodega.experiments", "bodega.report", "bodega.notebook", "bodega.api", "bodega.commands", "bodega.cli")
 
 

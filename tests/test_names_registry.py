@@ -54,7 +54,8 @@ def test_names_kept_elsewhere_are_canonical_registered_names():
     published = load_published()
     assert {v for row in published.table3_f1.values() for v in row} <= set(VICTIM_KINDS)
     assert set(published.table3_f1) <= set(TASKS) and set(published.rerun_bodega) <= set(ATTACKERS)
-    assert published.rerun_victims == ("BiLSTM", "BERT", "GEMMA2B")  # the file's own list, as its setup says
+    assert published.rerun_victims == ("BiLSTM", "BERT", "GEMMA2B")
+    assert all(victim in published.rerun_setup for victim in published.rerun_victims)  # as its setup line says
     for profile in PROFILES.values():  # an epochs key is a kind or TASK-kind
         for key in profile.epochs:
             assert key in VICTIM_KINDS or (key.split("-")[0] in TASKS and key.split("-")[1] in VICTIM_KINDS)
@@ -89,12 +90,12 @@ def test_the_published_values_file_enters_with_canonical_names(tmp_path):
     import yaml
 
     path = tmp_path / "published.yaml"
-    rerun = {"victims": ["bert"], "bodega_mean": {"pso": 0.3}}
+    rerun = {"bodega_mean": {"pso": 0.3}}
     path.write_text(yaml.safe_dump({"table3_f1": {"pr": {"bilstm": 0.5}}, "prose": [],
                                     "independent_rerun_macabeu": rerun}))
     published = load_published(path)
     assert (published.table3_f1, published.rerun_victims, published.rerun_bodega) == (
-        {"PR2": {"BiLSTM": 0.5}}, ("BERT",), {"SememePSO": 0.3})
+        {"PR2": {"BiLSTM": 0.5}}, ("BiLSTM", "BERT", "GEMMA2B"), {"SememePSO": 0.3})
     path.write_text(yaml.safe_dump({"table3_f1": {"PR2": {"LSTM": 0.5}}, "prose": []}))
     with pytest.raises(BodegaError, match=r"published.yaml: unknown victim kind 'LSTM'"):
         load_published(path)

@@ -25,6 +25,7 @@ KEPT = {
     ("lib/bodega/profiles.py", ("BAE", "SCPN")): "deviation names every profile shares",
     ("lib/bodega/attacks/openattack_backend.py", ("BAE", "BERT-ATTACK", "DeepWordBug", "Genetic", "PWWS",
                                                   "SememePSO", "TextFooler")): "OpenAttack's counterparts (RECIPES)",
+    ("lib/bodega/report/published.py", ("BERT", "BiLSTM", "GEMMA2B")): "the re-run's victims, as its setup line says",
     ("lib/bodega/atomeval/verifiers.py", ("BERT", "BiLSTM", "GEMMA2B", "GEMMA7B")): "verifier preference order",
     # the book's facts of the papers and of the study's findings: statements about named victims and tasks
     ("book/lib/bodega_book/atomeval_published.py", ("BERT", "GEMMA7B")): "AtomEval's verifiers",

@@ -19,7 +19,6 @@ from typing import Any, Iterator
 from bodega.errors import BodegaError, MissingFileError
 from bodega.io import append_jsonl, atomic_write_json, iter_jsonl, write_jsonl
 from bodega.layout import RUN_CONFIG, SUMMARY, VICTIM_INFO
-from bodega.scoring.core import Summary
 
 log = logging.getLogger(__name__)
 
@@ -120,6 +119,42 @@ class RunConfig:
     def to_dict(self) -> dict:
         """The JSON form of ``run.json``."""
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class Summary:
+    """BODEGA's aggregate figures. Semantic and character are means over successes (None if none)."""
+
+    subset_size: int
+    success_score: float
+    semantic_score: float | None
+    character_score: float | None
+    bodega_score: float
+    queries_per_example: float
+    total_attack_time: float
+    time_per_example: float
+    total_evaluation_time: float
+
+    def to_dict(self) -> dict:
+        """The summary as a plain dict, for summary.json."""
+        return asdict(self)
+
+    def lines(self) -> list[str]:
+        """The nine lines BODEGA prints, with attack and evaluation time kept apart."""
+        def fmt(value: float | None) -> str:
+            return "nan" if value is None or math.isnan(value) else repr(float(value))
+
+        return [
+            f"Subset size: {self.subset_size}",
+            f"Success score: {fmt(self.success_score)}",
+            f"Semantic score: {fmt(self.semantic_score)}",
+            f"Character score: {fmt(self.character_score)}",
+            f"BODEGA score: {fmt(self.bodega_score)}",
+            f"Queries per example: {fmt(self.queries_per_example)}",
+            f"Total attack time: {fmt(self.total_attack_time)}",
+            f"Time per example: {fmt(self.time_per_example)}",
+            f"Total evaluation time: {fmt(self.total_evaluation_time)}",
+        ]
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from bodega.attacks.base import Attacker, canonical_name, get_attacker
 from bodega.attacks.goal import Goal
 from bodega.errors import BodegaError, UnknownNameError
 from bodega.records import AttackRecord, AttackReport, ExampleRecord, RunConfig, RunSummary
-from bodega.scoring.core import Summary
+from bodega.records import Summary
 
 log = logging.getLogger(__name__)
 

@@ -9,8 +9,7 @@ pairs of all examples go to the model in one call, so it can batch them.
 """
 from __future__ import annotations
 
-import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -19,6 +18,7 @@ from bodega.errors import BodegaError
 from bodega.scoring.punct import NOT_GENERATED, normalise_for_bert
 from bodega.scoring.semantic import SemanticModel
 from bodega.scoring.segmenter import Segmenter
+from bodega.records import Summary
 from bodega.scoring.text import align, character_score, prepare_pair
 
 
@@ -101,42 +101,6 @@ def _example(task: str, original: str, adversarial: str) -> tuple[list[tuple[str
         return [(form(unit), NOT_GENERATED) for unit in units], character
     alignment = align(source.normalised or [source.whole], target.normalised)
     return [(form(unit), form(target.segments[j])) for unit, j in zip(units, alignment)], character
-
-
-@dataclass(frozen=True)
-class Summary:
-    """BODEGA's aggregate figures. Semantic and character are means over successes (None if none)."""
-
-    subset_size: int
-    success_score: float
-    semantic_score: float | None
-    character_score: float | None
-    bodega_score: float
-    queries_per_example: float
-    total_attack_time: float
-    time_per_example: float
-    total_evaluation_time: float
-
-    def to_dict(self) -> dict:
-        """The summary as a plain dict, for summary.json."""
-        return asdict(self)
-
-    def lines(self) -> list[str]:
-        """The nine lines BODEGA prints, with attack and evaluation time kept apart."""
-        def fmt(value: float | None) -> str:
-            return "nan" if value is None or math.isnan(value) else repr(float(value))
-
-        return [
-            f"Subset size: {self.subset_size}",
-            f"Success score: {fmt(self.success_score)}",
-            f"Semantic score: {fmt(self.semantic_score)}",
-            f"Character score: {fmt(self.character_score)}",
-            f"BODEGA score: {fmt(self.bodega_score)}",
-            f"Queries per example: {fmt(self.queries_per_example)}",
-            f"Total attack time: {fmt(self.total_attack_time)}",
-            f"Time per example: {fmt(self.time_per_example)}",
-            f"Total evaluation time: {fmt(self.total_evaluation_time)}",
-        ]
 
 
 def summarise(scores: Sequence[ExampleScore], queries: Sequence[int], attack_seconds: float,
