@@ -282,3 +282,15 @@ def test_the_files_a_factory_reads_are_part_of_its_identity(tmp_path):
         pass
     weights.read_bytes()  # outside the block: not recorded
     assert outside == []
+
+
+def test_a_plugin_loaded_twice_in_one_process_keeps_its_identity(tmp_path, monkeypatch):
+    """The first load imports the plug-in's module (reading its source) and the second does not: the identity must
+    not depend on which load it is, or a run cannot resume."""
+    folder = tmp_path / "plugin"
+    folder.mkdir()
+    (folder / "victim.py").write_text(WEIGHTS_PLUGIN)
+    (folder / "weights.json").write_text(json.dumps({"p": 0.7}))
+    monkeypatch.chdir(folder)
+    first = open_victim("py:victim.py:build", "PR2", version="1").weights_hash
+    assert first and open_victim("py:victim.py:build", "PR2", version="1").weights_hash == first

@@ -60,8 +60,11 @@ def files_read() -> Iterator[list[str]]:
         _READING.reset(token)
 
 
+_CODE_SUFFIXES = (".py", ".pyc", ".pyi", ".so", ".pyd", ".pth")
+
+
 def read_files_identity(paths: list[str]) -> str:
-    """The content of the files a factory read (installed code, compiled caches and system files left out): a
+    """The content of the data files a factory read (code, installed files and system files left out): a
     byte-identical factory that loads another weights file is another model."""
     from bodega.resources import recorded_sha256
 
@@ -69,9 +72,9 @@ def read_files_identity(paths: list[str]) -> str:
     for name in paths:
         path = Path(name).resolve()
         text = str(path)
-        if not path.is_file() or "__pycache__" in path.parts or text.startswith(_library_roots()) \
+        if not path.is_file() or path.suffix in _CODE_SUFFIXES or text.startswith(_library_roots()) \
                 or text.startswith(("/proc/", "/sys/", "/dev/")):
-            continue
+            continue  # code is identified by what it computes (a module imported once is read once)
         hashes.add(recorded_sha256(path))
     return hashlib.sha256("\n".join(sorted(hashes)).encode()).hexdigest()
 

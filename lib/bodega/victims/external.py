@@ -212,7 +212,9 @@ def open_victim(victim, task: str, profile: str = "cpu", positive_label: str | i
             refuse_custom_code(trim_tokenizer, "--trim-tokenizer")
             tokenizer = AutoTokenizer.from_pretrained(trim_tokenizer, trust_remote_code=False)
         from bodega.identity import files_read
+        from bodega.plugins import load_factory
 
+        load_factory(text, "victim")  # imported first: the files the import reads are code, identified as such
         with files_read() as read:  # the weights file a factory loads is part of the model
             product = build_plugin(text, "victim", "predict_proba", "predict_proba(texts) -> array [n, 2]")
         wrapped = CallableVictim(product, text, task, version, tokenizer,
