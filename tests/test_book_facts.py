@@ -53,7 +53,7 @@ def test_every_repository_path_a_page_names_is_in_the_repository():
 
 
 def test_every_attack_cell_count_a_page_types_is_a_grids():
-    counts = {load_grid(grid).n_attack_cells for grid in (ROOT / "parameters").glob("grid_*.yaml")}
+    counts = {load_grid(grid).plan.n_attack_cells for grid in (ROOT / "parameters").glob("grid_*.yaml")}
     wrong = [f"{page.name}: {n} attack cells" for page in pages()
              for n in CELLS.findall(page.read_text(encoding="utf-8")) if int(n.replace(",", "")) not in counts]
     assert not wrong, f"grids have {sorted(counts)} attack cells:\n" + "\n".join(wrong)

@@ -402,8 +402,10 @@ def left_out_cost(spec, pilot: StudyPlan | str | Path, words_per_example: dict[s
     rows: dict[str, dict] = {}
     names: dict[str, dict[bool, list[tuple[str, ...]]]] = {}  # reason -> (of another training) -> cells
     # the first training's cells, then those a victim's other trainings leave out besides (named with -tN)
-    skipped = ([(*cell[:4], None, cell[4]) for cell in spec.skipped_cells()] + spec.skipped_training_cells())
-    for task, victim, attacker, scenario, training, reason in skipped:
+    grid_plan = spec.plan
+    for cell in grid_plan.left_out():
+        task, victim, attacker, scenario, reason = cell.task, cell.victim, cell.attacker, cell.scenario, cell.reason
+        training = None if cell.training == grid_plan.first_training(task, victim) else cell.training
         seed = training if training is not None else spec.training.seeds_for(task, victim)[0]
         name = run_name(task, victim, attacker, scenario, training=seed)
         short = (task, victim, attacker, "T" if scenario == "targeted" else "U")

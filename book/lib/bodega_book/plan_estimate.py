@@ -45,7 +45,7 @@ def _training_cell(spec, profile, task: str, victim: str, training: int, sizes: 
     epochs = spec.training.epochs_for(task, victim) or profile.epochs_for(task, victim)
     measured = trained_cpu_seconds(models, str(CellName(task, victim, training=training)))
     # a victim trained already spent its CPU from the budget, whether or not it is attacked
-    skip = (None if spec.attack_plan(task, victim, training) or measured is not None
+    skip = (None if spec.plan.attacks_of(task, victim, training) or measured is not None
             else "every attack cell of this victim is left out")
     if measured is not None:
         return CellEstimate("victim", training, skip, round(measured, 1), measured=True)

@@ -189,7 +189,7 @@ def progress_facts(study) -> dict[str, int]:
     from bodega_book.study import victim_trainings
 
     trained, trainings = (sum(counts) for counts in zip(*(victim_trainings(study, t) for t in study.spec.tasks)))
-    return {"finished": len(study.examples), "planned": study.spec.n_attack_cells, "trained": trained,
+    return {"finished": len(study.examples), "planned": study.spec.plan.n_attack_cells, "trained": trained,
             "trainings": trainings}
 
 

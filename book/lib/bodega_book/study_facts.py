@@ -27,7 +27,7 @@ def example_sizes(spec: GridSpec) -> list[int]:
 
 def plan_facts(study: Study, results_root: str | Path) -> dict[str, Any]:
     """The grid's plan and how much of it finished."""
-    spec, planned, sizes = study.spec, study.spec.n_attack_cells, example_sizes(study.spec)
+    spec, planned, sizes = study.spec, study.spec.plan.n_attack_cells, example_sizes(study.spec)
     first_finished, last_finished = finished_span(results_root)
     return {
         "grid": spec.name, "profile": spec.profile, "tasks": ", ".join(spec.tasks),
@@ -44,7 +44,7 @@ def plan_facts(study: Study, results_root: str | Path) -> dict[str, Any]:
 def progress_text(study: Study) -> str:
     """The page's first words: which grid it renders and how much of it finished; for a grid still running, the
     finished cells and victim trainings of those planned, and what a verdict that waits for a cell says."""
-    name, planned, finished = study.spec.name, study.spec.n_attack_cells, len(study.examples)
+    name, planned, finished = study.spec.name, study.spec.plan.n_attack_cells, len(study.examples)
     if finished >= planned:
         return f"This page renders the {name} grid: every one of its {planned} planned attack cells has finished."
     trained, trainings = (sum(counts) for counts in zip(*(victim_trainings(study, t) for t in study.spec.tasks)))

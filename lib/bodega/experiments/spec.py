@@ -207,31 +207,6 @@ class GridSpec:
 
         return build_plan(self)
 
-    # The four readers below are kept for the callers not yet reading ``plan`` (the study pilot and its pages).
-    def attack_plan(self, task: str, victim: str, training: int | None = None) -> list[tuple[str, str, int]]:
-        """(attacker, scenario, seed) of every attack cell of one training of a victim that runs (``training``
-        None: its first training); see :attr:`plan`."""
-        return [(cell.attacker, cell.scenario, cell.seed) for cell in self.plan.attacks_of(task, victim, training)]
-
-    def skipped_cells(self) -> list[tuple[str, str, str, str, str]]:
-        """(task, victim, attacker, scenario, reason) of the cells ``skip`` rules leave out of a victim's first
-        training; see :attr:`plan`."""
-        plan = self.plan
-        return [(c.task, c.victim, c.attacker, c.scenario, c.reason) for c in plan.left_out()
-                if c.training == plan.first_training(c.task, c.victim)]
-
-    def skipped_training_cells(self) -> list[tuple[str, str, str, str, int, str]]:
-        """(task, victim, attacker, scenario, training, reason) of the cells left out of a victim's other trainings
-        while its first runs them; see :attr:`plan`."""
-        plan = self.plan
-        return [(c.task, c.victim, c.attacker, c.scenario, c.training, c.reason) for c in plan.left_out()
-                if c.training != plan.first_training(c.task, c.victim)]
-
-    @property
-    def n_attack_cells(self) -> int:
-        """How many attack cells run, over every seed and training; see :attr:`plan`."""
-        return self.plan.n_attack_cells
-
     def with_overrides(self, **changes: Any) -> "GridSpec":
         """A copy with some fields replaced (command-line flags); ``None`` values are ignored."""
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
