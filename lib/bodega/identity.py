@@ -63,11 +63,15 @@ def files_read() -> Iterator[list[str]]:
 _CODE_SUFFIXES = (".py", ".pyc", ".pyi", ".so", ".pyd", ".pth")
 
 
+@functools.lru_cache(maxsize=256)
+def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
+    """A file's sha256, hashed once per process for each (size, modification time) it has had."""
+    return file_sha256(path)
+
+
 def read_files_identity(paths: list[str]) -> str:
     """The content of the data files a factory read (code, installed files and system files left out): a
     byte-identical factory that loads another weights file is another model."""
-    from bodega.resources import recorded_sha256
-
     hashes = set()
     for name in paths:
         path = Path(name).resolve()
@@ -75,7 +79,8 @@ def read_files_identity(paths: list[str]) -> str:
         if not path.is_file() or path.suffix in _CODE_SUFFIXES or text.startswith(_library_roots()) \
                 or text.startswith(("/proc/", "/sys/", "/dev/")):
             continue  # code is identified by what it computes (a module imported once is read once)
-        hashes.add(recorded_sha256(path))
+        stat = path.stat()
+        hashes.add(_file_sha256(text, stat.st_size, stat.st_mtime_ns))
     return hashlib.sha256("\n".join(sorted(hashes)).encode()).hexdigest()
 
 

@@ -28,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--no-progress", action="store_true", help="no progress bar (logs only)")
     run.add_argument("--train-only", action="store_true", help="train the grid's victims and run no attack cell")
     run.add_argument("--adopt", action="store_true",
-                     help="take in a victim trained by `bodega train` in a victim folder of the grid (its settings "
+                     help="take in a victim trained by bodega train in a victim folder of the grid (its settings "
                           "must be the cell's) instead of stopping at it")
     run.add_argument("--threads", type=int, default=None,
                      help="CPU threads of each cell's notebook process (default: the grid's threads_per_cell)")
