@@ -51,12 +51,16 @@ class BrowserError(RuntimeError):
 
 @dataclass(frozen=True)
 class PageView:
+    """What the browser measured on one page: kept apart from the driver so the limits can be judged (and
+    tested) without a browser."""
+
     page: str
     height: int
     answer_bottom: float | None
     dashed: tuple[str, ...]  # commands with a typographic dash, as rendered
 
     def problems(self) -> list[str]:
+        """One line per limit this page breaks (height, answer box, copyable commands); empty when it passes."""
         found = []
         if self.height > MAX_HEIGHT:
             found.append(f"{self.page}: {self.height} px tall at {WIDTH} px wide (limit {MAX_HEIGHT})")
@@ -121,9 +125,11 @@ class WebDriver:
         return self._call("POST", f"/session/{self.session}/goog/cdp/execute", {"cmd": command, "params": params})
 
     def open(self, url: str) -> None:
+        """Load ``url`` and wait for it, so a measurement that follows sees the laid-out page."""
         self._call("POST", f"/session/{self.session}/url", {"url": url})
 
     def run(self, script: str) -> Any:
+        """The value of a synchronous script in the page: how layout facts (heights, boxes, code text) are read."""
         return self._call("POST", f"/session/{self.session}/execute/sync", {"script": script, "args": []})
 
     def screenshot(self, path: Path) -> None:
@@ -132,6 +138,7 @@ class WebDriver:
         path.write_bytes(base64.b64decode(self._call("GET", f"/session/{self.session}/screenshot")))
 
     def close(self) -> None:
+        """End the session and the driver: a chromium left running would outlive the check and hold its port."""
         try:
             self._call("DELETE", f"/session/{self.session}")
         finally:
@@ -170,6 +177,8 @@ def check_book(html_root: str | Path, screenshots: str | Path | None = None) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line: print the tallest pages and every problem, exit 1 on any, so CI fails on a page a
+    reader cannot finish."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("html", help="the built book's HTML folder (book/_build/html)")
     parser.add_argument("--screenshots", help="folder for the screenshots (git-ignored, e.g. book/_build/screenshots)")

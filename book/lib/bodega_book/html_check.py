@@ -38,11 +38,14 @@ text)."""
 
 @dataclass(frozen=True)
 class Problem:
+    """One thing a reader would see go wrong, with the page and the text around it so it can be found."""
+
     page: str
     what: str
     context: str
 
     def line(self) -> str:
+        """The problem as one report line (page, what, context), as the command prints it."""
         return f"{self.page}: {self.what}: {self.context!r}"
 
 
@@ -125,6 +128,7 @@ def book_problems(html_root: str | Path) -> list[Problem]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line: one line per problem and exit 1 on any, so a build with damage fails CI."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("html", help="the built book's HTML folder (book/_build/html)")
     args = parser.parse_args(argv)
