@@ -343,3 +343,54 @@ def test_an_input_that_is_a_folder_or_a_pipe_is_one_line(tmp_path, capsys):
     os.mkfifo(fifo)
     assert _score("--input", str(fifo), "--out", str(tmp_path / "s.jsonl")) == 2
     assert "a pipe or device" in capsys.readouterr().err
+
+
+class _SizeDependent(_Counting):
+    """The character model, its last bits moved by how many pairs one call gets (as padding and batching move a
+    transformer's): a resume that scores other groups of rows than the uninterrupted run writes other numbers."""
+
+    def score(self, pairs):
+        return [value - 1e-9 * len(pairs) for value in super().score(pairs)]
+
+
+def test_a_score_resumed_after_a_full_disk_is_identical_to_an_uninterrupted_one(tmp_path, monkeypatch):
+    import bodega.scoring.stream as stream
+
+    rows = [(1, 10 + i, f"Text number {i} is here.", f"Text numbr {i} is here.") for i in range(10)]
+    source = _tsv(tmp_path / "adv.tsv", rows)
+    whole, _ = score_file("PR2", source, tmp_path / "whole.jsonl", _SizeDependent(), chunk=4)
+    append, calls = stream.append_jsonl_many, []
+
+    def disk_full(path, records):
+        calls.append(len(records))
+        if len(calls) == 2:  # the second chunk: one whole line and a torn one fit on the disk
+            text = "".join(json.dumps(r) + "\n" for r in records)
+            with open(path, "a", encoding="utf-8") as handle:
+                handle.write(text[:len(text.split("\n")[0]) + 10])
+            raise BodegaError(f"{path}: no space left on device")
+        append(path, records)
+
+    out = tmp_path / "scores.jsonl"
+    monkeypatch.setattr(stream, "append_jsonl_many", disk_full)
+    with pytest.raises(BodegaError, match="no space left"):
+        score_file("PR2", source, out, _SizeDependent(), chunk=4)
+    monkeypatch.setattr(stream, "append_jsonl_many", append)
+    resumed_summary, resumed = score_file("PR2", source, out, _SizeDependent(), chunk=4)
+    assert resumed == 5
+    assert out.read_text() == (tmp_path / "whole.jsonl").read_text()
+    assert resumed_summary.bodega_score == whole.bodega_score
+
+
+@pytest.mark.parametrize("field, value", [("bodega", "NaN"), ("semantic", "Infinity"), ("success", '"true"'),
+                                          ("character", "1.5")])
+def test_a_resumed_score_line_with_nan_or_a_wrong_type_is_refused_naming_the_line(tmp_path, field, value):
+    source = _tsv(tmp_path / "adv.tsv", _rows(6))
+    out = tmp_path / "scores.jsonl"
+    score_file("PR2", source, out, _Counting(), chunk=2)
+    lines = out.read_text().splitlines()
+    line = json.loads(lines[1])  # row 1 is a success: every field is a number
+    line[field] = "@"
+    lines[1] = json.dumps(line).replace('"@"', value)
+    out.write_text("\n".join(lines[:3]) + "\n")
+    with pytest.raises(BodegaError, match=rf"scores.jsonl:2: '{field}' must be"):
+        score_file("PR2", source, out, _Counting(), chunk=2)

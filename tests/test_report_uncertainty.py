@@ -219,3 +219,15 @@ def test_a_run_without_examples_has_blank_figures_and_ranks_last(tmp_path):
     some = run_examples(write_run(tmp_path, "S", [(True, 0.9, 0.9, 10)] * 5))
     ranked = rank_attackers({"Empty": [empty], "Some": [some]}, resamples=B)
     assert [r.attacker for r in ranked] == ["Some", "Empty"] and not ranked[1].tied_with_best
+
+
+@pytest.mark.parametrize("value", ["NaN", "Infinity", "-0.5"])
+def test_a_nan_or_out_of_range_score_in_scores_jsonl_is_refused_naming_the_line(tmp_path, value):
+    from bodega.errors import BodegaError
+
+    folder = write_run(tmp_path, "run", [(True, 0.9, 0.8, 5), (True, 0.7, 0.9, 7), (False, 0.0, 0.0, 9)])
+    lines = (folder / "scores.jsonl").read_text().splitlines()
+    lines[1] = lines[1].replace('"bodega": 0.63', f'"bodega": {value}')
+    (folder / "scores.jsonl").write_text("\n".join(lines) + "\n")
+    with pytest.raises(BodegaError, match=r"scores.jsonl:2: 'bodega' must be a number in \[0, 1\]"):
+        run_examples(folder)

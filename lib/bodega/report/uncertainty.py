@@ -18,8 +18,9 @@ import numpy as np
 
 from bodega.layout import RECORDS, SCORES
 from bodega.errors import BodegaError, MissingFileError
-from bodega.io import read_jsonl
+from bodega.io import iter_jsonl
 from bodega.records import read_example_records
+from bodega.scoring.core import score_from_line
 
 MEASURES = ("bodega", "confusion", "semantic", "character", "queries")
 RESAMPLES = 2000
@@ -85,18 +86,19 @@ def run_examples(run_folder: str | Path) -> RunExamples:
         if not path.exists():
             raise MissingFileError(f"{path} is missing: intervals need the per-example files the attack "
                                    f"runner writes; rerun the cell with `bodega grid run`")
-    scores = list(read_jsonl(scores_path))
+    lines = list(iter_jsonl(scores_path))
+    scores = [score_from_line(line, f"{scores_path}:{number}") for number, line in lines]
     records = {(r.index, r.id): r for r in read_example_records(records_path, ("index", "id", "queries"))}
     queries = {key: float(r.queries) for key, r in records.items()}
-    keys = tuple((int(s["index"]), str(s["id"])) for s in scores)
+    keys = tuple((int(line["index"]), str(line["id"])) for _, line in lines)
     missing = [key for key in keys if key not in queries]
     if missing:
         raise BodegaError(f"{records_path}: no record for scored rows {missing[:3]}; the run is incomplete, rerun it")
 
     def column(name: str) -> np.ndarray:
-        return np.array([np.nan if s[name] is None else float(s[name]) for s in scores], dtype=float)
+        return np.array([np.nan if getattr(s, name) is None else getattr(s, name) for s in scores], dtype=float)
 
-    success = np.array([bool(s["success"]) for s in scores])
+    success = np.array([s.success for s in scores])
     flags = [records[key].budget_exhausted for key in keys]
     exhausted = None if any(flag is None for flag in flags) else np.array(flags, dtype=bool)
     return RunExamples(folder.name, keys, success, column("semantic"), column("character"), column("bodega"),

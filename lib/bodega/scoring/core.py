@@ -10,7 +10,7 @@ pairs of all examples go to the model in one call, so it can batch them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -30,6 +30,28 @@ class ExampleScore:
     semantic: float | None
     character: float | None
     bodega: float
+
+
+def score_from_line(line: Any, where: str) -> ExampleScore:
+    """One written score line (``scores.jsonl``, ``bodega score``'s output) read back strictly, or a one-line
+    error naming ``where`` (file:line): Python's JSON reads NaN and infinity, and one resumed or tabulated
+    would make the summary NaN and ``summary.json`` invalid JSON."""
+    if not isinstance(line, dict):
+        raise BodegaError(f"{where}: a score line must be a JSON object, found {type(line).__name__}")
+    success = line.get("success")
+    if not isinstance(success, bool):
+        raise BodegaError(f"{where}: 'success' must be true or false, found {success!r}")
+    values: dict[str, float | None] = {}
+    for name in ("semantic", "character", "bodega"):
+        value = line.get(name)
+        if value is None and name != "bodega" and not success:
+            values[name] = None
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+            raise BodegaError(f"{where}: '{name}' must be a number in [0, 1], found {value!r} (NaN and infinity "
+                              "are not numbers); delete the file and score again")
+        values[name] = float(value)
+    return ExampleScore(success, values["semantic"], values["character"], values["bodega"])
 
 
 def score_examples(task: str, originals: Sequence[str], adversarials: Sequence[str | None],

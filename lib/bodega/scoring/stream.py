@@ -18,7 +18,7 @@ from pathlib import Path
 from bodega.errors import BodegaError
 from bodega.io import (append_jsonl_many, atomic_write_bytes, atomic_write_json, exclusive_lock, file_sha256,
                        iter_jsonl)
-from bodega.scoring.core import ExampleScore, Summary, score_examples, summarise
+from bodega.scoring.core import ExampleScore, Summary, score_examples, score_from_line, summarise
 from bodega.scoring.interchange import AttackedExample, iter_attacked
 
 CHUNK = 256  # rows scored at once: the memory held is one chunk's texts, whatever the file's size
@@ -62,8 +62,8 @@ def _written(out: Path, identity: dict) -> list[tuple[str, ExampleScore]]:
         raise BodegaError(f"{out} holds scores of other inputs (different {', '.join(different)}, see {state}); "
                          "give --out a new file or delete both files")
     _drop_torn_tail(out)
-    return [(str(line.get("id")), ExampleScore(line["success"], line["semantic"], line["character"], line["bodega"]))
-            for _, line in iter_jsonl(out, drop_torn_tail=False)]
+    return [(str(line.get("id")), score_from_line(line, f"{out}:{number}"))
+            for number, line in iter_jsonl(out, drop_torn_tail=False)]
 
 
 def _line(row: AttackedExample, score: ExampleScore) -> dict:
@@ -112,18 +112,23 @@ def _score_locked(task: str, input_path: Path, out: Path, semantic, chunk: int,
     scores: list[ExampleScore] = []
     queries: list[int] = []
     attack_seconds = scoring_seconds = 0.0
-    pending: list[AttackedExample] = []
+    pending: list[tuple[int, AttackedExample]] = []
+    # A model's last bits depend on what it is given at once (padding, batching), so a resume scores the chunk it
+    # stopped in whole, as the uninterrupted run did, and appends only the rows not yet written.
+    aligned = len(done) - len(done) % chunk
 
     def flush() -> None:
         nonlocal scoring_seconds
         if not pending:
             return
+        rows = [row for _, row in pending]
         started = time.perf_counter()
-        chunk_scores = score_examples(task, [r.original for r in pending], [r.adversarial for r in pending],
-                                      [r.success for r in pending], semantic)
+        chunk_scores = score_examples(task, [r.original for r in rows], [r.adversarial for r in rows],
+                                      [r.success for r in rows], semantic)
         scoring_seconds += time.perf_counter() - started
-        append_jsonl_many(out, [_line(r, s) for r, s in zip(pending, chunk_scores)])
-        scores.extend(chunk_scores)
+        new = [(row, score) for (number, row), score in zip(pending, chunk_scores) if number > len(done)]
+        append_jsonl_many(out, [_line(row, score) for row, score in new])
+        scores.extend(score for _, score in new)
         pending.clear()
 
     count = 0
@@ -135,8 +140,9 @@ def _score_locked(task: str, input_path: Path, out: Path, semantic, chunk: int,
                 raise BodegaError(f"{out}: line {count} scores id {done[count - 1][0]!r} but input row {count} is "
                                  f"{row.id!r}; give --out a new file or delete it")
             scores.append(done[count - 1][1])
-            continue
-        pending.append(row)
+            if count <= aligned:
+                continue
+        pending.append((count, row))
         if len(pending) >= chunk:
             flush()
     flush()
