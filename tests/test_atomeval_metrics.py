@@ -3,6 +3,7 @@ VASR of attack records."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,7 +13,7 @@ from bodega.atomeval.metrics import (MetricsConfig, RewriteCase, diagnostic_brea
                               surface_proxies, threshold_sweep)
 from bodega.atomeval.rewriters import FAMILIES, RuleRewriter
 from bodega.tasks import split_pair
-from bodega.errors import BodegaError, UnknownNameError
+from bodega.errors import BodegaError, MissingFileError, UnknownNameError
 
 EVIDENCE = "Savages is a 2012 American crime thriller film directed by Oliver Stone ."
 
@@ -137,6 +138,15 @@ class _FirstDecisions:
         return np.array([0 if t in self.supports else 1 for t in texts])
 
 
+def _run_json(folder: Path, victim: str, scenario: str, weights: str = "") -> None:
+    """The ``run.json`` bodega attack writes, for a PWWS run of ``victim`` in ``scenario``."""
+    from bodega.records import RunConfig, write_run_config
+
+    write_run_config(folder, RunConfig(task="FC", victim=victim, victim_weights=weights, victim_task="FC",
+                                       attacker="PWWS", scenario=scenario, profile="cpu", n_examples=None,
+                                       budget=None, seed=0, backend="native", attacker_options={}))
+
+
 def test_attack_vasr_counts_only_initially_correct_refuted_claims(gate, tmp_path):
     from bodega.data.tsv import Example, write_tsv
 
@@ -167,9 +177,7 @@ def test_attack_vasr_counts_only_initially_correct_refuted_claims(gate, tmp_path
     untargeted = runs / "FC-BERT-PWWS-U"
     untargeted.mkdir(parents=True)
     (untargeted / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
-    (untargeted / "summary.json").write_text(json.dumps({"victim": "BERT", "attacker": "PWWS", "scenario": "U"}))
-    (untargeted / "run.json").write_text(json.dumps({"victim": "models/FC-BERT", "victim_weights": "fixed",
-                                                     "scenario": "untargeted"}))
+    _run_json(untargeted, "models/FC-BERT", "untargeted", weights="fixed")
     victims = {"models/FC-BERT": _FirstDecisions([supports, wrong])}
     (row,) = runs_vasr(runs, gate, data_dir=data, victims=victims)
     assert (row["records"], row["supports excluded"], row["victim errors"], row["attack errors"]) == (7, 1, 1, 1)
@@ -181,20 +189,28 @@ def test_attack_vasr_counts_only_initially_correct_refuted_claims(gate, tmp_path
     targeted = runs / "FC-BERT-PWWS-T"
     targeted.mkdir()
     (targeted / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records[:4]))
-    (targeted / "run.json").write_text(json.dumps({"victim": "gone/FC-BERT", "scenario": "targeted"}))
+    _run_json(targeted, "gone/FC-BERT", "targeted")
     rows = {r["run"]: r for r in runs_vasr(runs, gate, data_dir=data, victims=victims)}
     assert rows["FC-BERT-PWWS-T"]["population"] == 4 and rows["FC-BERT-PWWS-T"]["VASR"] == pytest.approx(1 / 4)
     # bodega attack stores the victim relative to the run folder: found from any working folder
     (runs / "models" / "FC-BERT").mkdir(parents=True)
-    (untargeted / "run.json").write_text(json.dumps({"victim": "../models/FC-BERT", "scenario": "untargeted"}))
+    _run_json(untargeted, "../models/FC-BERT", "untargeted")
     resolved = str((runs / "models" / "FC-BERT").resolve())
     rows = {r["run"]: r for r in runs_vasr(runs, gate, data_dir=data,
                                            victims={resolved: _FirstDecisions([supports, wrong])})}
     assert rows["FC-BERT-PWWS-U"]["population"] == 4
     # an untargeted run whose victim is not here cannot be counted on the paper's population
-    (untargeted / "run.json").write_text(json.dumps({"victim": "gone/FC-BERT", "scenario": "untargeted"}))
+    _run_json(untargeted, "gone/FC-BERT", "untargeted")
     with pytest.raises(FileNotFoundError, match="initially correct refuted"):
         runs_vasr(runs, gate, data_dir=data)
+    # a damaged or missing run.json is one line naming it, not a JSON traceback
+    (untargeted / "run.json").write_text('{"victim": "gone/FC-BERT", "scen')
+    with pytest.raises(BodegaError, match=r"FC-BERT-PWWS-U/run.json: not a JSON file"):
+        runs_vasr(runs, gate, data_dir=data)
+    (untargeted / "run.json").unlink()
+    with pytest.raises(MissingFileError, match=r"FC-BERT-PWWS-U/run.json is missing"):
+        runs_vasr(runs, gate, data_dir=data)
+    _run_json(untargeted, "gone/FC-BERT", "untargeted")
     # records of another data folder are refused
     write_tsv(data / "attack.tsv", [Example(1, "zz", claim)])
     with pytest.raises(BodegaError, match="--data"):

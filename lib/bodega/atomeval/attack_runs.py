@@ -16,14 +16,13 @@ with ``check_evidence`` an attack that also edited the evidence must preserve it
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
 from bodega.errors import BodegaError, MissingFileError
-from bodega.layout import RECORDS, RUN_CONFIG, SUMMARY
-from bodega.records import ExampleRecord, read_example_records
+from bodega.layout import RECORDS, RUN_CONFIG
+from bodega.records import ExampleRecord, RunConfig, read_example_records, read_run_config
 from bodega.tasks import split_pair
 
 REFUTED = 1  # FC label 1: the claim is refuted (non-credible)
@@ -96,18 +95,21 @@ def run_starts(folder: Path, records: list[ExampleRecord], data_dir: str | Path,
             raise BodegaError(f"{folder}/records.jsonl: record {index} ({record.id}) is not row {index} of "
                               f"{data_dir}/attack.tsv; pass the --data folder the run attacked")
         labels[index] = int(rows[index].label)
-    config = json.loads((folder / RUN_CONFIG).read_text()) if (folder / RUN_CONFIG).exists() else {}
-    if config.get("scenario") == "targeted":
+    config = read_run_config(folder)
+    if config is None:
+        raise MissingFileError(f"{folder}/{RUN_CONFIG} is missing: it names the run's scenario and victim, whose "
+                               "first decisions find the initially correct refuted claims; give the whole run folder")
+    if config.scenario == "targeted":
         return {i: Start(label, REFUTED) for i, label in labels.items()}
     victim = _run_victim(folder, config, victims, verdicts_dir)
     return {r.index: Start(labels[r.index], int(victim.predict([r.original])[0])
                            if labels[r.index] == REFUTED else 1 - REFUTED) for r in records}
 
 
-def _run_victim(folder: Path, config: dict, victims: dict[str, Any], verdicts_dir: str | Path | None = None):
+def _run_victim(folder: Path, config: RunConfig, victims: dict[str, Any], verdicts_dir: str | Path | None = None):
     from bodega.victims import load_victim
 
-    path = config.get("victim")
+    path = config.victim
     if path and not Path(path).is_absolute() and (folder / path).exists():
         path = str((folder / path).resolve())  # stored relative to the run folder (bodega attack does)
     if path not in victims and (not path or not Path(path).exists()):
@@ -117,13 +119,13 @@ def _run_victim(folder: Path, config: dict, victims: dict[str, Any], verdicts_di
     if path not in victims and verdicts_dir is not None:
         from bodega.atomeval.verdicts import VerdictVerifier
 
-        victims[path] = VerdictVerifier(path, verdicts_dir, config.get("profile", "cpu"))
+        victims[path] = VerdictVerifier(path, verdicts_dir, config.profile)
     if path not in victims:
-        victims[path] = load_victim(path, profile=config.get("profile", "cpu"))
+        victims[path] = load_victim(path, profile=config.profile)
     victim = victims[path]
-    if config.get("victim_weights") and victim.weights_hash != config["victim_weights"]:
+    if config.victim_weights and victim.weights_hash != config.victim_weights:
         raise BodegaError(f"{folder}: victim {path} has weights {victim.weights_hash[:12]}, the run attacked "
-                          f"{config['victim_weights'][:12]}; the model was retrained after the run")
+                          f"{config.victim_weights[:12]}; the model was retrained after the run")
     return victim
 
 
@@ -140,11 +142,10 @@ def runs_vasr(runs_dir: str | Path, gate, task: str = "FC", check_evidence: bool
         records_path = folder / RECORDS
         if not records_path.exists():
             continue
-        summary_path = folder / SUMMARY
-        meta = json.loads(summary_path.read_text()) if summary_path.exists() else {}
         records = read_example_records(records_path, NEEDED)
+        config = read_run_config(folder)
         starts = run_starts(folder, records, data_dir, victims, verdicts_dir)
         summary, _ = attack_vasr(records, starts, gate, check_evidence)
-        rows.append({"run": folder.name, "victim": meta.get("victim"), "attacker": meta.get("attacker"),
-                     "scenario": meta.get("scenario"), **summary})
+        rows.append({"run": folder.name, "victim": config.victim, "attacker": config.attacker,
+                     "scenario": config.scenario, **summary})
     return rows
