@@ -436,3 +436,27 @@ def test_an_endpoint_that_is_not_there_is_one_line(tmp_path, capsys):
                  str(tmp_path / "c.json")]) == 2
     err = capsys.readouterr().err
     assert "http://127.0.0.1:9/v1/chat/completions: no answer" in err and err.count("\n") == 1
+
+
+def test_a_secret_in_the_endpoint_url_reaches_no_cache_file_and_no_message(tmp_path, capsys):
+    from bodega.cli import main
+    from bodega.data import Example, write_tsv
+
+    write_tsv(tmp_path / "attack.tsv", [Example(1, "a", "Saxony is in Germany. ~ Saxony is in Ireland.")])
+    server = _Server(["Saxony lies in Ireland."])
+    host = server.url.split("//", 1)[1]
+    written = [tmp_path / "r.jsonl", tmp_path / "c.json"]
+    args = ["atomeval", "rewrite", "--data", str(tmp_path), "--families", "colloquial", "--rewrite-cache",
+            str(written[0]), "--cost", str(written[1]), "--rewriter"]
+    try:
+        assert main([*args, f"openai:stub@{server.url}?api_key=sk-query-secret"]) == 0
+        assert main([*args, f"openai:stub@http://alice:sk-user-secret@{host}"]) == 2  # urllib sends no userinfo
+    finally:
+        server.close()
+    assert [r["path"] for r in server.requests] == ["/v1/chat/completions?api_key=sk-query-secret"]
+    assert "api_key=***" in written[0].read_text()
+    err = capsys.readouterr().err
+    assert "alice:***@" in err and err.count("\n") == 1
+    for text in (err, *(path.read_text() for path in written)):
+        assert "sk-query-secret" not in text and "sk-user-secret" not in text
+    assert "secret" not in OpenAIChatClient(model="m", base_url="https://u:secret@h/v1?key=secret").identity

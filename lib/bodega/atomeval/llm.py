@@ -10,11 +10,13 @@ import http.client
 import json
 import os
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Protocol
 
+from bodega.data.transfer import shown_url
 from bodega.errors import BodegaError
 
 Message = dict[str, str]
@@ -54,8 +56,8 @@ def urllib_transport(url: str, headers: dict[str, str], body: bytes, timeout: fl
     except urllib.error.HTTPError as error:
         return error.code, error.read()
     except (OSError, ValueError, http.client.HTTPException) as error:  # refused, timed out, a malformed URL
-        raise LLMError(f"{url}: no answer ({error or type(error).__name__}); check the URL after @ and that "
-                       "the server runs") from None
+        raise LLMError(f"{shown_url(url)}: no answer ({error or type(error).__name__}); check the URL after @ and "
+                       "that the server runs") from None
 
 
 @dataclass
@@ -79,9 +81,11 @@ class OpenAIChatClient:
     @property
     def identity(self) -> str:
         """What decides an answer besides the prompt: the model at its endpoint and the sampling settings.
-        Rewriters and extractors key their caches by it (the API key is not part of it)."""
-        return (f"openai:{self.model}@{self.base_url.rstrip('/')};temperature={self.temperature};seed={self.seed};"
-                f"max_tokens={self.max_tokens}")
+        Rewriters and extractors key their caches by it, and the cache files keep it, so the endpoint is named as
+        :func:`~bodega.data.transfer.shown_url` shows it: no password or query value of the URL (the API key is
+        never part of it)."""
+        return (f"openai:{self.model}@{shown_url(self.base_url).rstrip('/')};temperature={self.temperature};"
+                f"seed={self.seed};max_tokens={self.max_tokens}")
 
     def complete(self, messages: list[Message], max_new_tokens: int | None = None) -> str:
         """The endpoint's answer to ``messages``."""
@@ -93,16 +97,17 @@ class OpenAIChatClient:
         key = os.environ.get(self.api_key_env)
         if key:
             headers["Authorization"] = f"Bearer {key}"
-        url = self.base_url.rstrip("/") + "/chat/completions"
+        parts = urllib.parse.urlsplit(self.base_url)  # a query (?api-version=...) stays after the path
+        url = urllib.parse.urlunsplit(parts._replace(path=parts.path.rstrip("/") + "/chat/completions"))
         status, raw = self.transport(url, headers, json.dumps(payload).encode("utf-8"), self.timeout)
         if status != 200:
             snippet = raw[:300].decode("utf-8", "replace")
             hint = f" (is {self.api_key_env} set?)" if status in (401, 403) else ""
-            raise LLMError(f"{url} answered HTTP {status}{hint}: {snippet}")
+            raise LLMError(f"{shown_url(url)} answered HTTP {status}{hint}: {snippet}")
         try:
             return json.loads(raw)["choices"][0]["message"]["content"] or ""
         except (ValueError, KeyError, IndexError, TypeError) as error:
-            raise LLMError(f"{url}: unexpected response shape ({error}): {raw[:300]!r}") from error
+            raise LLMError(f"{shown_url(url)}: unexpected response shape ({error}): {raw[:300]!r}") from error
 
 
 def cpu_has_amx_bf16(cpuinfo: str | Path = "/proc/cpuinfo") -> bool:
