@@ -69,7 +69,9 @@ def test_figure2_draws_f1_and_best_targeted_score_with_their_intervals(results):
     np.testing.assert_allclose(bodega_bars.lines[0].get_ydata(), [0.9, 0.5, 0.4, 0.45])
     np.testing.assert_allclose(_bars(bodega_bars), [(0.8, 0.95), (0.4, 0.55), (0.3, 0.45), (0.35, 0.5)])
     assert pr2.get_xscale() == "log"
-    assert "PWWS" in [t.get_text() for t in pr2.texts]  # the BiLSTM's best attacker is named
+    # the best attackers named on one line of the panel (labels beside the points overlapped)
+    assert "best targeted attacker: BiLSTM: PWWS; BERT: DeepWordBug; GEMMA2B: DeepWordBug; GEMMA7B: DeepWordBug" in [
+        t.get_text() for t in pr2.texts]
     assert len(fig.axes[0].containers[0].lines[0].get_xdata()) == 1  # HN: the BiLSTM only
 
 
@@ -195,3 +197,24 @@ def test_figure2_gives_a_task_of_the_grid_with_no_trained_victim_a_panel_that_sa
     assert list(panels) == ["FC", "RD"]  # the paper's task order
     assert [t.get_text() for t in panels["RD"].texts] == ["no victim trained yet"]
     assert not panels["FC"].texts or "no victim" not in panels["FC"].texts[0].get_text()
+
+
+def test_figure2_draws_the_papers_f1_of_each_role_beside_ours(results):
+    """The paper's Figure 2 F1 (its authors' data, the published values) at our victim of the same role."""
+    from bodega.report.published import load_published
+
+    paper = load_published().table3_f1["PR2"]
+    assert figure2_table(results).set_index(["task", "victim"]).paper_f1.loc["PR2"].to_dict() == {
+        kind: paper[kind] for kind in SIZES}
+    pr2 = figure2(results).axes[1]
+    diamonds = [line for line in pr2.lines if line.get_marker() == "D"]
+    assert len(diamonds) == 1
+    np.testing.assert_allclose(diamonds[0].get_xdata(), sorted(SIZES.values()))
+    np.testing.assert_allclose(diamonds[0].get_ydata(), [paper[kind] for kind in SIZES])
+
+
+def test_figure2_names_the_grids_victims_not_trained_on_a_task(results):
+    fig = figure2(results, victims=["BiLSTM", "GloVeBiLSTM", "BERT"])
+    hn, pr2 = fig.axes[:2]
+    assert "not trained on this task (a skip rule): GloVeBiLSTM, BERT" in [t.get_text() for t in hn.texts]
+    assert "not trained on this task (a skip rule): GloVeBiLSTM" in [t.get_text() for t in pr2.texts]

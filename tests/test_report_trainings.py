@@ -263,8 +263,10 @@ def test_coverage_gives_every_paper_cell_a_number_or_the_reason_it_has_none(root
     assert counts.loc["Table 4"].to_dict() == {"HN": "0 of 32", "PR2": "2 of 32", "FC": "0 of 32", "RD": "0 of 32",
                                                "all": "2 of 128", "all, with stand-ins": "2 of 128"}
     assert counts.loc["Table 5", "PR2"] == "3 of 32"
-    assert coverage_text(coverage) == ("Table 4: 2 of 128 cells have a number; "
-                                     "Table 5: 3 of 128 cells have a number")
+    # Table 4 in the paper's shape too: PR2's PWWS mean has two of its four victims, the 31 other means none
+    assert coverage_text(coverage) == ("Table 4: 2 of 128 runs have a number, so of the 32 task x attacker means it "
+                                     "prints (over the victims) 0 average all the paper's victims, 1 fewer and 31 "
+                                     "none; Table 5: 3 of 128 runs have a number")
     reasons = coverage_reasons(coverage)
     assert reasons.loc[("Table 4", "not run: too slow here"), "cells"] == 1
     assert reasons.loc[("Table 4", "not run: task HN is not in the trainings grid"), "cells"] == 32
@@ -286,8 +288,8 @@ def test_a_competent_stand_in_fills_the_paper_victims_cell_beside_it_not_in_it(r
     counts = coverage_counts(full)
     assert counts.loc["Table 4", "all"] == "2 of 128"
     assert counts.loc["Table 4", "all, with stand-ins"] == "3 of 128"
-    assert coverage_text(full).startswith("Table 4: 2 of 128 cells have a number (3 with the stand-ins for a "
-                                            "paper's victim that is not competent); Table 5: 3 of 128")
+    assert coverage_text(full).startswith("Table 4: 2 of 128 runs have a number (3 with the stand-ins for a "
+                                            "paper's victim that is not competent), so of the 32 task x attacker")
 
 
 def test_a_stand_in_fills_the_cells_of_a_victim_the_grid_leaves_out_but_not_of_one_still_to_run(tmp_path):

@@ -21,6 +21,7 @@ import pandas as pd
 
 from bodega.experiments.spec import GridSpec
 from bodega.report.results import TASK_ORDER, VICTIM_ORDER, Results
+from bodega.tasks import TASKS
 from bodega_book.tables import _present
 
 MARKERS = {"BAE": "v", "BERT-ATTACK": "o", "DeepWordBug": "P", "Genetic": "X", "SememePSO": "*", "PWWS": "^",
@@ -66,7 +67,9 @@ def figure2_table(results: Results, f1_intervals: pd.DataFrame | None = None,
     targeted attacker on that first training and its BODEGA score (and interval) against this training (NaN
     where that attacker did not attack it), so that every training's point measures the same attack.
     ``attackers(task, victim)``: the attackers the best is taken over (a grid's attackers on every training of
-    the victim, so that each training has its point; None: every attacker)."""
+    the victim, so that each training has its point; None: every attacker). ``paper_f1``: the paper's F1 of the
+    victim role of the same name (the authors' ``results2latex.py`` data, :mod:`bodega.tasks`), NaN for a kind
+    of ours that is no role of the paper's."""
     victims = results.victims.dropna(subset=["n_params"])[["task", "victim", "training", "n_params", "f1",
                                                            "competent"]].astype({"n_params": float, "f1": float})
     if f1_intervals is not None and not f1_intervals.empty:
@@ -87,6 +90,8 @@ def figure2_table(results: Results, f1_intervals: pd.DataFrame | None = None,
               [["task", "victim", "training", "bodega", "bodega_lo", "bodega_hi"]])
     merged = victims.merge(best, on=["task", "victim"], how="left").merge(scores, on=["task", "victim", "training"],
                                                                           how="left")
+    merged["paper_f1"] = [TASKS[t].paper_f1.get(v, np.nan) if t in TASKS else np.nan
+                          for t, v in zip(merged.task, merged.victim)]
     return merged.sort_values(["task", "n_params", "training"]).reset_index(drop=True)
 
 
@@ -97,15 +102,18 @@ def _not_competent(flag) -> bool:
 
 def figure2(results: Results, f1_intervals: pd.DataFrame | None = None, run_intervals: pd.DataFrame | None = None,
             first_training: Callable[[str, str], int] | None = None, tasks: Sequence[str] | None = None,
-            attackers: Callable[[str, str], Collection[str]] | None = None):
+            attackers: Callable[[str, str], Collection[str]] | None = None, victims: Sequence[str] | None = None):
     """One panel per task: victim F1 and best targeted BODEGA score against parameter count (log x),
-    error bars the 95% intervals; each BODEGA point names its attacker. A victim's first training is drawn
-    filled and joined by lines; its other trainings (:func:`figure2_table`) hollow, at the same size. A victim
-    that is not competent in one of its trainings (:func:`bodega.victims.competence.competence`) can show
-    nothing about size and robustness, so it is not drawn: its panel names it instead, as it names a victim drawn
-    by its F1 alone (no finished targeted run against its first training: skipped, or not finished yet). ``tasks``
-    (a grid's) gives a task none of whose victims is trained yet a panel that says so, rather than no panel;
-    ``attackers`` as in :func:`figure2_table`."""
+    error bars the 95% intervals, and the paper's F1 of each victim role (``paper_f1`` of
+    :func:`figure2_table`) as a hollow diamond at our victim's size, so that the paper's figure's F1 curve sits
+    beside ours. A victim's first training is drawn filled and joined by lines; its other trainings hollow, at
+    the same size. Words in a panel stand in its lower left, one line each and never over a point's label: the
+    best targeted attacker of each drawn victim (one name where they agree), the victims not drawn because one
+    of their trainings is not competent (:func:`bodega.victims.competence.competence`: they show nothing about
+    size and robustness), those drawn by their F1 alone (no finished targeted run against the first training)
+    and, given ``victims`` (a grid's), those of the grid with no trained model on the task (a skip rule).
+    ``tasks`` (a grid's) gives a task none of whose victims is trained yet a panel that says so, rather than no
+    panel; ``attackers`` as in :func:`figure2_table`."""
     import matplotlib.pyplot as plt
     from matplotlib.ticker import NullLocator
 
@@ -130,16 +138,20 @@ def figure2(results: Results, f1_intervals: pd.DataFrame | None = None, run_inte
             ax.set_title(task, fontsize=10, loc="left")
             ax.set_xticks([])
             continue
+        notes = []
+        untrained = [v for v in (victims or ()) if v not in set(rows.victim)]
+        if untrained:
+            notes.append("not trained on this task (a skip rule): " + ", ".join(untrained))
         weak_victims = set(rows.victim[[_not_competent(c) for c in rows.competent]])
         if weak_victims:
-            ax.text(0.02, 0.03, "not competent, not drawn: " + ", ".join(dict.fromkeys(
-                v for v in rows.victim if v in weak_victims)), fontsize=7, transform=ax.transAxes, color="dimgray")
+            notes.append("not competent, not drawn: " + ", ".join(dict.fromkeys(
+                v for v in rows.victim if v in weak_victims)))
         drawn = rows[~rows.victim.isin(weak_victims)]
         rows, others = drawn[drawn["first"]], drawn[~drawn["first"]]
         unattacked = list(dict.fromkeys(rows.victim[rows.bodega.isna()]))
         if unattacked:  # drawn by its F1 alone: say why its BODEGA point is missing
-            ax.text(0.02, 0.10 if weak_victims else 0.03, "no targeted run: " + ", ".join(unattacked), fontsize=7,
-                    transform=ax.transAxes, color="dimgray")
+            notes.append("no targeted run: " + ", ".join(unattacked))
+        notes.append(_best_attackers(rows))
         x = rows.n_params.to_numpy(float)
         f1_bars = ax.errorbar(x, rows.f1.to_numpy(float), yerr=_yerr(rows.f1, rows.f1_lo, rows.f1_hi), fmt="o:",
                               capsize=3, label="F1")
@@ -148,10 +160,12 @@ def figure2(results: Results, f1_intervals: pd.DataFrame | None = None, run_inte
                                   label="best targeted BODEGA")
         if len(others):
             _other_trainings(ax, others, f1_bars.lines[0].get_color(), bodega_bars.lines[0].get_color())
-        for row in rows.itertuples():
-            if isinstance(row.attacker, str):
-                ax.annotate(row.attacker, (row.n_params, row.bodega), fontsize=6, xytext=(4, -8),
-                            textcoords="offset points")
+        paper = rows[rows.paper_f1.notna()]
+        if len(paper):
+            ax.plot(paper.n_params.to_numpy(float), paper.paper_f1.to_numpy(float), "D", mfc="none", color="black",
+                    markersize=6, label="the paper's F1 of the role (its Figure 2 data)")
+        for line, note in enumerate(n for n in reversed(notes) if n):
+            ax.text(0.02, 0.03 + 0.065 * line, note, fontsize=7, transform=ax.transAxes, color="dimgray")
         ax.set_xscale("log")
         if len(table):  # one size axis for every panel, whichever victims it draws
             ax.set_xlim(float(table.n_params.min()) / 1.6, float(table.n_params.max()) * 1.6)
@@ -168,8 +182,19 @@ def figure2(results: Results, f1_intervals: pd.DataFrame | None = None, run_inte
     handles, labels = list(legend.values()), list(legend)
     if handles:
         fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=3, frameon=False)
-    fig.tight_layout(rect=(0, 0.06 / grid_rows, 1, 1))
+    fig.tight_layout(rect=(0, 0.09 / grid_rows, 1, 1))
     return fig
+
+
+def _best_attackers(rows: pd.DataFrame) -> str:
+    """``best targeted attacker: BERT-ATTACK`` where every drawn victim's is the same, else one per victim
+    (``BiLSTM: BAE; BERT: PWWS``): a line of the panel, where labels beside the points would overlap."""
+    named = [(victim, attacker) for victim, attacker in zip(rows.victim, rows.attacker) if isinstance(attacker, str)]
+    if not named:
+        return ""
+    if len({attacker for _, attacker in named}) == 1:
+        return f"best targeted attacker: {named[0][1]}"
+    return "best targeted attacker: " + "; ".join(f"{victim}: {attacker}" for victim, attacker in named)
 
 
 def _other_trainings(ax, others: pd.DataFrame, f1_color: str, bodega_color: str) -> None:

@@ -301,6 +301,9 @@ def plan_table(study: Study) -> pd.DataFrame:
 
 PAPER_TABLES = {"Table 4": "untargeted", "Table 5": "targeted"}
 """The paper's result tables and the scenario of each."""
+PAPER_MEANS = ("Table 4",)
+"""The paper's tables printed task by attacker, each value a mean over the four victims (the published values'
+note on Table 4): their coverage is also counted in that shape."""
 
 
 def coverage_table(study: Study) -> pd.DataFrame:
@@ -356,13 +359,15 @@ def _why_not(study: Study, task: str, victim: str, attacker: str, scenario: str)
 @dataclass(frozen=True)
 class Coverage:
     """How many of one paper table's cells have a number here (``per_task``, ``numbered``), and how many with the
-    cells a stand-in fills (``filled``), of ``cells``."""
+    cells a stand-in fills (``filled``), of ``cells``; for a table the paper prints as means over victims
+    (:data:`PAPER_MEANS`), its task x attacker means by how many of their victims have a number (``means``)."""
 
     table: str
     cells: int
     numbered: int
     filled: int
     per_task: dict[str, tuple[int, int]]  # task -> (cells with a number, cells)
+    means: tuple[int, int, int] | None = None  # task x attacker means over all victims, over fewer, over none
 
 
 def coverage_of(coverage: pd.DataFrame) -> list[Coverage]:
@@ -372,8 +377,15 @@ def coverage_of(coverage: pd.DataFrame) -> list[Coverage]:
     found = []
     for table in dict.fromkeys(coverage.index.get_level_values("table")):
         cells = has.xs(table, level="table")
+        means = None
+        if table in PAPER_MEANS:
+            victims = cells.groupby(level=["task", "attacker"], sort=False).agg(["sum", "size"])
+            means = (int((victims["sum"] == victims["size"]).sum()),
+                     int(((victims["sum"] > 0) & (victims["sum"] < victims["size"])).sum()),
+                     int((victims["sum"] == 0).sum()))
         found.append(Coverage(table, len(cells), int(cells.sum()), int(filled.xs(table, level="table").sum()),
-                              {task: (int(n.sum()), len(n)) for task, n in cells.groupby(level="task", sort=False)}))
+                              {task: (int(n.sum()), len(n)) for task, n in cells.groupby(level="task", sort=False)},
+                              means))
     return found
 
 
@@ -387,12 +399,17 @@ def coverage_counts(coverage: pd.DataFrame) -> pd.DataFrame:
 
 
 def coverage_text(coverage: pd.DataFrame) -> str:
-    """``Table 4: 86 of 128 cells have a number (93 with the stand-ins ...)``; the stand-ins only where they fill
-    a cell."""
+    """``Table 4: 86 of 128 runs have a number (93 with the stand-ins ...), so of its 32 task x attacker means
+    ...``; the stand-ins only where they fill a run, the means only for a table printed as means over victims."""
     def text(c: Coverage) -> str:
         extra = (f" ({c.filled} with the stand-ins for a paper's victim that is not competent)"
                  if c.filled != c.numbered else "")
-        return f"{c.table}: {c.numbered} of {c.cells} cells have a number{extra}"
+        shape = ""
+        if c.means is not None:
+            full, fewer, none = c.means
+            shape = (f", so of the {full + fewer + none} task x attacker means it prints (over the victims) "
+                     f"{full} average all the paper's victims, {fewer} fewer and {none} none")
+        return f"{c.table}: {c.numbered} of {c.cells} runs have a number{extra}{shape}"
 
     return "; ".join(text(c) for c in coverage_of(coverage))
 

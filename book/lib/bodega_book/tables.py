@@ -1,6 +1,7 @@
 """BODEGA's tables from a results folder, with the published numbers beside ours where they exist.
 
-Published values come from :mod:`bodega.tasks` (Table 1 sizes, Table 3 F1). The paper's Table 4
+Published values come from :mod:`bodega.tasks` (Table 1 sizes; the victims' F1, which is the authors' Figure 2
+data in their ``results2latex.py``, not the printed Table 3). The paper's Table 4
 and Table 5 values are not available offline to this project, so those tables show ours only.
 """
 from __future__ import annotations
