@@ -80,3 +80,30 @@ def test_the_models_a_page_names_in_the_victim_roles_are_the_cpu_profiles():
         for match in re.finditer(r"([\w.-]+) and ([\w.-]+) in the Gemma roles", text):
             assert not current(text, match) or match.groups() == gemmas, \
                 f"{page.name} names {match.groups()} in the Gemma roles; the cpu profile has {gemmas}"
+
+
+def _queries(cell: str) -> dict[int, int]:
+    from bodega.records import read_example_records
+
+    return {r.index: r.queries for r in read_example_records(ROOT / "results/study-v3/runs" / cell / "records.jsonl")}
+
+
+def test_the_study_grids_skip_reasons_quote_the_finished_cells_and_the_markers():
+    """A skip reason written while a cell ran quoted its partial figures, and "stopped" for a run whose marker says
+    "failed": the reasons the book shows quote the finished cell and each marker's own status."""
+    import json
+
+    spec = load_grid(ROOT / "parameters/grid_study_v3.yaml")
+    bert, glove = _queries("HN-BERT-TextFooler-U"), _queries("HN-GloVeBiLSTM-TextFooler-U")
+    rows = sorted(set(bert) & set(glove))
+    assert len(rows) == 25
+    pooled = sum(bert[i] for i in rows) / sum(glove[i] for i in rows)
+    highest = max(bert[i] / glove[i] for i in rows)
+    reason = spec.skip_reason("HN", "BERT", "BERT-ATTACK", "untargeted")
+    assert f"took {pooled:.2f} times the GloVe BiLSTM's queries" in reason and f"up to {highest:.2f} times" in reason
+    for cell, (victim, attacker, scenario) in {"HN-BERT-BERT-ATTACK-U": ("BERT", "BERT-ATTACK", "untargeted"),
+                                                "HN-BERT-TextFooler-T": ("BERT", "TextFooler", "targeted")}.items():
+        status = json.loads((ROOT / "results/study-v3/runs" / cell / "cell.json").read_text())["status"]
+        said = spec.skip_reason("HN", victim, attacker, scenario)
+        other = ({"stopped", "failed"} - {status}).pop()
+        assert status in said and other not in said, (cell, status)
