@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import math
-from dataclasses import MISSING, asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -373,9 +373,12 @@ def write_run_config(run_dir: str | Path, config: RunConfig) -> None:
 
 
 def read_summary(run_dir: str | Path) -> RunSummary:
-    """The summary of the finished run in ``run_dir``."""
+    """The summary of the finished run in ``run_dir``, with the run's settings as ``run.json`` holds them where it
+    is there (``summary.json`` describes the cut of texts in words only)."""
     path = Path(run_dir) / SUMMARY
-    return RunSummary.from_dict(_read_json(path, f"{run_dir} holds no finished attack run"), str(path))
+    summary = RunSummary.from_dict(_read_json(path, f"{run_dir} holds no finished attack run"), str(path))
+    config = read_run_config(run_dir)
+    return summary if config is None else replace(summary, config=config)
 
 
 def write_summary(run_dir: str | Path, summary: RunSummary) -> None:
