@@ -1,6 +1,7 @@
 """Several rewriters' AtomEval tables on the same claims, against one verifier: the paper's main table shape.
 
-Each run is a ``bodega atomeval tables`` output (``<dir>/<family>/records.jsonl`` and ``summary.json``). Only the
+Each run is a ``bodega atomeval tables`` output (``<dir>/<family>/atomeval-records.jsonl`` and
+``atomeval-summary.json``, read by :mod:`bodega.atomeval.run_files`). Only the
 claims every run has a record for are counted in a family (a run's records are the claims its verifier first
 classified as refuted; a run cut short has fewer), so the rewriters are compared on exactly the same claims.
 Every rate carries its exact (Clopper-Pearson) 95% interval; the ASR-VASR gap is itself a share of the claims
