@@ -107,3 +107,28 @@ def test_two_plugin_attackers_whose_paths_differ_by_a_slash_get_two_folders(tmp_
     monkeypatch.setattr(bodega.plugins, "folder_name", lambda spec: "py_plugins_x_att.py_build")  # names of old
     with pytest.raises(BodegaError, match="would write the same run folders"):
         check_folders(grid, [])
+
+
+def test_a_plugin_attacker_in_a_deep_folder_gets_run_folders_a_file_system_can_make(tmp_path, monkeypatch):
+    """A run folder's name held the whole spec: a plug-in under two 200-character folders made a 447-character
+    name, which no file system takes (255 bytes), so the cell failed after its victim had trained."""
+    from bodega.experiments import parse_grid
+    from bodega.experiments.cells import cell_names
+    from bodega.experiments.runner import check_folders
+
+    monkeypatch.chdir(tmp_path)
+    deep = "/".join(["a" * 200, "b" * 200])
+    specs = []
+    for top in ("one", "two"):
+        path = Path(top) / deep / "att.py"
+        path.parent.mkdir(parents=True)
+        shutil.copy(ROOT / "book" / "examples" / "word_dropper.py", path)
+        specs.append(f"py:{path}:build")
+    grid = parse_grid({"name": "t", "profile": "smoke", "tasks": ["PR2"], "victims": ["BiLSTM"], "attackers": specs,
+                       "scenarios": ["untargeted"], "results": str(tmp_path / "results")}, "t.yaml")
+    runs = cell_names(grid) - cell_names(grid, attacks=False)
+    assert len(runs) == 2
+    for name in runs:
+        assert re.fullmatch(r"PR2-BiLSTM-py_b+_att\.py_build_[0-9a-f]{8}-U", name) and len(name.encode()) <= 255
+        (tmp_path / "results" / name).mkdir(parents=True)
+    check_folders(grid, [])

@@ -34,11 +34,19 @@ def is_plugin(spec: object) -> bool:
     return isinstance(spec, (str, Path)) and str(spec).startswith(PREFIX)
 
 
+STEM_CHARACTERS = 80
+"""At most this many characters of a spec's stem are kept (its end: the file and the factory), so that a run folder
+named after a plug-in in a deep folder stays within the 255 bytes a file name may have."""
+
+
 def folder_name(spec: str) -> str:
     """A plug-in spec as one part of a folder name: a readable stem (each run of characters a folder name cannot
-    hold read as ``_``) and a short hash of the spec itself, so that two specs never share a folder
-    (``py:plugins/x/att.py:build`` and ``py:plugins/x_att.py:build`` have one stem and two hashes)."""
+    hold read as ``_``, the last :data:`STEM_CHARACTERS` kept) and a short hash of the spec itself, so that two
+    specs never share a folder (``py:plugins/x/att.py:build`` and ``py:plugins/x_att.py:build`` have one stem and
+    two hashes)."""
     stem = re.sub(r"[^\w.-]+", "_", str(spec)).strip("_")
+    if len(stem) > STEM_CHARACTERS:
+        stem = "py_" + stem[-STEM_CHARACTERS:].lstrip("_.-")
     return f"{stem}_{hashlib.sha256(str(spec).encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
 
 
