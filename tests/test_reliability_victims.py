@@ -53,6 +53,30 @@ def test_train_refuses_to_overwrite_a_finished_victim_of_other_settings(pr2, tmp
     assert train_victim("PR2", "BiLSTM", data, folder, epochs=1, progress=False) == folder  # same settings: kept
 
 
+def test_train_refuses_a_folder_holding_files_no_training_wrote_and_leaves_them(pr2, tmp_path, capsys):
+    """`bodega train --out` a user's folder wrote its config.json and metrics.json over theirs and deleted their
+    checkpoints/ folder with their model in it."""
+    data, _ = pr2
+    folder = tmp_path / "my-project"
+    (folder / "checkpoints").mkdir(parents=True)
+    (folder / "checkpoints" / "my_model.pt").write_bytes(b"weights")
+    (folder / "config.json").write_text('{"mine": 1}')
+    (folder / "NOTES.txt").write_text("notes")
+    before = {p.relative_to(folder): p.read_bytes() for p in folder.rglob("[!.]*") if p.is_file()}
+    code = main(["train", "--task", "PR2", "--victim", "BiLSTM", "--data", str(data), "--out", str(folder),
+                 "--epochs", "1"])
+    error = capsys.readouterr().err
+    assert code == 2 and "holds files that no training wrote (NOTES.txt, checkpoints, config.json)" in error
+    assert {p.relative_to(folder): p.read_bytes() for p in folder.rglob("[!.]*") if p.is_file()} == before
+    # an interrupted training's folder (only its checkpoints) and an empty one are training's to write
+    (tmp_path / "empty").mkdir()
+    assert train_victim("PR2", "BiLSTM", data, tmp_path / "empty", epochs=1, progress=False).is_dir()
+    interrupted = tmp_path / "interrupted"
+    (interrupted / "checkpoints").mkdir(parents=True)
+    (interrupted / "checkpoints" / ".point-1.json.x.tmp").write_text("{")
+    assert (train_victim("PR2", "BiLSTM", data, interrupted, epochs=1, progress=False) / "victim.json").exists()
+
+
 def test_train_refuses_an_empty_train_file_and_zero_epochs(pr2, tmp_path, capsys):
     data, _ = pr2
     empty = tmp_path / "empty"

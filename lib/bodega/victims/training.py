@@ -30,7 +30,7 @@ from bodega.tasks import get_task
 from bodega.victims.base import argmax_predictions, hash_files
 from bodega.victims.competence import competence, roc_auc
 from bodega.victims.metrics import f1_accuracy
-from bodega.layout import METRICS, RUN_LOCK, VICTIM_INFO, CellName
+from bodega.layout import CELL_MARKER, METRICS, RUN_LOCK, VICTIM_INFO, CellName
 from bodega.records import TrainingFingerprint, VictimInfo, write_victim_info
 
 log = logging.getLogger(__name__)
@@ -210,6 +210,7 @@ def _train_locked(plan: _Plan, out: Path) -> Path:
     """Train into ``out`` (locked) as :func:`train_victim` says."""
     from bodega.victims.checkpoint import load_weights, prune, save_checkpoint
 
+    _refuse_a_folder_it_did_not_make(out)
     if _already_trained(out, plan.fingerprint):
         log.info("%s is already trained with these settings; nothing to do", out)
         return out
@@ -277,6 +278,23 @@ def _prepare(task: str, victim_kind: str, data_dir: Path, options: TrainingOptio
                                        patience=options.patience)
     return _Plan(task_name, kind, prof.name, select, epochs, batch_size, options.seed, options, cls,
                  create_options, train_path, train_rows, attack_rows, dev_rows, fingerprint, resolved)
+
+
+def _refuse_a_folder_it_did_not_make(out_dir: Path) -> None:
+    """Refuse an ``--out`` holding files that no training put there: training writes its ``config.json``,
+    ``metrics.json`` and model files over theirs and deletes its ``checkpoints`` folder at the end. A folder of a
+    victim (``victim.json``), of an interrupted training (only ``point-*`` files in ``checkpoints``) or of a grid
+    cell (its marker) is training's to write; hidden files (the lock, temporary files) are no one's."""
+    if not out_dir.is_dir() or (out_dir / VICTIM_INFO).exists() or (out_dir / CELL_MARKER).exists():
+        return
+    checkpoints = out_dir / CHECKPOINTS
+    if checkpoints.is_dir() and all(p.name.startswith(("point-", ".")) for p in checkpoints.iterdir()):
+        return
+    foreign = sorted(p.name for p in out_dir.iterdir() if not p.name.startswith("."))
+    if foreign:
+        shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
+        raise BodegaError(f"--out {out_dir} holds files that no training wrote ({shown}); training would write over "
+                          "them: give --out a new or empty folder")
 
 
 def _already_trained(out_dir: Path, fingerprint: TrainingFingerprint) -> bool:
