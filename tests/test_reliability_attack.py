@@ -74,6 +74,26 @@ def test_a_victim_with_invalid_outputs_on_its_attack_set_is_refused_at_load(tmp_
     assert not (tmp_path / "run" / "run.json").exists() and not (tmp_path / "run" / "records.jsonl").exists()
 
 
+def test_a_victim_raising_on_its_attack_set_is_one_line_naming_it_at_load(tmp_path, capsys):
+    """A py: victim whose predict_proba raised (CUDA out of memory, a bug) ended `bodega attack` in a traceback."""
+    class Raising(KeywordVictim):
+        name = "raising"
+
+        def predict_proba(self, texts):
+            raise RuntimeError("CUDA out of memory")
+
+    with pytest.raises(BodegaError, match=r"victim raising raised RuntimeError on the first rows .*CUDA out of memory"):
+        _run(Raising(), _data(tmp_path / "data"), tmp_path / "run")
+    assert not (tmp_path / "run" / "run.json").exists()
+    plugin = tmp_path / "raising.py"
+    plugin.write_text("class V:\n    version = 'v1'\n\n    def predict_proba(self, texts):\n"
+                      "        raise RuntimeError('CUDA out of memory')\n\n\ndef build(**options):\n    return V()\n")
+    code = main(["attack", "--task", "PR2", "--victim", f"py:{plugin}:build", "--data", str(tmp_path / "data"),
+                 "--attacker", "DeepWordBug", "--out", str(tmp_path / "cli"), "--n", "1", "--cache", "off"])
+    err = capsys.readouterr().err
+    assert code == 2 and "raised RuntimeError on the first rows" in err and "Traceback" not in err
+
+
 def test_the_accountant_checks_rows_and_caches_no_invalid_one(tmp_path):
     cache = ProbabilityCache(tmp_path / "c.sqlite")
     accountant = QueryAccountant(BrokenOnChanges([np.nan, np.nan]), cache=cache)

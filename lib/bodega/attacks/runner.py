@@ -399,6 +399,11 @@ def _check_outputs(accountant, targets: list[Target], where: str) -> None:
     except InvalidPredictions as error:
         raise BodegaError(f"{error}; on the first rows ({where}): refusing to attack this victim "
                           "(are its weights damaged?)") from None
+    except BodegaError:
+        raise
+    except Exception as error:  # the victim's own code failing (-v shows its traceback)
+        raise BodegaError(f"victim {accountant.name} raised {type(error).__name__} on the first rows ({where}): "
+                          f"{error}; refusing to attack it (-v shows where)") from error
 
 
 def _score(records: list[ExampleRecord], targets: list[Target], run: _Prepared, options: AttackOptions,
