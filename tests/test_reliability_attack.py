@@ -250,13 +250,14 @@ def test_n_below_one_is_refused_by_the_command(tmp_path, py_victim, n, capsys):
 
 
 @pytest.mark.parametrize("bad", [["--budget", "-3"], ["--seed", "-1"], ["--option", "no_such_option=3"]])
-def test_a_failed_start_leaves_nothing_that_blocks_the_corrected_command(tmp_path, py_victim, bad, ones_scoring):
+def test_a_failed_start_leaves_nothing_that_blocks_the_corrected_command(tmp_path, py_victim, bad, ones_scoring,
+                                                                          capsys):
     data, out = _data(tmp_path / "data"), tmp_path / "run"
-    try:
-        code = _attack_cli(data, out, "--n", "2", *bad)
-    except TypeError:  # an unknown attacker option: a TypeError, which the command line does not catch
-        code = 2
-    assert code != 0 and not (out / "run.json").exists()
+    code = _attack_cli(data, out, "--n", "2", *bad)  # an unknown option was a TypeError traceback
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err and not (out / "run.json").exists()
+    if bad[0] == "--option":
+        assert "unexpected keyword argument 'no_such_option' (--option); it takes " in err
     assert _attack_cli(data, out, "--n", "2") == 0
     assert len(list(read_jsonl(out / "records.jsonl"))) == 2
 

@@ -178,5 +178,25 @@ def get_attacker(name: str, profile: str = "cpu", backend: str = "native", const
         return build_openattack_attacker(canonical_name(name), profile=profile, **options)
     if backend != "native":
         raise BodegaError(f"unknown backend {backend!r}; choose 'native' or 'openattack'")
-    attacker = ATTACKERS[name](profile=profile, **options)
+    factory = ATTACKERS[name]
+    _check_options(canonical_name(name), factory, options)
+    attacker = factory(profile=profile, **options)
     return with_constraints(attacker, constraints) if constraints else attacker
+
+
+def _check_options(name: str, factory: AttackerFactory, options: dict[str, Any]) -> None:
+    """Refuse, in one line naming the options the attacker takes, an option its factory has no parameter for
+    (the factory's own TypeError ended the command in a traceback)."""
+    import inspect
+
+    try:
+        signature = inspect.signature(factory)
+    except (TypeError, ValueError):  # no signature to read: the factory itself decides
+        return
+    try:
+        signature.bind(profile="cpu", **options)
+    except TypeError as error:
+        accepted = [p.name for p in signature.parameters.values()
+                    if p.name != "profile" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        raise BodegaError(f"attacker {name}: {error} (--option); it takes {', '.join(accepted) or 'no options'}") \
+            from None
