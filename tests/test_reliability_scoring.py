@@ -61,6 +61,21 @@ def test_score_export_refuses_to_write_over_its_records(tmp_path, capsys):
     assert "same file" in capsys.readouterr().err and records.read_bytes() == before
 
 
+def test_score_export_refuses_a_missing_or_empty_records_file_instead_of_writing_no_rows(tmp_path, capsys):
+    """`bodega score-export --records nonexist.jsonl` printed "wrote 0 rows" and exited 0."""
+    (tmp_path / "torn.jsonl").write_text('{"id": "a", "orig')
+    (tmp_path / "empty.jsonl").write_text("")
+    for name, message in (("nonexist.jsonl", "nonexist.jsonl does not exist"),
+                          ("torn.jsonl", "no records to export"), ("empty.jsonl", "no records to export")):
+        out = tmp_path / f"{name}.tsv"
+        assert main(["score-export", "--records", str(tmp_path / name), "--out", str(out)]) == 2
+        assert message in capsys.readouterr().err and not out.exists()
+    records = tmp_path / "records.jsonl"
+    append_jsonl(records, {"id": "a", "original": "x", "adversarial": "y", "success": True, "queries": 3})
+    assert main(["score-export", "--records", str(records), "--out", str(tmp_path / "r.tsv")]) == 0
+    assert len(read_incrediblae_tsv(tmp_path / "r.tsv")) == 1
+
+
 def test_success_false_as_a_string_is_refused_not_counted(tmp_path):
     records = tmp_path / "records.jsonl"
     append_jsonl(records, {"id": "a", "original": "x", "adversarial": "y", "success": "false", "queries": 3})

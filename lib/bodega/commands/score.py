@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 from pathlib import Path
+
+from bodega.errors import BodegaError
 
 from bodega.precision import PRECISIONS
 from bodega.names import profile_name, task_name
@@ -69,6 +72,11 @@ def _export(args: argparse.Namespace) -> int:
     from bodega.scoring.interchange import iter_records, write_incrediblae_tsv
 
     refuse_overwriting({"--out": args.out}, {"--records": args.records})
-    count = write_incrediblae_tsv(args.out, iter_records(args.records))
+    records = iter_records(args.records)
+    first = next(records, None)  # read one at a time: the file may be large
+    if first is None:
+        raise BodegaError(f"--records {args.records}: no records to export (an empty file, or only a torn line); "
+                          "give the records.jsonl of an attack run")
+    count = write_incrediblae_tsv(args.out, itertools.chain([first], records))
     print(f"wrote {count} rows to {args.out}")
     return 0

@@ -107,6 +107,8 @@ def iter_records(path: str | os.PathLike) -> Iterator[AttackedExample]:
     read by :func:`bodega.records.iter_example_records` (a torn last line is skipped with a warning)."""
     from bodega.records import SCORED_FIELDS, iter_example_records
 
+    if not Path(path).is_file():  # the line reader reads a missing file as no lines
+        iter_attacked(path)  # raises, naming what the path is instead
     for number, record in iter_example_records(path, SCORED_FIELDS):
         if record.original is None:
             raise BodegaError(f"{path}:{number}: 'original' must be a text, found null")
