@@ -43,12 +43,38 @@ def _mistakes(tmp_path, data, verifier) -> dict[str, tuple[list[str], str]]:
                            "--out", str(tmp_path / "m.json")], f"--tables {missing}"),
         "missing attack runs": (["attack-vasr", "--runs", missing], f"--runs {missing}"),
         "unknown decode-speed model": (["decode-speed", "--rewriter", "foo", "--data", str(data)], "'foo'"),
+        "an endpoint to time": (["decode-speed", "--rewriter", "openai:m", "--data", str(data)],
+                                "--rewriter openai:m"),
+        "pairs without their columns": (["agreement", "--pairs", _csv(tmp_path / "a.csv", "a,b\n1,2\n"),
+                                         "--no-semantic"], "a.csv: no column original_samples"),
+        "pairs without rows": (["agreement", "--pairs", _csv(tmp_path / "h.csv", ",".join(COLUMNS) + "\n"),
+                                "--no-semantic"], "h.csv: no pairs"),
+        "a verifier of another task": (["tables", "--data", str(data), "--verifier", _victim(tmp_path, "PR2"),
+                                        "--rewriter", "rules"], "a victim trained for PR2"),
     }
+
+
+COLUMNS = ("original_samples", "adversarial_samples", "agreed_labels")
+
+
+def _csv(path, text: str) -> str:
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def _victim(tmp_path, task: str) -> str:
+    """A victim folder of ``task`` holding only its metadata."""
+    folder = tmp_path / f"{task}-KW"
+    folder.mkdir()
+    (folder / "victim.json").write_text(json.dumps({"name": f"{task}-KW", "kind": "BERT", "task": task,
+                                                    "weights_hash": "kw", "precision": "fp32", "n_params": 1}))
+    return str(folder)
 
 
 MISTAKES = ["unknown extractor", "missing extractor model", "missing data", "rules have no cache",
             "missing saved rewrites", "missing runs to compare", "a label twice", "no tables run",
-            "missing attack runs", "unknown decode-speed model"]
+            "missing attack runs", "unknown decode-speed model", "an endpoint to time", "pairs without their columns",
+            "pairs without rows", "a verifier of another task"]
 
 
 @pytest.mark.parametrize("mistake", MISTAKES)

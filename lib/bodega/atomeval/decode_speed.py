@@ -9,6 +9,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from bodega.errors import BodegaError
+
 
 def decode_speed(model: str, data_dir: str | Path, precisions: tuple[str, ...] = ("fp32", "bf16"),
                  n_claims: int = 4, new_tokens: int = 24, family: str = "colloquial",
@@ -20,6 +22,9 @@ def decode_speed(model: str, data_dir: str | Path, precisions: tuple[str, ...] =
     from bodega.atomeval.fever import refuted_claims
     from bodega.atomeval.rewriters import LLMRewriter
 
+    if model.startswith("openai:"):  # an endpoint: no local prefill and decoding to time
+        raise BodegaError(f"--rewriter {model}: decode-speed times a local model's prefill and decoding; give "
+                          "transformers:<path or resource role>")
     if threads:
         torch.set_num_threads(threads)
     claims = refuted_claims(data_dir, "attack", n_claims)

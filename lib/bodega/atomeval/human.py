@@ -33,8 +33,14 @@ class HumanPair:
 def load_pairs(path: str | Path) -> list[HumanPair]:
     """The pairs of the CSV; ``preserves`` is True where the agreed label is 0."""
     pairs = []
+    columns = ("original_samples", "adversarial_samples", "agreed_labels")
     with open(path, newline="", encoding="utf-8") as handle:
-        for number, row in enumerate(csv.DictReader(handle), start=2):
+        reader = csv.DictReader(handle)
+        missing = [name for name in columns if name not in (reader.fieldnames or ())]
+        if missing:
+            raise BodegaError(f"{path}: no column {', '.join(missing)}; expected a CSV of pairs with the columns "
+                              f"{', '.join(columns)}")
+        for number, row in enumerate(reader, start=2):
             try:
                 label = int(float(row["agreed_labels"]))
                 evidence, original = split_pair(row["original_samples"])
@@ -44,6 +50,8 @@ def load_pairs(path: str | Path) -> list[HumanPair]:
                                  "original_samples, adversarial_samples, agreed_labels") from error
             pairs.append(HumanPair(number, evidence, original, adversarial, row["original_samples"],
                                    row["adversarial_samples"], label == 0, label))
+    if not pairs:
+        raise BodegaError(f"{path}: no pairs under its header; give the CSV of judged pairs")
     return pairs
 
 

@@ -9,12 +9,24 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from bodega.errors import BodegaError
 from bodega.layout import METRICS, VICTIM_INFO
 
 log = logging.getLogger(__name__)
 
 
 VERIFIER_PREFERENCE = ("BERT", "GEMMA7B", "GEMMA2B", "BiLSTM")
+
+
+def _refuse_another_task(folder: Path) -> None:
+    """Refuse a victim trained for another task than FC: it would judge FEVER claims with their evidence as if it
+    read them, and its verdicts would fill the tables without a word."""
+    from bodega.records import read_victim_info
+
+    task = read_victim_info(folder).task
+    if task is not None and task != "FC":
+        raise BodegaError(f"--verifier {folder}: a victim trained for {task}; AtomEval's verifier judges FC claims "
+                          "with their evidence: give an FC victim, or auto")
 
 
 def find_verifier(results_dir: str | Path, task: str = "FC") -> Path | None:
@@ -51,6 +63,7 @@ def get_verifier(verifier: str, results_dir: str | Path, data_dir: str | Path, p
             train_victim("FC", train_kind, data_dir, folder, profile=profile)
     else:
         folder = Path(verifier)
+        _refuse_another_task(folder)
     if verdicts_dir is not None:
         from bodega.atomeval.verdicts import VerdictVerifier
 
