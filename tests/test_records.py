@@ -83,8 +83,10 @@ def test_a_victim_info_keeps_its_familys_fields(tmp_path):
 
 
 def test_a_summary_round_trips_and_a_newer_version_or_a_foreign_file_is_refused(tmp_path):
-    summary = read_summary(run_folders(RESULTS / "study")[0])
-    assert RunSummary.from_dict(summary.to_dict(), "summary.json") == summary
+    folder = run_folders(RESULTS / "study")[0]
+    summary = read_summary(folder)
+    assert RunSummary.from_dict(summary.to_dict(), "summary.json").to_dict() == summary.to_dict()
+    assert summary.config == read_run_config(folder)  # the settings as run.json holds them, its trim included
     with pytest.raises(BodegaError, match="schema version 2 is newer"):
         RunSummary.from_dict({**summary.to_dict(), "schema_version": 2}, "summary.json")
     with pytest.raises(BodegaError, match="summary.json: lacks subset_size"):

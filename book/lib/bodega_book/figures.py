@@ -100,6 +100,27 @@ def _not_competent(flag) -> bool:
     return flag is not None and not pd.isna(flag) and not bool(flag)
 
 
+def _panel_points(rows: pd.DataFrame, victims: Sequence[str] | None) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+    """A Figure 2 panel's first trainings and other trainings to draw, and the notes that say what it leaves out
+    and why (victims of the grid not trained on the task, victims not competent, victims with no targeted run)
+    and which attacker was best."""
+    notes = []
+    untrained = [v for v in (victims or ()) if v not in set(rows.victim)]
+    if untrained:
+        notes.append("not trained on this task (a skip rule): " + ", ".join(untrained))
+    weak_victims = set(rows.victim[[_not_competent(c) for c in rows.competent]])
+    if weak_victims:
+        notes.append("not competent, not drawn: " + ", ".join(dict.fromkeys(
+            v for v in rows.victim if v in weak_victims)))
+    drawn = rows[~rows.victim.isin(weak_victims)]
+    firsts, others = drawn[drawn["first"]], drawn[~drawn["first"]]
+    unattacked = list(dict.fromkeys(firsts.victim[firsts.bodega.isna()]))
+    if unattacked:  # drawn by its F1 alone: say why its BODEGA point is missing
+        notes.append("no targeted run: " + ", ".join(unattacked))
+    notes.append(_best_attackers(firsts))
+    return firsts, others, notes
+
+
 def figure2(results: Results, f1_intervals: pd.DataFrame | None = None, run_intervals: pd.DataFrame | None = None,
             first_training: Callable[[str, str], int] | None = None, tasks: Sequence[str] | None = None,
             attackers: Callable[[str, str], Collection[str]] | None = None, victims: Sequence[str] | None = None):
@@ -138,20 +159,7 @@ def figure2(results: Results, f1_intervals: pd.DataFrame | None = None, run_inte
             ax.set_title(task, fontsize=10, loc="left")
             ax.set_xticks([])
             continue
-        notes = []
-        untrained = [v for v in (victims or ()) if v not in set(rows.victim)]
-        if untrained:
-            notes.append("not trained on this task (a skip rule): " + ", ".join(untrained))
-        weak_victims = set(rows.victim[[_not_competent(c) for c in rows.competent]])
-        if weak_victims:
-            notes.append("not competent, not drawn: " + ", ".join(dict.fromkeys(
-                v for v in rows.victim if v in weak_victims)))
-        drawn = rows[~rows.victim.isin(weak_victims)]
-        rows, others = drawn[drawn["first"]], drawn[~drawn["first"]]
-        unattacked = list(dict.fromkeys(rows.victim[rows.bodega.isna()]))
-        if unattacked:  # drawn by its F1 alone: say why its BODEGA point is missing
-            notes.append("no targeted run: " + ", ".join(unattacked))
-        notes.append(_best_attackers(rows))
+        rows, others, notes = _panel_points(rows, victims)
         x = rows.n_params.to_numpy(float)
         f1_bars = ax.errorbar(x, rows.f1.to_numpy(float), yerr=_yerr(rows.f1, rows.f1_lo, rows.f1_hi), fmt="o:",
                               capsize=3, label="F1")
