@@ -2,12 +2,12 @@
 with scikit-learn, against its metrics.json, on hand-made folders and on the committed study victims."""
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
+
+from benchmark_scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 LABELS = [0, 1, 1, 0, 1, 0, 1, 0]
@@ -16,11 +16,7 @@ P_POSITIVE = [0.1, 0.8, 0.4, 0.3, 0.9, 0.6, 0.7, 0.2]  # AUC 15/16; predicted 01
 
 @pytest.fixture(scope="module")
 def check():
-    spec = importlib.util.spec_from_file_location("check_victim_metrics", ROOT / "scripts" / "check_victim_metrics.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script(ROOT / "scripts" / "check_victim_metrics.py", "check_victim_metrics")
 
 
 def _victim(results: Path, name: str, auc: float = 0.9375, f1: float = 0.75, task: str = "PR2") -> Path:

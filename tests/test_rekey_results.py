@@ -2,17 +2,16 @@
 others are refused and listed; nothing changes without --write."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 import yaml
 
+from benchmark_scripts import load_script
 from grid_fakes import ATTACK_PARAMS, VICTIM_PARAMS
 import bodega
 from bodega.experiments import load_grid
@@ -27,11 +26,7 @@ VICTIM = {"kind": "BiLSTM", "weights_hash": "trained"}
 
 @pytest.fixture(scope="module")
 def rekey():
-    spec = importlib.util.spec_from_file_location("rekey_results", ROOT / "scripts" / "rekey-results.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script(ROOT / "scripts" / "rekey-results.py", "rekey_results")
 
 
 def _notebook(path: Path, params: str, body: str) -> str:
