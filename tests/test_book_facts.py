@@ -107,3 +107,10 @@ def test_the_study_grids_skip_reasons_quote_the_finished_cells_and_the_markers()
         said = spec.skip_reason("HN", victim, attacker, scenario)
         other = ({"stopped", "failed"} - {status}).pop()
         assert status in said and other not in said, (cell, status)
+
+
+def test_the_deviations_page_states_the_character_cut_the_code_applies():
+    from bodega.victims.trimming import MAX_CHARACTERS
+
+    page = (ROOT / "book" / "deviations.md").read_text(encoding="utf-8")
+    assert f"`bodega.victims.trimming.MAX_CHARACTERS` ({MAX_CHARACTERS:,})" in page
