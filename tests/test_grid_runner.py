@@ -626,3 +626,36 @@ def test_a_cell_records_the_peak_memory_of_its_kernel(grid, tmp_path):
     cell = victim_cells(make(notebooks={"victim": hungry, "attack": "absent", "data": "absent"}), HashCache())[0]
     assert run_cell(cell).status == "done"
     assert read_marker(cell.out_dir)["peak_memory_gib"] >= 600 / 1024
+
+
+def test_a_later_study_copies_in_the_earlier_studys_finished_cells_and_runs_only_the_new_ones(grid):
+    make, root = grid
+    run_grid(make(), show_progress=False)
+    assert len(_executions(root)) == 3
+    later = make(results=str(root / "later"), reuses=[str(root / "results")], attackers=["DeepWordBug", "TextFooler"])
+    report = run_grid(later, show_progress=False)
+    # the victim and its two DeepWordBug cells are copied in; only TextFooler's two cells run
+    assert report.count("done") == 2 and report.count("skipped") == 3
+    ran = (root / "later" / "executions.log").read_text().splitlines()
+    assert len(_executions(root)) == 3 and sorted(ran) == ["attack PR2-BiLSTM-TextFooler-T",
+                                                           "attack PR2-BiLSTM-TextFooler-U"]
+    copied = root / "later" / "runs" / "PR2-BiLSTM-DeepWordBug-U"
+    assert (copied / "summary.json").read_bytes() == (
+        root / "results" / "runs" / "PR2-BiLSTM-DeepWordBug-U" / "summary.json").read_bytes()
+    assert read_marker(copied)["reused_from"] == str(root / "results")
+    assert "reused_from" not in read_marker(root / "later" / "runs" / "PR2-BiLSTM-TextFooler-U")
+
+
+def test_a_cell_of_other_inputs_in_the_earlier_study_is_not_copied_in(grid):
+    make, root = grid
+    run_grid(make(), show_progress=False)
+    report = run_grid(make(results=str(root / "later"), reuses=[str(root / "results")], examples=5),
+                      show_progress=False)
+    assert report.count("done") == 2 and report.count("skipped") == 1  # the victim only: the attacks' keys moved
+    assert "reused_from" not in read_marker(root / "later" / "runs" / "PR2-BiLSTM-DeepWordBug-U")
+
+
+def test_a_grid_cannot_reuse_its_own_results(grid):
+    make, root = grid
+    with pytest.raises(BodegaError, match="own results folder"):
+        make(reuses=[str(root / "results")])

@@ -129,6 +129,7 @@ def _status(args: argparse.Namespace) -> int:
     from bodega.experiments.cells import attack_cells, compact_names, victim_cells
     from bodega.experiments.execute import is_done, read_marker
     from bodega.experiments.hashing import HashCache
+    from bodega.experiments.reuse import reusable
     from bodega.experiments.runner import SPLIT_FILES, victim_weights_present
 
     spec, hashes = _spec(args), HashCache()
@@ -138,10 +139,16 @@ def _status(args: argparse.Namespace) -> int:
     for task in unprepared:
         print(f"todo  {task}: no prepared data under {spec.data_root} (`bodega grid run` prepares it first, "
               "or `bodega data prepare`); its cells are not listed")
-    todo = 0
+    todo = reused = 0
     for victim in victim_cells(spec.with_overrides(tasks=tuple(t for t in spec.tasks if t not in unprepared)),
                                hashes):
         done = is_done(victim)
+        earlier = None if done else reusable(victim, spec.results, spec.reuses)
+        if earlier is not None:
+            print(f"reuse  {victim.name}  (finished with the same inputs in {earlier}; `bodega grid run` copies it "
+                  "and its finished attack cells in)")
+            reused += 1
+            continue
         todo += not done
         changed = not done and (read_marker(victim.out_dir) or {}).get("status") == "done"  # finished for other inputs
         state, note = ("done", _competence_note(victim.out_dir)) if done else _pending(victim)
@@ -174,7 +181,8 @@ def _status(args: argparse.Namespace) -> int:
             alone.setdefault(victim.alone, []).append(victim.name)
     for reason, names in alone.items():
         print(f"alone    {', '.join(names)}: with no other cell beside it\n         because {reason}")
-    print(f"{todo} cells to run (attack cells of untrained victims not listed); "
+    reuse_note = f"; {reused} victims to copy in from earlier studies, with their finished cells" if reused else ""
+    print(f"{todo} cells to run (attack cells of untrained victims not listed){reuse_note}; "
           f"{len(plan.left_out())} left out by the grid's skip rules")
     return 0
 

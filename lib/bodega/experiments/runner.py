@@ -31,6 +31,7 @@ from bodega.experiments.execute import (Outcome, adopt_victim, foreign_files, is
                                         refuse_foreign, run_cell, terminate_running)
 from bodega.experiments.hashing import HashCache
 from bodega.experiments.progress import Progress, cell_groups, format_seconds
+from bodega.experiments.reuse import take_in
 from bodega.experiments.spec import GridSpec
 from bodega.io import atomic_write_json, atomic_write_text, exclusive_lock, relative_path
 from bodega.paths import portable_text, raw_root
@@ -284,7 +285,10 @@ class GridScheduler:
         self._order = itertools.count()
 
     def schedule(self, cell: Cell) -> None:
-        """Skip a cell finished with the same inputs (unless its victim's weights must be made again), else queue it."""
+        """Skip a cell finished with the same inputs, here or (copied in) in a study the grid reuses, unless its
+        victim's weights must be made again; else queue it."""
+        if take_in(cell, self.spec.results, self.spec.reuses):
+            log.info("%s: finished with the same inputs in an earlier study, copied in", cell.name)
         if is_done(cell):
             # --train-only wants each victim's training record, which a finished cell has with or without weights
             earlier = (_retrain_for_missing_weights(self.spec, cell, self.hashes, self.attack_params)

@@ -182,6 +182,9 @@ class GridSpec:
     """Set in a study's grid file: its victims are committed with the results, and a notebook attacks them before
     it would train its own, the grid with the highest number (the newest study) first (see
     :func:`bodega.notebook.session.committing_grids`)."""
+    reuses: tuple[str, ...] = ()
+    """Results folders of earlier studies: a cell one of them finished with the same key is copied in, not run
+    again (:mod:`bodega.experiments.reuse`)."""
     source: str = ""  # the file it was read from, for messages
 
     def examples_of(self, task: str, victim: str, attacker: str, scenario: str, training: int = 0) -> int | None:
@@ -245,6 +248,15 @@ def _seeds(where: str, seeds: list) -> tuple[int, ...]:
     if repeated:
         raise GridError(f"{where}: {', '.join(map(str, repeated))} listed twice; list each seed once")
     return values
+
+
+def _reuses(source: str, value: Any, results: str) -> tuple[str, ...]:
+    """The earlier results folders a grid reuses: a list of folders, none of them its own results."""
+    if not isinstance(value, list) or not all(isinstance(item, str) and item.strip() for item in value):
+        raise GridError(f"{source}: reuses: expected a list of results folders, got {value!r}")
+    if any(Path(item).resolve() == Path(results).resolve() for item in value):
+        raise GridError(f"{source}: reuses: {results} is the grid's own results folder; list earlier studies' only")
+    return tuple(value)
 
 
 def _optional_int(where: str, value: Any, minimum: int) -> int | None:
@@ -449,6 +461,7 @@ def parse_grid(data: Any, source: str = "<grid>") -> GridSpec:
         alone=_rules(f"{source}: alone", data.get("alone"), "reason", ("tasks", "victims", "trainings"),
                      "why these trainings run with no other cell beside them"),
         commits_victims=_optional_int(f"{source}: commits_victims", data.get("commits_victims"), 1),
+        reuses=_reuses(source, data.get("reuses", []), strings.get("results", "results")),
         source=source,
         **strings,
     )
