@@ -644,6 +644,10 @@ def test_a_later_study_copies_in_the_earlier_studys_finished_cells_and_runs_only
         root / "results" / "runs" / "PR2-BiLSTM-DeepWordBug-U" / "summary.json").read_bytes()
     assert read_marker(copied)["reused_from"] == str(root / "results")
     assert "reused_from" not in read_marker(root / "later" / "runs" / "PR2-BiLSTM-TextFooler-U")
+    # the later study's cost ledger counts only what it ran: a copied cell's CPU time is the earlier study's
+    from bodega.report.results import cell_costs
+    assert sorted(cell_costs(root / "later").name) == ["PR2-BiLSTM-TextFooler-T", "PR2-BiLSTM-TextFooler-U"]
+    assert len(cell_costs(root / "results")) == 3
 
 
 def test_a_cell_of_other_inputs_in_the_earlier_study_is_not_copied_in(grid):

@@ -48,6 +48,9 @@ RUN_LOCK = ".lock"
 
 CELL_MARKER = "cell.json"
 """The grid's marker in a cell's folder: key, status (running/done), wall and CPU seconds."""
+REUSED_FROM = "reused_from"
+"""A marker's field naming the earlier study's results folder a finished cell was copied from (its CPU time is
+that study's cost)."""
 
 REWRITES = "rewrites.jsonl"
 """An AtomEval tables run: every claim's rewrite of one family."""

@@ -14,10 +14,7 @@ from typing import Sequence
 from bodega.experiments.cells import Cell
 from bodega.experiments.execute import read_marker
 from bodega.io import atomic_write_json
-from bodega.layout import CELL_MARKER
-
-REUSED_FROM = "reused_from"
-"""The marker field naming the results folder a reused cell was copied from."""
+from bodega.layout import CELL_MARKER, REUSED_FROM
 
 
 def reusable(cell: Cell, results: str | Path, reuses: Sequence[str]) -> Path | None:

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from bodega.layout import (CellName, cell_markers, run_folders, victim_folders, METRICS, MODELS, RECORDS, RUN_CONFIG,
-                           RUNS, VICTIM_INFO)
+from bodega.layout import (CellName, cell_markers, run_folders, victim_folders, METRICS, MODELS, RECORDS,
+                           REUSED_FROM, RUN_CONFIG, RUNS, VICTIM_INFO)
 from bodega.errors import BodegaError, MissingFileError
 from bodega.tasks import TASKS
 from bodega.records import ExampleRecord, read_example_records, read_summary, read_victim_info
@@ -126,11 +126,12 @@ def _ordered(frame: pd.DataFrame) -> pd.DataFrame:
 def cell_costs(root: str | Path) -> pd.DataFrame:
     """Wall and CPU seconds of every finished grid cell, from the ``cell.json`` markers the runner wrote, and the
     kernels its victim's arithmetic ran on (:func:`cell_kernels`): a grid that moves between kinds of CPU runs
-    its cells on several, at different speeds."""
+    its cells on several, at different speeds. A cell copied in from an earlier study (its marker's
+    ``reused_from``) is left out: its CPU time is that study's cost."""
     rows = []
     for marker in cell_markers(root):
         info = _load_json(marker)
-        if info.get("status") == "done":
+        if info.get("status") == "done" and not info.get(REUSED_FROM):
             kind = "victim" if marker.parent.parent.name == MODELS else "attack"
             rows.append({"kind": kind, "name": info.get("name", marker.parent.name), "seconds": info.get("seconds"),
                          "cpu_seconds": info.get("cpu_seconds"), "kernels": cell_kernels(marker.parent, kind)})
