@@ -96,6 +96,7 @@ def test_table1_counts_rows_and_shows_paper_sizes(tmp_path):
     frame = table1(tmp_path, ["PR2"])
     assert frame.loc["PR2", ("train", "ours")] == 3 and frame.loc["PR2", ("train", "paper")] == 12_675
     assert frame.loc["PR2", ("positive", "ours")] == pytest.approx(2 / 6, abs=1e-4)
+    assert frame.loc["PR2", ("positive", "paper")] == "not in the available copy"
 
 
 def test_figures_render(results):

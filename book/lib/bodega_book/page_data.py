@@ -73,6 +73,13 @@ def _read_attack_sets(data: Any) -> Any:
     return attack_sets_from_dict(data)
 
 
+def _read_data_splits(data: Any) -> Any:
+    """The split-count file's content read by its own reader."""
+    from bodega_book.data_splits import data_splits_from_dict
+
+    return data_splits_from_dict(data)
+
+
 _PILOT = Schema("python benchmarks/study_pilot.py --grid GRID --out book/data/FILE", reader=_read_plan)
 _PRECISION = Schema("python benchmarks/precision.py --json book/data/FILE",
                     {"command": str, "training": list, "throughput": dict, "batch_dependence": dict,
@@ -97,6 +104,8 @@ SCHEMAS: dict[str, Schema] = {
                            "--runs cold,warm,reused --out book/data/FILE",
                            {"command": str, "precision": str, "kernels": str, "rows": list}),
     "contention": _CONTENTION,
+    "data_splits": Schema("python benchmarks/data_splits.py --data data --out book/data/FILE",
+                          reader=_read_data_splits),
     "decoder_pilot": Schema("python benchmarks/decoder_pilot.py --json book/data/FILE", {"rows": list}),
     "folding_effect": Schema("python benchmarks/folding_effect.py --runs RUNS --out book/data/FILE",
                              {"command": str, "rows": list}),
@@ -143,7 +152,8 @@ FILES: dict[str, str] = {
     "attack_sets.json": "attack_sets",
     "attack_vs_openattack.json": "attack_vs_openattack", "bilstm_padding.json": "bilstm_padding",
     "cell_profile_v3.json": "cell_profile",
-    "contention.json": "contention", "contention_options.json": "contention", "decoder_pilot.json": "decoder_pilot",
+    "contention.json": "contention", "contention_options.json": "contention", "data_splits.json": "data_splits",
+    "decoder_pilot.json": "decoder_pilot",
     "folding_effect.json": "folding_effect", "grid_cost_demo.json": "grid_cost", "kernel_drift.json": "kernel_drift",
     "mlm_recovery.json": "mlm_recovery",
     "own_attacker/summary.json": "own_attacker", "precision.json": "precision",

@@ -6,7 +6,7 @@ and Table 5 values are not available offline to this project, so those tables sh
 """
 from __future__ import annotations
 
-import json
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -14,35 +14,33 @@ import pandas as pd
 
 from bodega.report.results import TASK_ORDER, VICTIM_ORDER, Results
 from bodega.tasks import get_task
+from bodega_book.atomeval_published import NOT_STATED
+from bodega_book.data_splits import SPLITS, SplitCount, data_splits_from_dict, measure_data_splits
 
 METRICS = ["bodega", "confusion", "semantic", "character", "queries"]
 METRIC_TITLES = {"bodega": "BODEGA", "confusion": "Conf.", "semantic": "Sem.", "character": "Char.",
                  "queries": "Queries"}
 
 
-def _count(path: Path) -> tuple[int, int]:
-    from bodega.data import read_tsv
-
-    rows = read_tsv(path)
-    return len(rows), sum(r.label for r in rows)
-
-
 def table1(data_root: str | Path, tasks: list[str]) -> pd.DataFrame:
-    """Data: rows and positive share per split (ours) beside the paper's split sizes."""
+    """Data: :func:`table1_frame` of the prepared data under ``data_root``."""
+    return table1_frame(data_splits_from_dict(measure_data_splits(data_root, tasks)))
+
+
+def table1_frame(counts: Mapping[str, Mapping[str, SplitCount]]) -> pd.DataFrame:
+    """Data, in the shape of the paper's Table 1: rows per split (ours beside the paper's split sizes) and the
+    share of positive (non-credible) rows over all three splits; the paper's share is not in the available copy
+    of the paper, so its column says so."""
     rows = []
-    for task in tasks:
-        folder = Path(data_root) / task
-        info = folder / "splits.json"
-        counts = json.loads(info.read_text())["counts"] if info.exists() else {
-            split: dict(zip(("rows", "positive"), _count(folder / f"{split}.tsv")))
-            for split in ("train", "attack", "dev")}
+    for task, splits in counts.items():
         paper = get_task(task).paper_sizes
         row = {"task": task}
-        for split, published in zip(("train", "attack", "dev"), paper):
-            row[(split, "ours")] = counts[split]["rows"]
+        for split, published in zip(SPLITS, paper):
+            row[(split, "ours")] = splits[split].rows
             row[(split, "paper")] = published
-        total = sum(c["rows"] for c in counts.values())
-        row[("positive", "ours")] = round(sum(c["positive"] for c in counts.values()) / total, 4) if total else np.nan
+        total = sum(splits[split].rows for split in SPLITS)
+        row[("positive", "ours")] = round(sum(splits[split].positive for split in SPLITS) / total, 4)
+        row[("positive", "paper")] = NOT_STATED
         rows.append(row)
     frame = pd.DataFrame(rows).set_index("task")
     frame.columns = pd.MultiIndex.from_tuples(frame.columns)
