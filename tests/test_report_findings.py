@@ -512,7 +512,7 @@ def test_a_sized_deviation_is_applied_before_a_gap_is_called_not_comparable(tmp_
     # 400 x 3 (OpenAttack's re-asking) = 1200 > 800: the deviation can explain the gap.
     close = genetic(400)
     assert close.verdict == NOT_COMPARABLE and "400.0 [400.0, 400.0] x3 (attackers (fidelity=fixed)) gives " \
-        "1200.0 [1200.0, 1200.0]: no longer outside" in close.reason
+        "1200.0 [1200.0, 1200.0]: no longer a disagreement" in close.reason
     # 200 x 3 = 600 < 800: the old rule called this not comparable; the gap stands.
     far = genetic(200, folder="f")
     assert far.verdict == DISAGREE and "gives 600.0 [600.0, 600.0]: still outside, so the gap stands" in far.reason
@@ -540,17 +540,17 @@ def test_examples_stopped_at_the_budget_are_read_from_the_records_flag(tmp_path)
     assert table4_intervals(unflagged).loc[("PR2", "Genetic"), "stopped at budget"] == "not recorded"
 
 
-def test_a_deviation_that_raises_our_score_makes_a_higher_score_not_comparable(tmp_path):
-    from bodega_book.findings import NOT_COMPARABLE
-
+def test_a_deviation_of_unknown_size_that_raises_our_score_cannot_tell_a_higher_score(tmp_path):
     rd_best = {"id": "q1-rd-best", "scope": "Table 4", "task": "RD", "attacker": "best methods", "measure": "bodega",
                "value": 0.25, "best_in_task": True}
     runs = [("RD", v, "PWWS", "untargeted", [0.7] * 30, 50) for v in ("BiLSTM", "BERT")]
     study = _study(tmp_path, runs, victims=["BiLSTM", "BERT"], tasks=("RD",), extra_prose=[rd_best])
     claim = by_claim(best_attacker_findings(study))["q1-rd-best"]
-    # The old rule examined deviations for query claims only and disagreed (0.25 outside [0.7, 0.7]).
-    assert claim.verdict == NOT_COMPARABLE and claim.reason.endswith(
-        "RD data, semantic push our figure in the gap's direction, by an amount not measured")
+    # 0.25 lies outside [0.7, 0.7], and RD data and the semantic score raise ours by an amount no one measured:
+    # the rule before called any such gap not comparable, whatever its size; without a bound it cannot tell.
+    assert claim.verdict == CANNOT_TELL and claim.reason.endswith(
+        "RD data, semantic push our figure in the gap's direction by an amount neither measured nor bounded, so "
+        "whether they close the gap cannot be told")
     lower = _study(tmp_path / "low", [("RD", v, "PWWS", "untargeted", [0.1] * 30, 50) for v in ("BiLSTM", "BERT")],
                    victims=["BiLSTM", "BERT"], tasks=("RD",), extra_prose=[rd_best])
     below = by_claim(best_attacker_findings(lower))["q1-rd-best"]  # ours below: no deviation lowers the score

@@ -9,8 +9,8 @@ import pytest
 
 from bodega_book.findings import Finding
 from bodega_book.findings_rules import (AGREE, CANNOT_TELL, DISAGREE, DOWN, UP, Effect, adjusted_level,
-                                          effects_for, gap_direction, unexplained, verdict_magnitude, verdict_most,
-                                          verdict_much)
+                                          after_deviations, effects_for, gap_direction, pushing, verdict_magnitude,
+                                          verdict_most, verdict_much)
 from bodega.report.uncertainty import (Interval, RunExamples, difference_interval, on_shared_rows,
                                        training_difference_interval)
 from bodega_book.verdict_robustness import auc_margin, f1_margin, robustness, with_robustness
@@ -26,12 +26,11 @@ def test_a_magnitude_needs_its_direction():
     assert verdict_magnitude(1.27, None) == CANNOT_TELL
 
 
-def test_much_is_half_the_reference_effect():
-    # RD's pooled -0.034 [-0.084, 0.015] against PR2's +0.225: the old rule could not tell; it rules out "much".
-    assert verdict_much(Interval(-0.034, -0.084, 0.015), 0.225) == DISAGREE
-    assert verdict_much(Interval(0.225, 0.165, 0.283), 0.225) == AGREE
-    assert verdict_much(Interval(0.1, 0.05, 0.15), 0.225) == CANNOT_TELL
-    assert verdict_much(Interval(0.1, 0.05, 0.15), float("nan")) == CANNOT_TELL
+def test_much_is_a_tenth_of_the_scale():
+    assert verdict_much(Interval(-0.034, -0.084, 0.015)) == DISAGREE  # RD's pooled effect
+    assert verdict_much(Interval(0.221, 0.169, 0.273)) == AGREE  # PR2's
+    assert verdict_much(Interval(0.1, 0.05, 0.15)) == CANNOT_TELL
+    assert verdict_much(Interval(float("nan"), float("nan"), float("nan"))) == CANNOT_TELL
 
 
 def test_most_and_always_hold_every_adjusted_interval_above_zero():
@@ -49,10 +48,10 @@ def test_a_deviation_excuses_only_a_gap_in_its_own_direction():
     assert effects_for(["RD data"], "bodega", "FC", catalogue=[raises, lowers]) == []
     ours_above = gap_direction(Interval(0.716, 0.683, 0.747), 0.25, 0.25)
     assert ours_above == UP and gap_direction(Interval(0.1, 0.05, 0.2), 0.25, 0.25) == DOWN
-    assert unexplained(DISAGREE, [raises], ours_above)[0] == "not comparable"
-    assert unexplained(DISAGREE, [lowers], ours_above) == (DISAGREE, "no named deviation pushes in the direction "
-                                                                     "of the gap")
-    assert unexplained(AGREE, [raises], ours_above) == (AGREE, "")
+    assert pushing([raises, lowers], ours_above) == [raises]
+    assert after_deviations(DISAGREE, pushing([lowers], ours_above)) == (
+        DISAGREE, "no named deviation pushes in the direction of the gap")
+    assert after_deviations(AGREE, [raises]) == (AGREE, "")
 
 
 def run(name: str, keys: list[int], scores: list[float]) -> RunExamples:

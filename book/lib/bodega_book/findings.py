@@ -20,9 +20,10 @@ sentence of the paper's text it tests (``quote``) and is read as written. The ru
   the reason says which; so does a claim some of whose planned cells have not finished (a grid still running:
   the reason keeps what the finished ones say so far); one whose attacker the grid's skip rules leave out
   for every victim of the task is "not testable here" (a cannot-tell whose reason says so);
-- every claim examines the named deviations: a disagreement is **not comparable** only when a deviation pushes
-  our figure in the direction of the gap, and where the deviation has a size (re-asking, the budget cut) only
-  when applying it closes the gap;
+- every claim examines the named deviations: a disagreement is **not comparable** only when a deviation with a
+  size or a bound (re-asking; the budget cut, read from the records) pushes our figure in the direction of the
+  gap and applying it at its most closes the gap; a push of unknown size leaves it **cannot tell**, named;
+- a stand-in (a victim kind that is not one of the paper's: HN's GloVe BiLSTM) counts for no claim;
 - a claim that compares victims uses competent victims only (:mod:`bodega.victims.competence`) and names
   those left out; "the most robust ... the smallest of them" is about the pretrained victims only; a size
   claim within one model family is not testable unless two sizes of one family are in the grid;
@@ -49,10 +50,11 @@ from bodega.errors import BodegaError
 from bodega.layout import run_name
 from bodega.report.published import Statement
 from bodega.report.results import TASK_ORDER, VICTIM_ORDER
-from bodega_book.findings_rules import (AGREE, CANNOT_TELL, DISAGREE, DOWN, NOT_COMPARABLE, PAPER_ATTACKERS,
-                                          QUERY_BUDGET, SIZED, UNKNOWN, UP, Effect, adjusted_level, both,
-                                          effects_for, examined_text, gap_direction, pushing, unexplained,
-                                          verdict_best, verdict_magnitude, verdict_most, verdict_much)
+from bodega_book.findings_rules import (AGREE, CANNOT_TELL, DISAGREE, DOWN, MUCH, NOT_COMPARABLE,
+                                          PAPER_ATTACKERS, QUERY_BUDGET, UNKNOWN, UP, Effect, adjusted_level,
+                                          after_deviations, both, effects_for, examined_text, gap_direction,
+                                          is_sized, pushing, verdict_best, verdict_magnitude, verdict_most,
+                                          verdict_much)
 from bodega_book.study import Study
 from bodega.report.uncertainty import (Interval, Ranked, RunExamples, clopper_pearson, difference_interval,
                                        mean_intervals, needs_exact, on_shared_rows, rank_attackers,
@@ -233,41 +235,48 @@ def budget_stops(runs: Sequence[RunExamples]) -> str:
 
 
 def counted_as_without(run: RunExamples, effects: Sequence[Effect], budget: int | None) -> RunExamples:
-    """The run's queries as the paper's setting would count them, by the sized ``effects``: an example stopped at
-    the budget counted at the budget (the least it would have asked), then every count times each factor."""
-    queries = run.queries.copy()
+    """The run as the paper's setting would count it at most, by the sized ``effects``: an example stopped at the
+    budget counted at the budget (the least it would have asked) and as a success scoring 1 (the most a success
+    scores), then every query count times each factor."""
+    queries, success, bodega = run.queries.copy(), run.success, run.bodega
     if any(e.deviation == QUERY_BUDGET for e in effects) and budget and run.exhausted is not None:
         queries = np.where(run.exhausted, np.maximum(queries, budget), queries)
+        success, bodega = run.success | run.exhausted, np.where(run.exhausted, 1.0, run.bodega)
     for effect in effects:
         queries = queries * (effect.factor or 1.0)
-    return replace(run, queries=queries)
+    return replace(run, queries=queries, success=success, bodega=bodega)
+
+
+def budget_step(runs: Sequence[RunExamples], measure: str, budget: int | None) -> str:
+    """How the budget's bound is applied to ``measure``, for the reason's arithmetic."""
+    stops = budget_stops(runs)
+    if measure == "bodega":
+        return f"{stops}, each counted as a success scoring 1 ({QUERY_BUDGET}; the most a success scores)"
+    return (f"{stops}, each counted at the budget {budget} ({QUERY_BUDGET}; how far beyond it they would have "
+            f"gone is not known)")
 
 
 def judge_deviations(study: Study, verdict: str, measure: str, task: str, attackers: Sequence[str],
                      interval: Interval | None, low: float, high: float, runs: Sequence[RunExamples] = (),
                      rejudge: Callable[[Interval], str] | None = None) -> tuple[str, str, str]:
     """(verdict, reason, examined) of a claim on ``measure`` whose paper range is [low, high] and our ``interval``
-    after examining every named deviation (:mod:`bodega_book.findings_rules`): a sized push is applied to
-    ``runs`` and the claim judged again by ``rejudge``; the reason shows that arithmetic."""
+    after examining every named deviation (:mod:`bodega_book.findings_rules`): the sized pushes are applied to
+    ``runs`` at their most and the claim judged again by ``rejudge``; the reason shows that arithmetic."""
     effects = effects_for(deviations_in_force(study, task, runs), measure, task, attackers)
     direction = gap_direction(interval, low, high) if interval is not None and not math.isnan(interval.low) \
         else UNKNOWN
     examined = examined_text(effects, direction)
     toward = pushing(effects, direction)
-    sized = [e for e in toward if e.factor or e.deviation in SIZED]
-    if verdict != DISAGREE or not toward or len(sized) < len(toward) or not runs or rejudge is None:
-        verdict, reason = unexplained(verdict, effects, direction)
-        return verdict, reason, examined
+    sized = [e for e in toward if is_sized(e)]
+    if verdict != DISAGREE or not sized or not runs or rejudge is None:
+        return (*after_deviations(verdict, toward), examined)
     adjusted = mean_intervals([counted_as_without(r, sized, study.spec.query_budget) for r in runs],
                               seed=study.seed)[measure]
     steps = [f"x{e.factor:g} ({e.deviation})" for e in sized if e.factor] + \
-        [f"{budget_stops(runs)}, each counted at the budget {study.spec.query_budget} ({QUERY_BUDGET}; how far "
-         f"beyond it they would have gone is not known)" for e in sized if e.deviation == QUERY_BUDGET]
-    again = rejudge(adjusted)
-    arithmetic = f"{interval.text(1)} {', '.join(steps)} gives {adjusted.text(1)}"
-    if again == DISAGREE:
-        return DISAGREE, f"{arithmetic}: still outside, so the gap stands", examined
-    return NOT_COMPARABLE, f"{arithmetic}: no longer outside, so the deviations can explain the gap", examined
+        [budget_step(runs, measure, study.spec.query_budget) for e in sized if e.deviation == QUERY_BUDGET]
+    digits = 3 if measure == "bodega" else 1
+    arithmetic = f"{interval.text(digits)} {', '.join(steps)} gives {adjusted.text(digits)}"
+    return (*after_deviations(verdict, toward, arithmetic, rejudge(adjusted) != DISAGREE), examined)
 
 
 # ---- selecting comparable runs ---------------------------------------------------------------------
@@ -735,12 +744,9 @@ def scenario_gaps(study: Study, task: str) -> tuple[ScenarioGaps, dict[str, str]
 
 def scenario_findings(study: Study) -> list[Finding]:
     """q4 (Table 5): which scenario gives the lower best BODEGA score, per task: "always" per victim at the
-    adjusted level with the pooled effect beside it; "much" against half the largest pooled effect of the tasks
-    the sentence names (PR2 and RD)."""
+    adjusted level with the pooled effect beside it; "much" as a pooled effect of at least
+    :data:`~bodega_book.findings_rules.MUCH`."""
     measured = {task: scenario_gaps(study, task) for task in TASK_ORDER}
-    much_tasks = [t for t in TASK_ORDER if HARDER[t][2]]
-    pooled_much = [measured[t][0].pooled.estimate for t in much_tasks if measured[t][0].pooled is not None]
-    reference = max(pooled_much) if pooled_much else math.nan
     findings = []
     for task in TASK_ORDER:
         harder, excepted, much = HARDER[task]
@@ -761,10 +767,9 @@ def scenario_findings(study: Study) -> list[Finding]:
             parts.append(f"pooled over the victims {gaps.pooled.text()}")
             reason += f"; pooled over the victims {gaps.pooled.text()} ({verdict_order(gaps.pooled)} on direction)"
         if much and gaps.pooled is not None:
-            how_much = verdict_much(gaps.pooled, reference)
+            how_much = verdict_much(gaps.pooled)
             verdict = both([always, how_much])
-            reason += (f"; much (at least half the largest pooled effect of PR2 and RD, {reference:.3f} / 2 = "
-                       f"{reference / 2:.3f}): {how_much}")
+            reason += f"; much (a pooled effect of at least {MUCH:g}, a tenth of the BODEGA scale): {how_much}"
         examined = examined_text(effects_for(deviations_in_force(study, task), "scenario difference", task), UNKNOWN)
         paper = (f"the {harder} scenario is {'always much more challenging' if much else 'always harder'}"
                  + (f" (except {', '.join(excepted)})" if excepted else ""))

@@ -8,11 +8,19 @@ The rules:
 
 - **Deviations.** Every claim examines the profile's named deviations (and the grid's query budget). Each
   :class:`Effect` declares the measure it moves and its direction (ours higher or lower than the paper's setting
-  would give), or that its direction is not known. A disagreement is "not comparable" only when an effect pushes
-  in the direction of the gap (our figure lies above the paper's and the effect raises ours, or below and it
-  lowers ours). Where every such effect has a size (the re-asking factor, the budget cut), the size is applied
-  and the claim judged again: still a disagreement means the gap stands (the reason shows the arithmetic);
-  otherwise not comparable. An effect without a size makes the gap not comparable.
+  would give), or that its direction is not known. Only an effect that pushes in the direction of the gap (our
+  figure lies above the paper's and the effect raises ours, or below and it lowers ours) can explain a
+  disagreement. An effect with a size (the re-asking factor) or a bound read from the records (the query
+  budget: each stopped example counted at the budget for queries, or as a success scoring 1, the most a success
+  scores, for the BODEGA score) is applied at its most and the claim judged again: no longer a disagreement
+  means **not comparable**, and the reason names every deviation that pushes the gap's way, the unsized ones
+  too. Still a disagreement: the gap stands, unless an effect with neither a size nor a bound also pushes the
+  gap's way; then **cannot tell**, naming it (a push of unknown size cannot make a gap of any size not
+  comparable, nor leave it standing). No deviation's size on the BODEGA score is measured against the
+  paper's setting (no BLEURT, no bert-base-uncased offline), so only the budget has a bound there.
+- **Stand-ins count for no claim.** A victim kind that is not one of the paper's (HN's GloVe BiLSTM, standing
+  in for the BiLSTM that is not competent there) is left out of every claim, on every task, so that no verdict
+  rests on a model the paper did not attack (the tables show the stand-ins, marked).
 - **Best attacker, strictly.** Agree when the paper's attacker is ours or tied with ours (two attackers, the
   difference's interval containing 0) *and* every attacker the paper ran on the task was run here on the same
   victims; a tie of three or more, or missing competitors, cannot tell; the paper's attacker distinguishably
@@ -23,9 +31,13 @@ The rules:
   1 - 0.05 / k (Bonferroni), lies above 0 -> agree; any lies below 0 -> disagree; else cannot tell.
 - **"Always"** (on every victim): the same adjusted rule over the victims, with the pooled effect (the mean over
   victims) shown beside it.
-- **"Much"** (much more challenging): the pooled effect is at least half the reference effect. The paper's Table 5
-  is not available offline, so the reference is the largest pooled effect among the tasks the sentence names:
-  agree when the pooled interval lies at or above half of it, disagree when it lies wholly below, else cannot tell.
+- **"Much"** (much more challenging): the pooled effect is at least :data:`MUCH`, a tenth of the BODEGA score's
+  0-1 scale, fixed before any study's numbers: agree when the pooled interval lies at or above it, disagree when
+  it lies wholly below, else cannot tell. Why a fixed threshold: the paper's Table 5 is not available offline,
+  and a reference drawn from the measured tasks (the old rule: half the largest pooled effect among the tasks
+  the sentence names) is set by the task judged itself, so that task nearly always passes. A tenth of the
+  scale is 40% of RD's best untargeted score in the paper's text (0.25) and a fifth of PR's (0.49): a smaller
+  difference is not "much" by any reading of those numbers.
 """
 from __future__ import annotations
 
@@ -106,8 +118,12 @@ the deviation changes, not measured (no BODEGA run of ours has the paper's setti
 one size, cited by the deviation's own text."""
 
 SIZED = {QUERY_BUDGET}
-"""Deviations whose size the records give: the budget cut (each stopped example is counted at the budget, the
-least it would have asked without one)."""
+"""Deviations whose size the records bound: the budget cut (each stopped example counted at the budget for its
+queries, the least it would have asked without one, or as a success scoring 1 for the BODEGA score, the most it
+could have added)."""
+
+MUCH = 0.10
+"""The smallest pooled difference "much" allows, on the BODEGA score's 0-1 scale (why: the module's rules)."""
 
 
 def effects_for(deviations: Iterable[str], measure: str, task: str, attackers: Iterable[str] = (),
@@ -137,17 +153,35 @@ def examined_text(effects: Sequence[Effect], direction: int) -> str:
     return " | ".join(parts)
 
 
-def unexplained(verdict: str, effects: Sequence[Effect], direction: int) -> tuple[str, str]:
-    """(verdict, reason) for a disagreement with no sized effect to apply: not comparable when some effect pushes
-    in the gap's direction (named in the reason), else the disagreement stands."""
+def is_sized(effect: Effect) -> bool:
+    """Whether the effect has a size (a factor) or a bound the records give (:data:`SIZED`)."""
+    return effect.factor is not None or effect.deviation in SIZED
+
+
+def after_deviations(verdict: str, toward: Sequence[Effect], applied: str = "",
+                     closes: bool = False) -> tuple[str, str]:
+    """(verdict, reason) of a claim after the effects that push in its gap's direction (``toward``): ``applied``
+    is the arithmetic of its sized effects applied at their most ('' when none was), ``closes`` whether that
+    ends the disagreement. See the module's rules: closed -> not comparable; else an unsized push left -> cannot
+    tell; else the disagreement stands."""
     if verdict != DISAGREE:
         return verdict, ""
-    toward = pushing(effects, direction)
     if not toward:
         return DISAGREE, "no named deviation pushes in the direction of the gap"
-    names = ", ".join(dict.fromkeys(e.deviation for e in toward))
-    return NOT_COMPARABLE, f"{names} push{'es' if len(toward) == 1 else ''} our figure in the gap's direction, " \
-                           f"by an amount not measured"
+    measured = [e for e in toward if is_sized(e)] if applied else []
+    unmeasured = list(dict.fromkeys(e.deviation for e in toward if e not in measured))
+    names = ", ".join(unmeasured)
+    plural = "es" if len(unmeasured) == 1 else ""
+    if closes:
+        closers = ", ".join(dict.fromkeys(e.deviation for e in measured))
+        same_way = f"; {names} push{plural} the same way, by an amount not measured" if unmeasured else ""
+        return NOT_COMPARABLE, f"{applied}: no longer a disagreement, so {closers} can explain the gap{same_way}"
+    if unmeasured:
+        left = [f"{applied}: still outside"] if applied else []
+        return CANNOT_TELL, "; ".join(left + [
+            f"{names} push{plural} our figure in the gap's direction by an amount neither measured nor bounded, "
+            f"so whether {'it closes' if len(unmeasured) == 1 else 'they close'} the gap cannot be told"])
+    return DISAGREE, f"{applied}: still outside, so the gap stands"
 
 
 # ---- verdicts on intervals ---------------------------------------------------------------------------
@@ -166,14 +200,13 @@ def verdict_most(differences: Sequence[Interval]) -> str:
     return AGREE if all(d.low > 0 for d in differences) else CANNOT_TELL
 
 
-def verdict_much(pooled: Interval, reference: float) -> str:
-    """"Much": the pooled effect at least half the reference effect (see the module's rules)."""
-    if math.isnan(pooled.low) or not reference > 0:
+def verdict_much(pooled: Interval, threshold: float = MUCH) -> str:
+    """"Much": the pooled effect at least ``threshold`` (see the module's rules)."""
+    if math.isnan(pooled.low):
         return CANNOT_TELL
-    half = reference / 2
-    if pooled.low >= half:
+    if pooled.low >= threshold:
         return AGREE
-    return DISAGREE if pooled.high < half else CANNOT_TELL
+    return DISAGREE if pooled.high < threshold else CANNOT_TELL
 
 
 def verdict_magnitude(stated: float, ratio: Interval | None) -> str:
