@@ -489,6 +489,22 @@ def test_victims_that_are_not_competent_are_left_out_and_named(tmp_path):
     assert "GEMMA2B" in bert.reason and "GEMMA2B vs" not in bert.evidence
 
 
+def test_a_stand_in_counts_for_no_claim(tmp_path):
+    from bodega_book.findings import STAND_IN
+
+    runs = [("HN", "GloVeBiLSTM", "PWWS", "untargeted", [0.3] * 30, 300),
+            ("HN", "GloVeBiLSTM", "PWWS", "targeted", [0.6] * 30, 300)]
+    found = by_claim(claims(_study(tmp_path, runs, victims=["BiLSTM", "GloVeBiLSTM"], tasks=("HN",))))
+    # The rule before let the GloVe BiLSTM alone decide the HN claims that read every victim (the targeted
+    # scenario not harder: disagree; 300 queries: agree) while the BiLSTM claim, which names the paper's BiLSTM,
+    # could not use it. Now it counts for none of them, and each says so.
+    for claim in ("q4-targeting-HN", "q3-queries-HN"):
+        assert found[claim].verdict == CANNOT_TELL, claim
+        assert found[claim].left_out == f"GloVeBiLSTM: {STAND_IN}", claim
+    assert "left out: GloVeBiLSTM: a stand-in" in found["q3-queries-HN"].reason
+    assert "GloVeBiLSTM" not in found["q2-bilstm-HN"].evidence
+
+
 def test_within_family_size_claims_need_two_sizes_of_one_family(tmp_path):
     runs = [_targeted("GEMMA2B", "PWWS", 0.3), _targeted("GEMMA7B", "PWWS", 0.5)]
     # smoke: SmolLM2 in GEMMA2B's role and Gemma-3 in GEMMA7B's, two families (as the cpu study v1 ran)

@@ -187,14 +187,22 @@ def quote(study: Study, statement_id: str, fragment: str | None = None) -> str:
     return next((part.strip() for part in text.split(";") if fragment in part), text)
 
 
+STAND_IN = "a stand-in, not one of the paper's victims: a stand-in counts for no claim"
+"""Why a victim kind the paper did not attack is left out of every claim (:mod:`bodega_book.findings_rules`)."""
+
+
 def competent_split(study: Study, task: str, victims: Sequence[str]) -> tuple[list[str], dict[str, str]]:
-    """(victims whose results a comparison may use, {victim: why it is left out}). A victim measured and
-    found not competent (in any of its finished trainings: :meth:`Study.competence`) is left out, and so is one
-    the study excludes (``Study.excluded``); one whose competence was never measured is kept."""
+    """(victims whose results a comparison may use, {victim: why it is left out}). A stand-in (a kind not in the
+    paper) is left out, named where it was trained for the task; so is a victim measured and found not competent
+    (in any of its finished trainings: :meth:`Study.competence`), and one the study excludes
+    (``Study.excluded``); one whose competence was never measured is kept."""
     kept, left = [], {}
     for victim in victims:
         flag, why = study.competence(task, victim)
-        if flag is False:
+        if victim not in PAPER_VICTIMS:
+            if not study.victim_rows(task, victim).empty:
+                left[victim] = STAND_IN
+        elif flag is False:
             left[victim] = f"not competent ({why})"
         elif (task, victim) in study.excluded:
             left[victim] = study.excluded[(task, victim)]
@@ -548,6 +556,8 @@ def _victim_missing(study: Study, task: str, victim: str, scenario: str) -> str:
     return Counter(states).most_common(1)[0][0] if states else "finished"
 
 
+PAPER_VICTIMS = victim_kinds(in_paper=True)
+"""The victim kinds BODEGA attacked: only they count for a claim."""
 PRETRAINED = victim_kinds(pretrained=True, in_paper=True)
 """The paper's pretrained victims: its "BERT, the smallest of them" compares BERT with these only."""
 
@@ -627,10 +637,12 @@ def query_findings(study: Study) -> list[Finding]:
         victims, attackers = comparable(study, task, "targeted")
         ranking = rank_attackers(groups(study, task, "targeted", victims, attackers), seed=study.seed) \
             if attackers else []
+        left = left_out_text(competent_split(study, task, study.spec.victims)[1])
         if not ranking:
             findings.append(Finding(f"q3-queries-{task}", f"good attacks need {words} queries per example", task, "–",
-                                    CANNOT_TELL, _task_missing(study, task, "targeted"),
-                                    _differs(study, ["queries"], task), quote(study, "q3-queries"),
+                                    CANNOT_TELL, "; ".join(filter(None, [_task_missing(study, task, "targeted"),
+                                                                         left and f"left out: {left}"])),
+                                    _differs(study, ["queries"], task), quote(study, "q3-queries"), left,
                                     paper_value=range_text(low, high), reads=(Reads(task, ("targeted",)),)))
             continue
         best = ranking[0].attacker
@@ -647,8 +659,8 @@ def query_findings(study: Study) -> list[Finding]:
             + (f" ({stops})" if stops else ""), verdict, "; ".join(filter(None, [reason, why])),
             _differs(study, ["queries"], task), quote(study, "q3-queries", "HN and RD" if task in ("HN", "RD")
                                                      else "good attacks"),
-            left_out_text(competent_split(study, task, study.spec.victims)[1]), (Figure(best, queries, 1),),
-            range_text(low, high), examined=examined, reads=(Reads(task, ("targeted",)),)))
+            left, (Figure(best, queries, 1),), range_text(low, high), examined=examined,
+            reads=(Reads(task, ("targeted",)),)))
     findings += _genetic_findings(study)
     return findings
 
