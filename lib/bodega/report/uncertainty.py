@@ -143,8 +143,8 @@ def _mean_over_runs(values: list[np.ndarray]) -> np.ndarray:
         return np.where(counts > 0, np.nansum(stacked, axis=0) / counts, np.nan)
 
 
-def mean_intervals(runs: Sequence[RunExamples], resamples: int = RESAMPLES,
-                   seed: int = SEED) -> dict[str, Interval]:
+def mean_intervals(runs: Sequence[RunExamples], resamples: int = RESAMPLES, seed: int = SEED,
+                   level: float = LEVEL) -> dict[str, Interval]:
     """Intervals of the mean over runs (Table 4: over victims). Each run's examples are resampled on
     their own; a run without successes is left out of the semantic and character means, as a blank
     cell is left out of Table 4's average."""
@@ -154,13 +154,14 @@ def mean_intervals(runs: Sequence[RunExamples], resamples: int = RESAMPLES,
     full = [resample_statistics(run, np.arange(run.n)[None, :]) for run in runs]
     draws = [resample_statistics(run, bootstrap_indices(rng, run.n, resamples)) for run in runs]
     return {m: percentile_interval(float(_mean_over_runs([f[m] for f in full])[0]),
-                                   _mean_over_runs([d[m] for d in draws]))
+                                   _mean_over_runs([d[m] for d in draws]), level)
             for m in MEASURES}
 
 
-def run_intervals(run: RunExamples, resamples: int = RESAMPLES, seed: int = SEED) -> dict[str, Interval]:
+def run_intervals(run: RunExamples, resamples: int = RESAMPLES, seed: int = SEED,
+                  level: float = LEVEL) -> dict[str, Interval]:
     """Intervals of one run's BODEGA score, confusion, semantic, character and queries."""
-    return mean_intervals([run], resamples, seed)
+    return mean_intervals([run], resamples, seed, level)
 
 
 def _aligned(a: RunExamples, b: RunExamples) -> np.ndarray | None:
