@@ -165,6 +165,8 @@ FILES: dict[str, str] = {
     "study_pilot_v3_replan.json": "study_pilot", "study_pilot_v3_hn.json": "study_pilot",
     "study_pilot_v3_paired.json": "study_pilot",
     "study_findings.json": "study_findings", "study_renders.json": "study_renders", "trimming.json": "trimming",
+    # study v3's verdicts as it published them (the rules and intervals of its release, kept for the changes table)
+    "study_v3_findings.json": "study_findings",
     "victim_throughput.json": "victim_throughput", "victim_query_cost_hn.json": "victim_query_cost",
 }
 
