@@ -413,7 +413,8 @@ ALL_VICTIMS = ["BiLSTM", "BERT", "GEMMA2B", "GEMMA7B"]
 
 def _study(tmp_path: Path, runs: list[tuple], victims=ALL_VICTIMS, backend: str = "native",
            not_competent: tuple[str, ...] = (), tasks=("FC",), profile: str = "cpu", base_roles=None,
-           stopped: int | None = None, extra_prose: list | None = None):
+           stopped: int | None = None, extra_prose: list | None = None,
+           attackers: tuple[str, ...] = ("DeepWordBug", "PWWS", "Genetic")):
     """A study of hand-made runs: (task, victim, attacker, scenario, scores, queries); ``stopped``: the records
     flag that many examples of each run as stopped at the budget (None: no flag recorded)."""
     from bodega.victims.competence import competence
@@ -435,7 +436,7 @@ def _study(tmp_path: Path, runs: list[tuple], victims=ALL_VICTIMS, backend: str 
         _run(root, task, victim, attacker, scenario, scores, queries, start=100 if scenario == "targeted" else 0,
              stopped=stopped)
     grid = {"name": "hand", "profile": profile, "tasks": list(tasks), "victims": list(victims),
-            "attackers": ["DeepWordBug", "PWWS", "Genetic"], "scenarios": ["untargeted", "targeted"],
+            "attackers": list(attackers), "scenarios": ["untargeted", "targeted"],
             "query_budget": 1000, "backend": backend}
     (tmp_path / "grid.yaml").write_text(yaml.safe_dump(grid))
     published = {**PUBLISHED, "prose": [*PUBLISHED["prose"], *(extra_prose or []),
@@ -571,6 +572,61 @@ def test_a_deviation_of_unknown_size_that_raises_our_score_cannot_tell_a_higher_
                    victims=["BiLSTM", "BERT"], tasks=("RD",), extra_prose=[rd_best])
     below = by_claim(best_attacker_findings(lower))["q1-rd-best"]  # ours below: no deviation lowers the score
     assert below.verdict == DISAGREE and "no named deviation pushes in the direction of the gap" in below.reason
+
+
+def test_every_deviation_that_can_close_a_best_attacker_gap_is_named_the_budget_included(tmp_path):
+    from bodega_book.findings import NOT_COMPARABLE
+
+    def pr_best(best: str, stopped: int | None, folder: str):
+        runs = [("PR2", v, a, "untargeted", [score] * 30, 500) for v in ("BiLSTM", "BERT")
+                for a, score in ((best, 0.6), ("Genetic", 0.5))]
+        study = _study(tmp_path / folder, runs, victims=["BiLSTM", "BERT"], tasks=("PR2",), stopped=stopped,
+                       attackers=(best, "Genetic"))
+        return by_claim(best_attacker_findings(study))["q1-pr-best"]
+
+    # PWWS 0.6 beats Genetic 0.5, but 10 of Genetic's 30 examples per victim stopped at the budget: as successes
+    # scoring 1 Genetic would reach (10 + 20 x 0.5) / 30 = 0.667. The rule before skipped the budget as a
+    # deviation "that moves every attacker alike" and let the gap stand.
+    budget = pr_best("PWWS", 10, "p")
+    assert budget.verdict == NOT_COMPARABLE and ("PWWS − Genetic 0.100 [0.100, 0.100] with Genetic's 20 of 60 "
+                                                 "examples stopped at the query budget, each counted as a success "
+                                                 "scoring 1") in budget.reason
+    assert "gives -0.067 [" in budget.reason and budget.reason.endswith(
+        "no longer a disagreement, so query budget can explain the gap")
+    # BAE's substitutes come from another masked model (masked-lm, size unknown): the rule before called the gap
+    # not comparable on that alone; with the budget it is the budget that closes it, and masked-lm is named beside.
+    both = pr_best("BAE", 10, "b")
+    assert both.verdict == NOT_COMPARABLE and both.reason.endswith(
+        "query budget can explain the gap; masked-lm pushes the same way, by an amount not measured")
+    alone = pr_best("BAE", None, "a")
+    assert alone.verdict == CANNOT_TELL and alone.reason.endswith(
+        "masked-lm pushes our figure in the gap's direction by an amount neither measured nor bounded, so whether "
+        "it closes the gap cannot be told")
+    assert pr_best("PWWS", None, "n").verdict == DISAGREE
+
+
+def test_a_disagreement_between_scenarios_or_victims_is_judged_again_under_the_budgets_bound(tmp_path):
+    from bodega_book.findings import NOT_COMPARABLE
+
+    def judged(stopped: int, folder: str) -> dict:
+        runs = [("RD", v, "Genetic", scenario, [score] * 30, 900) for v, targeted in (("BiLSTM", 0.4), ("BERT", 0.5))
+                for scenario, score in (("untargeted", 0.6), ("targeted", targeted))]
+        return by_claim(claims(_study(tmp_path / folder, runs, victims=["BiLSTM", "BERT"], tasks=("RD",),
+                                      stopped=stopped)))
+
+    # RD: the paper finds the untargeted scenario much harder; ours scores it 0.1-0.2 higher, and the rule before
+    # never asked the budget. 20 of each targeted run's 30 examples stopped at it: as successes scoring 1 the
+    # targeted scores could reach (20 + 10 x 0.4) / 30 = 0.8 and 0.833, above the untargeted 0.6 by more than
+    # 0.10, so the gap is not comparable; so is the BiLSTM's targeted 0.4 below BERT's 0.5 (0.8 at most).
+    closed = judged(20, "c")
+    for claim in ("q4-targeting-RD", "q2-bilstm-RD"):
+        assert closed[claim].verdict == NOT_COMPARABLE, claim
+        assert "counting every example stopped at the query budget on the side the claim needs higher as a " \
+               "success scoring 1" in closed[claim].reason and closed[claim].reason.endswith(
+                   "no longer a disagreement, so query budget can explain the gap"), claim
+    # 10 stopped: 0.6 and 0.667, 0 and 0.067 above the untargeted score: short of "much" (0.10)
+    stands = judged(10, "s")["q4-targeting-RD"]
+    assert stands.verdict == DISAGREE and stands.reason.endswith("still outside, so the gap stands")
 
 
 def test_small_or_extreme_success_rates_get_the_exact_interval(tmp_path):

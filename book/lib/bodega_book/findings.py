@@ -21,8 +21,9 @@ sentence of the paper's text it tests (``quote``) and is read as written. The ru
   the reason keeps what the finished ones say so far); one whose attacker the grid's skip rules leave out
   for every victim of the task is "not testable here" (a cannot-tell whose reason says so);
 - every claim examines the named deviations: a disagreement is **not comparable** only when a deviation with a
-  size or a bound (re-asking; the budget cut, read from the records) pushes our figure in the direction of the
-  gap and applying it at its most closes the gap; a push of unknown size leaves it **cannot tell**, named;
+  size or a bound (re-asking; the budget cut, read from the records on every claim whose runs stopped at it)
+  pushes our figure in the direction of the gap and applying it at its most closes the gap; a push of unknown
+  size leaves it **cannot tell**, named;
 - a stand-in (a victim kind that is not one of the paper's: HN's GloVe BiLSTM) counts for no claim;
 - a claim that compares victims uses competent victims only (:mod:`bodega.victims.competence`) and names
   those left out; "the most robust ... the smallest of them" is about the pretrained victims only; a size
@@ -374,20 +375,30 @@ def bound_range(bound: str) -> tuple[float, float]:
     return {">": (number, math.inf), "<": (-math.inf, number), "~": (number - 0.05, number + 0.05)}[bound[0]]
 
 
-def _order_deviations(study: Study, task: str, best: str, paper: str, verdict: str) -> tuple[str, str, str]:
-    """(verdict, reason, examined) of a best-attacker claim after its deviations: only an effect on one attacker
-    and not the other moves their order (one on every attacker alike does not); our best ahead of the paper's is
-    not comparable when such an effect raises ours or lowers the paper's."""
-    names = deviations_in_force(study, task)
+def _order_deviations(study: Study, task: str, best: str, paper: str, verdict: str,
+                      runs: dict[str, list[RunExamples]]) -> tuple[str, str, str]:
+    """(verdict, reason, examined) of a best-attacker claim after its deviations (``runs``: each attacker's runs
+    on the victims compared). Only an effect on one attacker and not the other moves their order (one on every
+    attacker alike does not): a declared one on ``best`` or ``paper`` alone, and the query budget, which stops
+    each attacker's examples as its records say. The budget is applied at its most (the paper's attacker's
+    stopped examples counted as successes scoring 1) and the order judged again
+    (:func:`~bodega_book.findings_rules.after_deviations`)."""
+    names = deviations_in_force(study, task, runs.get(paper, ()))
     scoped = [e for e in effects_for(names, "bodega", task, [best, paper]) if e.attackers]
     toward = [e for e in scoped if (e.direction == UP and best in e.attackers and paper not in e.attackers)
               or (e.direction == DOWN and paper in e.attackers and best not in e.attackers)]
+    budget = [e for e in effects_for(names, "bodega", task) if e.deviation == QUERY_BUDGET]
     examined = " | ".join([e.text() + ("; the gap's direction" if e in toward else "") for e in scoped] +
+                          [f"{e.text()}: {paper}'s {budget_stops(runs[paper])}; the gap's direction" for e in budget] +
                           ["a deviation that moves every attacker alike does not move their order"])
-    if verdict != DISAGREE or not toward:
-        return verdict, "", examined
-    return NOT_COMPARABLE, (f"{', '.join(dict.fromkeys(e.deviation for e in toward))} favours {best} over {paper} "
-                            f"by an amount not measured"), examined
+    if verdict != DISAGREE or not budget:
+        return (*after_deviations(verdict, toward), examined)
+    bounded = [counted_as_without(r, budget, study.spec.query_budget) for r in runs[paper]]
+    gap = difference_interval(runs[best], runs[paper], seed=study.seed)
+    adjusted = difference_interval(runs[best], bounded, seed=study.seed)
+    arithmetic = (f"{best} − {paper} {gap.text()} with {paper}'s {budget_step(runs[paper], 'bodega', None)} "
+                  f"gives {adjusted.text()}")
+    return (*after_deviations(verdict, [*toward, *budget], arithmetic, not adjusted.low > 0), examined)
 
 
 def best_attacker_findings(study: Study) -> list[Finding]:
@@ -410,8 +421,10 @@ def best_attacker_findings(study: Study) -> list[Finding]:
             reason = (f"the paper's value {statement.value:g} is {'inside' if verdict == AGREE else 'outside'} the "
                       f"interval of our best attacker" if interval else _task_missing(study, task, "untargeted"))
             best = [ranking[0].attacker] if ranking else []
-            verdict, why, examined = judge_deviations(study, verdict, "bodega", task, best, interval,
-                                                      statement.value, statement.value)
+            verdict, why, examined = judge_deviations(
+                study, verdict, "bodega", task, best, interval, statement.value, statement.value,
+                groups(study, task, "untargeted", victims, best)[best[0]] if best else (),
+                lambda adjusted: verdict_value(statement.value, adjusted))
             reason = "; ".join(filter(None, [reason, why]))
         elif paper not in attackers:
             reason = f"{paper}: {_missing(study, task, study.spec.victims, paper, 'untargeted')}"
@@ -420,7 +433,8 @@ def best_attacker_findings(study: Study) -> list[Finding]:
         else:
             missing = [a for a in PAPER_ATTACKERS if a not in attackers]
             verdict, reason = verdict_best(paper, ranking, missing)
-            verdict, why, examined = _order_deviations(study, task, ranking[0].attacker, paper, verdict)
+            verdict, why, examined = _order_deviations(study, task, ranking[0].attacker, paper, verdict,
+                                                       groups(study, task, "untargeted", victims, attackers))
             reason = "; ".join(filter(None, [reason, why]))
             found = next(r for r in ranking if r.attacker == paper)
             if found is not ranking[0]:
@@ -864,11 +878,53 @@ def awaiting(study: Study, finding: Finding) -> Finding:
                    reason=f"{note}; so far, on the finished cells: {finding.verdict}, {finding.reason}")
 
 
+def budget_rejudged(study: Study, finding: Finding, judge: Callable[[Study], list[Finding]],
+                    raised: Callable[[str, str], bool]) -> Finding:
+    """A disagreement on the BODEGA score after the query budget's bound: judged again (``judge``, the claim's
+    own rule, on a copy of the study) with every example stopped at the budget counted as a success scoring 1 in
+    the runs the claim reads on the side its gap needs higher (``raised(victim, scenario)``); unchanged where no
+    example stopped there."""
+    budget = [e for e in effects_for([QUERY_BUDGET], "bodega", finding.task)]
+    if finding.verdict != DISAGREE or not study.spec.query_budget:
+        return finding
+    changed = {key: counted_as_without(run, budget, study.spec.query_budget) for key, run in study.examples.items()
+               if key[0] == finding.task and raised(key[1], key[3]) and run.exhausted is not None
+               and run.exhausted.any() and key[2] in study.attackers_on_every_training(key[0], key[1:2], key[3:4])}
+    if not changed:
+        return finding
+    again = next(f for f in judge(replace(study, examples={**study.examples, **changed})) if f.claim == finding.claim)
+    if again.numbers == finding.numbers:
+        return finding
+    arithmetic = (f"counting every example stopped at the query budget on the side the claim needs higher as a "
+                  f"success scoring 1 (the most a success scores) gives {'; '.join(f.text() for f in again.numbers)}")
+    verdict, why = after_deviations(DISAGREE, budget, arithmetic, again.verdict != DISAGREE)
+    return replace(finding, verdict=verdict, reason=f"{finding.reason}; {why}",
+                   examined=" | ".join(filter(None, [finding.examined, f"{budget[0].text()}; the gap's direction"])))
+
+
+def _raised(finding: Finding) -> Callable[[str, str], bool]:
+    """The side of an ordering claim (q2) or a scenario claim (q4) its gap needs higher: the victims it says are
+    more vulnerable (for the ratio, the side the interval needs moved), or the easier scenario."""
+    if finding.claim.startswith("q4-"):
+        easier = "untargeted" if HARDER[finding.task][0] == "targeted" else "targeted"
+        return lambda victim, scenario: scenario == easier
+    more = {"q2-bilstm": {"BiLSTM"}, "q2-bert": set(PRETRAINED) - {"BERT"}, "q2-gemma": {"GEMMA7B"}}.get(
+        finding.claim.rsplit("-", 1)[0])
+    if more is None:  # the FC ratio GEMMA7B / BERT: below the paper's value needs GEMMA7B higher, above it BERT
+        below = finding.numbers and finding.numbers[0].interval.high < float(finding.paper_value)
+        more = {"GEMMA7B"} if below else {"BERT"}
+    return lambda victim, scenario: victim in more
+
+
 def claims(study: Study) -> list[Finding]:
     """Every claim of the paper's text that our grid can speak to, in the paper's order, judged on the cells
-    that have finished (what :func:`findings` holds back while planned cells are still to run)."""
-    return [*best_attacker_findings(study), *size_findings(study), *query_findings(study),
-            *scenario_findings(study), manual_finding(study)]
+    that have finished (what :func:`findings` holds back while planned cells are still to run); a disagreement
+    between victims or scenarios after the query budget's bound (:func:`budget_rejudged`)."""
+    return [*best_attacker_findings(study),
+            *[budget_rejudged(study, f, size_findings, _raised(f)) for f in size_findings(study)],
+            *query_findings(study),
+            *[budget_rejudged(study, f, scenario_findings, _raised(f)) for f in scenario_findings(study)],
+            manual_finding(study)]
 
 
 def findings(study: Study) -> list[Finding]:

@@ -12,11 +12,12 @@ The rules:
   figure lies above the paper's and the effect raises ours, or below and it lowers ours) can explain a
   disagreement. An effect with a size (the re-asking factor) or a bound read from the records (the query
   budget: each stopped example counted at the budget for queries, or as a success scoring 1, the most a success
-  scores, for the BODEGA score) is applied at its most and the claim judged again: no longer a disagreement
-  means **not comparable**, and the reason names every deviation that pushes the gap's way, the unsized ones
-  too. Still a disagreement: the gap stands, unless an effect with neither a size nor a bound also pushes the
-  gap's way; then **cannot tell**, naming it (a push of unknown size cannot make a gap of any size not
-  comparable, nor leave it standing). No deviation's size on the BODEGA score is measured against the
+  scores, for the BODEGA score, on the side the gap needs higher: the paper's attacker, the victim called more
+  vulnerable, the scenario called easier) is applied at its most and the claim judged again: no longer a
+  disagreement means **not comparable**, and the reason names every deviation that pushes the gap's way, the
+  unsized ones too. Still a disagreement: the gap stands, unless an effect with neither a size nor a bound also
+  pushes the gap's way; then **cannot tell**, naming it (a push of unknown size cannot make a gap of any size
+  not comparable, nor leave it standing). No deviation's size on the BODEGA score is measured against the
   paper's setting (no BLEURT, no bert-base-uncased offline), so only the budget has a bound there.
 - **Stand-ins count for no claim.** A victim kind that is not one of the paper's (HN's GloVe BiLSTM, standing
   in for the BiLSTM that is not competent there) is left out of every claim, on every task, so that no verdict
