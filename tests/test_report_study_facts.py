@@ -98,7 +98,7 @@ def test_robustness_facts_name_the_marginal_victims_and_the_trainings():
     assert facts["marginal_victims"] == "PR2-BiLSTM (marginal: F1)" and facts["n_fragile"] == 1
     assert facts["trainings_per_victim"] == 1 and "examples only" in facts["trainings_note"]
     twice = SimpleNamespace(results=SimpleNamespace(victims=pd.concat([victims, victims])))
-    assert "resample the trainings" in robustness_facts(twice, {}, found, 50)["trainings_note"]
+    assert "a t-interval over trainings" in robustness_facts(twice, {}, found, 50)["trainings_note"]
     # "a" drawn on every training and agreeing on each alone, "b" not on training 1
     checked = {("a", "PR2"): Robustness(Counter(), AGREE, "", {0: AGREE, 1: AGREE}),
                ("b", "PR2"): Robustness(Counter(), AGREE, "cannot tell on training 1 alone",

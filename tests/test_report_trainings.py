@@ -142,8 +142,8 @@ def test_comparisons_of_victims_take_their_best_attack_over_the_attackers_run_on
     assert study.attackers_on_every_training("PR2", ("BiLSTM",), ("untargeted", "targeted")) == ["PWWS"]
     ordering = next(f for f in findings(study) if f.claim == "q2-bilstm-PR2")
     assert "BiLSTM vs BERT over PWWS: BiLSTM (PWWS)" in ordering.evidence
-    assert "its best over all its attackers, DeepWordBug" in ordering.evidence
-    # the difference resamples both trainings: BiLSTM 0.25 and 0.675, BERT 0.05 and 0.025 (PWWS)
+    assert "its best over all its attackers on its first training, DeepWordBug" in ordering.evidence
+    # the difference is over both trainings: BiLSTM 0.25 and 0.675, BERT 0.05 and 0.025 (PWWS)
     assert ordering.numbers[0].interval.estimate == pytest.approx((0.25 + 0.675) / 2 - (0.05 + 0.025) / 2)
     # Figure 2 draws each training's point with that attacker
     every = lambda task, victim: study.attackers_on_every_training(task, (victim,), ("targeted",))  # noqa: E731

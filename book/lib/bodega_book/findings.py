@@ -8,7 +8,8 @@ sentence of the paper's text it tests (``quote``) and is read as written. The ru
 - an ordering claim ("A is more vulnerable than B") agrees when the 95% interval of A - B lies above 0,
   disagrees when it lies below 0, and cannot tell when it contains 0; a claim over k such differences ("the
   most vulnerable", "always") judges each at the multiplicity-adjusted level 1 - 0.05 / k;
-- two victims (or two scenarios) are compared on the rows both attacked, paired, where they share at least 20
+- a comparison of victims or scenarios takes the training as its unit (below); a victim with one training is
+  compared on the rows both attacked, paired, where they share at least 20
   (:data:`~bodega.report.uncertainty.MIN_SHARED`), and unpaired on all their rows otherwise; the evidence says
   which;
 - a range claim ("several hundred queries") agrees when our interval lies inside the range, disagrees
@@ -31,12 +32,18 @@ sentence of the paper's text it tests (``quote``) and is read as written. The ru
 - a success rate of fewer than 30 examples, or of 0 or 1, is shown with its exact (Clopper-Pearson)
   interval beside the bootstrap one.
 
-A difference between victims or scenarios resamples the victim's trainings, then the examples within each
-(:func:`~bodega.report.uncertainty.training_difference_interval`); with one training per victim that is the
-interval over the examples. Its best attacks are taken over the attackers the grid runs on every training of the
-victims compared (:meth:`~bodega_book.study.Study.attackers_on_every_training`), so that it draws on all of them.
-Every interval uses the study's seed (``Study.seed``); :mod:`bodega_book.verdict_robustness` varies it, and the
-victims left out, to show which verdicts are fragile.
+The training is the unit of every comparison of victims or scenarios (:mod:`bodega.report.trainings`): each
+training's cell value, its BODEGA score over the cell's rows, is one observation, and the interval is a t-interval
+over those values: Welch's for two victims (their trainings are independent, their spreads may differ), a paired
+one for two scenarios of one victim (training by training), Fieller's for the FC ratio, and for a pooled effect
+over victims the t of the per-training means over the victims. Why: a retrain moves a score as much as a cell's
+interval over its rows, and the two-level bootstrap over three trainings covers 0.89 where it claims 0.95
+(``tests/test_training_interval_coverage.py``). Each victim's mean over its trainings is printed beside the
+difference. With one training per victim (HN) the interval is the bootstrap over the examples, and says so.
+A comparison's best attacks are taken over the attackers the grid runs on every training of the victims compared
+(:meth:`~bodega_book.study.Study.attackers_on_every_training`), so that it draws on all of them. Every bootstrap
+uses the study's seed (``Study.seed``); :mod:`bodega_book.verdict_robustness` varies it, and the victims left out,
+to show which verdicts are fragile.
 """
 from __future__ import annotations
 
@@ -57,9 +64,10 @@ from bodega_book.findings_rules import (AGREE, CANNOT_TELL, DISAGREE, DOWN, MUCH
                                           is_sized, pushing, verdict_best, verdict_magnitude, verdict_most,
                                           verdict_much)
 from bodega_book.study import Study
-from bodega.report.uncertainty import (Interval, Ranked, RunExamples, clopper_pearson, difference_interval,
-                                       mean_intervals, needs_exact, on_shared_rows, rank_attackers,
-                                       ratio_interval, run_intervals, training_difference_interval)
+from bodega.report.trainings import (OverTrainings, mean_runs, pooled_scenario_difference, scenario_difference,
+                                     victim_difference, victim_ratio)
+from bodega.report.uncertainty import (LEVEL, Interval, Ranked, RunExamples, clopper_pearson, mean_intervals,
+                                       needs_exact, on_shared_rows, rank_attackers, run_intervals)
 from bodega.victims.kinds import victim_kinds
 
 NOT_TESTABLE = "not testable here"
@@ -91,7 +99,7 @@ class Figure:
 class Reads:
     """The planned cells a claim's verdict draws on: one task's cells in ``scenarios``, of ``victims`` and
     ``attackers`` (empty: every one of the grid's), against each victim's first training or, where the claim's
-    intervals resample trainings, every training the grid names."""
+    intervals are over trainings, every training the grid names."""
 
     task: str
     scenarios: tuple[str, ...]
@@ -466,15 +474,18 @@ def _pair_best(study: Study, task: str, first: str, second: str, scenario: str):
 
 
 def _best_text(study: Study, task: str, victim: str, scenario: str, best: tuple[str, RunExamples],
-               shared: Sequence[str]) -> str:
-    """``BERT (PWWS) 0.300 [..]``, its exact success interval where needed, and its best over all its own
-    attackers when that is another attack (not used: the other victim did not meet it)."""
+               shared: Sequence[str], level: float) -> str:
+    """``BERT (PWWS) 0.300 [..] over 3 trainings``: the best attack's mean over the victim's trainings (one
+    training: its rows, with its exact success interval where needed), and its best over all its own attackers on
+    its first training when that is another attack (not used: the other victim did not meet it)."""
     attacker, run = best
-    text = f"{victim} ({attacker}) {run_intervals(run, seed=study.seed)['bodega'].text()}"
-    extra = success_text(run)
+    runs = study.trainings(task, victim, attacker, scenario)
+    text = f"{victim} ({attacker}) {mean_runs(runs, level=level, seed=study.seed).text()}"
+    extra = success_text(run) if len(runs) < 2 else ""
     overall = best_run(study, task, victim, scenario)
     if overall is not None and overall[0] not in shared:
-        extra = "; ".join(filter(None, [extra, f"its best over all its attackers, {overall[0]} "
+        first = " on its first training" if len(runs) > 1 else ""
+        extra = "; ".join(filter(None, [extra, f"its best over all its attackers{first}, {overall[0]} "
                                                f"{run_intervals(overall[1], seed=study.seed)['bodega'].text()}, "
                                                f"not used"]))
     return text + (f" ({extra})" if extra else "")
@@ -517,29 +528,31 @@ def _ordering(study: Study, claim_id: str, paper: str, task: str, pairs: Sequenc
         return Finding(claim_id, paper, task, "–", CANNOT_TELL, f"not enough victims with finished runs ({why})",
                        differs, quote_text, left_out_text(left), paper_value=paper_value, examined=examined,
                        reads=reads)
-    level = adjusted_level(len(compared))
-    parts, sides, trained = [], [], []
+    level = adjusted_level(len(compared)) if ratio is None else LEVEL
+    parts, trained = [], []
     for more, less, shared, best_more, best_less in compared:
-        first, second, n_shared = on_shared_rows(best_more[1], best_less[1])
-        sides.append((first, second))
-        trained.append(study.paired_trainings(task, (more, best_more[0], scenario), (less, best_less[0], scenario)))
-        parts.append(f"{more} vs {less} over {', '.join(shared)}: "
-                     f"{_best_text(study, task, more, scenario, best_more, shared)}, "
-                     f"{_best_text(study, task, less, scenario, best_less, shared)}, "
-                     f"{paired_text(n_shared, best_more[1], best_less[1])}")
+        trained.append((study.trainings(task, more, best_more[0], scenario),
+                        study.trainings(task, less, best_less[0], scenario)))
+        rows = paired_text(*on_shared_rows(best_more[1], best_less[1])[2:], best_more[1], best_less[1]) \
+            if min(map(len, trained[-1])) < 2 else ""
+        parts.append(f"{more} vs {less} over {', '.join(shared)}: " + ", ".join(filter(None, [
+            _best_text(study, task, more, scenario, best_more, shared, level),
+            _best_text(study, task, less, scenario, best_less, shared, level), rows])))
     if ratio is None:
-        gaps = [training_difference_interval(a, b, seed=study.seed, level=level) for a, b in trained]
+        found = [victim_difference(a, b, level=level, seed=study.seed) for a, b in trained]
+        gaps = [g.interval for g in found]
         verdict = verdict_most(gaps)
         at = f"{level:.1%} interval (adjusted for {len(gaps)} comparisons)" if len(gaps) > 1 else "95% interval"
-        parts = [f"{part}; difference {g.text()}" for part, g in zip(parts, gaps)]
+        parts = [f"{part}; difference {g.text()}" for part, g in zip(parts, found)]
         numbers = tuple(Figure(f"{more} − {less}", g) for (more, less, *_), g in zip(compared, gaps))
         reason = {AGREE: f"every difference's {at} lies above 0",
                   DISAGREE: f"a difference's {at} lies below 0 (the reverse order)",
                   CANNOT_TELL: f"a difference's {at} contains 0 (not distinguishable)"}[verdict]
     else:
-        ratios = [ratio_interval([a], [b], seed=study.seed) for a, b in sides]
+        found = [victim_ratio(a, b, level=level, seed=study.seed) for a, b in trained]
+        ratios = [r.interval for r in found]
         verdict = both([verdict_magnitude(ratio, r) for r in ratios])
-        parts = [f"{part}; ratio {r.text()}" for part, r in zip(parts, ratios)]
+        parts = [f"{part}; ratio {r.text()}" for part, r in zip(parts, found)]
         numbers = tuple(Figure(f"{more} / {less}", r) for (more, less, *_), r in zip(compared, ratios))
         reason = {AGREE: f"our ratio's interval lies above 1 and contains the paper's {ratio:g}",
                   DISAGREE: f"our ratio's interval excludes both 1 and the paper's {ratio:g}, or lies below 1",
@@ -736,35 +749,34 @@ HARDER: dict[str, tuple[str, tuple[str, ...], bool]] = {
 
 @dataclass(frozen=True)
 class ScenarioGaps:
-    """One task's scenario comparison: per victim the easier minus the harder best score (adjusted level), and
-    the pooled effect (the mean over those victims, 95%)."""
+    """One task's scenario comparison: per victim the easier minus the harder best score over its trainings
+    (adjusted level), and the pooled effect (the mean over those victims, 95%)."""
 
     victims: tuple[str, ...]
-    gaps: tuple[Interval, ...]
-    pooled: Interval | None
+    gaps: tuple[OverTrainings, ...]
+    pooled: OverTrainings | None
 
 
 def scenario_gaps(study: Study, task: str) -> tuple[ScenarioGaps, dict[str, str]]:
     """(the task's scenario gaps, the victims left out and why) over its competent victims with both scenarios,
-    each pair over the attackers run in both. The two scenarios are compared on all their rows, unpaired: on a
-    row both attacked they pose the same goal (a row the victim calls non-credible, pushed to credible), so the
-    difference between scenarios lies in which rows each admits, and the shared rows alone would compare a run
-    with itself."""
+    each pair over the attackers run in both. The two scenarios are compared training by training
+    (:func:`~bodega.report.trainings.scenario_difference`), each cell on all its rows: on a row both attacked they
+    pose the same goal (a row the victim calls non-credible, pushed to credible), so the difference between
+    scenarios lies in which rows each admits, and the shared rows alone would compare a run with itself."""
     harder, excepted, _ = HARDER[task]
     easier = "untargeted" if harder == "targeted" else "targeted"
     kept, left = competent_split(study, task, [v for v in VICTIM_ORDER if v not in excepted])
-    victims, sides, trained = [], [], []
+    victims, trained = [], []
     for victim in kept:
         shared = [a for a in study.attackers_on_every_training(task, (victim,), (harder, easier))
                   if study.run(task, victim, a, harder) and study.run(task, victim, a, easier)]
         hard, easy = best_run(study, task, victim, harder, shared), best_run(study, task, victim, easier, shared)
         if hard is not None and easy is not None:
             victims.append(victim)
-            sides.append((easy[1], hard[1]))
             trained.append(study.paired_trainings(task, (victim, easy[0], easier), (victim, hard[0], harder)))
-    level = adjusted_level(len(sides))
-    gaps = tuple(training_difference_interval(a, b, seed=study.seed, level=level, paired=False) for a, b in trained)
-    pooled = difference_interval([a for a, _ in sides], [b for _, b in sides], seed=study.seed) if sides else None
+    level = adjusted_level(len(trained))
+    gaps = tuple(scenario_difference(a, b, level=level, seed=study.seed) for a, b in trained)
+    pooled = pooled_scenario_difference(trained, seed=study.seed) if trained else None
     return ScenarioGaps(tuple(victims), gaps, pooled), left
 
 
@@ -778,9 +790,9 @@ def scenario_findings(study: Study) -> list[Finding]:
         harder, excepted, much = HARDER[task]
         easier = "untargeted" if harder == "targeted" else "targeted"
         (gaps, left) = measured[task]
-        always = verdict_most(list(gaps.gaps)) if gaps.gaps else CANNOT_TELL
+        always = verdict_most([g.interval for g in gaps.gaps]) if gaps.gaps else CANNOT_TELL
         parts = [f"{v}: {easier} minus {harder} {g.text()}" for v, g in zip(gaps.victims, gaps.gaps)]
-        figures = [Figure(f"{v} {easier} − {harder}", g) for v, g in zip(gaps.victims, gaps.gaps)]
+        figures = [Figure(f"{v} {easier} − {harder}", g.interval) for v, g in zip(gaps.victims, gaps.gaps)]
         at = f"{adjusted_level(len(gaps.gaps)):.1%} intervals" if len(gaps.gaps) > 1 else "95% interval"
         reason = (f"{len(gaps.gaps)} victim(s) with both scenarios; always: " +
                   {AGREE: f"on each the {harder} best score is distinguishably lower ({at})",
@@ -789,11 +801,12 @@ def scenario_findings(study: Study) -> list[Finding]:
                    else _task_missing(study, task, "targeted")}[always])
         verdict = always
         if gaps.pooled is not None:
-            figures.append(Figure(f"pooled {easier} − {harder}", gaps.pooled))
+            figures.append(Figure(f"pooled {easier} − {harder}", gaps.pooled.interval))
             parts.append(f"pooled over the victims {gaps.pooled.text()}")
-            reason += f"; pooled over the victims {gaps.pooled.text()} ({verdict_order(gaps.pooled)} on direction)"
+            reason += (f"; pooled over the victims {gaps.pooled.interval.text()} "
+                       f"({verdict_order(gaps.pooled.interval)} on direction)")
         if much and gaps.pooled is not None:
-            how_much = verdict_much(gaps.pooled)
+            how_much = verdict_much(gaps.pooled.interval)
             verdict = both([always, how_much])
             reason += f"; much (a pooled effect of at least {MUCH:g}, a tenth of the BODEGA scale): {how_much}"
         examined = examined_text(effects_for(deviations_in_force(study, task), "scenario difference", task), UNKNOWN)

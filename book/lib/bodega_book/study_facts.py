@@ -163,9 +163,10 @@ def robustness_facts(study: Study, marginal: dict[tuple[str, str], str], found: 
             "n_on_trainings": len(on_trainings), "n_hold_on_each_training": holding,
             "trainings_note": ("each victim has one training here, so every interval holds the examples only (no "
                                "training component)") if trainings <= 1 else
-                              (f"up to {trainings} trainings per victim: intervals resample the trainings, then "
-                               f"the examples within each, and each of the {len(on_trainings)} verdicts drawn on "
-                               f"every training is judged again on each training alone ({holding} hold on each)")}
+                              (f"up to {trainings} trainings per victim: a comparison of victims or scenarios takes "
+                               f"each training's value as one observation (a t-interval over trainings), and each "
+                               f"of the {len(on_trainings)} verdicts drawn on every training is judged again on "
+                               f"each training alone ({holding} hold on each)")}
 
 
 def findings_facts(found: list[Finding]) -> dict[str, Any]:
