@@ -66,8 +66,8 @@ from bodega_book.findings_rules import (AGREE, CANNOT_TELL, DISAGREE, DOWN, MUCH
 from bodega_book.study import Study
 from bodega.report.trainings import (OverTrainings, mean_runs, pooled_scenario_difference, scenario_difference,
                                      victim_difference, victim_ratio)
-from bodega.report.uncertainty import (LEVEL, Interval, Ranked, RunExamples, clopper_pearson, mean_intervals,
-                                       needs_exact, on_shared_rows, rank_attackers, run_intervals)
+from bodega.report.uncertainty import (LEVEL, Interval, Ranked, RunExamples, clopper_pearson, difference_interval,
+                                       mean_intervals, needs_exact, on_shared_rows, rank_attackers, run_intervals)
 from bodega.victims.kinds import victim_kinds
 
 NOT_TESTABLE = "not testable here"
