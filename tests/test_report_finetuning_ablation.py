@@ -99,6 +99,19 @@ def test_a_spread_between_trainings_that_swamps_the_method_cannot_tell(tmp_path)
     assert distinguishable(over_examples)
 
 
+def test_the_method_difference_is_a_paired_t_interval_over_the_seeds(tmp_path):
+    """Each seed's two trainings are one observation: the two-level bootstrap before it ended near the extreme
+    pairs of three (here 0.117 [0.051, 0.197]: a finding; the t-interval on two degrees of freedom contains 0)."""
+    from scipy import stats
+
+    _, trainings, result = ablation(tmp_path, {"lora": [0.20, 0.30, 0.25], "full": [0.30, 0.35, 0.45]})
+    runs = {(t.method, t.seed): run_examples(run_dir(tmp_path / "res" / t.method, t.run_name)) for t in trainings}
+    per_seed = [runs[("full", s)].bodega.mean() - runs[("lora", s)].bodega.mean() for s in range(3)]
+    low, high = stats.ttest_1samp(per_seed, 0.0).confidence_interval(0.95)
+    assert (result.difference.low, result.difference.high) == pytest.approx((low, high))
+    assert result.verdict == CANNOT_TELL and "a paired t-interval over the trainings" in result.reason
+
+
 def test_missing_trainings_are_not_yet_measured_and_drawn_as_missing(tmp_path):
     write_grids(tmp_path)
     for method in ("lora", "full"):

@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from bodega.report.trainings import (ONE_TRAINING, cell_values, mean_runs, pooled_scenario_difference,
-                                     scenario_difference, victim_difference, victim_ratio)
+                                     paired_difference, victim_difference, victim_ratio)
 from bodega.report.uncertainty import RunExamples, difference_interval, ratio_interval, run_intervals
 
 
@@ -43,14 +43,14 @@ def test_with_one_training_an_interval_falls_back_to_the_rows_and_says_so():
     assert found.over == ONE_TRAINING and found.text().endswith(ONE_TRAINING)
     assert victim_ratio(first, second, seed=3).interval == ratio_interval(first[:1], second[:1], seed=3)
     assert mean_runs(first, seed=3).interval == run_intervals(first[0], seed=3)["bodega"]
-    assert scenario_difference(first, second[:1], seed=3).over == ONE_TRAINING
+    assert paired_difference(first, second[:1], seed=3).over == ONE_TRAINING
 
 
 def test_a_scenario_difference_pairs_each_trainings_two_cells():
     """A training's effect moves both of its cells: pairing cancels it, an unpaired interval would not."""
     untargeted = trainings("u", [0.30, 0.60, 0.45])
     targeted = trainings("t", [0.40, 0.71, 0.54])
-    found = scenario_difference(targeted, untargeted)
+    found = paired_difference(targeted, untargeted)
     low, high = stats.ttest_1samp([0.10, 0.11, 0.09], 0.0).confidence_interval(0.95)
     assert (found.interval.low, found.interval.high) == pytest.approx((low, high))
     assert found.interval.low > 0 and victim_difference(targeted, untargeted).interval.low < 0

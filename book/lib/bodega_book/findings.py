@@ -64,7 +64,7 @@ from bodega_book.findings_rules import (AGREE, CANNOT_TELL, DISAGREE, DOWN, MUCH
                                           is_sized, pushing, verdict_best, verdict_magnitude, verdict_most,
                                           verdict_much)
 from bodega_book.study import Study
-from bodega.report.trainings import (OverTrainings, mean_runs, pooled_scenario_difference, scenario_difference,
+from bodega.report.trainings import (OverTrainings, mean_runs, paired_difference, pooled_scenario_difference,
                                      victim_difference, victim_ratio)
 from bodega.report.uncertainty import (LEVEL, Interval, Ranked, RunExamples, clopper_pearson, difference_interval,
                                        mean_intervals, needs_exact, on_shared_rows, rank_attackers, run_intervals)
@@ -760,7 +760,7 @@ class ScenarioGaps:
 def scenario_gaps(study: Study, task: str) -> tuple[ScenarioGaps, dict[str, str]]:
     """(the task's scenario gaps, the victims left out and why) over its competent victims with both scenarios,
     each pair over the attackers run in both. The two scenarios are compared training by training
-    (:func:`~bodega.report.trainings.scenario_difference`), each cell on all its rows: on a row both attacked they
+    (:func:`~bodega.report.trainings.paired_difference`), each cell on all its rows: on a row both attacked they
     pose the same goal (a row the victim calls non-credible, pushed to credible), so the difference between
     scenarios lies in which rows each admits, and the shared rows alone would compare a run with itself."""
     harder, excepted, _ = HARDER[task]
@@ -775,7 +775,7 @@ def scenario_gaps(study: Study, task: str) -> tuple[ScenarioGaps, dict[str, str]
             victims.append(victim)
             trained.append(study.paired_trainings(task, (victim, easy[0], easier), (victim, hard[0], harder)))
     level = adjusted_level(len(trained))
-    gaps = tuple(scenario_difference(a, b, level=level, seed=study.seed) for a, b in trained)
+    gaps = tuple(paired_difference(a, b, level=level, seed=study.seed) for a, b in trained)
     pooled = pooled_scenario_difference(trained, seed=study.seed) if trained else None
     return ScenarioGaps(tuple(victims), gaps, pooled), left
 

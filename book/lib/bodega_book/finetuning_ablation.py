@@ -11,12 +11,13 @@ The rule, per task (intervals in, verdict out):
 - every planned training of both sides needs its finished attack run, else the task is **not yet measured**;
 - a training that is not competent (:func:`bodega.victims.competence.competence`) makes it **cannot tell**: an
   attack on it says little about robustness (the findings' rule for comparing victims);
-- the difference second side minus first (full minus LoRA) in BODEGA score resamples the trainings, then the
-  examples within each (:func:`~bodega.report.uncertainty.training_difference_interval`), the training of one seed
-  on one side beside the training of the same seed on the other (a training seed draws the training and dev rows
-  and the batch order, so the two trained on the same rows), on the rows every compared run attacked (where
-  there are at least :data:`~bodega.report.uncertainty.MIN_SHARED`; else each pair on the rows it shares): an
-  interval that excludes 0 is a **finding**, one that contains 0 **cannot tell**. Beside it, the spread within
+- the difference second side minus first (full minus LoRA) in BODEGA score takes the training as its unit, as
+  the findings do: a paired t-interval over the seeds of the per-seed differences
+  (:func:`~bodega.report.trainings.paired_difference`), the training of one seed on one side beside the training
+  of the same seed on the other (a training seed draws the training and dev rows and the batch order, so the two
+  trained on the same rows), each run's score on the rows every compared run attacked (where there are at least
+  :data:`~bodega.report.uncertainty.MIN_SHARED`; else on its own rows): an interval that excludes 0 is a
+  **finding**, one that contains 0 **cannot tell**. Beside it, the spread within
   each side: the difference between its highest and lowest training, with its interval over examples.
 """
 from __future__ import annotations
@@ -33,8 +34,9 @@ from bodega.experiments.spec import GridSpec, load_grid
 from bodega.layout import SUMMARY, VICTIM_INFO, run_dir, run_name, victim_dir
 from bodega.profiles import get_profile
 from bodega.records import read_summary, read_victim_info
+from bodega.report.trainings import paired_difference
 from bodega.report.uncertainty import (MIN_SHARED, Interval, RunExamples, difference_interval, distinguishable,
-                                       on_shared_rows, run_examples, run_intervals, training_difference_interval)
+                                       on_shared_rows, run_examples, run_intervals)
 from bodega.victims.competence import Competence, competence_of_model
 from bodega_book.findings_rules import CANNOT_TELL
 
@@ -254,11 +256,11 @@ def judge(methods: tuple[str, str], missing: Sequence[str], weak: dict[str, str]
     within = ", ".join(f"{METHOD_NAMES.get(m, m)} {s.text()}" for m, s in spreads.items() if s is not None)
     within = f"; between trainings of one method: {within}" if within else ""
     if not distinguishable(difference):
-        return CANNOT_TELL, (f"{second} − {first} {difference.text()}, resampling trainings and then examples, "
-                             f"contains 0: the spread between trainings swamps the method{within}")
+        return CANNOT_TELL, (f"{second} − {first} {difference.text()}, a paired t-interval over the "
+                             f"trainings, contains 0: the spread between trainings swamps the method{within}")
     harder = first if difference.estimate > 0 else second
     return FINDING, (f"the fine-tuning method moves robustness beyond the spread between trainings: {second} − {first} "
-                     f"{difference.text()}, resampling trainings and then examples, excludes 0 (the {harder}-tuned "
+                     f"{difference.text()}, a paired t-interval over the trainings, excludes 0 (the {harder}-tuned "
                      f"victim is the harder to attack){within}. The paper compares a fully fine-tuned BERT with "
                      "LoRA-tuned Gemmas, so the fine-tuning method confounds its headline claim")
 
@@ -276,8 +278,8 @@ def compare_task(task: str, sides: Sequence[Side], trainings: Sequence[Training]
     flat = [t for m in own for t in compared[m]]
     runs, shared = on_rows_of_all([t.run for t in flat])
     by_training = dict(zip([(t.method, t.seed) for t in flat], runs))
-    difference = training_difference_interval([by_training[(second, s)] for s in seeds],
-                                              [by_training[(first, s)] for s in seeds]) if seeds else None
+    difference = paired_difference([by_training[(second, s)] for s in seeds],
+                                   [by_training[(first, s)] for s in seeds]).interval if seeds else None
     spreads = {m: spread(compared[m], [by_training[(m, t.seed)] for t in compared[m]]) for m in own}
     verdict, reason = judge((first, second), missing, weak, difference, spreads)
     return TaskComparison(task, (first, second), seeds, shared, difference, spreads,
@@ -297,15 +299,15 @@ def _mean_range(values: tuple[float, float, float] | None) -> str:
 
 
 def comparison_table(comparisons: Sequence[TaskComparison]) -> pd.DataFrame:
-    """One row per task: the method difference in BODEGA score (two-level interval) beside the spread within each
-    side, the victims' AUC and F1 (mean and range over trainings) and the verdict."""
+    """One row per task: the method difference in BODEGA score (paired t over the trainings) beside the spread
+    within each side, the victims' AUC and F1 (mean and range over trainings) and the verdict."""
     rows = []
     for c in comparisons:
         names = [METHOD_NAMES.get(m, m) for m in c.methods]
         row = {"task": c.task, "trainings compared": ", ".join(f"t{s}" for s in c.seeds) or "none",
                "rows compared": (f"{c.shared} attacked in every run" if c.shared else
                                  "each pair on its own shared rows") if c.seeds else "–",
-               f"BODEGA {c.difference_name} [95%, trainings then examples]":
+               f"BODEGA {c.difference_name} [95%, paired t over trainings]":
                    c.difference.text() if c.difference else "–"}
         for method, name in zip(c.methods, names):
             found = c.spreads.get(method)

@@ -187,10 +187,11 @@ def victim_ratio(first: Sequence[RunExamples], second: Sequence[RunExamples], me
     return _two_victims(first, second, measure, level, seed, fieller_arrays, ratio_interval, "Fieller, Welch t")
 
 
-def scenario_difference(first: Sequence[RunExamples], second: Sequence[RunExamples], measure: str = "bodega",
-                        level: float = LEVEL, seed: int = SEED) -> OverTrainings:
-    """mean(first - second), ``first[i]`` and ``second[i]`` the two scenarios' runs of training i:
-    :func:`paired_arrays`. With one training, the bootstrap over that training's rows, each run whole."""
+def paired_difference(first: Sequence[RunExamples], second: Sequence[RunExamples], measure: str = "bodega",
+                      level: float = LEVEL, seed: int = SEED) -> OverTrainings:
+    """mean(first - second), ``first[i]`` and ``second[i]`` two runs of training i (two scenarios of one victim;
+    two fine-tuning methods trained from one seed's rows): :func:`paired_arrays`. With one training, the bootstrap
+    over that training's rows (paired where the two runs attacked the same rows)."""
     if len(first) != len(second) or not first:
         raise ValueError(f"{len(first)} and {len(second)} trainings: pass one run per training on each side")
     if len(first) < 2:
