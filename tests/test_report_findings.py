@@ -552,6 +552,13 @@ def test_examples_stopped_at_the_budget_are_read_from_the_records_flag(tmp_path)
     assert claim.verdict == NOT_COMPARABLE and "gives 1875.0 [" in claim.reason
     assert "30 of 60 examples stopped at the query budget, each counted at the budget 1000" in claim.reason
     assert table4_intervals(study).loc[("PR2", "Genetic"), "stopped at budget"] == "30 of 60"
+    # 1 of 30 stopped at 100 queries: (1000 + 29 x 100) / 30 = 130, x3 = 390, short of 800; the rule before let
+    # that gap stand, but the stopped example asked at least 1000 and how many more no record says
+    few = [("PR2", v, "Genetic", "untargeted", [0.5] * 30, 100) for v in ("BiLSTM", "BERT")]
+    short = by_claim(query_findings(_study(tmp_path / "f", few, victims=["BiLSTM", "BERT"], tasks=("PR2",),
+                                           stopped=1)))["q1-pr-genetic-queries"]
+    assert short.verdict == CANNOT_TELL and "gives 390.0 [" in short.reason and "still outside; query budget " \
+        "pushes our figure in the gap's direction by an amount neither measured nor bounded" in short.reason
     unflagged = _study(tmp_path / "u", runs, victims=["BiLSTM", "BERT"], tasks=("PR2",))
     assert by_claim(query_findings(unflagged))["q1-pr-genetic-queries"].verdict == DISAGREE  # 750 < 800
     assert table4_intervals(unflagged).loc[("PR2", "Genetic"), "stopped at budget"] == "not recorded"

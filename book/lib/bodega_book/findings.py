@@ -722,7 +722,8 @@ def _genetic_findings(study: Study) -> list[Finding]:
                   DISAGREE: f"an interval lies wholly on the wrong side of {statement.bound}",
                   NOT_COMPARABLE: f"an interval lies on the wrong side of {statement.bound}, as a named deviation "
                                   f"can make it",
-                  CANNOT_TELL: f"an interval straddles {statement.bound}" if verdicts else "no finished run"}[verdict]
+                  CANNOT_TELL: f"an interval straddles {statement.bound}, or lies on the wrong side of it by a gap "
+                               f"a deviation of unknown size may close" if verdicts else "no finished run"}[verdict]
         reason = "; ".join([reason, *explained])
         if missing:
             reason += "; " + "; ".join(missing)

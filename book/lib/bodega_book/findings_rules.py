@@ -17,8 +17,10 @@ The rules:
   disagreement means **not comparable**, and the reason names every deviation that pushes the gap's way, the
   unsized ones too. Still a disagreement: the gap stands, unless an effect with neither a size nor a bound also
   pushes the gap's way; then **cannot tell**, naming it (a push of unknown size cannot make a gap of any size
-  not comparable, nor leave it standing). No deviation's size on the BODEGA score is measured against the
-  paper's setting (no BLEURT, no bert-base-uncased offline), so only the budget has a bound there.
+  not comparable, nor leave it standing). The budget's count on queries is its least, not its most (how far
+  beyond the budget a stopped example would have gone is not bounded), so a gap it does not close cannot tell
+  either. No deviation's size on the BODEGA score is measured against the paper's setting (no BLEURT, no
+  bert-base-uncased offline), so only the budget has a bound there.
 - **Stand-ins count for no claim.** A victim kind that is not one of the paper's (HN's GloVe BiLSTM, standing
   in for the BiLSTM that is not competent there) is left out of every claim, on every task, so that no verdict
   rests on a model the paper did not attack (the tables show the stand-ins, marked).
@@ -123,6 +125,11 @@ SIZED = {QUERY_BUDGET}
 queries, the least it would have asked without one, or as a success scoring 1 for the BODEGA score, the most it
 could have added)."""
 
+OPEN_ENDED = {(QUERY_BUDGET, "queries")}
+"""Sized effects applied at their least, not their most: a stopped example counted at the budget asked at least
+that many queries, and how many more it would have asked no record says; so a gap this does not close is not
+shown to stand."""
+
 MUCH = 0.10
 """The smallest pooled difference "much" allows, on the BODEGA score's 0-1 scale (why: the module's rules)."""
 
@@ -170,7 +177,8 @@ def after_deviations(verdict: str, toward: Sequence[Effect], applied: str = "",
     if not toward:
         return DISAGREE, "no named deviation pushes in the direction of the gap"
     measured = [e for e in toward if is_sized(e)] if applied else []
-    unmeasured = list(dict.fromkeys(e.deviation for e in toward if e not in measured))
+    unmeasured = list(dict.fromkeys(e.deviation for e in toward if e not in measured
+                                    or (not closes and (e.deviation, e.measure) in OPEN_ENDED)))
     names = ", ".join(unmeasured)
     plural = "es" if len(unmeasured) == 1 else ""
     if closes:
