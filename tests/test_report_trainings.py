@@ -16,7 +16,8 @@ from bodega_book.f1_intervals import f1_intervals
 from bodega_book.figures import figure2, figure2_table
 from bodega_book.findings import competent_split
 from bodega_book.study import Study, has_trainings, load_study
-from bodega_book.study_tables import (ACROSS_TRAININGS, coverage_counts, coverage_reasons, coverage_table,
+from bodega_book.study_tables import (ACROSS_TRAININGS, BEST_ON_FIRST, ONE_TRAINING, ONE_TRAINING_OF_VICTIM,
+                                      OVER_TRAININGS, coverage_counts, coverage_reasons, coverage_table,
                                       coverage_text, not_run_table, plan_table, table4_intervals,
                                       table5_intervals)
 from bodega_book.study_facts import run_bodega_intervals
@@ -193,33 +194,67 @@ def test_the_lora_ablation_holds_three_trainings_of_pr2_bert():
     pr2 = study.results.victims[study.results.victims.task == "PR2"]
     assert pr2.training.tolist() == [0, 1, 2]
     cell = table5_intervals(study).loc[("PR2", "BERT"), ("targeted", "BODEGA")]
-    assert cell.startswith(f"{runs[0].bodega.mean():.3f} [") and cell.endswith(" (3)")
+    scores = [run.bodega.mean() for run in runs]
+    assert cell.startswith(f"{np.mean(scores):.3f} [") and " over 3 trainings; " in cell
+    assert cell.endswith(f"SD {np.std(scores, ddof=1):.3f}, {min(scores):.3f}-{max(scores):.3f}")
     points = figure2_table(study.results, first_training=study.first_training)
     assert points[points.task == "PR2"][["training", "first", "attacker"]].values.tolist() == [
         [0, True, "BERT-ATTACK"], [1, False, "BERT-ATTACK"], [2, False, "BERT-ATTACK"]]
 
 
-def test_table4_gives_each_victims_spread_over_its_trainings(root, tmp_path):
+def test_table4_marks_a_row_of_one_training_with_each_victims_spread_beside_it(root, tmp_path):
     study = load_study(root, write_grid(tmp_path / "grid.yaml", [0, 1]))
-    pwws = table4_intervals(study).loc[("PR2", "PWWS")]
-    assert pwws["victims"] == "BiLSTM, BERT"
+    notes: dict[str, str] = {}
+    pwws = table4_intervals(study, notes).loc[("PR2", "PWWS")]
+    assert pwws["victims"] == "BiLSTM, BERT (a)"  # BERT trained once: training 0's values, marked
+    assert notes[ONE_TRAINING.format(attacker="PWWS")] == "a"
     assert pwws["BODEGA"].startswith("0.275 [")  # training 0's runs: (0.4 + 0.15) / 2
-    assert pwws[ACROSS_TRAININGS] == "BiLSTM trainings 0.40-0.60 (2)"
+    assert pwws[ACROSS_TRAININGS] == "PWWS: BiLSTM trainings 0.40-0.60 (2)"
     one = load_study(root, write_grid(tmp_path / "grid.yaml", [0]))
     assert ACROSS_TRAININGS not in table4_intervals(one).columns  # one training each: the table as before
+    assert table4_intervals(one).loc[("PR2", "PWWS"), "victims"] == "BiLSTM, BERT"
+
+
+def test_table4_gives_the_mean_over_trainings_where_every_victim_has_several(root, tmp_path):
+    write_victim(root, "PR2-BERT-t1", "PR2", "BERT", 0.82)
+    write_run(root, "PR2-BERT-PWWS-U-t1", [0.5, 0.5, 0.5, 0.0])
+    study = load_study(root, write_grid(tmp_path / "grid.yaml", [0, 1],
+                                        training={"seeds": {"BiLSTM": [0, 1], "BERT": [0, 1]}}))
+    notes: dict[str, str] = {}
+    pwws = table4_intervals(study, notes).loc[("PR2", "PWWS")]
+    per_training = [(0.4 + 0.15) / 2, (0.6 + 0.375) / 2]  # each training's mean over the two victims
+    assert pwws["victims"] == "BiLSTM, BERT (a)" and notes[OVER_TRAININGS] == "a"
+    assert pwws["BODEGA"].startswith(f"{np.mean(per_training):.3f} [")
+    assert pwws[ACROSS_TRAININGS] == (f"SD {np.std(per_training, ddof=1):.3f}, {min(per_training):.3f}-"
+                                      f"{max(per_training):.3f} over 2 trainings")
+    assert pwws["stopped at budget"] == "0 of 16"  # every training's runs: 4 rows x 2 victims x 2 trainings
 
 
 def test_table5_gives_the_spread_of_f1_auc_and_the_best_attack(root, tmp_path):
     study = load_study(root, write_grid(tmp_path / "grid.yaml", [0, 1]))
     bilstm, bert = (table5_intervals(study).loc[("PR2", v)] for v in ("BiLSTM", "BERT"))
-    assert bilstm[("F1", "ours")] == "0.700; trainings 0.60-0.70 (2)"
-    assert bilstm[("victim", "AUC")] == "1.000; trainings 0.50-1.00 (2)"
+    assert bilstm[("F1", "ours")] == "0.650 mean; trainings 0.60-0.70 (2)"
+    assert bilstm[("victim", "AUC")] == "0.750 mean; trainings 0.50-1.00 (2)"
     assert bilstm[("victim", "competent")].startswith("no (training 1: ROC AUC 0.500")
-    assert bilstm[("targeted", "attacker")] == "PWWS"
-    assert bilstm[("targeted", "BODEGA")].startswith("0.250 [") and \
-        bilstm[("targeted", "BODEGA")].endswith("; trainings 0.25-0.68 (2)")
+    assert bilstm[("targeted", "BODEGA")].startswith("0.463 [")  # PWWS over both trainings: (0.25 + 0.675) / 2
+    assert bilstm[("targeted", "BODEGA")].endswith(" over 2 trainings; SD 0.301, 0.250-0.675")
+    assert bilstm[("targeted", "attacker")] == "PWWS (judged on the first training)"
     assert bert[("F1", "ours")] == "0.800" and bert[("victim", "competent")] == "yes"
-    assert "trainings" not in bert[("targeted", "BODEGA")]
+    assert bert[("targeted", "BODEGA")].endswith("] (one training)")  # BERT is trained once
+    assert bert[("targeted", "attacker")] == "PWWS"
+
+
+def test_table5_marks_a_best_attack_of_one_training_with_the_retrained_attackers_spread_beside_it(root, tmp_path):
+    write_run(root, "PR2-BiLSTM-DeepWordBug-T", [0.9, 0.9, 0.9, 0.9])  # best on training 0, run on no other
+    study = load_study(root, write_grid(tmp_path / "grid.yaml", [0, 1],
+                                        skip=[{"attackers": ["DeepWordBug"], "trainings": [1],
+                                               "reason": "training 0 only"}]))
+    notes: dict[str, str] = {}
+    bilstm = table5_intervals(study, notes).loc[("PR2", "BiLSTM")]
+    assert bilstm[("targeted", "attacker")] == "DeepWordBug (a)"
+    assert bilstm[("targeted", "BODEGA")].startswith("0.900 [0.900, 0.900] (b); PWWS: SD 0.301, 0.250-0.675")
+    assert bilstm[("targeted", "queries")].endswith(" (b)")
+    assert (notes[BEST_ON_FIRST], notes[ONE_TRAINING_OF_VICTIM.format(attacker="PWWS")]) == ("a", "b")
 
 
 def test_figure2_has_a_point_per_training_for_the_first_trainings_best_attacker(root, tmp_path):

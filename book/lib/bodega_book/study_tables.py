@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+import numpy as np
 import pandas as pd
 
 from bodega.experiments.spec import CellRule, GridSpec
@@ -19,7 +20,9 @@ from bodega_book.findings_rules import PAPER_ATTACKERS
 from bodega.report.published import NOT_STATED, RERUN_LABEL, Statement
 from bodega_book.study import Study, has_trainings
 from bodega_book.tables import METRIC_TITLES
-from bodega.report.uncertainty import MEASURES, Interval, mean_intervals, rank_attackers, success_interval
+from bodega.report.trainings import cell_values, mean_arrays
+from bodega.report.uncertainty import (MEASURES, Interval, RunExamples, mean_intervals, rank_attackers,
+                                       success_interval)
 
 DIGITS = {"queries": 1}
 ACROSS_TRAININGS = "BODEGA across trainings"
@@ -60,13 +63,74 @@ def _planned(study: Study, task: str, victim: str, attacker: str | None = None, 
     return sum(study.spec.skip_reason(task, victim, attacker, scenario, training) is None for training in seeds)
 
 
-def _bodega_spread(study: Study, task: str, victims: Sequence[str], attacker: str, scenario: str) -> str:
-    """``BERT trainings 0.41-0.47 (3)``: each victim's BODEGA score over its finished trainings, where it has
-    several; '' where none has."""
-    parts = [f"{v} {spread}" for v in victims
-             if (spread := spread_text([run.bodega.mean() for run in study.trainings(task, v, attacker, scenario)
-                                        if run.n], planned=_planned(study, task, v, attacker, scenario)))]
-    return "; ".join(parts)
+ONE_TRAINING = ("drawn from one training, each victim's first: the attacker ran on no other; beside it, how far a "
+                "retrain moves {attacker}'s BODEGA on the same victims (SD and range over their trainings)")
+ONLY_TRAINING = "drawn from the victims' only training: the grid trains them once, so no retrain spread is measured"
+ONE_TRAINING_OF_VICTIM = ("drawn from one training, the victim's first: the attacker ran on no other; beside it, how "
+                          "far a retrain moves {attacker}'s BODEGA on this victim (SD and range over its trainings)")
+OVER_TRAININGS = ("the mean over the trainings every victim of the row finished (a training's value: its cells' figure "
+                  "as the row averages them), with a t-interval over those trainings; beside it their SD and range")
+BEST_ON_FIRST = "best attacker and ties judged on the victim's first training, the only one every attacker ran on"
+SHORT_NOTES = {ONE_TRAINING: "one training", ONLY_TRAINING: "one training", ONE_TRAINING_OF_VICTIM: "one training",
+               OVER_TRAININGS: "over trainings", BEST_ON_FIRST: "judged on the first training"}
+"""What a note reads in the row where a table is built without its lettered notes."""
+
+
+def _note(reason: str, notes: dict[str, str] | None, **fill: str) -> str:
+    """``(c)``: the letter of a note on how a value was drawn, filled in ``notes`` as it comes; without notes,
+    its few words."""
+    if notes is None:
+        return f"({SHORT_NOTES[reason]})"
+    return f"({notes.setdefault(reason.format(**fill), note_letter(len(notes)))})"
+
+
+def _finished(study: Study, task: str, victim: str, attacker: str, scenario: str) -> dict[int, RunExamples]:
+    """{training: run} of the victim's finished runs of a cell that have examples, in the grid's order."""
+    return {t: run for t in study.spec.training.seeds_for(task, victim)
+            if (run := study.examples.get((task, victim, attacker, scenario, t))) is not None and run.n}
+
+
+def training_values(study: Study, task: str, victims: Sequence[str], attacker: str,
+                    scenario: str) -> dict[str, np.ndarray] | None:
+    """Per measure, each training's mean over ``victims`` of its cells' figure (a victim without successes is left
+    out of the semantic and character means, as the row leaves it out), over the trainings every victim finished;
+    None where they share fewer than two."""
+    runs = [_finished(study, task, v, attacker, scenario) for v in victims]
+    shared = [t for t in runs[0] if all(t in own for own in runs)] if runs else []
+    if len(shared) < 2:
+        return None
+    values = {}
+    for measure in MEASURES:
+        table = np.array([cell_values([own[t] for t in shared], measure) for own in runs])
+        counts = (~np.isnan(table)).sum(axis=0)
+        values[measure] = np.where(counts > 0, np.nansum(table, axis=0) / np.maximum(counts, 1), np.nan)
+    return values
+
+
+def retrain_text(values: Sequence[float], digits: int = 3) -> str:
+    """``SD 0.021, 0.780-0.821 over 3 trainings``: how far a figure moves over trainings."""
+    values = np.asarray(values, dtype=float)
+    return (f"SD {values.std(ddof=1):.{digits}f}, {values.min():.{digits}f}-{values.max():.{digits}f} "
+            f"over {values.size} trainings")
+
+
+def _mean_text(values: np.ndarray, digits: int = 3) -> str:
+    """``0.640 [0.600, 0.680]``: the mean over trainings with its t-interval ("–" where it does not exist; a
+    point where every training has the same value)."""
+    if np.isnan(values).any():
+        return "–"
+    if np.ptp(values) == 0:
+        return Interval(float(values[0]), float(values[0]), float(values[0])).text(digits)
+    return Interval(*(float(v) for v in mean_arrays(values))).text(digits)
+
+
+def _retrain_attacker(study: Study, task: str, victims: Sequence[str], scenario: str) -> str | None:
+    """The attacker the grid runs on every training of ``victims`` in ``scenario``, where it trains them more than
+    once (the one whose spread shows how far a retrain moves a score); None where they are trained once."""
+    if all(len(study.spec.training.seeds_for(task, v)) < 2 for v in victims):
+        return None
+    every = study.attackers_on_every_training(task, victims, (scenario,))
+    return every[0] if every else None
 
 
 def _best_attackers(study: Study, task: str) -> frozenset[str]:
@@ -114,11 +178,14 @@ def notes_table(notes: dict[str, str]) -> pd.DataFrame:
 
 
 def table4_intervals(study: Study, notes: dict[str, str] | None = None) -> pd.DataFrame:
-    """Untargeted results per task and attacker, mean over the victims attacked (their first trainings), with
-    intervals and the examples stopped at the query budget; the paper's stated values beside ours; rows the grid
-    does not run say why (in full, or as a letter of ``notes``: :func:`lettered`). Where a victim has several
-    finished trainings, ``BODEGA across trainings`` gives each such victim's spread (the column exists only in a
-    study that has them)."""
+    """Untargeted results per task and attacker, mean over the victims attacked, with intervals and the examples
+    stopped at the query budget; the paper's stated values beside ours; rows the grid does not run say why (in
+    full, or as a letter of ``notes``: :func:`lettered`). In a study that trains victims more than once, the
+    ``victims`` cell says how its values were drawn (a letter of ``notes``): a row whose attacker ran on several
+    trainings of every victim gives the mean over them with a t-interval (:func:`training_values`), and ``BODEGA
+    across trainings`` their SD and range; a row drawn from one training (the victims' first) gives its bootstrap
+    intervals, and beside them the spread of the retrained attacker's mean over the same victims."""
+    several = has_trainings(study)
     rows = []
     for task in study.spec.tasks:
         best = _best_attackers(study, task)
@@ -129,14 +196,48 @@ def table4_intervals(study: Study, notes: dict[str, str] | None = None) -> pd.Da
                 runs = [study.run(task, v, attacker, "untargeted") for v in victims]
                 row.update(_cells(mean_intervals(runs)))
                 row["stopped at budget"] = _stopped(runs)
-                row[ACROSS_TRAININGS] = _bodega_spread(study, task, victims, attacker, "untargeted")
+                if several:
+                    row.update(_table4_trainings(study, task, victims, attacker, notes))
             row["not run"] = lettered({v: study.status(task, v, attacker, "untargeted")
                                        for v in study.spec.victims if v not in victims}, notes)
             row["paper (text)"] = _paper_text(study.published.about(task, attacker, best))
             rows.append(row)
     columns = ["task", "attacker", "victims", *(METRIC_TITLES[m] for m in MEASURES), "stopped at budget",
-               *([ACROSS_TRAININGS] if has_trainings(study) else []), "not run", "paper (text)"]
+               *([ACROSS_TRAININGS] if several else []), "not run", "paper (text)"]
     return pd.DataFrame(rows, columns=columns).fillna("").set_index(["task", "attacker"])
+
+
+def _table4_trainings(study: Study, task: str, victims: Sequence[str], attacker: str,
+                      notes: dict[str, str] | None) -> dict[str, str]:
+    """A Table 4 row's cells where the study trains victims more than once: the mean over trainings where the
+    attacker ran on several of every victim, else the marker of one training with the retrained attacker's
+    spread over the same victims."""
+    values = training_values(study, task, victims, attacker, "untargeted")
+    if values is not None:
+        shared = [_finished(study, task, v, attacker, "untargeted") for v in victims]
+        kept = [t for t in shared[0] if all(t in own for own in shared)]
+        return {"victims": f"{', '.join(victims)} {_note(OVER_TRAININGS, notes)}",
+                **{METRIC_TITLES[m]: _mean_text(values[m], DIGITS.get(m, 3)) for m in MEASURES},
+                "stopped at budget": _stopped([own[t] for own in shared for t in kept]),
+                ACROSS_TRAININGS: retrain_text(values["bodega"])}
+    if all(len(study.spec.training.seeds_for(task, v)) < 2 for v in victims):
+        return {"victims": f"{', '.join(victims)} {_note(ONLY_TRAINING, notes)}",
+                ACROSS_TRAININGS: "no retrain measured"}
+    other = _retrain_attacker(study, task, victims, "untargeted")
+    spread = training_values(study, task, victims, other, "untargeted") if other else None
+    beside = (retrain_text(spread["bodega"]) if spread else  # else each victim's own, where it has several
+              _bodega_spread(study, task, victims, other, "untargeted") if other else "") or "not measured yet"
+    return {"victims": f"{', '.join(victims)} {_note(ONE_TRAINING, notes, attacker=other or 'an attacker')}",
+            ACROSS_TRAININGS: f"{other}: {beside}" if other else beside}
+
+
+def _bodega_spread(study: Study, task: str, victims: Sequence[str], attacker: str, scenario: str) -> str:
+    """``BERT trainings 0.41-0.47 (3)``: each victim's BODEGA score over its finished trainings, where it has
+    several; '' where none has."""
+    parts = [f"{v} {spread}" for v in victims
+             if (spread := spread_text([run.bodega.mean() for run in study.trainings(task, v, attacker, scenario)
+                                        if run.n], planned=_planned(study, task, v, attacker, scenario)))]
+    return "; ".join(parts)
 
 
 def table5_intervals(study: Study, notes: dict[str, str] | None = None) -> pd.DataFrame:
@@ -153,8 +254,7 @@ def table5_intervals(study: Study, notes: dict[str, str] | None = None) -> pd.Da
             trained = study.victim_rows(task, victim)
             first = trained[trained.training == study.first_training(task, victim)]
             row = {("", "task"): task, ("", "victim"): victim,
-                   ("F1", "ours"): with_spread(f"{first.f1.iloc[0]:.3f}", trained.f1,
-                                                         planned=_planned(study, task, victim)) if len(first) else "",
+                   ("F1", "ours"): _victim_figure(first.f1, trained.f1, _planned(study, task, victim)),
                    ("F1", "paper"): f"{paper_f1:.3f}" if paper_f1 is not None else NOT_STATED,
                    **_competence_cells(study, task, victim, trained)}
             for scenario in ("untargeted", "targeted"):
@@ -188,6 +288,15 @@ def sample_table(study: Study) -> pd.DataFrame:
     return frame if has_trainings(study) else frame.drop(columns="training")
 
 
+def _victim_figure(first: pd.Series, trained: pd.Series, planned: int) -> str:
+    """A victim's F1 or AUC: the mean over its finished trainings with their spread where it has several, else
+    its first training's (with how many of the planned trainings finished); '' where it is not trained."""
+    values = trained.dropna()
+    if len(values) >= 2:
+        return f"{values.mean():.3f} mean; {spread_text(values, planned=planned)}"
+    return with_spread(f"{first.iloc[0]:.3f}", values, planned=planned) if len(first) else ""
+
+
 def _competence_cells(study: Study, task: str, victim: str, trained: pd.DataFrame) -> dict[tuple[str, str], str]:
     """AUC of the victim's first training (with the spread over its ``trained`` rows) and the competence verdict
     over every finished training; blank where it is not trained or its competence was never measured."""
@@ -195,8 +304,7 @@ def _competence_cells(study: Study, task: str, victim: str, trained: pd.DataFram
     flag, why = study.competence(task, victim)
     if first.empty or flag is None or pd.isna(first.competent.iloc[0]):
         return {("victim", "AUC"): "", ("victim", "competent"): ""}
-    return {("victim", "AUC"): with_spread(f"{first.roc_auc.iloc[0]:.3f}", trained.roc_auc,
-                                                   planned=_planned(study, task, victim)),
+    return {("victim", "AUC"): _victim_figure(first.roc_auc, trained.roc_auc, _planned(study, task, victim)),
             ("victim", "competent"): "yes" if flag else f"no ({why})"}
 
 
@@ -211,12 +319,41 @@ def _best_cell(study: Study, task: str, victim: str, scenario: str,
         return {"attacker": "", "BODEGA": "", "queries": "", "tied": "", "note": "; ".join(states)}
     ranking = rank_attackers({a: [study.run(task, victim, a, scenario)] for a in attackers})
     best = ranking[0]
-    queries = mean_intervals([study.run(task, victim, best.attacker, scenario)])["queries"]
-    spread = [run.bodega.mean() for run in study.trainings(task, victim, best.attacker, scenario) if run.n]
-    planned = _planned(study, task, victim, best.attacker, scenario)
-    return {"attacker": best.attacker, "BODEGA": with_spread(best.bodega.text(), spread, planned=planned),
-            "queries": queries.text(1),
+    cell = {"attacker": best.attacker, "BODEGA": best.bodega.text(),
+            "queries": mean_intervals([study.run(task, victim, best.attacker, scenario)])["queries"].text(1),
             "tied": ", ".join(r.attacker for r in ranking[1:] if r.tied_with_best), "note": ""}
+    if has_trainings(study):
+        cell.update(_best_over_trainings(study, (task, victim, best.attacker, scenario), cell, notes))
+    else:  # no other training finished: how many the grid plans
+        cell["BODEGA"] = with_spread(cell["BODEGA"], [best.bodega.estimate],
+                                     planned=_planned(study, task, victim, best.attacker, scenario))
+    return cell
+
+
+def _best_over_trainings(study: Study, key: tuple[str, str, str, str], cell: dict[str, str],
+                         notes: dict[str, str] | None) -> dict[str, str]:
+    """Table 5's best attack ``key`` (task, victim, attacker, scenario) in a study that trains victims more than
+    once: its mean over the victim's trainings with a t-interval and their spread where it ran on several, else
+    ``cell``'s values of the first training marked so (and beside the BODEGA score, the retrained attacker's
+    spread on this victim); the attacker marked as judged on the first training where the victim has others."""
+    task, victim, attacker, scenario = key
+    runs = list(_finished(study, *key).values())
+    retrained = len(study.spec.training.seeds_for(task, victim)) > 1
+    out = {"attacker": f"{attacker} {_note(BEST_ON_FIRST, notes)}"} if retrained else {}
+    if len(runs) >= 2:
+        values, planned = cell_values(runs), _planned(study, *key)
+        count = f"{len(runs)} of {planned}" if planned > len(runs) else f"{len(runs)}"
+        return {**out, "BODEGA": f"{_mean_text(values)} over {count} trainings; "
+                                 f"SD {values.std(ddof=1):.3f}, {values.min():.3f}-{values.max():.3f}",
+                "queries": f"{_mean_text(cell_values(runs, 'queries'), 1)} over {count} trainings"}
+    if not retrained:
+        marker = _note(ONLY_TRAINING, notes)
+        return {"BODEGA": f"{cell['BODEGA']} {marker}", "queries": f"{cell['queries']} {marker}"}
+    other = _retrain_attacker(study, task, (victim,), scenario)
+    spread = [r.bodega.mean() for r in _finished(study, task, victim, other, scenario).values()] if other else []
+    marker = _note(ONE_TRAINING_OF_VICTIM, notes, attacker=other or "an attacker")
+    beside = f"; {other}: {retrain_text(spread)}" if len(spread) >= 2 else "; retrain spread not measured yet"
+    return {**out, "BODEGA": f"{cell['BODEGA']} {marker}{beside}", "queries": f"{cell['queries']} {marker}"}
 
 
 def statements_table(study: Study) -> pd.DataFrame:
