@@ -168,3 +168,21 @@ def test_the_figure_draws_every_training_of_every_role(study):
     assert len(fig.axes) == 2 * cells.task.nunique()
     assert points == len(cells)
     assert spread.png(fig).startswith(b"\x89PNG")
+
+
+def test_the_chapters_headline_numbers_recompute_from_every_committed_cell(study, parts):
+    """The median and largest range of BERT-ATTACK's BODEGA over a role's trainings, from the scores.jsonl
+    files of every (task, victim, scenario) with two or more finished trainings."""
+    ranges = {}
+    for folder in sorted((RESULTS / "runs").glob("*-BERT-ATTACK-*")):
+        task, victim = folder.name.split("-")[:2]
+        scenario = "targeted" if folder.name.split("BERT-ATTACK-")[1][0] == "T" else "untargeted"
+        if task in study.spec.tasks and len(study.spec.training.seeds_for(task, victim)) > 1:
+            scores = [json.loads(line)["bodega"] or 0.0 for line in (folder / "scores.jsonl").read_text().splitlines()
+                      if line.strip()]
+            ranges.setdefault((task, victim, scenario), []).append(np.mean(scores))
+    widths = [max(v) - min(v) for v in ranges.values() if len(v) >= 2]
+    facts = spread.facts(study, parts, spread.plans(study, parts))
+    assert facts["cells"] == f"{len(widths)}"
+    assert facts["median_range"] == f"{np.median(widths):.3f}" and facts["max_range"] == f"{max(widths):.3f}"
+    assert not any("nan" in value or "inf" in value for value in facts.values())

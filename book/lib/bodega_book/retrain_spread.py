@@ -205,7 +205,7 @@ def spread_table(parts: pd.DataFrame) -> pd.DataFrame:
     for row in parts.itertuples():
         split, success = row.bodega_components, row.success_components
         rows.append({("", "task"): row.task, ("", "victim"): row.victim, ("", "scenario"): row.scenario,
-                     ("", "rows"): row.rows,
+                     ("", "trainings x rows"): f"{split.trainings} x {row.rows}",
                      ("success rate", "SD"): f"{np.std(row.success_values, ddof=1):.2f}",
                      ("success rate", "range"): _range(row.success_values, 2),
                      ("success rate", "share"): f"{success.share:.0%}",
@@ -434,6 +434,8 @@ def facts(study: Study, parts: pd.DataFrame, found: Sequence[Plan]) -> dict[str,
             "df": _span([c.trainings - 1 for c in parts.bodega_components]),
             "rows": ", ".join(f"{n}" for n in sorted(set(parts.rows))),
             "f1_sd": f"{quality.f1.std().median():.3f}", "auc_sd": f"{quality.roc_auc.std().median():.3f}",
+            "quality_moves": "less" if max(quality.f1.std().median(), quality.roc_auc.std().median())
+            < np.median(sds) else "not less",
             "median_sd": f"{np.median(sds):.3f}", "median_range": f"{np.median(ranges):.3f}",
             "max_range": f"{max(ranges):.3f}", "max_range_where": _where(parts.iloc[int(np.argmax(ranges))]),
             "median_share": f"{np.median(shares):.0%}", "high_shares": f"{sum(s >= 0.5 for s in shares)}",
@@ -446,10 +448,15 @@ def _planning_facts(found: Sequence[Plan]) -> dict[str, str]:
     unlimited rows."""
     out = {"differences": ", ".join(f"{d:.2f}" for d in DIFFERENCES[:-1]) + f" or {DIFFERENCES[-1]:.2f}",
            "power": f"{POWER:.0%}", "alpha": f"{ALPHA:.0%}"}
+    now, unlimited = [], []
     for difference in DIFFERENCES:
         key = f"needed_{round(difference * 100):02d}"
-        out[key] = _span([trainings_needed(difference, p.sd_at(p.rows)) for p in found], _count)
-        out[f"{key}_unlimited"] = _span([trainings_needed(difference, p.sd_at(math.inf)) for p in found], _count)
+        now.append([trainings_needed(difference, p.sd_at(p.rows)) for p in found])
+        unlimited.append([trainings_needed(difference, p.sd_at(math.inf)) for p in found])
+        out[key], out[f"{key}_unlimited"] = _span(now[-1], _count), _span(unlimited[-1], _count)
+    finite = [(a, b) for row_now, row_unlimited in zip(now, unlimited) for a, b in zip(row_now, row_unlimited)
+              if math.isfinite(a)]  # more than the most trainings counted: left out of the saving
+    out["rows_saving"] = f"{1 - sum(b for _, b in finite) / sum(a for a, _ in finite):.0%}" if finite else "none"
     return out
 
 
