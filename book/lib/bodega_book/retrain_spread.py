@@ -14,7 +14,8 @@ the covariance of the two trainings' values on the rows both attacked), halved, 
 moment estimator, unbiased, for any overlap of rows; it may fall below 0 by chance, and is then read as 0). The
 within-training variance is the mean over trainings of the variance of one row's value; a cell of n fresh rows
 has sampling variance within / n, and the share of a cell value's variance that is between trainings is
-between / (between + within / n).
+between / (between + within / n). Where every training attacked the same rows, the estimate is the crossed
+two-way ANOVA's (training mean square less the residual mean square, over the rows).
 
 Trainings needed to tell apart two victims (a two-sample t-test on the trainings' cell values, two-sided, equal
 trainings per victim, each victim's training values spread by the same SD): the power is computed from the
@@ -40,8 +41,8 @@ from bodega_book.study import Study
 
 ATTACKER = "BERT-ATTACK"
 """The attacker the study runs on every training of every victim it trains several times."""
-MEASURES = {"bodega": "BODEGA", "success": "success rate"}
-"""Per-row values a cell's figure averages (BODEGA score: 0 for a failure; success: 1 or 0), with their titles."""
+MEASURES = ("bodega", "success")
+"""Per-row values a cell's figure averages (BODEGA score: 0 for a failure; success: 1 or 0)."""
 SCENARIOS = ("untargeted", "targeted")
 DIFFERENCES = (0.05, 0.10, 0.20)
 """Differences of BODEGA score between two victims the planning table sizes trainings for."""
