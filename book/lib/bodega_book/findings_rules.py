@@ -52,6 +52,9 @@ from bodega.report.uncertainty import LEVEL, Interval, Ranked
 
 AGREE, DISAGREE, CANNOT_TELL, NOT_COMPARABLE = "agree", "disagree", "cannot tell", "not comparable"
 UP, DOWN, UNKNOWN = 1, -1, 0
+UNSIZED = "by an amount neither measured nor bounded"
+"""How a reason says that deviations push a gap's way with no size to apply (read by the table of changed
+verdicts to name the rule)."""
 QUERY_BUDGET = "query budget"
 """The name of the grid's query budget among the deviations (BODEGA sets none; it is the grid's, not the
 profile's)."""
@@ -188,7 +191,7 @@ def after_deviations(verdict: str, toward: Sequence[Effect], applied: str = "",
     if unmeasured:
         left = [f"{applied}: still outside"] if applied else []
         return CANNOT_TELL, "; ".join(left + [
-            f"{names} push{plural} our figure in the gap's direction by an amount neither measured nor bounded, "
+            f"{names} push{plural} our figure in the gap's direction {UNSIZED}, "
             f"so whether {'it closes' if len(unmeasured) == 1 else 'they close'} the gap cannot be told"])
     return DISAGREE, f"{applied}: still outside, so the gap stands"
 

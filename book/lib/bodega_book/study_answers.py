@@ -17,10 +17,10 @@ from bodega_book.study import Study
 
 
 def finding_record(finding: Finding, held: bool) -> dict[str, Any]:
-    """What a page shows of one claim: its id, task, the claim in short, the verdict as its badge reads, the cause
-    when it is fragile, whether it holds across trainings, and our numbers on one line."""
+    """What a page shows of one claim: its id, task, the claim in short, the verdict as its badge reads and its
+    reason, the cause when it is fragile, whether it holds across trainings, and our numbers on one line."""
     return {"claim": finding.claim, "task": finding.task, "paper": finding.paper, "verdict": finding.verdict,
-            "label": badge_label(finding), "fragile": finding.fragile, "held": held,
+            "label": badge_label(finding), "reason": finding.reason, "fragile": finding.fragile, "held": held,
             "numbers": numbers_title(finding)}
 
 
