@@ -186,3 +186,20 @@ def test_the_chapters_headline_numbers_recompute_from_every_committed_cell(study
     assert facts["cells"] == f"{len(widths)}"
     assert facts["median_range"] == f"{np.median(widths):.3f}" and facts["max_range"] == f"{max(widths):.3f}"
     assert not any("nan" in value or "inf" in value for value in facts.values())
+
+
+def test_each_trainings_f1_and_auc_recompute_from_its_committed_predictions(study):
+    from sklearn.metrics import f1_score, roc_auc_score
+
+    table = spread.trainings_table(study)
+    rows = table[(table.task == "RD") & (table.victim == "GEMMA7B")]
+    assert len(rows) >= 3
+    for row in rows.itertuples():
+        suffix = f"-t{row.training}" if row.training else ""
+        lines = (RESULTS / "models" / f"RD-GEMMA7B{suffix}" / "attack_predictions.jsonl").read_text().splitlines()
+        predictions = [json.loads(line) for line in lines if line.strip()]
+        labels = [p["label"] for p in predictions]
+        assert row.f1 == pytest.approx(f1_score(labels, [p["predicted"] for p in predictions]))
+        assert row.roc_auc == pytest.approx(roc_auc_score(labels, [p["p_positive"] for p in predictions]))
+    quality = spread.quality_table(study).loc[("RD", "GEMMA7B"), "attack-set F1"]
+    assert quality.startswith(f"{rows.f1.mean():.3f} (SD {rows.f1.std(ddof=1):.3f}; ")
