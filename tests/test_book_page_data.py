@@ -64,6 +64,17 @@ def test_a_file_without_what_its_page_reads_is_refused_on_read_and_on_write(tmp_
         read_page_data("score_speed.json", tmp_path / "out")
 
 
+def test_an_optional_key_is_checked_where_present():
+    """The findings' level was added after study v3's verdicts were committed: a file without it still reads (one
+    look at 95%), one with a level that is not a number does not."""
+    found = {"command": "c", "grid": "g", "n_planned": 1, "n_finished": 1, "trainings": {}, "retrain_spread": {},
+             "findings": []}
+    assert check_page_data("study_findings", found, "x.json") is found
+    assert check_page_data("study_findings", {**found, "level": 0.975, "looks": 2}, "x.json")
+    with pytest.raises(PageDataError, match="'level' is str, expected int/float"):
+        check_page_data("study_findings", {**found, "level": "97.5%"}, "x.json")
+
+
 def _pages() -> list[Path]:
     return sorted(path for path in BOOK.glob("*.md") if path.name not in OWN_READERS)
 

@@ -31,6 +31,13 @@ sentence of the paper's text it tests (``quote``) and is read as written. The ru
   claim within one model family is not testable unless two sizes of one family are in the grid;
 - a success rate of fewer than 30 examples, or of 0 or 1, is shown with its exact (Clopper-Pearson)
   interval beside the bootstrap one.
+- a study that looks at its data more than once (rounds of added trainings) judges each single comparison over
+  trainings at ``Study.level``, 1 - 0.05 / looks, before a claim's own adjustment over its differences; the
+  claims read on the first training's cells alone (best attacker, queries) see the same cells at every look and
+  keep 95%;
+- a cannot-tell ordering or scenario claim names, for each difference whose interval over trainings contains 0
+  (a ratio's: 1), the trainings per victim that would decide it at the observed difference and spread
+  (:class:`Need`), so that an undecided claim says what deciding it would cost.
 
 The training is the unit of every comparison of victims or scenarios (:mod:`bodega.report.trainings`): each
 training's cell value, its BODEGA score over the cell's rows, is one observation, and the interval is a t-interval
@@ -64,9 +71,10 @@ from bodega_book.findings_rules import (AGREE, CANNOT_TELL, DISAGREE, DOWN, MUCH
                                           is_sized, pushing, verdict_best, verdict_magnitude, verdict_most,
                                           verdict_much)
 from bodega_book.study import Study
-from bodega.report.trainings import (OverTrainings, mean_runs, paired_difference, pooled_scenario_difference,
-                                     victim_difference, victim_ratio)
-from bodega.report.uncertainty import (LEVEL, Interval, Ranked, RunExamples, clopper_pearson, difference_interval,
+from bodega.report.trainings import (MOST_TRAININGS, POWER, OverTrainings, cell_values, mean_runs, pairs_needed,
+                                     paired_difference, pooled_scenario_difference, victim_difference, victim_ratio,
+                                     victims_needed)
+from bodega.report.uncertainty import (Interval, Ranked, RunExamples, clopper_pearson, difference_interval,
                                        mean_intervals, needs_exact, on_shared_rows, rank_attackers, run_intervals)
 from bodega.victims.kinds import victim_kinds
 
@@ -109,6 +117,40 @@ class Reads:
 
 
 @dataclass(frozen=True)
+class Need:
+    """What deciding one difference that a claim cannot yet tell from 0 would take: the trainings per victim at
+    which its t-test, at the level the claim judges it, reaches :data:`~bodega.report.trainings.POWER` at the
+    observed difference and spread between trainings (:func:`~bodega.report.trainings.victims_needed` for two
+    victims, :func:`~bodega.report.trainings.pairs_needed` for two scenarios of one)."""
+
+    difference: str  # "BiLSTM − GEMMA2B", "BERT untargeted − targeted"
+    task: str
+    victims: tuple[str, ...]  # whose trainings deciding it adds
+    level: float
+    now: int  # trainings per victim it is measured on now (the fewer side's)
+    trainings: int | None  # per victim; None: more than MOST_TRAININGS
+
+    def count(self) -> str:
+        """``about 9`` or ``more than 100``."""
+        return f"about {self.trainings}" if self.trainings is not None else f"more than {MOST_TRAININGS}"
+
+    def text(self) -> str:
+        """``BiLSTM − GEMMA2B would need about 9 trainings per victim at the observed difference and spread, 80%
+        power (98.3% interval; 3 now)``."""
+        return (f"{self.difference} would need {self.count()} trainings per victim at the observed difference and "
+                f"spread, {POWER:.0%} power ({self.level:.1%} interval; {self.now} now)")
+
+
+def needs_text(needs: Sequence[Need]) -> str:
+    """The reason's clause on what would decide a claim's undecided differences; '' when none is measured."""
+    return "trainings to decide: " + "; ".join(n.text() for n in needs) if needs else ""
+
+
+def _with_needs(reason: str, needs: Sequence[Need]) -> str:
+    return "; ".join(filter(None, [reason, needs_text(needs)]))
+
+
+@dataclass(frozen=True)
 class Finding:
     """One row of the findings table: a claim of the paper, our evidence for it, and the verdict."""
 
@@ -128,6 +170,7 @@ class Finding:
     fragile: str = ""  # why the verdict is fragile (it changes under another seed or without marginal victims)
     reads: tuple[Reads, ...] = ()  # the planned cells the verdict draws on (none: it reads no attack cell)
     unfinished: tuple[str, ...] = ()  # those of them not finished yet (run names): the verdict waits for them
+    needs: tuple[Need, ...] = ()  # a cannot-tell's differences whose interval contains 0, and what would decide them
 
 
 # ---- verdict rules (pure: intervals in, verdict out) -------------------------------------------------
@@ -528,7 +571,7 @@ def _ordering(study: Study, claim_id: str, paper: str, task: str, pairs: Sequenc
         return Finding(claim_id, paper, task, "–", CANNOT_TELL, f"not enough victims with finished runs ({why})",
                        differs, quote_text, left_out_text(left), paper_value=paper_value, examined=examined,
                        reads=reads)
-    level = adjusted_level(len(compared)) if ratio is None else LEVEL
+    level = adjusted_level(len(compared), study.level) if ratio is None else study.level
     parts, trained = [], []
     for more, less, shared, best_more, best_less in compared:
         trained.append((study.trainings(task, more, best_more[0], scenario),
@@ -542,7 +585,8 @@ def _ordering(study: Study, claim_id: str, paper: str, task: str, pairs: Sequenc
         found = [victim_difference(a, b, level=level, seed=study.seed) for a, b in trained]
         gaps = [g.interval for g in found]
         verdict = verdict_most(gaps)
-        at = f"{level:.1%} interval (adjusted for {len(gaps)} comparisons)" if len(gaps) > 1 else "95% interval"
+        at = f"{level:.1%} interval (adjusted for {len(gaps)} comparisons)" if len(gaps) > 1 else \
+            f"{level:.1%} interval"
         parts = [f"{part}; difference {g.text()}" for part, g in zip(parts, found)]
         numbers = tuple(Figure(f"{more} − {less}", g) for (more, less, *_), g in zip(compared, gaps))
         reason = {AGREE: f"every difference's {at} lies above 0",
@@ -561,8 +605,19 @@ def _ordering(study: Study, claim_id: str, paper: str, task: str, pairs: Sequenc
     evidence = f"best {scenario} BODEGA, " + " | ".join(parts)
     if reading:
         reason = f"{reading}; {reason}"
-    return Finding(claim_id, paper, task, evidence, verdict, reason + (f"; not compared: {why}" if why else ""),
-                   differs, quote_text, left_out_text(left), numbers, paper_value, examined=examined, reads=reads)
+    needs = tuple(Need(f"{more} − {less}", task, (more, less), level, min(len(a), len(b)),
+                       victims_needed(cell_values(a), cell_values(b), level))
+                  for (more, less, *_), (a, b), g in zip(compared, trained, found)
+                  if verdict == CANNOT_TELL and min(len(a), len(b)) > 1 and _contains_zero(g, ratio))
+    return Finding(claim_id, paper, task, evidence, verdict,
+                   _with_needs(reason + (f"; not compared: {why}" if why else ""), needs),
+                   differs, quote_text, left_out_text(left), numbers, paper_value, examined=examined, reads=reads,
+                   needs=needs)
+
+
+def _contains_zero(found: OverTrainings, ratio: float | None) -> bool:
+    """Whether an interval leaves the direction undecided: a difference's contains 0, a ratio's contains 1."""
+    return found.interval.contains(0.0 if ratio is None else 1.0)
 
 
 def grouped(reasons: dict[str, str]) -> str:
@@ -756,6 +811,7 @@ class ScenarioGaps:
     victims: tuple[str, ...]
     gaps: tuple[OverTrainings, ...]
     pooled: OverTrainings | None
+    differences: tuple[np.ndarray, ...] = ()  # per victim, its per-training differences (easier - harder)
 
 
 def scenario_gaps(study: Study, task: str) -> tuple[ScenarioGaps, dict[str, str]]:
@@ -775,10 +831,11 @@ def scenario_gaps(study: Study, task: str) -> tuple[ScenarioGaps, dict[str, str]
         if hard is not None and easy is not None:
             victims.append(victim)
             trained.append(study.paired_trainings(task, (victim, easy[0], easier), (victim, hard[0], harder)))
-    level = adjusted_level(len(trained))
+    level = adjusted_level(len(trained), study.level)
     gaps = tuple(paired_difference(a, b, level=level, seed=study.seed) for a, b in trained)
-    pooled = pooled_scenario_difference(trained, seed=study.seed) if trained else None
-    return ScenarioGaps(tuple(victims), gaps, pooled), left
+    pooled = pooled_scenario_difference(trained, level=study.level, seed=study.seed) if trained else None
+    differences = tuple(cell_values(a) - cell_values(b) for a, b in trained)
+    return ScenarioGaps(tuple(victims), gaps, pooled, differences), left
 
 
 def scenario_findings(study: Study) -> list[Finding]:
@@ -794,7 +851,8 @@ def scenario_findings(study: Study) -> list[Finding]:
         always = verdict_most([g.interval for g in gaps.gaps]) if gaps.gaps else CANNOT_TELL
         parts = [f"{v}: {easier} minus {harder} {g.text()}" for v, g in zip(gaps.victims, gaps.gaps)]
         figures = [Figure(f"{v} {easier} − {harder}", g.interval) for v, g in zip(gaps.victims, gaps.gaps)]
-        at = f"{adjusted_level(len(gaps.gaps)):.1%} intervals" if len(gaps.gaps) > 1 else "95% interval"
+        level = adjusted_level(len(gaps.gaps), study.level)
+        at = f"{level:.1%} intervals" if len(gaps.gaps) > 1 else f"{level:.1%} interval"
         reason = (f"{len(gaps.gaps)} victim(s) with both scenarios; always: " +
                   {AGREE: f"on each the {harder} best score is distinguishably lower ({at})",
                    DISAGREE: f"on some victim the {harder} best score is distinguishably higher ({at})",
@@ -810,6 +868,10 @@ def scenario_findings(study: Study) -> list[Finding]:
             how_much = verdict_much(gaps.pooled.interval)
             verdict = both([always, how_much])
             reason += f"; much (a pooled effect of at least {MUCH:g}, a tenth of the BODEGA scale): {how_much}"
+        needs = tuple(Need(f"{v} {easier} − {harder}", task, (v,), level, len(d), pairs_needed(d, level))
+                      for v, g, d in zip(gaps.victims, gaps.gaps, gaps.differences)
+                      if verdict == always == CANNOT_TELL and len(d) > 1 and g.interval.contains(0.0))
+        reason = _with_needs(reason, needs)
         examined = examined_text(effects_for(deviations_in_force(study, task), "scenario difference", task), UNKNOWN)
         paper = (f"the {harder} scenario is {'always much more challenging' if much else 'always harder'}"
                  + (f" (except {', '.join(excepted)})" if excepted else ""))
@@ -818,7 +880,7 @@ def scenario_findings(study: Study) -> list[Finding]:
                                 reason + (f"; left out: {left_out_text(left)}" if left else ""),
                                 _differs(study, ["epoch selection", "epochs"], task),
                                 quote(study, "q4-targeting", "targeted task" if harder == "targeted" else "untargeted"),
-                                left_out_text(left), tuple(figures), ABOVE_ZERO, examined=examined,
+                                left_out_text(left), tuple(figures), ABOVE_ZERO, examined=examined, needs=needs,
                                 reads=(Reads(task, ("untargeted", "targeted"),
                                              tuple(v for v in VICTIM_ORDER if v not in excepted),
                                              every_training=True),)))

@@ -25,15 +25,17 @@ class PageDataError(BodegaError):
 
 @dataclass(frozen=True)
 class Schema:
-    """What a page reads of one kind of data file: ``required`` top-level keys with their types, and the
-    ``command`` that writes such a file (named in every error, so that the fix is one line away); a kind read
-    into a typed object is checked, every key, by its own reader instead (``reader``, which raises
-    :class:`PageDataError` naming the key at fault)."""
+    """What a page reads of one kind of data file: ``required`` top-level keys with their types, ``optional``
+    ones (checked where present: a key added after files of the kind were committed, whose readers say what its
+    absence means), and the ``command`` that writes such a file (named in every error, so that the fix is one
+    line away); a kind read into a typed object is checked, every key, by its own reader instead (``reader``,
+    which raises :class:`PageDataError` naming the key at fault)."""
 
     command: str
     required: dict[str, type | tuple[type, ...]] = field(default_factory=dict)
     top: type = dict
     reader: Callable[[Any], Any] | None = None
+    optional: dict[str, type | tuple[type, ...]] = field(default_factory=dict)
 
     def problems(self, data: Any) -> list[str]:
         """What ``data`` lacks or has of the wrong type, empty when it matches."""
@@ -48,9 +50,10 @@ class Schema:
         if self.top is not dict:
             return []
         found = []
-        for key, kind in self.required.items():
+        for key, kind in [*self.required.items(), *self.optional.items()]:
             if key not in data:
-                found.append(f"no key {key!r}")
+                if key in self.required:
+                    found.append(f"no key {key!r}")
             elif isinstance(data[key], bool) or not isinstance(data[key], kind):
                 names = "/".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
                 found.append(f"{key!r} is {type(data[key]).__name__}, expected {names}")
@@ -131,10 +134,13 @@ SCHEMAS: dict[str, Schema] = {
     "study_dev_baselines": Schema("python benchmarks/study_dev_baselines.py --out book/data/FILE",
                                   {"grid": str, "victims": dict}),
     "study_pilot": _PILOT,
+    # level: the confidence of a single difference over trainings, 1 - 0.05 / looks (absent: 0.95, one look, as
+    # study v3 published); looks: how many times the study judges its data (study v4: 2)
     "study_findings": Schema("python benchmarks/study_findings.py --results results/study-v3 "
                              "--grid parameters/grid_study_v3.yaml --out book/data/FILE",
                              {"command": str, "grid": str, "n_planned": int, "n_finished": int, "trainings": dict,
-                              "retrain_spread": dict, "findings": list}),
+                              "retrain_spread": dict, "findings": list},
+                             optional={"level": NUMBER, "looks": int}),
     "study_renders": Schema("python benchmarks/study_renders.py --out book/data/FILE", top=list),
     "kernel_drift": Schema("python benchmarks/kernel_drift.py --results RESULTS --victims NAMES --json book/data/FILE",
                            {"command": str, "measured": str, "cpu_flags": list, "threads": int, "rows": list}),

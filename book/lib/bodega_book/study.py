@@ -22,7 +22,7 @@ from bodega.experiments import load_grid
 from bodega.experiments.spec import CellRule, GridSpec
 from bodega.report.published import Published, load_published
 from bodega.report.results import Results, load_results
-from bodega.report.uncertainty import SEED, RunExamples, run_examples
+from bodega.report.uncertainty import LEVEL, SEED, RunExamples, run_examples
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,8 @@ class Study:
     seed: int = SEED  # the bootstrap seed every interval of the findings uses (varied to test a verdict's robustness)
     excluded: dict[tuple[str, str], str] = field(default_factory=dict)  # (task, victim) -> why a comparison leaves
     # it out beside the competence rule (the robustness check leaves out the marginal victims)
+    level: float = LEVEL  # the confidence of a single comparison over trainings before a claim's own adjustment:
+    # 0.95 for one look at the data, 1 - 0.05 / looks where a study looks again after adding trainings
 
     def first_training(self, task: str, victim: str) -> int:
         """The training seed of the victim's first training in the grid: the one every single-run reader means."""

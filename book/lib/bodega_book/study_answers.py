@@ -18,10 +18,13 @@ from bodega_book.study import Study
 
 def finding_record(finding: Finding, held: bool) -> dict[str, Any]:
     """What a page shows of one claim: its id, task, the claim in short, the verdict as its badge reads and its
-    reason, the cause when it is fragile, whether it holds across trainings, and our numbers on one line."""
+    reason, the cause when it is fragile, whether it holds across trainings, our numbers on one line, and the
+    trainings per victim its undecided differences would need (``trainings`` None: more than the most counted)."""
     return {"claim": finding.claim, "task": finding.task, "paper": finding.paper, "verdict": finding.verdict,
             "label": badge_label(finding), "reason": finding.reason, "fragile": finding.fragile, "held": held,
-            "numbers": numbers_title(finding)}
+            "numbers": numbers_title(finding),
+            "needs": [{"difference": n.difference, "victims": list(n.victims), "level": n.level, "now": n.now,
+                       "trainings": n.trainings} for n in finding.needs]}
 
 
 def retrain_spread(study: Study) -> dict[str, Any]:
@@ -44,6 +47,7 @@ def retrain_spread(study: Study) -> dict[str, Any]:
 def study_answers(study: Study, found: Sequence[Finding], trainings: Mapping[str, int]) -> dict[str, Any]:
     """The page data of the study's answers, from its findings with their robustness already judged."""
     held = {(f.claim, f.task) for f in held_across_trainings(found, {t: n for t, n in trainings.items() if n > 1})}
-    return {"grid": study.spec.name, "n_planned": study.spec.plan.n_attack_cells, "n_finished": len(study.examples),
+    return {"grid": study.spec.name, "level": study.level, "n_planned": study.spec.plan.n_attack_cells,
+            "n_finished": len(study.examples),
             "trainings": dict(trainings), "retrain_spread": retrain_spread(study),
             "findings": [finding_record(f, (f.claim, f.task) in held) for f in found]}

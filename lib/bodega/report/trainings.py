@@ -14,11 +14,17 @@ bootstrap over that training's rows (:mod:`bodega.report.uncertainty`), and its 
 
 The core functions take arrays whose last axis holds the trainings (leading axes are independent problems), so
 a coverage simulation runs them vectorised; the ``*_runs`` functions read the values from the runs.
+
+Beside the intervals, how many trainings a difference that one of them cannot yet tell from 0 would need
+(:func:`trainings_needed`, :func:`victims_needed`, :func:`pairs_needed`): the power of the same t-test at the
+observed difference and spread, so that an undecided claim says what deciding it would cost.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Callable, Sequence
+
+import math
 
 import numpy as np
 from scipy import stats
@@ -215,3 +221,73 @@ def pooled_scenario_difference(pairs: Sequence[tuple[Sequence[RunExamples], Sequ
     how = (f"over {sizes[0]} trainings of each of {len(pairs)} victims (t of the per-training means)"
            if len(sizes) == 1 else f"over {_counts(*(a for a, _ in pairs))} trainings (Welch-Satterthwaite)")
     return OverTrainings(_interval(*pooled_arrays(differences, level)), how)
+
+
+POWER = 0.8
+"""The power a planned number of trainings must reach (the convention of power tables: a real difference of the
+observed size is found four times in five)."""
+MOST_TRAININGS = 100
+"""The most trainings per victim a count is searched to; a difference that needs more (an effect near 0) is
+said to need more than this."""
+
+
+def t_power(trainings: int, effect: float, level: float = LEVEL, paired: bool = False) -> float:
+    """The power of a two-sided t-test at ``level`` (its interval's confidence) on ``trainings`` per victim, at
+    standardised difference ``effect`` (difference / SD): two victims' independent trainings (``trainings`` on
+    each side, 2k - 2 degrees of freedom, noncentrality effect * sqrt(k / 2)) or, ``paired``, one victim's
+    per-training differences (k - 1, effect * sqrt(k)). The noncentral t's two tails, as statsmodels'
+    TTestIndPower and TTestPower compute it (statsmodels is not a dependency; scipy's noncentral t is)."""
+    df = trainings - 1 if paired else 2 * trainings - 2
+    shift = abs(effect) * math.sqrt(trainings if paired else trainings / 2)
+    critical = stats.t.ppf(1 - (1 - level) / 2, df)
+    lower = stats.nct.cdf(-critical, df, shift)  # NaN far in the tail, where it is 0 to double precision
+    return float(stats.nct.sf(critical, df, shift) + np.nan_to_num(lower))
+
+
+def trainings_needed(effect: float, level: float = LEVEL, power: float = POWER, paired: bool = False,
+                     most: int = MOST_TRAININGS) -> int | None:
+    """The fewest trainings per victim (2 at least) at which :func:`t_power` reaches ``power``; None when
+    ``most`` do not (the effect is too near 0 for any count the study could run). Power grows with the
+    trainings, so the count is found by halving."""
+    if not math.isfinite(effect) and not math.isnan(effect):
+        return 2
+    if math.isnan(effect) or t_power(most, effect, level, paired) < power:
+        return None
+    low, high = 1, most
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if t_power(middle, effect, level, paired) >= power else (middle, high)
+    return max(high, 2)
+
+
+def victims_needed(first: Sequence[float], second: Sequence[float], level: float = LEVEL, power: float = POWER,
+                   most: int = MOST_TRAININGS) -> int | None:
+    """Trainings per victim for Welch's interval of mean(first) - mean(second) to tell the observed difference
+    from 0 with ``power``, each victim's trainings spread by its own measured SD (at least two values a side).
+
+    How the two SDs combine: with k trainings on each victim the difference of means has variance
+    (s1^2 + s2^2) / k, exactly that of a two-sample test whose common SD is sqrt((s1^2 + s2^2) / 2), so the
+    effect is the difference over that root mean square; the power is then the two-sample t's (2k - 2 degrees of
+    freedom, the most Welch's can have: equal SDs give it, unequal ones fewer, so the count is a little low where
+    the SDs differ much)."""
+    first, second = np.asarray(first, dtype=float), np.asarray(second, dtype=float)
+    spread = math.sqrt((first.var(ddof=1) + second.var(ddof=1)) / 2)
+    difference = float(first.mean() - second.mean())
+    return trainings_needed(_effect(difference, spread), level, power, most=most)
+
+
+def pairs_needed(differences: Sequence[float], level: float = LEVEL, power: float = POWER,
+                 most: int = MOST_TRAININGS) -> int | None:
+    """Trainings for the paired t-interval of a victim's per-training ``differences`` (one scenario minus the
+    other) to tell their mean from 0 with ``power``: the one-sample t's power at mean / SD."""
+    differences = np.asarray(differences, dtype=float)
+    return trainings_needed(_effect(float(differences.mean()), float(differences.std(ddof=1))), level, power,
+                            paired=True, most=most)
+
+
+def _effect(difference: float, spread: float) -> float:
+    """difference / spread; infinite where the spread is 0 and the difference is not (any two trainings
+    decide it), 0 where both are."""
+    if spread > 0:
+        return difference / spread
+    return math.inf if difference else 0.0
