@@ -158,6 +158,8 @@ def test_two_kinds_of_cpu_are_tested_by_welch_only_with_two_trainings_of_each():
         f"t = {expected.statistic:.2f}, p = {expected.pvalue:.3f}"
     assert tests.loc[("PR2", "GEMMA2B", "untargeted"), "Welch t-test"].startswith("not testable: avx512-bf16 has 1")
     assert "1 of them with p below" in spread.kinds_summary(cells, tests)
+    one_each = cells[cells.victim == "GEMMA2B"]
+    assert "none yet two or more of each, so no test" in spread.kinds_summary(one_each, spread.kinds_tests(one_each))
 
 
 def test_the_figure_draws_every_training_of_every_role(study):

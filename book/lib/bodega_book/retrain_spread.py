@@ -351,10 +351,13 @@ def kinds_summary(cells: pd.DataFrame, tests: pd.DataFrame) -> str:
     if tests.empty:
         return (f"The trainings recorded {seen}{blind}. No role has trainings on two kinds of CPU yet"
                 + (f" (every transformer training ran {bf16[0]})" if len(bf16) == 1 else "") + ", so no test.")
-    tested = tests[tests["Welch t-test"].str.startswith("t =")]
-    differ = tested[tested["Welch t-test"].str.extract(r"p = ([0-9.]+)")[0].astype(float) < ALPHA]
+    tested = tests["Welch t-test"][tests["Welch t-test"].str.startswith("t =")]
+    if tested.empty:
+        return (f"The trainings recorded {seen}{blind}. {len(tests)} role and scenario cells have trainings on two "
+                f"kinds, none yet two or more of each, so no test (the table gives their difference).")
+    differ = int((tested.str.extract(r"p = ([0-9.]+)")[0].astype(float) < ALPHA).sum())
     return (f"The trainings recorded {seen}{blind}. {len(tests)} role and scenario cells have trainings on two "
-            f"kinds; {len(tested)} have two or more of each and were tested (Welch), {len(differ)} of them with "
+            f"kinds; {len(tested)} have two or more of each and were tested (Welch), {differ} of them with "
             f"p below {ALPHA}.")
 
 
