@@ -20,7 +20,7 @@ cd "$work/clone"
 # them fails the build. Each check runs whatever the one before found, so that one run reports every problem.
 rc=0
 env -u BODEGA_RAW PYTHONPATH="$PWD/lib:$PWD/book/lib" BODEGA_CACHE="$work/cache" HF_HOME="$work/hf" \
-  HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 MPLBACKEND=Agg \
+  HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 \
   "$bin/jupyter-book" build book/ -W -n --keep-going || rc=1
 PYTHONPATH="$PWD/book/lib:$PWD/lib" "$python" -m bodega_book.html_check book/_build/html || rc=1
 mkdir -p "$here/book/_build"
