@@ -699,3 +699,9 @@ def test_a_training_still_to_run_is_waited_for_and_counted(tmp_path):
     assert spread_text([0.5], planned=3) == "1 of 3 trainings finished"
     assert spread_text([0.5, 0.61], planned=3) == "trainings 0.50-0.61 (2 of 3)"
     assert spread_text([0.5, 0.61], planned=2) == "trainings 0.50-0.61 (2)" and spread_text([0.5]) == ""
+
+
+def test_a_reason_writes_a_whole_level_without_a_decimal():
+    from bodega_book.findings import level_text
+
+    assert [level_text(x) for x in (0.95, 0.975, 1 - 0.05 / 3)] == ["95%", "97.5%", "98.3%"]

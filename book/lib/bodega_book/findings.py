@@ -83,6 +83,11 @@ NOT_TESTABLE = "not testable here"
 table to label its badge)."""
 
 
+def level_text(level: float) -> str:
+    """An interval's level as a reason writes it: ``95%``, ``97.5%``, ``98.3%``."""
+    return f"{level:.1%}".replace(".0%", "%")
+
+
 def not_testable(why: str) -> str:
     """A cannot-tell reason that says the grid cannot test the claim, and why."""
     return f"{NOT_TESTABLE}: {why}"
@@ -138,7 +143,7 @@ class Need:
         """``BiLSTM − GEMMA2B would need about 9 trainings per victim at the observed difference and spread, 80%
         power (98.3% interval; 3 now)``."""
         return (f"{self.difference} would need {self.count()} trainings per victim at the observed difference and "
-                f"spread, {POWER:.0%} power ({self.level:.1%} interval; {self.now} now)")
+                f"spread, {POWER:.0%} power ({level_text(self.level)} interval; {self.now} now)")
 
 
 def needs_text(needs: Sequence[Need]) -> str:
@@ -585,8 +590,8 @@ def _ordering(study: Study, claim_id: str, paper: str, task: str, pairs: Sequenc
         found = [victim_difference(a, b, level=level, seed=study.seed) for a, b in trained]
         gaps = [g.interval for g in found]
         verdict = verdict_most(gaps)
-        at = f"{level:.1%} interval (adjusted for {len(gaps)} comparisons)" if len(gaps) > 1 else \
-            f"{level:.1%} interval"
+        at = f"{level_text(level)} interval (adjusted for {len(gaps)} comparisons)" if len(gaps) > 1 else \
+            f"{level_text(level)} interval"
         parts = [f"{part}; difference {g.text()}" for part, g in zip(parts, found)]
         numbers = tuple(Figure(f"{more} − {less}", g) for (more, less, *_), g in zip(compared, gaps))
         reason = {AGREE: f"every difference's {at} lies above 0",
@@ -852,7 +857,7 @@ def scenario_findings(study: Study) -> list[Finding]:
         parts = [f"{v}: {easier} minus {harder} {g.text()}" for v, g in zip(gaps.victims, gaps.gaps)]
         figures = [Figure(f"{v} {easier} − {harder}", g.interval) for v, g in zip(gaps.victims, gaps.gaps)]
         level = adjusted_level(len(gaps.gaps), study.level)
-        at = f"{level:.1%} intervals" if len(gaps.gaps) > 1 else f"{level:.1%} interval"
+        at = f"{level_text(level)} intervals" if len(gaps.gaps) > 1 else f"{level_text(level)} interval"
         reason = (f"{len(gaps.gaps)} victim(s) with both scenarios; always: " +
                   {AGREE: f"on each the {harder} best score is distinguishably lower ({at})",
                    DISAGREE: f"on some victim the {harder} best score is distinguishably higher ({at})",
