@@ -77,7 +77,7 @@ def test_a_cannot_tell_ordering_says_the_trainings_its_difference_needs(tmp_path
     assert [(need.difference, need.victims, need.trainings, need.now) for need in claim.needs] == \
         [("GEMMA7B − BERT", ("GEMMA7B", "BERT"), n, 3)]
     assert (f"GEMMA7B − BERT would need about {n} trainings per victim at the observed difference and spread, "
-            f"80% power (95.0% interval; 3 now)") in claim.reason
+            f"80% power (95% interval; 3 now)") in claim.reason
     ratio = found["q2-fc-gemma7b-bert"]  # its interval contains 1: the direction is undecided
     assert ratio.needs and ratio.needs[0].trainings == n and "trainings to decide" in ratio.reason
 
