@@ -119,3 +119,22 @@ def test_without_a_bf16_cell_in_study_v4_the_design_factor_scales():
     factor, how = scale_factor(v4, V3)
     assert factor == DESIGN_FACTOR and "the design's" in how
     assert cell_prices(v4, V3, factor)[("PR2", "BERT", TRAINING, "")][0] == pytest.approx(13.0 * 7 / 4.8)
+
+
+def test_round_two_on_the_committed_study_v4():
+    """End to end on the committed markers and cells: look 1 at 97.5%, the claims ranked by their cost alone,
+    what round 2 takes within what the budget leaves, every retrained victim priced."""
+    from pathlib import Path
+
+    from bodega_book.study_rounds import round_two
+
+    root = Path(__file__).resolve().parents[1]
+    plan = round_two(root / "parameters/grid_study_v4.yaml", root / "results/study-v4", root / "results/study-v3")
+    assert plan.level == pytest.approx(0.975) and plan.budget_hours == 40
+    assert 0 < plan.spent_hours < plan.budget_hours and plan.round_one_hours >= 0
+    assert plan.taken_hours <= plan.left_hours
+    assert set(plan.prices) == {(t, v) for t in ("PR2", "FC", "RD") for v in ("BiLSTM", "BERT", "GEMMA2B", "GEMMA7B")
+                                if (t, v) != ("FC", "BiLSTM")}
+    alone = [p.hours for p in plan.picks]
+    assert alone == sorted(alone) and all(p.claim.startswith(("q2-", "q4-")) for p in plan.picks)
+    assert all(not p.taken for p in plan.picks if math.isinf(p.hours))
