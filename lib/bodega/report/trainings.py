@@ -249,7 +249,7 @@ def trainings_needed(effect: float, level: float = LEVEL, power: float = POWER, 
     """The fewest trainings per victim (2 at least) at which :func:`t_power` reaches ``power``; None when
     ``most`` do not (the effect is too near 0 for any count the study could run). Power grows with the
     trainings, so the count is found by halving."""
-    if not math.isfinite(effect) and not math.isnan(effect):
+    if math.isinf(effect):
         return 2
     if math.isnan(effect) or t_power(most, effect, level, paired) < power:
         return None
