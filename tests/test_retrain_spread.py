@@ -114,7 +114,8 @@ def test_trainings_needed_match_a_power_tables_values():
     assert spread.trainings_needed(0.8, 1.0) == 26
     assert spread.trainings_needed(0.05, 0.1) == 64
     assert spread.trainings_needed(0.2, 1.0) == 394
-    assert spread.power(64, 0.5) >= 0.80 > spread.power(63, 0.5)
+    from bodega.report.trainings import t_power
+    assert t_power(64, 0.5, level=0.95) >= 0.80 > t_power(63, 0.5, level=0.95)
     assert spread.trainings_needed(0.01, 1.0) == math.inf
 
 

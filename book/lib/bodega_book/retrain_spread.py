@@ -19,7 +19,7 @@ two-way ANOVA's (training mean square less the residual mean square, over the ro
 
 Trainings needed to tell apart two victims (a two-sample t-test on the trainings' cell values, two-sided, equal
 trainings per victim, each victim's training values spread by the same SD): the power is computed from the
-noncentral t distribution (scipy.stats.nct), as a power table computes it.
+noncentral t distribution, through the one power function of :mod:`bodega.report.trainings`.
 """
 from __future__ import annotations
 
@@ -37,6 +37,7 @@ from bodega.io import iter_jsonl
 from bodega.layout import MODELS, PREDICTIONS, CellName
 from bodega.report.results import VICTIM_ORDER, cell_kernels
 from bodega.report.uncertainty import RunExamples
+from bodega.report.trainings import trainings_needed as needed
 from bodega_book.study import Study
 
 ATTACKER = "BERT-ATTACK"
@@ -231,29 +232,13 @@ def attack_set_rows(folder: Path, scenario: str) -> int:
     return sum(int(r["label"]) == 1 and int(r["predicted"]) == 1 for r in rows)
 
 
-def power(trainings: float, effect: float, alpha: float = ALPHA) -> float:
-    """Power of a two-sided two-sample t-test with ``trainings`` per side at standardised difference ``effect``
-    (difference / SD), from the noncentral t distribution."""
-    df = 2 * trainings - 2
-    shift = effect * math.sqrt(trainings / 2)
-    critical = stats.t.ppf(1 - alpha / 2, df)
-    lower = stats.nct.cdf(-critical, df, shift)  # NaN far in the tail, where it is 0 to double precision
-    return float(stats.nct.sf(critical, df, shift) + np.nan_to_num(lower))
-
-
 def trainings_needed(difference: float, sd: float, target: float = POWER, alpha: float = ALPHA) -> float:
     """Trainings per victim for a two-sided two-sample t-test at level ``alpha`` to tell apart two victims whose
     mean differs by ``difference`` with power ``target``, each training's value spread by ``sd`` (2 at least;
-    infinity beyond :data:`MOST_TRAININGS`)."""
-    if sd <= 0 or power(2, difference / sd, alpha) >= target:
-        return 2.0
-    if power(MOST_TRAININGS, difference / sd, alpha) < target:
-        return math.inf
-    low, high = 2, MOST_TRAININGS  # power grows with the trainings: the fewest that reach the target, by halving
-    while high - low > 1:
-        middle = (low + high) // 2
-        low, high = (low, middle) if power(middle, difference / sd, alpha) >= target else (middle, high)
-    return float(high)
+    infinity beyond :data:`MOST_TRAININGS`): :func:`bodega.report.trainings.trainings_needed`'s count."""
+    effect = difference / sd if sd > 0 else math.inf
+    count = needed(effect, level=1 - alpha, power=target, most=MOST_TRAININGS)
+    return math.inf if count is None else float(count)
 
 
 @dataclass(frozen=True)
