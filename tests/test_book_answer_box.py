@@ -10,16 +10,20 @@ from bodega_book.page_data import read_page_data
 BOOK = Path(__file__).resolve().parents[1] / "book"
 
 
-def _finding(claim, task, paper, verdict, held=False, label=None):
+def _finding(claim, task, paper, verdict, held=False, label=None, needs=()):
     return {"claim": claim, "task": task, "paper": paper, "verdict": verdict, "label": label or verdict,
-            "fragile": "", "held": held, "numbers": ""}
+            "fragile": "", "held": held, "numbers": "", "needs": list(needs)}
+
+
+NEED = {"difference": "GEMMA7B − BERT", "victims": ["GEMMA7B", "BERT"], "level": 0.95, "now": 3, "trainings": 24}
 
 
 ANSWERS = {"grid": "study-x", "n_planned": 10, "n_finished": 9, "trainings": {"HN": 1, "PR2": 3},
            "retrain_spread": {"cells": 4, "median": 0.0612, "max": 0.2127, "max_cell": "RD-GEMMA7B-BAE (targeted)"},
            "findings": [_finding("a", "PR2", "BiLSTM most vulnerable", "agree", held=True),
                         _finding("b", "HN", "on HN, BERT-ATTACK best", "disagree"),
-                        _finding("c", "FC", "GEMMA7B 27% higher", "cannot tell"),
+                        _finding("c", "FC", "GEMMA7B 27% higher", "cannot tell", needs=[NEED]),
+                        _finding("e", "RD", "best score 0.25", "cannot tell"),
                         _finding("d", "RD", "Genetic within range", "cannot tell", label="not testable here")]}
 MAIN = {"verifiers": {"FC-BERT": {"runs": {"rules": "x", "big": "y"}, "metrics": [
     {"rewriter": "rules", "claims": 10, "ASR count": 2, "VASR count": 1},
@@ -36,7 +40,7 @@ RUNS = [{"run": "FC-BERT-BERT-ATTACK-T", "victim": "../../models/FC-BERT", "atta
 
 
 def test_the_bodega_lines_count_name_and_limit_the_claims():
-    assert "**1 agree**, **1 disagree**, **0 not comparable**, **2 cannot tell**" in counts_line(ANSWERS)
+    assert "**1 agree**, **1 disagree**, **0 not comparable**, **3 cannot tell**" in counts_line(ANSWERS)
     assert "(1 of them not testable here)" in counts_line(ANSWERS)
     assert "9 of 10 attack cells" in counts_line(ANSWERS)
     decided = decided_line(ANSWERS)
@@ -48,7 +52,10 @@ def test_the_bodega_lines_count_name_and_limit_the_claims():
     assert "HN: BERT-ATTACK best" not in held_line(ANSWERS)
     limits = limits_line(ANSWERS)
     assert "median 0.06 and up to 0.21 (4 cells" in limits
-    assert "1 claims cannot be told from them (1 more are not testable here)" in limits
+    # the spread limits only the claim whose interval over trainings contains 0, not every undecided one
+    assert ("1 claims cannot be told because one of them contains 0" in limits
+            and "1 for another reason their line names" in limits and "1 are not testable here" in limits)
+    assert "{doc}`study_v4_design`" in limits
     assert "{doc}`findings`" in limits
 
 
@@ -56,7 +63,7 @@ def test_no_retrained_victim_says_so_instead_of_a_spread():
     once = {**ANSWERS, "trainings": {"HN": 1}, "retrain_spread": {"cells": 0, "median": None, "max": None,
                                                                   "max_cell": ""}}
     assert "trained once" in held_line(once)
-    assert "median" not in limits_line(once) and "2 claims cannot be told" in limits_line(once)
+    assert "median" not in limits_line(once) and "3 claims cannot be told" in limits_line(once)
 
 
 def test_the_atomeval_line_sets_raw_asr_against_vasr_for_rewriters_and_targeted_word_level_runs():

@@ -65,17 +65,24 @@ def held_line(answers: dict[str, Any]) -> str:
 
 
 def limits_line(answers: dict[str, Any], link: str = "findings") -> str:
-    """Line 4: what limits the undecided claims: the spread of BODEGA scores between retrains of a victim."""
-    undecided = sum(f["verdict"] == CANNOT_TELL for f in answers["findings"])
+    """Line 4: what limits the undecided claims. Only those whose interval over trainings contains 0 (a finding's
+    ``needs``: the trainings that would decide it) are limited by the spread between retrains of a victim; the
+    others cannot be told for a reason of their own (a deviation of unknown size, a cell not run, no human
+    judgments), and the line counts the two apart so that the spread is not blamed for all of them."""
+    undecided = [f for f in answers["findings"] if f["verdict"] == CANNOT_TELL]
+    untestable = sum(f["label"] != f["verdict"] for f in undecided)
     spread = answers["retrain_spread"]
     if not spread["cells"]:
-        return f"**The rest.** {undecided} claims cannot be told; every claim with its reason: {{doc}}`{link}`."
-    untestable = sum(f["label"] != f["verdict"] for f in answers["findings"] if f["verdict"] == CANNOT_TELL)
-    more = f" ({untestable} more are not testable here)" if untestable else ""
+        return f"**The rest.** {len(undecided)} claims cannot be told; every claim with its reason: {{doc}}`{link}`."
+    by_trainings = sum(bool(f.get("needs")) for f in undecided)
+    other = len(undecided) - untestable - by_trainings
     return (f"**What limits the rest.** A retrain moves a victim's BODEGA score by a median "
             f"{spread['median']:.2f} and up to {spread['max']:.2f} ({spread['cells']} cells attacked on several "
-            f"trainings); the intervals carry that spread, and {undecided - untestable} claims cannot be told from "
-            f"them{more}. Every claim with our numbers and its reason: {{doc}}`{link}`.")
+            f"trainings), and the intervals over trainings carry that spread: {by_trainings} claims cannot be told "
+            f"because one of them contains 0 (each names the trainings that would decide it; study v4 adds them: "
+            f"{{doc}}`study_v4_design`), {other} for another reason their line names (a deviation of unknown size, "
+            f"a cell not run, a victim left out, no human judgments), and {untestable} are not testable here. Every claim with our "
+            f"numbers and its reason: {{doc}}`{link}`.")
 
 
 def _pooled(comparison: dict[str, Any], rewriter: str) -> tuple[float, float]:
