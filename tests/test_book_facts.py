@@ -114,3 +114,29 @@ def test_the_deviations_page_states_the_character_cut_the_code_applies():
 
     page = (ROOT / "book" / "deviations.md").read_text(encoding="utf-8")
     assert f"`bodega.victims.trimming.MAX_CHARACTERS` ({MAX_CHARACTERS:,})" in page
+
+
+BUDGET = re.compile(r"\b(\d+) CPU-hour budget|\bbudget of (\d+) CPU-hours|\bat most (\d+) CPU-hours beyond")
+
+
+def test_every_cpu_hour_budget_a_page_types_is_a_grids():
+    budgets = {load_grid(grid).budget_cpu_hours for grid in (ROOT / "parameters").glob("grid_*.yaml")}
+    typed = [(page.name, int(next(g for g in match.groups() if g))) for page in pages()
+             for match in BUDGET.finditer(" ".join(page.read_text(encoding="utf-8").split()))]
+    assert typed, "no page types a study's budget: the pattern no longer matches the pages"
+    wrong = [f"{name}: {hours} CPU-hours" for name, hours in typed if hours not in budgets]
+    assert not wrong, f"grids' budgets are {sorted(b for b in budgets if b)}:\n" + "\n".join(wrong)
+
+
+def test_the_study_v4_design_quotes_the_intervals_study_v3_published():
+    """The design's table of deciding differences sets each beside study v3's published interval: it must be the
+    one ``book/data/study_v3_findings.json`` holds, not a retyped or recomputed one."""
+    import json
+
+    published = " ".join(f["numbers"] for f in json.loads(
+        (ROOT / "book/data/study_v3_findings.json").read_text(encoding="utf-8"))["findings"])
+    page = (ROOT / "book/study_v4_design.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| [^|]+ \| ([^|]+?) \| ([\d.−-]+ \[[^]]+\]) \|", page, flags=re.MULTILINE)
+    assert len(rows) == 6
+    for difference, interval in rows:
+        assert f"{difference} {interval.replace('−', '-')}" in published, (difference, interval)

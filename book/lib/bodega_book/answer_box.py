@@ -81,8 +81,8 @@ def limits_line(answers: dict[str, Any], link: str = "findings") -> str:
             f"trainings), and the intervals over trainings carry that spread: {by_trainings} claims cannot be told "
             f"because one of them contains 0 (each names the trainings that would decide it; study v4 adds them: "
             f"{{doc}}`study_v4_design`), {other} for another reason their line names (a deviation of unknown size, "
-            f"a cell not run, a victim left out, no human judgments), and {untestable} are not testable here. Every claim with our "
-            f"numbers and its reason: {{doc}}`{link}`.")
+            f"a cell not run, a victim left out, no human judgments), and {untestable} are not testable here. "
+            f"Every claim with our numbers and its reason: {{doc}}`{link}`.")
 
 
 def _pooled(comparison: dict[str, Any], rewriter: str) -> tuple[float, float]:
