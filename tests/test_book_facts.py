@@ -116,7 +116,8 @@ def test_the_deviations_page_states_the_character_cut_the_code_applies():
     assert f"`bodega.victims.trimming.MAX_CHARACTERS` ({MAX_CHARACTERS:,})" in page
 
 
-BUDGET = re.compile(r"\b(\d+) CPU-hour budget|\bbudget of (\d+) CPU-hours|\bat most (\d+) CPU-hours beyond")
+BUDGET = re.compile(r"\b(\d+) CPU-hour budget|\bbudget of (\d+) CPU-hours|\bat most (\d+) CPU-hours beyond"
+                    r"|\bwithin (\d+) CPU-hours")
 
 
 def test_every_cpu_hour_budget_a_page_types_is_a_grids():
