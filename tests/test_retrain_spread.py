@@ -161,6 +161,7 @@ def test_two_kinds_of_cpu_are_tested_by_welch_only_with_two_trainings_of_each():
     assert "1 of them with p below" in spread.kinds_summary(cells, tests)
     one_each = cells[cells.victim == "GEMMA2B"]
     assert "none yet two or more of each, so no test" in spread.kinds_summary(one_each, spread.kinds_tests(one_each))
+    assert "(1 trainings)" not in spread.kinds_summary(one_each, spread.kinds_tests(one_each))  # one training, said so
 
 
 def test_the_figure_draws_every_training_of_every_role(study):

@@ -329,7 +329,7 @@ def kinds_tests(cells: pd.DataFrame) -> pd.DataFrame:
 def kinds_summary(cells: pd.DataFrame, tests: pd.DataFrame) -> str:
     """One sentence on the kinds of CPU arithmetic of the retrained victims and whether any two kinds differ."""
     kinds = cells.drop_duplicates(["task", "victim", "training"]).kernels.value_counts()
-    seen = ", ".join(f"{kind} ({count} trainings)" for kind, count in kinds.items())
+    seen = ", ".join(f"{kind} ({count} training{'s' * (count != 1)})" for kind, count in kinds.items())
     bf16 = [kind for kind in kinds.index if kind != FP32]
     blind = (f"; the BiLSTMs record {FP32} on every CPU, so their trainings' kind of CPU is not told apart"
              if FP32 in kinds.index else "")
