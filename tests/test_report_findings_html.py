@@ -117,6 +117,9 @@ def test_a_fragile_verdict_is_labelled_in_the_table_and_on_the_front_page():
     assert "1 of them fragile" in front and front.count('class="fragile-badge"') == 1
     assert "<li>HN, best attacker: BERT-ATTACK (BODEGA 0.56): disagree, but cannot tell under 4 of 50" in front
     assert "Fragile verdicts" not in headline_html([firm])
+    genetic = finding("q1-pr-genetic-queries", CANNOT_TELL, task="PR2", paper="on PR2, Genetic asks >800 queries",
+                      fragile="not comparable without the marginal victims")
+    assert "<li>PR2, Genetic asks &gt;800 queries: cannot tell, but" in headline_html([genetic])  # not "PR2, on PR2"
 
 
 def test_the_front_page_leads_with_the_verdicts_that_hold_across_trainings():

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from bodega_book.findings_html import claim_words
 from bodega_book.findings_rules import AGREE, CANNOT_TELL, DISAGREE, NOT_COMPARABLE
 
 DECIDED = (AGREE, DISAGREE, NOT_COMPARABLE)
@@ -27,10 +28,7 @@ def percent(share: float) -> str:
 
 def _claim(record: dict[str, Any]) -> str:
     """``PR2: Genetic asks >800 queries``: the task leads, so a claim's own "on PR2, " is dropped."""
-    task, paper = record["task"], record["paper"]
-    for own in (f"on {task}, ", f"on {task} "):
-        paper = paper[len(own):] if paper.startswith(own) else paper
-    return f"{task}: {paper}"
+    return f"{record['task']}: {claim_words(record['task'], record['paper'])}"
 
 
 def counts_line(answers: dict[str, Any]) -> str:

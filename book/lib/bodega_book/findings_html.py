@@ -107,6 +107,15 @@ def verdict_counts_html(found: Sequence[Finding]) -> str:
             + "</p>")
 
 
+def claim_words(task: str, paper: str) -> str:
+    """The paper's words of a claim without its own leading "on TASK, " where the task is named before them, so
+    that a list reads "PR2, Genetic asks >800 queries", not "PR2, on PR2, Genetic ..."."""
+    for own in (f"on {task}, ", f"on {task} "):
+        if paper.startswith(own):
+            return paper[len(own):]
+    return paper
+
+
 def headline_html(found: Sequence[Finding], headlines: Sequence[tuple[str, Sequence[str]]] = HEADLINES,
                   trainings: Mapping[str, int] | None = None) -> str:
     """Where a task's victims were trained several times (``trainings``: per task, the fewest trainings of a
@@ -125,8 +134,8 @@ def headline_html(found: Sequence[Finding], headlines: Sequence[tuple[str, Seque
     table = (f'<table class="headline-verdicts"><thead><tr><th>claim</th><th>our verdict per task</th></tr>'
              f'</thead><tbody>{"".join(rows)}</tbody></table>')
     fragile = [f for f in found if f.fragile]
-    listed = "".join(f"<li>{escape(f.task)}, {escape(f.paper)}: {escape(f.verdict)}, but {escape(f.fragile)}</li>"
-                     for f in fragile)
+    listed = "".join(f"<li>{escape(f.task)}, {escape(claim_words(f.task, f.paper))}: {escape(f.verdict)}, but "
+                     f"{escape(f.fragile)}</li>" for f in fragile)
     return (_held_html(found, trainings or {}) + verdict_counts_html(found) + table
             + (f'<p>Fragile verdicts:</p><ul class="fragile-verdicts">{listed}</ul>' if fragile else ""))
 
@@ -149,8 +158,8 @@ def _held_html(found: Sequence[Finding], trainings: Mapping[str, int]) -> str:
     if not held:
         return ("<p>No verdict that compares victims or scenarios is yet decided on every training and the same on "
                 f"each training alone (trainings per victim: {escape(counts)}).</p>")
-    listed = "".join(f"<li>{escape(f.task)}, {escape(f.paper)}: {badge(badge_label(f), f.verdict, numbers_title(f))}"
-                     "</li>" for f in held)
+    listed = "".join(f"<li>{escape(f.task)}, {escape(claim_words(f.task, f.paper))}: "
+                     f"{badge(badge_label(f), f.verdict, numbers_title(f))}</li>" for f in held)
     return (f"<p>Verdicts that hold across trainings (drawn on every training of the victims compared, "
             f"{escape(counts)} per victim, and the same on each training alone and under other bootstrap seeds):</p>"
             f'<ul class="held-verdicts">{listed}</ul>')
