@@ -141,3 +141,17 @@ def test_the_study_v4_design_quotes_the_intervals_study_v3_published():
     assert len(rows) == 6
     for difference, interval in rows:
         assert f"{difference} {interval.replace('−', '-')}" in published, (difference, interval)
+
+
+def test_the_findings_page_states_the_much_threshold_the_rules_apply():
+    """The page types the threshold of "much" and sets it against the paper's best scores for RD and PR: both must
+    be what the rules and the published values hold."""
+    from bodega.report.published import load_published
+    from bodega_book.findings_rules import MUCH
+
+    page = " ".join((ROOT / "book/findings.md").read_text(encoding="utf-8").split())
+    published = load_published()
+    rd, pr = published.statement("q1-rd-best").value, published.statement("q1-pr-best").value
+    assert f"at or above {MUCH:.2f}" in page
+    assert (f"{MUCH / rd:.0%} of the best untargeted score the paper states for RD ({rd:.2f}) and a fifth of PR's "
+            f"({pr:.2f})") in page and round(pr / MUCH) == 5
