@@ -280,8 +280,8 @@ def test_two_studies_of_one_number_are_refused(data_dir, tmp_path, monkeypatch):
 
 
 def test_the_project_names_its_committing_grids_in_parameters():
-    """The shipped studies say in their grid files that they commit their victims, newest (v3) first."""
-    assert [spec.name for spec in session.committing_grids()] == ["study-v3", "study"]
+    """The shipped studies say in their grid files that they commit their victims, newest (v4) first."""
+    assert [spec.name for spec in session.committing_grids()] == ["study-v4", "study-v3", "study"]
 
 
 def test_a_notebook_run_spelling_the_victim_bert_attacks_the_committed_fc_bert(data_dir, tmp_path, monkeypatch):
@@ -302,12 +302,13 @@ def test_a_notebook_run_spelling_the_victim_bert_attacks_the_committed_fc_bert(d
 
 
 def test_the_committed_study_fc_bert_is_found_under_any_spelling():
-    """The project's own committed FC-BERT (results/study-v3), as the mission notebook's session finds it."""
+    """The project's own committed FC-BERT (study v4's, copied in from study v3 with the same weights), as the
+    mission notebook's session finds it."""
     data = session.project_root() / "data" / "FC"
     if not (data / "train.tsv").is_file():
         pytest.skip("prepared data absent: bodega data prepare-missing --raw-root ../shared/data/raw --out-root data")
     from bodega.names import victim_name
 
     found = session.study_victim("FC", victim_name("bert"), data, "cpu", 0)
-    assert found.folder == session.project_root() / "results" / "study-v3" / "models" / "FC-BERT"
+    assert found.folder == session.project_root() / "results" / "study-v4" / "models" / "FC-BERT"
     assert session.committed_problem(found) is None

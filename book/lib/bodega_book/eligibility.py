@@ -13,6 +13,7 @@ from pathlib import Path
 
 from bodega.io import read_jsonl
 from bodega.layout import PREDICTIONS, RECORDS, CellName, run_folders, victim_dir
+from bodega.records import read_example_records
 
 
 @dataclass(frozen=True)
@@ -38,12 +39,12 @@ def admitted_rows(results: str | Path) -> list[Admitted]:
             continue
         victim = victim_dir(results, name.task, name.victim, name.training)
         rows = predictions.setdefault(victim, list(read_jsonl(victim / PREDICTIONS)))
-        for record in read_jsonl(folder / RECORDS):
-            row = rows[record["index"]]
+        for record in read_example_records(folder / RECORDS, ("index",)):
+            row = rows[record.index]
             if row["label"] == 1 and row["predicted"] == 1:
                 continue
-            key = (victim.name, record["index"])
-            seen = found.get(key) or Admitted(victim.name, record["index"], row["id"], row["p_positive"], ())
+            key = (victim.name, record.index)
+            seen = found.get(key) or Admitted(victim.name, record.index, row["id"], row["p_positive"], ())
             found[key] = Admitted(seen.victim, seen.row, seen.id, seen.p_positive, (*seen.cells, folder.name))
     return list(found.values())
 
