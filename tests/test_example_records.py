@@ -71,7 +71,7 @@ def test_every_committed_format_reads_through_the_upgrade(name):
             read_example_records(path, ("original", "adversarial"))
 
 
-@pytest.mark.parametrize("tree", ["results/study-v4", "results/study-v3", "results/study", "results/cpu", "results/finetuning",
+@pytest.mark.parametrize("tree", ["results/study-v3", "results/study", "results/cpu", "results/finetuning",
                                   "book/data", "tests/fixtures"])
 def test_every_committed_attack_record_reads_as_the_current_version(tree):
     files = [*(ROOT / tree).glob("**/runs/*/records.jsonl"), *(ROOT / tree).glob("own_attacker/records.jsonl")]
