@@ -20,6 +20,8 @@ from bodega.layout import CELL_MARKER, REUSED_FROM
 def reusable(cell: Cell, results: str | Path, reuses: Sequence[str]) -> Path | None:
     """The folder of the first results tree in ``reuses`` that finished ``cell`` with the same key and holds its
     outputs, or None. ``results`` is the grid's own results folder, under which ``cell`` lives."""
+    if not reuses:
+        return None  # most grids reuse nothing: no path arithmetic on every cell they schedule
     relative = Path(cell.out_dir).resolve().relative_to(Path(results).resolve())
     for earlier in reuses:
         folder = Path(earlier) / relative
