@@ -659,6 +659,13 @@ def test_a_cell_of_other_inputs_in_the_earlier_study_is_not_copied_in(grid):
     assert "reused_from" not in read_marker(root / "later" / "runs" / "PR2-BiLSTM-DeepWordBug-U")
 
 
+def test_a_reused_folder_that_is_not_there_stops_the_run_before_any_cell(grid):
+    make, root = grid
+    with pytest.raises(BodegaError, match="reuses: .*missing is not a folder here"):
+        run_grid(make(results=str(root / "later"), reuses=[str(root / "missing")]), show_progress=False)
+    assert not (root / "later").exists()
+
+
 def test_a_grid_cannot_reuse_its_own_results(grid):
     make, root = grid
     with pytest.raises(BodegaError, match="own results folder"):

@@ -194,6 +194,11 @@ def test_cli_status_and_bad_grid_file(tmp_path, capsys):
     grid.write_text("name: g\nprofile: smoke\ntasks: [PR2]\nvictims: [BiLSTM]\nattackers: [PWWS]\nscenario: [x]\n")
     assert main(["grid", "status", str(grid)]) == 2
     assert "unknown key(s) scenario" in capsys.readouterr().err
+    grid.write_text(f"name: g\nprofile: smoke\ntasks: [PR2]\nvictims: [BiLSTM]\nattackers: [PWWS]\n"
+                    f"scenarios: [untargeted]\nresults: {tmp_path / 'results'}\ndata_root: {tmp_path / 'data'}\n"
+                    f"reuses: [{tmp_path / 'no-such-study'}]\n")
+    assert main(["grid", "status", str(grid)]) == 2
+    assert "no-such-study is not a folder here" in capsys.readouterr().err
 
 
 def test_cli_status_says_which_cells_run_now_and_what_a_stopped_run_spent(tmp_path, capsys):

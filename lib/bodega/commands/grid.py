@@ -129,10 +129,11 @@ def _status(args: argparse.Namespace) -> int:
     from bodega.experiments.cells import attack_cells, compact_names, victim_cells
     from bodega.experiments.execute import is_done, read_marker
     from bodega.experiments.hashing import HashCache
-    from bodega.experiments.reuse import reusable
+    from bodega.experiments.reuse import check_reuses, reusable
     from bodega.experiments.runner import SPLIT_FILES, victim_weights_present
 
     spec, hashes = _spec(args), HashCache()
+    check_reuses(spec.reuses)
     # Status only reads: it never prepares data (that executes the grid's data notebook). Cell keys hash the
     # data files, so the cells of a task without prepared data are not listed, only the task.
     unprepared = [t for t in spec.tasks if not all((Path(spec.data_root) / t / f).is_file() for f in SPLIT_FILES)]

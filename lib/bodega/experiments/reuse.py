@@ -11,10 +11,20 @@ import shutil
 from pathlib import Path
 from typing import Sequence
 
+from bodega.errors import BodegaError
 from bodega.experiments.cells import Cell
 from bodega.experiments.execute import read_marker
 from bodega.io import atomic_write_json
 from bodega.layout import CELL_MARKER, REUSED_FROM
+
+
+def check_reuses(reuses: Sequence[str]) -> None:
+    """Fail in one line when a folder the grid reuses is not there: reusing nothing would silently run every
+    cell of the earlier study again (for study v4, 47 CPU-hours of study v3)."""
+    for earlier in reuses:
+        if not Path(earlier).is_dir():
+            raise BodegaError(f"reuses: {earlier} is not a folder here (paths are relative to the folder the command "
+                              "runs in, the repository root); fix the grid's reuses or run from that folder")
 
 
 def reusable(cell: Cell, results: str | Path, reuses: Sequence[str]) -> Path | None:

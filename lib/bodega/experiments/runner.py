@@ -31,7 +31,7 @@ from bodega.experiments.execute import (Outcome, adopt_victim, foreign_files, is
                                         refuse_foreign, run_cell, terminate_running)
 from bodega.experiments.hashing import HashCache
 from bodega.experiments.progress import Progress, cell_groups, format_seconds
-from bodega.experiments.reuse import take_in
+from bodega.experiments.reuse import check_reuses, take_in
 from bodega.experiments.spec import GridSpec
 from bodega.io import atomic_write_json, atomic_write_text, exclusive_lock, relative_path
 from bodega.paths import portable_text, raw_root
@@ -380,6 +380,7 @@ def run_grid(spec: GridSpec, engine: str = "local", workers: int | None = None, 
         raise BodegaError(f"workers must be at least 1, got {workers}; leave it out for the grid's ({spec.workers})")
     workers = workers or spec.workers
     refuse_beside_live_runner(spec, train_only)
+    check_reuses(spec.reuses)
     ensure_data(spec)
     victim_params = check_notebook(spec.notebooks.victim, VICTIM_REQUIRED)
     attack_params = check_notebook(spec.notebooks.attack, ATTACK_REQUIRED)
