@@ -20,6 +20,7 @@ from pathlib import Path
 def main() -> int:
     from dataclasses import replace
 
+    from bodega.errors import BodegaError
     from bodega_book.findings import findings
     from bodega_book.findings_rules import adjusted_level
     from bodega_book.page_data import write_page_data
@@ -38,7 +39,10 @@ def main() -> int:
     if args.looks < 1:
         parser.error(f"--looks {args.looks}: a study looks at its data at least once")
     start = time.process_time()
-    study = replace(load_study(args.results, args.grid), level=adjusted_level(args.looks))
+    try:
+        study = replace(load_study(args.results, args.grid), level=adjusted_level(args.looks))
+    except BodegaError as error:  # a results folder or grid file that is not there: one line, not a traceback
+        parser.error(str(error))
     marginal = marginal_victims(study)
     found = with_robustness(findings(study), robustness(study, findings, args.seeds, marginal))
     answers = study_answers(study, found, study.trainings_per_task())
