@@ -10,7 +10,7 @@ import pytest
 from bodega_book.cost import LEDGER_COLUMNS, TRAINING
 from bodega_book.findings import AGREE, CANNOT_TELL, Finding, Need
 from bodega_book.study_rounds import (DESIGN_FACTOR, Price, Undecided, cell_prices, picks_table, plan_round,
-                                      scale_factor, trainings_after, undecided)
+                                      round_two_seeds, scale_factor, trainings_after, undecided)
 
 BASE = {("PR2", v): 5 for v in ("BiLSTM", "BERT", "GEMMA2B", "GEMMA7B")}
 PRICES = {("PR2", "BiLSTM"): Price(0.1, "s"), ("PR2", "BERT"): Price(0.4, "s"), ("PR2", "GEMMA2B"): Price(0.3, "s"),
@@ -38,6 +38,12 @@ def test_a_claim_pays_only_for_the_trainings_the_claims_before_it_did_not_add():
     assert picks["first"].extra_hours == pytest.approx(3 * 0.1 + 3 * 0.3)
     assert picks["second"].hours == pytest.approx(4 * 0.1 + 3 * 0.3 + 1 * 0.4)
     assert picks["second"].extra_hours == pytest.approx(1 * 0.1 + 1 * 0.4)  # BiLSTM 8 -> 9 and BERT 5 -> 6
+
+
+def test_round_two_gives_the_grid_seeds_of_the_victims_it_raises_and_no_others():
+    picks = plan_round([claim("cheap", BiLSTM=9, GEMMA2B=7), claim("far", GEMMA7B=30, BERT=30)], PRICES, BASE, 100)
+    assert round_two_seeds(picks, BASE) == {"PR2-BiLSTM": list(range(9)), "PR2-GEMMA2B": list(range(7))}
+    assert round_two_seeds(plan_round([claim("cheap", BiLSTM=9)], PRICES, BASE, 0.1), BASE) == {}
 
 
 def test_the_budget_stops_a_claim_it_cannot_pay_for_and_takes_a_later_one_it_can():

@@ -144,6 +144,14 @@ def trainings_after(picks: Sequence[Pick], base: Mapping[Victim, int]) -> dict[V
     return after
 
 
+def round_two_seeds(picks: Sequence[Pick], base: Mapping[Victim, int]) -> dict[str, list[int]]:
+    """The grid's ``training.seeds`` entries round 2 adds, ``TASK-victim`` -> seeds 0 to n-1, for each victim whose
+    trainings a taken claim raises above ``base`` (its trainings after round 1, seeds 0 to base-1)."""
+    after = trainings_after(picks, base)
+    return {f"{task}-{victim}": list(range(n)) for (task, victim), n in sorted(after.items())
+            if n > base[(task, victim)]}
+
+
 # ---- prices from the ledgers -------------------------------------------------------------------------------
 
 CellKind = tuple[str, str, str, str]  # (task, victim, attacker or TRAINING, scenario or '')
@@ -266,6 +274,7 @@ class RoundTwo:
     round_one_hours: float  # what they will cost at the prices below
     factor: str  # how study v3's prices were scaled
     prices: dict[Victim, Price]
+    base: dict[Victim, int]  # each victim's trainings after round 1
 
     @property
     def left_hours(self) -> float:
@@ -292,4 +301,4 @@ def round_two(grid: str | Path, results: str | Path, earlier: str | Path) -> Rou
     prices = training_costs(spec, v4, v3, factor)
     base = {victim: len(seeds) for victim, seeds in spec.plan.trainings.items()}
     picks = plan_round(undecided(look), prices, base, total - spent - hours)
-    return RoundTwo(tuple(picks), level, total, spent, cells, hours, how, prices)
+    return RoundTwo(tuple(picks), level, total, spent, cells, hours, how, prices, base)
