@@ -27,7 +27,7 @@ LEVEL = re.compile(r"(\d+(?:\.\d+)?)% interval")
 
 def _findings() -> dict:
     if not FINDINGS.is_file():
-        pytest.skip(f"{FINDINGS} is not committed")
+        pytest.skip(f"{FINDINGS} is not committed", allow_module_level=True)
     return json.loads(FINDINGS.read_text(encoding="utf-8"))
 
 
@@ -100,3 +100,19 @@ def test_a_scenario_difference_is_the_paired_t_interval_over_the_trainings(claim
     differences = sum(not term.startswith("pooled") for term in finding["numbers"].split("; "))
     interval = stats.ttest_rel(first, second).confidence_interval(_level(findings, finding, differences))
     _close(((first - second).mean(), interval.low, interval.high), match.groups()[3:])
+
+
+@pytest.mark.parametrize("finding", [f for f in _findings()["findings"]
+                                     if f["claim"].startswith(("q2-bilstm", "q2-bert")) and f["numbers"]],
+                         ids=lambda f: f["claim"])
+def test_a_most_claims_verdict_follows_from_its_printed_intervals_by_the_written_rule(finding):
+    """"Most": each difference (printed so that above 0 is the claim's direction) above 0 agrees, any below 0
+    disagrees, else cannot tell; a named deviation may only turn a verdict into "not comparable"."""
+    intervals = [tuple(map(float, VICTIMS.match(term).groups()[3:])) for term in finding["numbers"].split("; ")]
+    if all(low > 0 for low, _ in intervals):
+        literal = "agree"
+    elif any(high < 0 for _, high in intervals):
+        literal = "disagree"
+    else:
+        literal = "cannot tell"
+    assert finding["verdict"] in (literal, "not comparable"), (finding["claim"], finding["reason"])
