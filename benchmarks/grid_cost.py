@@ -40,14 +40,17 @@ def main() -> None:
             "idle_minutes_estimate": float(cpu / args.cores / 60)})
     if args.by:
         from bodega.experiments import load_grid
-        from bodega_book.cost import OUTSIDE_MARKERS, budget, cost_by, grid_budget, ledger
+        from bodega_book.cost import OUTSIDE_MARKERS, UNFINISHED_SOURCE, budget, cost_by, grid_budget, ledger
 
         runs = ledger(args.results)
         for column in ("task", "victim", "attacker"):
             print(f"\nper {column}:\n" + cost_by(runs[runs.current], column).round(1).to_string())
         total = budget(runs, grid_budget(load_grid(args.by)))
         if total.outside_hours_bound:
-            print(f"\n{int((~runs.current).sum())} earlier runs no current marker holds ({OUTSIDE_MARKERS}): "
+            outside = runs[~runs.current]
+            unfinished = int((outside.source == UNFINISHED_SOURCE).sum())
+            print(f"\n{len(outside)} runs outside the finished cells' markers ({unfinished} running or stopped, "
+                  f"counted from their own markers; {len(outside) - unfinished} from {OUTSIDE_MARKERS}): "
                   f"{total.outside_hours_bound:.2f} h CPU")
         print(f"\nCPU {total.cpu_hours:.2f} h in the markers, at most {total.bound_hours:.2f} h in all, of the "
               f"{total.budget_cpu_hours:g} h budget ({100 * total.share:.0f}%)"
