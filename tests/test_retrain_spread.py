@@ -176,12 +176,14 @@ def test_the_figure_draws_every_training_of_every_role(study):
 
 def test_the_chapters_headline_numbers_recompute_from_every_committed_cell(study, parts):
     """The median and largest range of BERT-ATTACK's BODEGA over a role's trainings, from the scores.jsonl
-    files of every (task, victim, scenario) with two or more finished trainings."""
+    files of every (task, victim, scenario) with two or more finished trainings (a cell whose marker is not done,
+    a run stopped at a session's end, has none)."""
     ranges = {}
     for folder in sorted((RESULTS / "runs").glob("*-BERT-ATTACK-*")):
         task, victim = folder.name.split("-")[:2]
         scenario = "targeted" if folder.name.split("BERT-ATTACK-")[1][0] == "T" else "untargeted"
-        if task in study.spec.tasks and len(study.spec.training.seeds_for(task, victim)) > 1:
+        finished = json.loads((folder / "cell.json").read_text()).get("status") == "done"  # not a stopped run
+        if finished and task in study.spec.tasks and len(study.spec.training.seeds_for(task, victim)) > 1:
             scores = [json.loads(line)["bodega"] or 0.0 for line in (folder / "scores.jsonl").read_text().splitlines()
                       if line.strip()]
             ranges.setdefault((task, victim, scenario), []).append(np.mean(scores))
