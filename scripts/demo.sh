@@ -28,13 +28,13 @@ grid_status=0
   -p grid_file "parameters/grid_$GRID.yaml" -p results_dir "results/$GRID" -p data_dir data
 .venv/bin/papermill notebooks/appendix.ipynb book/generated/appendix.ipynb --cwd . --no-progress-bar \
   -p results_dir "results/$GRID"
-# The cpu study's pages read study v3's committed results (results/study-v3), whichever grid ran above; study v2
-# (results/study) and study v1 (results/cpu) are read only where the plan pages compare them with it. While the
-# grid runs (over several sessions) the page says how much has finished, and a verdict that waits for a planned
-# cell reads "cannot tell" until it has.
+# The cpu study's pages read study v4's committed results (results/study-v4: study v3's cells and the trainings
+# added to them), whichever grid ran above; study v3, v2 (results/study) and v1 (results/cpu) are read only where
+# the plan pages compare them with it. Study v4 was priced from study v3's cells, not a pilot (pilot None), and
+# its verdicts are judged at its design's two looks.
 .venv/bin/papermill notebooks/study.ipynb book/generated/study.ipynb --cwd . --no-progress-bar \
-  -p results_root results/study-v3 -p grid parameters/grid_study_v3.yaml \
-  -p pilot book/data/study_pilot_v3.json -p latest_plan book/data/study_pilot_v3_paired.json -p data_root data
+  -p results_root results/study-v4 -p grid parameters/grid_study_v4.yaml \
+  -p pilot None -p looks 2 -p data_root data
 .venv/bin/jupyter-book build book/ -W -n --keep-going
 echo "book: book/_build/html/index.html"
 if [ "$grid_status" -ne 0 ]; then
