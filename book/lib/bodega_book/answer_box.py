@@ -77,8 +77,8 @@ def limits_line(answers: dict[str, Any], link: str = "findings") -> str:
     return (f"**What limits the rest.** A retrain moves a victim's BODEGA score by a median "
             f"{spread['median']:.2f} and up to {spread['max']:.2f} ({spread['cells']} cells attacked on several "
             f"trainings), and the intervals over trainings carry that spread: {by_trainings} claims cannot be told "
-            f"because one of them contains 0 (each names the trainings that would decide it; study v4 adds them: "
-            f"{{doc}}`study_v4_design`), {other} for another reason their line names (a deviation of unknown size, "
+            f"because one of them contains 0 (each names the trainings that would decide it; which ones study v4 "
+            f"added, and why: {{doc}}`study_v4_design`), {other} for another reason their line names (a deviation of unknown size, "
             f"a cell not run, a victim left out, no human judgments), and {untestable} are not testable here. "
             f"Every claim with our numbers and its reason: {{doc}}`{link}`.")
 
