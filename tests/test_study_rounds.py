@@ -144,3 +144,32 @@ def test_round_two_on_the_committed_study_v4():
     alone = [p.hours for p in plan.picks]
     assert alone == sorted(alone) and all(p.claim.startswith(("q2-", "q4-")) for p in plan.picks)
     assert all(not p.taken for p in plan.picks if math.isinf(p.hours))
+
+
+def test_the_kept_record_of_round_two_holds_what_the_design_page_shows(tmp_path):
+    from bodega_book.page_data import read_page_data, write_page_data
+    from bodega_book.study_rounds import RoundTwo, round_two_record
+
+    picks = plan_round([claim("cheap", BiLSTM=9, GEMMA2B=7), claim("far", GEMMA7B=30, BERT=30)], PRICES, BASE, 100)
+    record = round_two_record(RoundTwo(tuple(picks), 0.975, 40, 10, 0, 0.0, "1.2", PRICES, BASE), "g.yaml")
+    write_page_data("study_round_two", tmp_path / "study_round_two.json", record)  # checked against its schema
+    kept = read_page_data("study_round_two.json", tmp_path)
+    assert kept["taken"] == ["cheap"] and kept["left_hours"] == 30
+    assert kept["seeds"] == {"PR2-BiLSTM": list(range(9)), "PR2-GEMMA2B": list(range(7))}
+    assert [row["claim"] for row in kept["picks"]] == ["cheap", "far"]
+
+
+def test_the_grid_runs_the_round_two_that_look_1_planned():
+    """The seeds look 1's kept plan names are the grid's, victim by victim: round 2 is the rule's pick, not a
+    reading of the numbers."""
+    from pathlib import Path
+
+    from bodega.experiments import load_grid
+    from bodega_book.page_data import read_page_data
+
+    root = Path(__file__).resolve().parents[1]
+    record = read_page_data("study_round_two.json", root / "book" / "data")
+    trainings = load_grid(root / "parameters/grid_study_v4.yaml").plan.trainings
+    for name, seeds in record["seeds"].items():
+        task, victim = name.split("-", 1)
+        assert list(trainings[(task, victim)]) == seeds, name

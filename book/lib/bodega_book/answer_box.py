@@ -78,8 +78,9 @@ def limits_line(answers: dict[str, Any], link: str = "findings") -> str:
             f"{spread['median']:.2f} and up to {spread['max']:.2f} ({spread['cells']} cells attacked on several "
             f"trainings), and the intervals over trainings carry that spread: {by_trainings} claims cannot be told "
             f"because one of them contains 0 (each names the trainings that would decide it; which ones study v4 "
-            f"added, and why: {{doc}}`study_v4_design`), {other} for another reason their line names (a deviation of unknown size, "
-            f"a cell not run, a victim left out, no human judgments), and {untestable} are not testable here. "
+            f"added, and why: {{doc}}`study_v4_design`), {other} for another reason their line names (a deviation "
+            f"of unknown size, a cell not run, a victim left out, no human judgments), and {untestable} are not "
+            f"testable here. "
             f"Every claim with our numbers and its reason: {{doc}}`{link}`.")
 
 

@@ -136,6 +136,11 @@ SCHEMAS: dict[str, Schema] = {
     "study_pilot": _PILOT,
     # level: the confidence of a single difference over trainings, 1 - 0.05 / looks (absent: 0.95, one look, as
     # study v3 published); looks: how many times the study judges its data (study v4: 2)
+    "study_round_two": Schema("python benchmarks/study_round_two.py --out book/data/FILE",
+                              {"command": str, "grid": str, "level": NUMBER, "budget_hours": NUMBER,
+                               "spent_hours": NUMBER, "round_one_cells": int, "round_one_hours": NUMBER,
+                               "left_hours": NUMBER, "taken_hours": NUMBER, "factor": str, "taken": list,
+                               "seeds": dict, "picks": list}),
     "study_findings": Schema("python benchmarks/study_findings.py --results results/study-v3 "
                              "--grid parameters/grid_study_v3.yaml --out book/data/FILE",
                              {"command": str, "grid": str, "n_planned": int, "n_finished": int, "trainings": dict,
@@ -173,6 +178,8 @@ FILES: dict[str, str] = {
     "study_findings.json": "study_findings", "study_renders.json": "study_renders", "trimming.json": "trimming",
     # study v3's verdicts as it published them (the rules and intervals of its release, kept for the changes table)
     "study_v3_findings.json": "study_findings",
+    # study v4's round 2 as planned at look 1 (kept: the grid's seeds change once round 2 is added to it)
+    "study_round_two.json": "study_round_two",
     "victim_throughput.json": "victim_throughput", "victim_query_cost_hn.json": "victim_query_cost",
 }
 

@@ -287,6 +287,18 @@ class RoundTwo:
         return sum(p.extra_hours for p in self.picks if p.taken)
 
 
+def round_two_record(plan: RoundTwo, grid: str) -> dict:
+    """Round 2 as planned at look 1, as the design page shows it: written once round 1 has finished and kept,
+    because adding round 2's seeds to the grid changes what :func:`round_two` computes from it."""
+    return {"command": "python benchmarks/study_round_two.py --out book/data/study_round_two.json", "grid": grid,
+            "level": plan.level, "budget_hours": plan.budget_hours, "spent_hours": plan.spent_hours,
+            "round_one_cells": plan.round_one_cells, "round_one_hours": plan.round_one_hours,
+            "left_hours": plan.left_hours, "taken_hours": plan.taken_hours, "factor": plan.factor,
+            "taken": [p.claim for p in plan.picks if p.taken and p.extra_hours > 0],
+            "seeds": round_two_seeds(plan.picks, plan.base),
+            "picks": picks_table(plan.picks).to_dict(orient="records")}
+
+
 def round_two(grid: str | Path, results: str | Path, earlier: str | Path) -> RoundTwo:
     """Look 1 on the committed cells of ``results`` (study v4, ``grid``) and round 2 planned from it, priced from
     its own ledger and from ``earlier``'s (study v3's)."""
