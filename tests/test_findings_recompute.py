@@ -36,14 +36,17 @@ def _results(findings: dict) -> Path:
     return ROOT / words[words.index("--results") + 1]
 
 
-def _training_values(runs: Path, task: str, victim: str, scenario: str) -> dict[int, float]:
-    """Each finished training's cell value, by training (training 0's cell has no ``-t`` suffix)."""
+def _training_values(runs: Path, task: str, victim: str, scenario: str, trainings: int) -> dict[int, float]:
+    """Each finished training's cell value, by training (training 0's cell has no ``-t`` suffix), of the first
+    ``trainings`` the findings file was computed on (a later round's committed cells belong to the next look)."""
     values = {}
     for scores in runs.glob(f"{task}-{victim}-{ATTACKER}-{scenario}*/scores.jsonl"):
         suffix = scores.parent.name.removeprefix(f"{task}-{victim}-{ATTACKER}-{scenario}")
         if suffix and not re.fullmatch(r"-t\d+", suffix):
             continue
         rows = [json.loads(line) for line in scores.read_text(encoding="utf-8").splitlines() if line.strip()]
+        if int(suffix[2:] or 0) >= trainings:
+            continue
         values[int(suffix[2:] or 0)] = float(np.mean([row["bodega"] for row in rows]))
     return values
 
@@ -73,9 +76,9 @@ def test_a_victim_difference_is_welchs_t_interval_over_the_trainings_cell_values
     assert match, f"{claim}: unexpected term {term!r}"
     first, second = match.group(1), match.group(2)
     findings = _findings()
-    runs = _results(findings) / "runs"
-    a = np.array(list(_training_values(runs, finding["task"], first, "T").values()))
-    b = np.array(list(_training_values(runs, finding["task"], second, "T").values()))
+    runs, n = _results(findings) / "runs", findings["trainings"][finding["task"]]
+    a = np.array(list(_training_values(runs, finding["task"], first, "T", n).values()))
+    b = np.array(list(_training_values(runs, finding["task"], second, "T", n).values()))
     if min(len(a), len(b)) < 2:
         pytest.skip(f"{claim}: one training of a victim, judged over its rows")
     level = _level(findings, finding, len(finding["numbers"].split("; ")))
@@ -90,9 +93,9 @@ def test_a_scenario_difference_is_the_paired_t_interval_over_the_trainings(claim
     assert match, f"{claim}: unexpected term {term!r}"
     victim, minuend, subtrahend = match.group(1), match.group(2), match.group(3)
     findings = _findings()
-    runs = _results(findings) / "runs"
-    first = _training_values(runs, finding["task"], victim, minuend[0].upper())
-    second = _training_values(runs, finding["task"], victim, subtrahend[0].upper())
+    runs, n = _results(findings) / "runs", findings["trainings"][finding["task"]]
+    first = _training_values(runs, finding["task"], victim, minuend[0].upper(), n)
+    second = _training_values(runs, finding["task"], victim, subtrahend[0].upper(), n)
     trainings = sorted(set(first) & set(second))
     if len(trainings) < 2:
         pytest.skip(f"{claim}: one training of {victim}, judged over its rows")
