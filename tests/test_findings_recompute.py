@@ -44,10 +44,11 @@ def _training_values(runs: Path, task: str, victim: str, scenario: str, training
         suffix = scores.parent.name.removeprefix(f"{task}-{victim}-{ATTACKER}-{scenario}")
         if suffix and not re.fullmatch(r"-t\d+", suffix):
             continue
-        rows = [json.loads(line) for line in scores.read_text(encoding="utf-8").splitlines() if line.strip()]
-        if int(suffix[2:] or 0) >= trainings:
+        training = int(suffix[2:] or 0)
+        if training >= trainings:
             continue
-        values[int(suffix[2:] or 0)] = float(np.mean([row["bodega"] for row in rows]))
+        rows = [json.loads(line) for line in scores.read_text(encoding="utf-8").splitlines() if line.strip()]
+        values[training] = float(np.mean([row["bodega"] for row in rows]))
     return values
 
 

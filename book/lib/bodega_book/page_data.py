@@ -134,13 +134,13 @@ SCHEMAS: dict[str, Schema] = {
     "study_dev_baselines": Schema("python benchmarks/study_dev_baselines.py --out book/data/FILE",
                                   {"grid": str, "victims": dict}),
     "study_pilot": _PILOT,
-    # level: the confidence of a single difference over trainings, 1 - 0.05 / looks (absent: 0.95, one look, as
-    # study v3 published); looks: how many times the study judges its data (study v4: 2)
     "study_round_two": Schema("python benchmarks/study_round_two.py --out book/data/FILE",
                               {"command": str, "grid": str, "level": NUMBER, "budget_hours": NUMBER,
                                "spent_hours": NUMBER, "round_one_cells": int, "round_one_hours": NUMBER,
                                "left_hours": NUMBER, "taken_hours": NUMBER, "factor": str, "taken": list,
                                "seeds": dict, "picks": list}),
+    # level: the confidence of a single difference over trainings, 1 - 0.05 / looks (absent: 0.95, one look, as
+    # study v3 published); looks: how many times the study judges its data (study v4: 2)
     "study_findings": Schema("python benchmarks/study_findings.py --results results/study-v3 "
                              "--grid parameters/grid_study_v3.yaml --out book/data/FILE",
                              {"command": str, "grid": str, "n_planned": int, "n_finished": int, "trainings": dict,
