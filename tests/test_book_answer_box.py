@@ -43,6 +43,10 @@ def test_the_bodega_lines_count_name_and_limit_the_claims():
     assert "**1 agree**, **1 disagree**, **0 not comparable**, **3 cannot tell**" in counts_line(ANSWERS)
     assert "(1 of them not testable here)" in counts_line(ANSWERS)
     assert "9 of 10 attack cells" in counts_line(ANSWERS)
+    assert "up to 3 trainings per victim" in counts_line(ANSWERS)
+    # a later round trains some victims of a task more: the most any victim has, not the task's fewest
+    rounds = {**ANSWERS, "victim_trainings": {"HN-BERT": 1, "PR2-BiLSTM": 3, "PR2-BERT": 10}}
+    assert "up to 10 trainings per victim" in counts_line(rounds)
     decided = decided_line(ANSWERS)
     assert "*agree*: PR2: BiLSTM most vulnerable" in decided and "*disagree*: HN: BERT-ATTACK best" in decided
     assert "GEMMA7B" not in decided  # a claim that cannot be told is not decided

@@ -36,9 +36,15 @@ def _results(findings: dict) -> Path:
     return ROOT / words[words.index("--results") + 1]
 
 
+def _trainings(findings: dict, task: str, victim: str) -> int:
+    """The trainings of a victim the findings file was computed on (a later round's committed cells belong to the
+    next look); a file without ``victim_trainings`` trained every victim of a task alike."""
+    return findings.get("victim_trainings", {}).get(f"{task}-{victim}", findings["trainings"][task])
+
+
 def _training_values(runs: Path, task: str, victim: str, scenario: str, trainings: int) -> dict[int, float]:
-    """Each finished training's cell value, by training (training 0's cell has no ``-t`` suffix), of the first
-    ``trainings`` the findings file was computed on (a later round's committed cells belong to the next look)."""
+    """Each finished training's cell value, by training (training 0's cell has no ``-t`` suffix), of its first
+    ``trainings``."""
     values = {}
     for scores in runs.glob(f"{task}-{victim}-{ATTACKER}-{scenario}*/scores.jsonl"):
         suffix = scores.parent.name.removeprefix(f"{task}-{victim}-{ATTACKER}-{scenario}")
@@ -77,9 +83,9 @@ def test_a_victim_difference_is_welchs_t_interval_over_the_trainings_cell_values
     assert match, f"{claim}: unexpected term {term!r}"
     first, second = match.group(1), match.group(2)
     findings = _findings()
-    runs, n = _results(findings) / "runs", findings["trainings"][finding["task"]]
-    a = np.array(list(_training_values(runs, finding["task"], first, "T", n).values()))
-    b = np.array(list(_training_values(runs, finding["task"], second, "T", n).values()))
+    runs, task = _results(findings) / "runs", finding["task"]
+    a = np.array(list(_training_values(runs, task, first, "T", _trainings(findings, task, first)).values()))
+    b = np.array(list(_training_values(runs, task, second, "T", _trainings(findings, task, second)).values()))
     if min(len(a), len(b)) < 2:
         pytest.skip(f"{claim}: one training of a victim, judged over its rows")
     level = _level(findings, finding, len(finding["numbers"].split("; ")))
@@ -94,9 +100,10 @@ def test_a_scenario_difference_is_the_paired_t_interval_over_the_trainings(claim
     assert match, f"{claim}: unexpected term {term!r}"
     victim, minuend, subtrahend = match.group(1), match.group(2), match.group(3)
     findings = _findings()
-    runs, n = _results(findings) / "runs", findings["trainings"][finding["task"]]
-    first = _training_values(runs, finding["task"], victim, minuend[0].upper(), n)
-    second = _training_values(runs, finding["task"], victim, subtrahend[0].upper(), n)
+    runs, task = _results(findings) / "runs", finding["task"]
+    n = _trainings(findings, task, victim)
+    first = _training_values(runs, task, victim, minuend[0].upper(), n)
+    second = _training_values(runs, task, victim, subtrahend[0].upper(), n)
     trainings = sorted(set(first) & set(second))
     if len(trainings) < 2:
         pytest.skip(f"{claim}: one training of {victim}, judged over its rows")

@@ -133,12 +133,12 @@ def test_the_front_page_leads_with_the_verdicts_that_hold_across_trainings():
     undecided = finding("q4-targeting-PR2", CANNOT_TELL, task="PR2", reads=every)
     waiting = finding("q2-bert-PR2", AGREE, task="PR2", reads=every, unfinished=("PR2-BERT-PWWS-T-t2",))
     found = [held, shaky, once, first_only, undecided, waiting]
-    trainings = {"PR2": 3, "RD": 3, "HN": 1}
+    trainings = {"PR2": (3, 3), "RD": (3, 10), "HN": (1, 1)}
     html = headline_html(found, trainings=trainings)
     assert html.startswith("<p>Verdicts that hold across trainings (drawn on every training of the victims "
-                           "compared, PR2 3, RD 3 per victim")
+                           "compared, PR2 3, RD 3-10 per victim")
     lead = html[:html.index("</ul>")]
     assert "PR2, BiLSTM is the most vulnerable victim: " in lead and lead.count("<li>") == 1
-    assert held_across_trainings(found, trainings) == [held]
+    assert held_across_trainings(found, {"PR2": 3, "RD": 3, "HN": 1}) == [held]
     assert headline_html([shaky, once], trainings=trainings).startswith("<p>No verdict that compares victims")
     assert headline_html(found).startswith("<p>6 claims: ")  # one training per victim: no lead

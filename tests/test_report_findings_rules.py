@@ -142,3 +142,29 @@ def test_a_verdict_that_changes_under_a_seed_or_without_marginal_victims_or_on_o
     assert checked[("first", "PR2")].fragile == "" and checked[("first", "PR2")].per_training == {}
     labelled = with_robustness(judge(study), checked)
     assert [f.fragile != "" for f in labelled] == [True, True, False, True, False]
+
+
+def test_a_claim_is_judged_on_one_training_alone_only_where_every_victim_of_its_task_has_that_training():
+    """A later round may add trainings to some victims of a task only: training 3 of BERT alone beside BiLSTM's
+    three is no training of the task alone, so it can neither check nor break a verdict."""
+    from bodega.experiments import parse_grid
+    from bodega_book.findings import Reads
+    from bodega_book.study import Study
+
+    spec = parse_grid({"name": "g", "profile": "cpu", "tasks": ["PR2"], "victims": ["BiLSTM", "BERT"],
+                       "attackers": ["PWWS"], "scenarios": ["targeted"],
+                       "training": {"seeds": {"PR2-BiLSTM": [0, 1, 2], "PR2-BERT": [0, 1, 2, 3, 4]}}}, "g")
+    study = Study(results=None, spec=spec, examples={}, published=None)
+    assert study.several_trainings() == [0, 1, 2, 3, 4]
+    assert study.trainings_per_task() == {"PR2": 3}
+    assert study.shared_trainings() == {"PR2": {0, 1, 2}}
+    assert study.trainings_range() == {"PR2": (3, 5)}
+    every = (Reads("PR2", ("targeted",), every_training=True),)
+
+    def judge(variant: Study) -> list[Finding]:
+        alone = variant.spec.training.seeds_for("PR2", "BERT")
+        return [Finding("most", "p", "PR2", "e", CANNOT_TELL if alone == (3,) else AGREE, "r", "", reads=every)]
+
+    checked = robustness(study, judge, seeds=2, marginal={})
+    assert checked[("most", "PR2")].per_training == {0: AGREE, 1: AGREE, 2: AGREE}
+    assert checked[("most", "PR2")].fragile == ""

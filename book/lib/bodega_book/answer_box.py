@@ -36,7 +36,7 @@ def counts_line(answers: dict[str, Any]) -> str:
     found = answers["findings"]
     counts = ", ".join(f"**{sum(f['verdict'] == v for f in found)} {v}**" for v in ORDER)
     untestable = sum(f["label"] != f["verdict"] for f in found if f["verdict"] == CANNOT_TELL)
-    trained = max(answers["trainings"].values(), default=1)
+    trained = max(answers.get("victim_trainings", answers["trainings"]).values(), default=1)
     return (f"**BODEGA.** The paper's {len(found)} claims on the {answers['grid']} grid "
             f"({answers['n_finished']} of {answers['n_planned']} attack cells finished, up to {trained} trainings per "
             f"victim): {counts}" + (f" ({untestable} of them not testable here)." if untestable else "."))

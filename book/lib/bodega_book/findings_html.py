@@ -117,9 +117,9 @@ def claim_words(task: str, paper: str) -> str:
 
 
 def headline_html(found: Sequence[Finding], headlines: Sequence[tuple[str, Sequence[str]]] = HEADLINES,
-                  trainings: Mapping[str, int] | None = None) -> str:
-    """Where a task's victims were trained several times (``trainings``: per task, the fewest trainings of a
-    victim attacked on it), first the decided verdicts that hold across trainings (:func:`held_across_trainings`);
+                  trainings: Mapping[str, tuple[int, int]] | None = None) -> str:
+    """Where a task's victims were trained several times (``trainings``: per task, the fewest and the most
+    trainings of a victim attacked on it, :meth:`Study.trainings_range`), first the decided verdicts that hold across trainings (:func:`held_across_trainings`);
     then the verdict counts, one row per headline claim with a badge
     per task it was tested on (hover: our numbers, and a *fragile* label where the verdict is), then every fragile
     verdict with its cause; a headline none of whose findings exist is left out."""
@@ -148,13 +148,14 @@ def held_across_trainings(found: Sequence[Finding], trainings: Mapping[str, int]
             and not f.unfinished and any(read.every_training for read in f.reads)]
 
 
-def _held_html(found: Sequence[Finding], trainings: Mapping[str, int]) -> str:
+def _held_html(found: Sequence[Finding], trainings: Mapping[str, tuple[int, int]]) -> str:
     """The front page's lead where victims were trained several times: the verdicts that hold across trainings."""
-    several = {task: n for task, n in trainings.items() if n > 1}
+    several = {task: (fewest, most) for task, (fewest, most) in trainings.items() if fewest > 1}
     if not several:
         return ""
-    counts = ", ".join(f"{task} {n}" for task, n in several.items())
-    held = held_across_trainings(found, several)
+    counts = ", ".join(f"{task} {fewest}" + (f"-{most}" if most > fewest else "")
+                       for task, (fewest, most) in several.items())
+    held = held_across_trainings(found, {task: fewest for task, (fewest, _) in several.items()})
     if not held:
         return ("<p>No verdict that compares victims or scenarios is yet decided on every training and the same on "
                 f"each training alone (trainings per victim: {escape(counts)}).</p>")

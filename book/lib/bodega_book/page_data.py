@@ -140,12 +140,14 @@ SCHEMAS: dict[str, Schema] = {
                                "left_hours": NUMBER, "taken_hours": NUMBER, "factor": str, "taken": list,
                                "seeds": dict, "picks": list}),
     # level: the confidence of a single difference over trainings, 1 - 0.05 / looks (absent: 0.95, one look, as
-    # study v3 published); looks: how many times the study judges its data (study v4: 2)
+    # study v3 published); looks: how many times the study judges its data (study v4: 2); trainings: {task: the
+    # fewest trainings of a victim attacked there}; victim_trainings: {TASK-VICTIM: its trainings} (absent: as
+    # trainings, every victim of a task trained alike, as study v3 published)
     "study_findings": Schema("python benchmarks/study_findings.py --results results/study-v3 "
                              "--grid parameters/grid_study_v3.yaml --out book/data/FILE",
                              {"command": str, "grid": str, "n_planned": int, "n_finished": int, "trainings": dict,
                               "retrain_spread": dict, "findings": list},
-                             optional={"level": NUMBER, "looks": int}),
+                             optional={"level": NUMBER, "looks": int, "victim_trainings": dict}),
     "study_renders": Schema("python benchmarks/study_renders.py --out book/data/FILE", top=list),
     "kernel_drift": Schema("python benchmarks/kernel_drift.py --results RESULTS --victims NAMES --json book/data/FILE",
                            {"command": str, "measured": str, "cpu_flags": list, "threads": int, "rows": list}),

@@ -121,11 +121,31 @@ class Study:
         return list(dict.fromkeys(seed for seeds in self.training_seeds().values() if len(seeds) > 1
                                   for seed in seeds))
 
+    def attacked_training_seeds(self) -> dict[tuple[str, str], list[int]]:
+        """:meth:`training_seeds` of the victims the grid attacks (a victim trained and never attacked is left
+        out: no claim reads it)."""
+        return {key: seeds for key, seeds in self.training_seeds().items() if self.spec.plan.attacks_of(*key)}
+
     def trainings_per_task(self) -> dict[str, int]:
         """{task: the fewest trainings the grid names of a victim it attacks there} (0: it attacks none)."""
-        planned = [(task, len(seeds)) for (task, victim), seeds in self.training_seeds().items()
-                   if self.spec.plan.attacks_of(task, victim)]
-        return {task: min((n for t, n in planned if t == task), default=0) for task in self.spec.tasks}
+        planned = self.attacked_training_seeds()
+        return {task: min((len(seeds) for (t, _), seeds in planned.items() if t == task), default=0)
+                for task in self.spec.tasks}
+
+    def trainings_range(self) -> dict[str, tuple[int, int]]:
+        """{task: (the fewest, the most) trainings the grid names of a victim it attacks there}, for tasks it
+        attacks."""
+        counts: dict[str, list[int]] = {}
+        for (task, _), seeds in self.attacked_training_seeds().items():
+            counts.setdefault(task, []).append(len(seeds))
+        return {task: (min(n), max(n)) for task, n in counts.items()}
+
+    def shared_trainings(self) -> dict[str, set[int]]:
+        """{task: the training seeds every victim it attacks there has}: a claim is judged on one training alone
+        only where each victim it compares has that training (a round may add trainings to some victims only)."""
+        planned = self.attacked_training_seeds()
+        return {task: set.intersection(*(set(s) for (t, _), s in planned.items() if t == task))
+                if any(t == task for t, _ in planned) else set() for task in self.spec.tasks}
 
     def only_training(self, training: int) -> Study:
         """The study as if each victim trained several times had only its training ``training`` (one without it

@@ -49,5 +49,8 @@ def study_answers(study: Study, found: Sequence[Finding], trainings: Mapping[str
     held = {(f.claim, f.task) for f in held_across_trainings(found, {t: n for t, n in trainings.items() if n > 1})}
     return {"grid": study.spec.name, "level": study.level, "n_planned": study.spec.plan.n_attack_cells,
             "n_finished": len(study.examples),
-            "trainings": dict(trainings), "retrain_spread": retrain_spread(study),
+            "trainings": dict(trainings),
+            "victim_trainings": {f"{task}-{victim}": len(seeds)
+                                 for (task, victim), seeds in study.attacked_training_seeds().items()},
+            "retrain_spread": retrain_spread(study),
             "findings": [finding_record(f, (f.claim, f.task) in held) for f in found]}

@@ -96,14 +96,16 @@ class Robustness:
 def robustness(study: Study, judge: Callable[[Study], list[Finding]], seeds: int = SEEDS,
                marginal: dict[tuple[str, str], str] | None = None) -> dict[tuple[str, str], Robustness]:
     """{(claim, task): its robustness} under ``seeds`` bootstrap seeds, without the ``marginal`` victims and, for a
-    claim drawn on every training (:attr:`Finding.reads`), on each training alone."""
+    claim drawn on every training (:attr:`Finding.reads`), on each training alone that every victim of its task
+    has."""
     found = judge(study)
     base = {(f.claim, f.task): f.verdict for f in found}
     on_trainings = {(f.claim, f.task) for f in found if any(read.every_training for read in f.reads)}
     per_training: dict[tuple[str, str], dict[int, str]] = {key: {} for key in on_trainings}
+    shared = study.shared_trainings()
     for training in study.several_trainings():
         for f in judge(study.only_training(training)):
-            if (f.claim, f.task) in on_trainings:
+            if (f.claim, f.task) in on_trainings and training in shared.get(f.task, ()):
                 per_training[(f.claim, f.task)][training] = f.verdict
     per_seed: dict[tuple[str, str], Counter] = {key: Counter() for key in base}
     for seed in range(seeds):
