@@ -158,3 +158,12 @@ def test_the_findings_file_records_its_looks_level_and_each_claims_needs(tmp_pat
     assert record["needs"] == [{"difference": "GEMMA7B − BERT", "victims": ["GEMMA7B", "BERT"], "level": 0.975,
                                 "now": 3, "trainings": n}]
     assert n > victims_needed(fixtures.GEMMA7B, fixtures.BERT, level=0.95)
+
+
+def test_a_need_says_both_victims_trainings_where_a_later_round_gave_one_more():
+    from bodega_book.findings import Need
+
+    even = Need("GEMMA7B − BERT", "RD", ("GEMMA7B", "BERT"), 0.975, 10, 14, 10)
+    uneven = Need("GEMMA2B − BERT", "RD", ("GEMMA2B", "BERT"), 0.975, 5, 17, 10)
+    assert even.text().endswith("(97.5% interval; 10 now)")
+    assert uneven.text().endswith("(97.5% interval; 5 and 10 now)")

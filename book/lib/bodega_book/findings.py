@@ -134,6 +134,7 @@ class Need:
     level: float
     now: int  # trainings per victim it is measured on now (the fewer side's)
     trainings: int | None  # per victim; None: more than MOST_TRAININGS
+    now_more: int = 0  # the other side's trainings where a later round gave it more (0: as many as ``now``)
 
     def count(self) -> str:
         """``about 9`` or ``more than 100``."""
@@ -143,7 +144,8 @@ class Need:
         """``BiLSTM − GEMMA2B would need about 9 trainings per victim at the observed difference and spread, 80%
         power (98.3% interval; 3 now)``."""
         return (f"{self.difference} would need {self.count()} trainings per victim at the observed difference and "
-                f"spread, {POWER:.0%} power ({level_text(self.level)} interval; {self.now} now)")
+                f"spread, {POWER:.0%} power ({level_text(self.level)} interval; {self.now}"
+                + (f" and {self.now_more}" if self.now_more > self.now else "") + " now)")
 
 
 def needs_text(needs: Sequence[Need]) -> str:
@@ -611,7 +613,7 @@ def _ordering(study: Study, claim_id: str, paper: str, task: str, pairs: Sequenc
     if reading:
         reason = f"{reading}; {reason}"
     needs = tuple(Need(f"{more} − {less}", task, (more, less), level, min(len(a), len(b)),
-                       victims_needed(cell_values(a), cell_values(b), level))
+                       victims_needed(cell_values(a), cell_values(b), level), max(len(a), len(b)))
                   for (more, less, *_), (a, b), g in zip(compared, trained, found)
                   if verdict == CANNOT_TELL and min(len(a), len(b)) > 1 and _contains_zero(g, ratio))
     return Finding(claim_id, paper, task, evidence, verdict,
