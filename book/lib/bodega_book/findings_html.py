@@ -119,10 +119,10 @@ def claim_words(task: str, paper: str) -> str:
 def headline_html(found: Sequence[Finding], headlines: Sequence[tuple[str, Sequence[str]]] = HEADLINES,
                   trainings: Mapping[str, tuple[int, int]] | None = None) -> str:
     """Where a task's victims were trained several times (``trainings``: per task, the fewest and the most
-    trainings of a victim attacked on it, :meth:`Study.trainings_range`), first the decided verdicts that hold across trainings (:func:`held_across_trainings`);
-    then the verdict counts, one row per headline claim with a badge
-    per task it was tested on (hover: our numbers, and a *fragile* label where the verdict is), then every fragile
-    verdict with its cause; a headline none of whose findings exist is left out."""
+    trainings of a victim attacked on it, :meth:`Study.trainings_range`), first the decided verdicts that hold
+    across trainings (:func:`held_across_trainings`); then the verdict counts, one row per headline claim with a
+    badge per task it was tested on (hover: our numbers, and a *fragile* label where the verdict is), then every
+    fragile verdict with its cause; a headline none of whose findings exist is left out."""
     by_id = {f.claim: f for f in found}
     rows = []
     for claim, ids in headlines:
