@@ -128,9 +128,8 @@ class Study:
 
     def trainings_per_task(self) -> dict[str, int]:
         """{task: the fewest trainings the grid names of a victim it attacks there} (0: it attacks none)."""
-        planned = self.attacked_training_seeds()
-        return {task: min((len(seeds) for (t, _), seeds in planned.items() if t == task), default=0)
-                for task in self.spec.tasks}
+        ranges = self.trainings_range()
+        return {task: ranges.get(task, (0, 0))[0] for task in self.spec.tasks}
 
     def trainings_range(self) -> dict[str, tuple[int, int]]:
         """{task: (the fewest, the most) trainings the grid names of a victim it attacks there}, for tasks it

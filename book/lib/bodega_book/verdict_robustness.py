@@ -103,7 +103,7 @@ def robustness(study: Study, judge: Callable[[Study], list[Finding]], seeds: int
     on_trainings = {(f.claim, f.task) for f in found if any(read.every_training for read in f.reads)}
     per_training: dict[tuple[str, str], dict[int, str]] = {key: {} for key in on_trainings}
     shared = study.shared_trainings()
-    for training in study.several_trainings():
+    for training in (t for t in study.several_trainings() if any(t in seeds for seeds in shared.values())):
         for f in judge(study.only_training(training)):
             if (f.claim, f.task) in on_trainings and training in shared.get(f.task, ()):
                 per_training[(f.claim, f.task)][training] = f.verdict
